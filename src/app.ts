@@ -1,0 +1,28 @@
+import { Elysia } from "elysia";
+import type { Deps } from "./deps";
+import { errorHandling } from "./http/errors";
+import { jsonBody } from "./http/json-body";
+import { buildOpenApiDocument } from "./http/openapi";
+import { requestId } from "./http/request-id";
+import { versioning } from "./http/versioning";
+import { endUsersRoutes } from "./modules/end-users/routes";
+
+/** Every /v1 module. Building it has no side effects, so the OpenAPI document can build its own copy. */
+export function apiRoutes(deps: Deps) {
+  return new Elysia({ prefix: "/v1" }).use(endUsersRoutes(deps));
+}
+
+/** The whole HTTP surface: cross-cutting plugins first (their hooks only reach routes mounted after them), then modules. */
+export function createApp(deps: Deps) {
+  let openapi: ReturnType<typeof buildOpenApiDocument> | undefined;
+  return new Elysia()
+    .use(requestId)
+    .use(errorHandling(deps.log))
+    .use(versioning)
+    .use(jsonBody)
+    .get("/healthz", () => ({ ok: true }))
+    .get("/v1/openapi.json", () => (openapi ??= buildOpenApiDocument(apiRoutes(deps))))
+    .use(apiRoutes(deps));
+}
+
+export type App = ReturnType<typeof createApp>;

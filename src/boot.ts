@@ -1,0 +1,31 @@
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+import { systemClock, type Clock } from "./clock";
+import type { Config } from "./config";
+import { openDatabase } from "./db/open";
+import { migrate } from "./db/migrate";
+import type { Deps } from "./deps";
+import { RateLimiter } from "./http/rate-limit";
+import { JobQueue } from "./jobs/queue";
+import { createLogger, type Logger } from "./log";
+import { ensureDefaultOrganization } from "./modules/projects/store";
+import { loadServerSecret } from "./server-secret";
+
+/** Opens and migrates the database and builds Deps; shared by `serve` and the other CLI commands. */
+export function buildDeps(config: Config, options: { clock?: Clock; log?: Logger } = {}): Deps {
+  const clock = options.clock ?? systemClock;
+  const log = options.log ?? createLogger(config.logLevel);
+  mkdirSync(config.dataDir, { recursive: true });
+  const db = openDatabase(join(config.dataDir, "parley.db"));
+  migrate(db);
+  ensureDefaultOrganization(db, clock.now());
+  return {
+    db,
+    config,
+    clock,
+    log,
+    queue: new JobQueue(db, clock, log, config.jobConcurrency),
+    rateLimiter: new RateLimiter(config.rateLimit, clock),
+    serverSecret: loadServerSecret(config.dataDir, config.secret),
+  };
+}

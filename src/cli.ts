@@ -1,0 +1,64 @@
+#!/usr/bin/env bun
+import { buildDeps } from "./boot";
+import { UsageError } from "./cli/args";
+import { ConfigError, loadConfig } from "./config";
+import type { Deps } from "./deps";
+import { ApiError } from "./http/errors";
+import { keysCommand } from "./modules/keys/cli";
+import { orgCommand, projectsCommand } from "./modules/projects/cli";
+
+type Command = (deps: Deps, args: string[]) => void | Promise<void>;
+
+/** Commands that work on the database directly (the server may be running: SQLite WAL allows it). */
+const COMMANDS: Record<string, Command> = {
+  projects: projectsCommand,
+  keys: keysCommand,
+  org: orgCommand,
+};
+
+const USAGE = `parley — self-hosted conversation capture
+
+usage: parley [serve]                 start the appliance (default)
+       parley projects create NAME    make a project
+       parley keys create|list|revoke manage API keys
+       parley org update --plan P     standard or enterprise (device events)
+
+Configuration comes from PARLEY_* environment variables (see README).`;
+
+async function main(argv: string[]): Promise<number> {
+  const [name = "serve", ...args] = argv;
+  try {
+    const config = loadConfig();
+    if (name === "serve") {
+      const { serve } = await import("./main");
+      await serve(config);
+      return -1; // keep running
+    }
+    if (name === "help" || name === "--help" || name === "-h") {
+      console.log(USAGE);
+      return 0;
+    }
+    const command = COMMANDS[name];
+    if (!command) throw new UsageError(`unknown command: ${name}\n\n${USAGE}`);
+    const deps = buildDeps(config, {});
+    try {
+      await command(deps, args);
+    } finally {
+      deps.db.close();
+    }
+    return 0;
+  } catch (err) {
+    if (err instanceof UsageError) {
+      console.error(err.message);
+      return 2;
+    }
+    if (err instanceof ConfigError || err instanceof ApiError) {
+      console.error(`error: ${err.message}`);
+      return 1;
+    }
+    throw err;
+  }
+}
+
+const code = await main(process.argv.slice(2));
+if (code >= 0) process.exit(code);

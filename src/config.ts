@@ -1,0 +1,119 @@
+import { z } from "zod";
+
+const flag = z
+  .enum(["0", "1", "true", "false", ""])
+  .transform((v) => v === "1" || v === "true");
+
+const seconds = z
+  .string()
+  .regex(/^\d+(,\d+)*$/, "comma-separated whole seconds")
+  .transform((s) => s.split(",").map(Number));
+
+/** PARLEY_* variables and their embedded defaults (README "Configuration" documents each). */
+const envSchema = z.object({
+  PARLEY_PORT: z.coerce.number().int().min(0).max(65535).default(8080),
+  PARLEY_HOST: z.string().min(1).default("127.0.0.1"),
+  PARLEY_DATA_DIR: z.string().min(1).default("./data"),
+  PARLEY_MODELS_DIR: z.string().min(1).default("./models"),
+  PARLEY_PUBLIC_URL: z.url().optional(),
+  PARLEY_LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
+  PARLEY_RATE_LIMIT_PER_SECOND: z.coerce.number().int().min(0).default(100),
+  PARLEY_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).default(1000),
+  PARLEY_WEBHOOK_RETRY_DELAYS: seconds.default([60, 300, 1800, 7200, 28800]),
+  PARLEY_WEBHOOK_DENY_PRIVATE: flag.default(false),
+  PARLEY_WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(1).default(30_000),
+  PARLEY_MAX_UPLOAD_BYTES: z.coerce.number().int().min(1).default(2 * 1024 ** 3),
+  PARLEY_MAX_CONCURRENT_UPLOADS: z.coerce.number().int().min(1).default(10),
+  PARLEY_UPLOAD_TOKEN_TTL_SECONDS: z.coerce.number().int().min(1).default(900),
+  PARLEY_S3_BUCKET: z.string().optional(),
+  PARLEY_S3_ENDPOINT: z.string().optional(),
+  PARLEY_S3_REGION: z.string().optional(),
+  PARLEY_S3_ACCESS_KEY_ID: z.string().optional(),
+  PARLEY_S3_SECRET_ACCESS_KEY: z.string().optional(),
+  PARLEY_FFMPEG_PATH: z.string().optional(),
+  PARLEY_GPU: z.enum(["auto", "off", "cuda", "vulkan"]).default("auto"),
+  PARLEY_MODEL_MIRROR: z.url().default("https://huggingface.co"),
+  PARLEY_WHISPER_MODEL: z.string().default("whisper-base.en"),
+  PARLEY_LLM_MODEL: z.string().default("qwen2.5-1.5b-instruct-q4"),
+  PARLEY_EMBEDDING_MODEL: z.string().default("all-minilm-l6-v2"),
+  PARLEY_ASK_PROVIDER: z.enum(["llama_cpp", "openai_compatible", "extractive"]).default("llama_cpp"),
+  PARLEY_OPENAI_BASE_URL: z.url().optional(),
+  PARLEY_OPENAI_API_KEY: z.string().optional(),
+  PARLEY_OPENAI_MODEL: z.string().optional(),
+  PARLEY_JOB_CONCURRENCY: z.coerce.number().int().min(1).default(2),
+  PARLEY_SECRET: z.string().min(32).optional(),
+});
+
+export type Config = Readonly<{
+  port: number;
+  host: string;
+  dataDir: string;
+  modelsDir: string;
+  publicUrl: string;
+  logLevel: "debug" | "info" | "warn" | "error" | "silent";
+  rateLimit: { perSecond: number; perMinute: number };
+  webhooks: { retryDelaysSeconds: number[]; denyPrivate: boolean; timeoutMs: number };
+  uploads: { maxBytes: number; maxConcurrent: number; tokenTtlSeconds: number };
+  s3: { bucket: string; endpoint?: string; region?: string; accessKeyId?: string; secretAccessKey?: string } | null;
+  ffmpegPath?: string;
+  gpu: "auto" | "off" | "cuda" | "vulkan";
+  models: { mirror: string; whisper: string; llm: string; embedding: string };
+  ask: { defaultProvider: "llama_cpp" | "openai_compatible" | "extractive"; openai: { baseUrl?: string; apiKey?: string; model?: string } };
+  jobConcurrency: number;
+  /** Server secret for encrypting webhook secrets and signing grants; generated into the data dir when unset. */
+  secret?: string;
+}>;
+
+export class ConfigError extends Error {}
+
+/** Parses the environment once into a frozen Config; every bad variable is named in one error. */
+export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  const parsed = envSchema.safeParse(env);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `  ${i.path.join(".")}: ${i.message} (got ${JSON.stringify(env[String(i.path[0])])})`);
+    throw new ConfigError(`Invalid configuration:\n${lines.join("\n")}`);
+  }
+  const e = parsed.data;
+  return Object.freeze({
+    port: e.PARLEY_PORT,
+    host: e.PARLEY_HOST,
+    dataDir: e.PARLEY_DATA_DIR,
+    modelsDir: e.PARLEY_MODELS_DIR,
+    publicUrl: (e.PARLEY_PUBLIC_URL ?? `http://127.0.0.1:${e.PARLEY_PORT}`).replace(/\/$/, ""),
+    logLevel: e.PARLEY_LOG_LEVEL,
+    rateLimit: { perSecond: e.PARLEY_RATE_LIMIT_PER_SECOND, perMinute: e.PARLEY_RATE_LIMIT_PER_MINUTE },
+    webhooks: {
+      retryDelaysSeconds: e.PARLEY_WEBHOOK_RETRY_DELAYS,
+      denyPrivate: e.PARLEY_WEBHOOK_DENY_PRIVATE,
+      timeoutMs: e.PARLEY_WEBHOOK_TIMEOUT_MS,
+    },
+    uploads: {
+      maxBytes: e.PARLEY_MAX_UPLOAD_BYTES,
+      maxConcurrent: e.PARLEY_MAX_CONCURRENT_UPLOADS,
+      tokenTtlSeconds: e.PARLEY_UPLOAD_TOKEN_TTL_SECONDS,
+    },
+    s3: e.PARLEY_S3_BUCKET
+      ? {
+          bucket: e.PARLEY_S3_BUCKET,
+          endpoint: e.PARLEY_S3_ENDPOINT,
+          region: e.PARLEY_S3_REGION,
+          accessKeyId: e.PARLEY_S3_ACCESS_KEY_ID,
+          secretAccessKey: e.PARLEY_S3_SECRET_ACCESS_KEY,
+        }
+      : null,
+    ffmpegPath: e.PARLEY_FFMPEG_PATH,
+    gpu: e.PARLEY_GPU,
+    models: {
+      mirror: e.PARLEY_MODEL_MIRROR.replace(/\/$/, ""),
+      whisper: e.PARLEY_WHISPER_MODEL,
+      llm: e.PARLEY_LLM_MODEL,
+      embedding: e.PARLEY_EMBEDDING_MODEL,
+    },
+    ask: {
+      defaultProvider: e.PARLEY_ASK_PROVIDER,
+      openai: { baseUrl: e.PARLEY_OPENAI_BASE_URL, apiKey: e.PARLEY_OPENAI_API_KEY, model: e.PARLEY_OPENAI_MODEL },
+    },
+    jobConcurrency: e.PARLEY_JOB_CONCURRENCY,
+    secret: e.PARLEY_SECRET,
+  });
+}

@@ -1,0 +1,18 @@
+import type { Database } from "bun:sqlite";
+import type { Clock } from "./clock";
+import type { Config } from "./config";
+import type { RateLimiter } from "./http/rate-limit";
+import type { JobQueue } from "./jobs/queue";
+import type { Logger } from "./log";
+
+/** Everything a module may use, built once at boot (src/main.ts) or per test file (test/helpers.ts). */
+export type Deps = {
+  db: Database;
+  config: Config;
+  clock: Clock;
+  log: Logger;
+  queue: JobQueue;
+  rateLimiter: RateLimiter;
+  /** Key material for encrypting stored webhook secrets and signing device grants. */
+  serverSecret: string;
+};

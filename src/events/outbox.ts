@@ -1,0 +1,52 @@
+import type { Database } from "bun:sqlite";
+import type { Tenant } from "../http/credentials";
+import { newId } from "../ids";
+
+/** Event types of spec section 6. */
+export const EVENT_TYPES = [
+  "recording.created",
+  "recording.uploaded",
+  "recording.deleted",
+  "transcription.started",
+  "transcription.completed",
+  "transcription.failed",
+  "summary.started",
+  "summary.completed",
+  "summary.failed",
+  "device.low_battery",
+  "device.offline",
+] as const;
+export type EventType = (typeof EVENT_TYPES)[number];
+export const DEVICE_EVENT_TYPES: readonly EventType[] = ["device.low_battery", "device.offline"];
+
+export type EventEnvelope = { id: string; type: EventType; created_at: string; data: Record<string, unknown> };
+
+type Listener = () => void;
+const listeners = new Set<Listener>();
+
+/** Called after an event is committed, so delivery can start without waiting for a poll. */
+export function onEventRecorded(listener: Listener): () => void {
+  listeners.add(listener);
+  return () => listeners.delete(listener);
+}
+
+/**
+ * Writes an event to the outbox. Call it inside the transaction that makes the change it
+ * reports: the event exists exactly when the change does, whatever crashes after.
+ */
+export function recordEvent(db: Database, tenant: Tenant, type: EventType, data: Record<string, unknown>, now: Date): EventEnvelope {
+  const event: EventEnvelope = { id: newId("evt_", now.getTime()), type, created_at: now.toISOString(), data };
+  db.query("INSERT INTO events (id, project_id, mode, type, data, created_at) VALUES (?, ?, ?, ?, ?, ?)").run(
+    event.id,
+    tenant.projectId,
+    tenant.mode,
+    type,
+    JSON.stringify(data),
+    event.created_at,
+  );
+  // Listeners run after the current transaction commits (microtask), never inside it.
+  queueMicrotask(() => {
+    for (const l of listeners) l();
+  });
+  return event;
+}

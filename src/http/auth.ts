@@ -1,0 +1,89 @@
+import type { Database } from "bun:sqlite";
+import { Elysia } from "elysia";
+import type { Clock } from "../clock";
+import { ApiError } from "./errors";
+import { type CredentialKind, type CredentialRow, findLiveCredential, type Mode, type Tenant } from "./credentials";
+import type { RateLimiter } from "./rate-limit";
+import type { Scope } from "./scopes";
+
+/** Who is calling: the credential behind the Authorization header, resolved once per request. */
+export type Principal = Tenant & {
+  credentialId: string;
+  kind: CredentialKind;
+  organizationId: string;
+  /** null means every scope (secret keys, and tokens whose reach is fixed by their kind). */
+  scopes: readonly string[] | null;
+  endUserId: string | null;
+  deviceId: string | null;
+  recordingId: string | null;
+  commandId: string | null;
+};
+
+function toPrincipal(row: CredentialRow): Principal {
+  return {
+    credentialId: row.id,
+    kind: row.kind,
+    projectId: row.project_id,
+    organizationId: row.organization_id,
+    mode: row.mode as Mode,
+    scopes: row.scopes ? (JSON.parse(row.scopes) as string[]) : null,
+    endUserId: row.end_user_id,
+    deviceId: row.device_id,
+    recordingId: row.recording_id,
+    commandId: row.command_id,
+  };
+}
+
+const BEARER = /^Bearer\s+(\S+)\s*$/i;
+
+/**
+ * Resolves `Authorization: Bearer ...` to a Principal for every route mounted after it
+ * (401 when missing or not live), then applies the caller's rate limits.
+ */
+export function authentication(deps: { db: Database; clock: Clock; rateLimiter: RateLimiter }) {
+  // Unnamed on purpose: each module mounts its own copy, and a named plugin would be deduplicated away.
+  return new Elysia()
+    .derive({ as: "scoped" }, ({ request, set, server }) => {
+      const header = request.headers.get("authorization");
+      const token = header?.match(BEARER)?.[1];
+      const row = token ? findLiveCredential(deps.db, token, deps.clock.now()) : null;
+      // Unauthenticated callers are limited by address so guessing keys is throttled too.
+      const bucket = row ? row.id : `anon:${server?.requestIP(request)?.address ?? "local"}`;
+      deps.rateLimiter.check(bucket, set.headers as Record<string, string>);
+      if (!header) throw new ApiError("unauthorized", "No credential given: send Authorization: Bearer <key>.");
+      if (!token) throw new ApiError("unauthorized", "The Authorization header must be of the form 'Bearer <key>'.");
+      if (!row) throw new ApiError("unauthorized", "The credential is invalid, expired or revoked.");
+      return { principal: toPrincipal(row) };
+    });
+}
+
+const API_KEY_KINDS: readonly CredentialKind[] = ["secret", "restricted"];
+
+/**
+ * The single permission check: API keys need the scope (secret keys hold all), other
+ * token kinds only reach routes that name them. 403 otherwise.
+ */
+export function authorize(principal: Principal, scope: Scope, options: { tokens?: readonly CredentialKind[] } = {}): Principal {
+  if (API_KEY_KINDS.includes(principal.kind)) {
+    if (principal.scopes && !principal.scopes.includes(scope)) {
+      throw new ApiError("forbidden", `This key lacks the ${scope} scope.`);
+    }
+    return principal;
+  }
+  if (options.tokens?.includes(principal.kind)) return principal;
+  throw new ApiError("forbidden", `A ${principal.kind} token cannot call this endpoint.`);
+}
+
+/** The end user an end-user-scoped key is confined to, checked against the one a request names. */
+export function confineToEndUser(principal: Principal, endUserId: string | null | undefined): string | null {
+  if (!principal.endUserId) return endUserId ?? null;
+  if (endUserId && endUserId !== principal.endUserId) {
+    throw new ApiError("forbidden", "This key is scoped to another end user.", { param: "end_user_id" });
+  }
+  return principal.endUserId;
+}
+
+/** Read-only restricted keys: restricted keys with no `:write` scope (they never see reset credentials). */
+export function isReadOnly(principal: Principal): boolean {
+  return principal.kind === "restricted" && !(principal.scopes ?? []).some((s) => s.endsWith(":write"));
+}

@@ -1,0 +1,109 @@
+import type { Database } from "bun:sqlite";
+import { hintOf, sha256Hex } from "../crypto";
+import { newId, newSecret } from "../ids";
+
+export type Mode = "test" | "live";
+export type CredentialKind = "secret" | "restricted" | "device" | "upload" | "reset";
+
+/** Which project and mode a row belongs to; every store query filters on both. */
+export type Tenant = { projectId: string; mode: Mode };
+
+export type CredentialRow = {
+  id: string;
+  kind: CredentialKind;
+  project_id: string;
+  organization_id: string;
+  mode: Mode;
+  hint: string;
+  name: string | null;
+  scopes: string | null;
+  end_user_id: string | null;
+  device_id: string | null;
+  recording_id: string | null;
+  command_id: string | null;
+  expires_at: string | null;
+  used_at: string | null;
+  revoked_at: string | null;
+  last_used_at: string | null;
+  created_at: string;
+};
+
+const TOKEN_PREFIX: Record<CredentialKind, (mode: Mode) => string> = {
+  secret: (m) => `sk_${m}_`,
+  restricted: (m) => `rk_${m}_`,
+  device: () => "dtok_",
+  upload: () => "up_",
+  reset: () => "rct_",
+};
+
+const ID_PREFIX: Record<CredentialKind, string> = { secret: "key_", restricted: "key_", device: "dtk_", upload: "upt_", reset: "rcc_" };
+
+export type IssueCredential = Tenant & {
+  kind: CredentialKind;
+  name?: string | null;
+  scopes?: readonly string[] | null;
+  endUserId?: string | null;
+  deviceId?: string | null;
+  recordingId?: string | null;
+  commandId?: string | null;
+  expiresAt?: Date | null;
+  now: Date;
+};
+
+/** Creates a credential and returns its full value: the only time it exists outside the client. */
+export function issueCredential(db: Database, c: IssueCredential): { id: string; token: string; hint: string } {
+  const token = newSecret(TOKEN_PREFIX[c.kind](c.mode));
+  const id = newId(ID_PREFIX[c.kind], c.now.getTime());
+  const hint = hintOf(token);
+  db.query(
+    `INSERT INTO credentials (id, token_hash, kind, project_id, mode, hint, name, scopes, end_user_id, device_id,
+       recording_id, command_id, expires_at, created_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+  ).run(
+    id,
+    sha256Hex(token),
+    c.kind,
+    c.projectId,
+    c.mode,
+    hint,
+    c.name ?? null,
+    c.scopes ? JSON.stringify(c.scopes) : null,
+    c.endUserId ?? null,
+    c.deviceId ?? null,
+    c.recordingId ?? null,
+    c.commandId ?? null,
+    c.expiresAt?.toISOString() ?? null,
+    c.now.toISOString(),
+  );
+  return { id, token, hint };
+}
+
+/** The live credential a bearer value stands for, or null when unknown, revoked or expired. */
+export function findLiveCredential(db: Database, token: string, now: Date): CredentialRow | null {
+  const row = db
+    .query<CredentialRow, [string]>(
+      `SELECT c.id, c.kind, c.project_id, p.organization_id, c.mode, c.hint, c.name, c.scopes, c.end_user_id, c.device_id,
+              c.recording_id, c.command_id, c.expires_at, c.used_at, c.revoked_at, c.last_used_at, c.created_at
+       FROM credentials c JOIN projects p ON p.id = c.project_id WHERE c.token_hash = ?`,
+    )
+    .get(sha256Hex(token));
+  if (!row || row.revoked_at) return null;
+  if (row.expires_at && row.expires_at <= now.toISOString()) return null;
+  return row;
+}
+
+/** Revokes every live credential of a kind bound to a device (unbind, token refresh). */
+export function revokeDeviceCredentials(db: Database, deviceId: string, now: Date): void {
+  db.query("UPDATE credentials SET revoked_at = ? WHERE device_id = ? AND kind = 'device' AND revoked_at IS NULL").run(
+    now.toISOString(),
+    deviceId,
+  );
+}
+
+/**
+ * Marks a single-use credential used. Returns false when it already was, so that of two
+ * racing requests exactly one wins.
+ */
+export function consumeCredential(db: Database, id: string, now: Date): boolean {
+  return db.query("UPDATE credentials SET used_at = ? WHERE id = ? AND used_at IS NULL").run(now.toISOString(), id).changes === 1;
+}

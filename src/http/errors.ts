@@ -1,0 +1,92 @@
+import { Elysia } from "elysia";
+import type { Logger } from "../log";
+
+/** Every error code the API answers with, and its HTTP status. One table: no status is chosen elsewhere. */
+export const ERROR_STATUS = {
+  bad_request: 400,
+  invalid_request: 400,
+  unsupported_version: 400,
+  device_not_wifi_capable: 400,
+  unauthorized: 401,
+  forbidden: 403,
+  not_found: 404,
+  resource_not_found: 404,
+  resource_already_exists: 409,
+  resource_conflict: 409,
+  idempotency_key_conflict: 409,
+  device_command_rejected: 409,
+  upload_integrity_failed: 409,
+  encrypted_upload_v2_staging_missing: 409,
+  transcription_not_ready: 409,
+  payload_too_large: 413,
+  transcript_too_large: 413,
+  validation_error: 422,
+  upload_verification_pending: 425,
+  rate_limited: 429,
+  too_many_uploads: 429,
+  internal_error: 500,
+  model_failure: 502,
+  service_unavailable: 503,
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_STATUS;
+
+/** The one error type services throw; the onError hook renders it as spec section 7's body. */
+export class ApiError extends Error {
+  readonly status: number;
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly options: { param?: string; status?: number; headers?: Record<string, string> } = {},
+  ) {
+    super(message);
+    // A few codes are shared by two statuses in the spec's decisions (invalid_request
+    // is 400 for bad input and 409 for command admission); the caller says which.
+    this.status = options.status ?? ERROR_STATUS[code];
+  }
+}
+
+export type ErrorBody = { error: { code: string; message: string; param?: string; request_id?: string } };
+
+export function errorBody(err: ApiError, requestId?: string): ErrorBody {
+  return {
+    error: {
+      code: err.code,
+      message: err.message,
+      ...(err.options.param ? { param: err.options.param } : {}),
+      ...(requestId ? { request_id: requestId } : {}),
+    },
+  };
+}
+
+type ValidationDetail = { type?: string; valueError?: { path?: PropertyKey[]; message?: string } };
+
+/** Elysia's own failures (bad JSON, schema mismatch, unknown route) mapped onto ApiError. */
+function toApiError(code: string | number, error: unknown): ApiError | null {
+  if (error instanceof ApiError) return error;
+  if (code === "VALIDATION") {
+    const v = error as ValidationDetail;
+    const path = (v.valueError?.path ?? []).map(String).join(".");
+    const where = v.type === "query" ? "query parameter" : v.type === "params" ? "path parameter" : "field";
+    const message = path ? `Invalid ${where} ${path}: ${v.valueError?.message ?? "invalid value"}` : `Invalid ${v.type ?? "request"}: ${v.valueError?.message ?? "invalid value"}`;
+    return new ApiError("validation_error", message, path ? { param: path } : {});
+  }
+  if (code === "PARSE") return new ApiError("invalid_request", "The request body is not valid JSON.");
+  if (code === "NOT_FOUND") return new ApiError("not_found", "Unrecognized request URL.");
+  return null;
+}
+
+/** Renders every failure as {error: {code, message, param?, request_id}}; unknown ones are logged and become 500. */
+export function errorHandling(log: Logger) {
+  return new Elysia({ name: "parley.errors" }).onError({ as: "global" }, ({ code, error, set, store, request }) => {
+    const requestId = (store as { requestId?: string }).requestId;
+    let apiError = toApiError(code, error);
+    if (!apiError) {
+      log.error("unhandled error", { request_id: requestId, path: new URL(request.url).pathname, error: String((error as Error)?.stack ?? error) });
+      apiError = new ApiError("internal_error", "An internal error occurred. The request id identifies it in the server log.");
+    }
+    set.status = apiError.status;
+    Object.assign(set.headers, apiError.options.headers ?? {});
+    return errorBody(apiError, requestId);
+  });
+}

@@ -1,0 +1,63 @@
+import type { Clock } from "../clock";
+import { ApiError } from "./errors";
+
+type Window = { start: number; count: number };
+type Buckets = { second: Window; minute: Window };
+
+/**
+ * Fixed-window limits per caller (spec 8: 100/s and 1,000/min per key). A limit of 0
+ * turns that window off. In memory: a restart forgives everyone, which is acceptable
+ * for one appliance process.
+ */
+export class RateLimiter {
+  private buckets = new Map<string, Buckets>();
+
+  constructor(
+    private limits: { perSecond: number; perMinute: number },
+    private clock: Clock,
+  ) {}
+
+  /** Counts one request, writes the X-RateLimit-* headers and throws 429 when over a limit. */
+  check(key: string, headers: Record<string, string>): void {
+    const { perSecond, perMinute } = this.limits;
+    if (perSecond === 0 && perMinute === 0) return;
+    const now = this.clock.now().getTime();
+    const b = this.bucketFor(key, now);
+    const sec = Math.floor(now / 1000) * 1000;
+    const min = Math.floor(now / 60_000) * 60_000;
+    if (b.second.start !== sec) b.second = { start: sec, count: 0 };
+    if (b.minute.start !== min) b.minute = { start: min, count: 0 };
+    b.second.count++;
+    b.minute.count++;
+
+    // Headers describe the minute window when it is on (the one clients plan against).
+    const [limit, window, length] = perMinute > 0 ? [perMinute, b.minute, 60_000] : [perSecond, b.second, 1000];
+    headers["x-ratelimit-limit"] = String(limit);
+    headers["x-ratelimit-remaining"] = String(Math.max(0, limit - window.count));
+    headers["x-ratelimit-reset"] = String(Math.ceil((window.start + length) / 1000));
+
+    const overSecond = perSecond > 0 && b.second.count > perSecond;
+    const overMinute = perMinute > 0 && b.minute.count > perMinute;
+    if (overSecond || overMinute) {
+      const resetAt = overMinute ? b.minute.start + 60_000 : b.second.start + 1000;
+      const retryAfter = String(Math.max(1, Math.ceil((resetAt - now) / 1000)));
+      throw new ApiError("rate_limited", `Too many requests: the limit is ${overMinute ? `${perMinute} per minute` : `${perSecond} per second`}.`, {
+        headers: { "retry-after": retryAfter },
+      });
+    }
+  }
+
+  private bucketFor(key: string, now: number): Buckets {
+    let b = this.buckets.get(key);
+    if (!b) {
+      if (this.buckets.size > 10_000) this.forgetIdle(now);
+      b = { second: { start: 0, count: 0 }, minute: { start: 0, count: 0 } };
+      this.buckets.set(key, b);
+    }
+    return b;
+  }
+
+  private forgetIdle(now: number): void {
+    for (const [k, b] of this.buckets) if (b.minute.start + 60_000 < now) this.buckets.delete(k);
+  }
+}

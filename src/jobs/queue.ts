@@ -1,0 +1,170 @@
+import type { Database } from "bun:sqlite";
+import type { Clock } from "../clock";
+import { newId } from "../ids";
+import type { Logger } from "../log";
+
+/** Thrown by a handler to be retried at a chosen delay instead of the default backoff. */
+export class RetryJobError extends Error {
+  constructor(message: string, readonly delayMs: number) {
+    super(message);
+  }
+}
+/** Thrown by a handler whose job can never succeed: it goes straight to the dead state. */
+export class PermanentJobError extends Error {}
+
+export type Job<P = unknown> = { id: string; type: string; payload: P; attempts: number; maxAttempts: number };
+export type JobHandler<P = unknown> = (job: Job<P>) => Promise<void> | void;
+
+export type EnqueueOptions = { runAt?: Date; dedupeKey?: string; maxAttempts?: number };
+
+type JobRow = { id: string; type: string; payload: string; attempts: number; max_attempts: number };
+
+const LEASE_MS = 60_000;
+const POLL_MS = 250;
+
+/** Backoff after a failed attempt: 2 s, 4 s, 8 s ... capped at 10 minutes, with jitter. */
+function backoffMs(attempts: number): number {
+  const base = Math.min(600_000, 1000 * 2 ** attempts);
+  return base / 2 + Math.random() * (base / 2);
+}
+
+/**
+ * The durable queue: jobs are rows, taken with a lease. A worker that dies leaves its
+ * lease to expire (or, at start, orphaned jobs are taken back at once) so no job is
+ * lost; handlers must therefore be idempotent. Failures retry with backoff until
+ * max_attempts, then the job is dead and kept for inspection.
+ */
+export class JobQueue {
+  private handlers = new Map<string, JobHandler<any>>();
+  private running = 0;
+  private timer: ReturnType<typeof setTimeout> | null = null;
+  private stopped = true;
+  private inFlight = new Set<Promise<void>>();
+  readonly workerId = newId("wrk_");
+
+  constructor(
+    private db: Database,
+    private clock: Clock,
+    private log: Logger,
+    private concurrency = 2,
+  ) {}
+
+  register<P>(type: string, handler: JobHandler<P>): void {
+    this.handlers.set(type, handler as JobHandler<any>);
+  }
+
+  /** Adds a job (a no-op returning null when an unfinished job has the same dedupe key). */
+  enqueue(type: string, payload: unknown, options: EnqueueOptions = {}): string | null {
+    const now = this.clock.now();
+    const id = newId("job_", now.getTime());
+    const inserted = this.db
+      .query(
+        `INSERT INTO jobs (id, type, payload, state, max_attempts, run_at, dedupe_key, created_at, updated_at)
+         VALUES (?, ?, ?, 'queued', ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
+      )
+      .run(id, type, JSON.stringify(payload), options.maxAttempts ?? 5, (options.runAt ?? now).toISOString(), options.dedupeKey ?? null, now.toISOString(), now.toISOString()).changes;
+    if (inserted) queueMicrotask(() => this.wake());
+    return inserted ? id : null;
+  }
+
+  /** Starts polling; jobs a previous process had leased are taken back at once. */
+  start(): void {
+    this.stopped = false;
+    const now = this.clock.now().toISOString();
+    this.db.query("UPDATE jobs SET state = 'queued', lease_until = NULL, leased_by = NULL, updated_at = ? WHERE state = 'running' AND leased_by IS NOT ?").run(now, this.workerId);
+    this.schedule(0);
+  }
+
+  /** Stops taking jobs and waits for the ones running. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    await Promise.all(this.inFlight);
+  }
+
+  /** Wakes the poller now (after an enqueue) instead of at the next tick. */
+  wake(): void {
+    if (!this.stopped) this.schedule(0);
+  }
+
+  /** Runs due jobs until none is left: for tests and the CLI, with no background polling. */
+  async drain(maxJobs = 1000): Promise<number> {
+    let ran = 0;
+    for (let job = this.lease(); job && ran < maxJobs; job = this.lease()) {
+      await this.execute(job);
+      ran++;
+    }
+    return ran;
+  }
+
+  private schedule(delay: number): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = setTimeout(() => this.poll(), delay);
+  }
+
+  private poll(): void {
+    if (this.stopped) return;
+    while (this.running < this.concurrency) {
+      const job = this.lease();
+      if (!job) break;
+      this.running++;
+      const p = this.execute(job).finally(() => {
+        this.running--;
+        this.inFlight.delete(p);
+        this.wake();
+      });
+      this.inFlight.add(p);
+    }
+    this.schedule(POLL_MS);
+  }
+
+  private lease(): Job | null {
+    const now = this.clock.now();
+    const row = this.db
+      .query<JobRow, [string, string, string, string, string]>(
+        `UPDATE jobs SET state = 'running', attempts = attempts + 1, lease_until = ?, leased_by = ?, updated_at = ?
+         WHERE id = (SELECT id FROM jobs WHERE (state = 'queued' AND run_at <= ?) OR (state = 'running' AND lease_until <= ?)
+                     ORDER BY run_at LIMIT 1)
+         RETURNING id, type, payload, attempts, max_attempts`,
+      )
+      .get(new Date(now.getTime() + LEASE_MS).toISOString(), this.workerId, now.toISOString(), now.toISOString(), now.toISOString());
+    if (!row) return null;
+    return { id: row.id, type: row.type, payload: JSON.parse(row.payload), attempts: row.attempts, maxAttempts: row.max_attempts };
+  }
+
+  private async execute(job: Job): Promise<void> {
+    const handler = this.handlers.get(job.type);
+    // Long jobs (a transcription) keep their lease alive while they run.
+    const renew = setInterval(() => {
+      this.db.query("UPDATE jobs SET lease_until = ? WHERE id = ? AND leased_by = ?").run(new Date(this.clock.now().getTime() + LEASE_MS).toISOString(), job.id, this.workerId);
+    }, LEASE_MS / 3);
+    try {
+      if (!handler) throw new PermanentJobError(`no handler registered for job type ${job.type}`);
+      await handler(job);
+      this.finish(job, "done", null, null);
+    } catch (err) {
+      const message = err instanceof Error ? err.message : String(err);
+      const dead = err instanceof PermanentJobError || job.attempts >= job.maxAttempts;
+      const delay = err instanceof RetryJobError ? err.delayMs : backoffMs(job.attempts);
+      this.log.warn("job failed", { job_id: job.id, type: job.type, attempt: job.attempts, dead, error: message });
+      this.finish(job, dead ? "dead" : "queued", message, dead ? null : new Date(this.clock.now().getTime() + delay));
+    } finally {
+      clearInterval(renew);
+    }
+  }
+
+  private finish(job: Job, state: "done" | "dead" | "queued", error: string | null, runAt: Date | null): void {
+    const now = this.clock.now().toISOString();
+    this.db
+      .query(
+        `UPDATE jobs SET state = ?, last_error = ?, run_at = COALESCE(?, run_at), lease_until = NULL, leased_by = NULL, updated_at = ?
+         WHERE id = ? AND leased_by = ?`,
+      )
+      .run(state, error, runAt?.toISOString() ?? null, now, job.id, this.workerId);
+  }
+}
+
+/** Scheduled purge: finished jobs older than a week. Dead jobs stay for an operator to read. */
+export function purgeFinishedJobs(db: Database, now: Date): number {
+  return db.query("DELETE FROM jobs WHERE state = 'done' AND updated_at <= ?").run(new Date(now.getTime() - 7 * 86_400_000).toISOString()).changes;
+}

@@ -1,0 +1,75 @@
+import type { Database } from "bun:sqlite";
+import type { Principal } from "../../http/auth";
+import { ApiError } from "../../http/errors";
+import type { Page, PageRequest } from "../../http/pagination";
+import { newId } from "../../ids";
+import type { CreateEndUserBody, EndUser, ListEndUsersQuery, UpdateEndUserBody } from "./schema";
+import { findEndUser, findEndUserByExternalId, insertEndUser, listEndUserRows, markEndUserDeleted, updateEndUserRow } from "./store";
+
+function assertExternalIdFree(db: Database, principal: Principal, externalId: string | null | undefined, exceptId?: string): void {
+  if (!externalId) return;
+  const holder = findEndUserByExternalId(db, principal, externalId);
+  if (holder && holder.id !== exceptId) {
+    throw new ApiError("resource_already_exists", `An end user with external_id ${externalId} already exists.`, { param: "external_id" });
+  }
+}
+
+export function createEndUser(db: Database, principal: Principal, body: CreateEndUserBody, now: Date): EndUser {
+  if (principal.endUserId) throw new ApiError("forbidden", "An end-user-scoped key cannot create end users.");
+  const at = now.toISOString();
+  const user: EndUser = {
+    id: newId("eu_", now.getTime()),
+    external_id: body.external_id ?? null,
+    name: body.name ?? null,
+    email: body.email ?? null,
+    metadata: body.metadata ?? {},
+    created_at: at,
+    updated_at: at,
+    deleted_at: null,
+  };
+  return db.transaction(() => {
+    assertExternalIdFree(db, principal, user.external_id);
+    insertEndUser(db, principal, user);
+    return user;
+  })();
+}
+
+/** An end user of the caller's project and mode; end-user-scoped keys see only their own. */
+export function getEndUser(db: Database, principal: Principal, id: string): EndUser {
+  const user = principal.endUserId && principal.endUserId !== id ? null : findEndUser(db, principal, id);
+  if (!user) throw new ApiError("not_found", `No end user ${id}.`, { param: "id" });
+  return user;
+}
+
+export function listEndUsers(db: Database, principal: Principal, query: ListEndUsersQuery): Page<EndUser> {
+  const page: PageRequest = { limit: query.limit, cursor: query.cursor };
+  return listEndUserRows(db, principal, { externalId: query.external_id, includeDeleted: query.include_deleted === "true", onlyId: principal.endUserId }, page);
+}
+
+export function updateEndUser(db: Database, principal: Principal, id: string, body: UpdateEndUserBody, now: Date): EndUser {
+  return db.transaction(() => {
+    const user = getEndUser(db, principal, id);
+    if (user.deleted_at) throw new ApiError("resource_conflict", `End user ${id} is deleted and read-only.`);
+    // Absent fields are kept; null clears a field.
+    const updated: EndUser = {
+      ...user,
+      external_id: body.external_id === undefined ? user.external_id : body.external_id,
+      name: body.name === undefined ? user.name : body.name,
+      email: body.email === undefined ? user.email : body.email,
+      metadata: body.metadata === undefined ? user.metadata : body.metadata,
+      updated_at: now.toISOString(),
+    };
+    assertExternalIdFree(db, principal, updated.external_id, id);
+    updateEndUserRow(db, principal, updated);
+    return updated;
+  })();
+}
+
+/** Marks the end user deleted: read-only from now on, external_id released, its data retained (spec 4.1). */
+export function deleteEndUser(db: Database, principal: Principal, id: string, now: Date): void {
+  db.transaction(() => {
+    const user = getEndUser(db, principal, id);
+    if (user.deleted_at) throw new ApiError("resource_conflict", `End user ${id} is already deleted.`);
+    markEndUserDeleted(db, principal, id, now.toISOString());
+  })();
+}

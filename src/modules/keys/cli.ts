@@ -1,0 +1,48 @@
+import type { Deps } from "../../deps";
+import { parseFlags, printRecord, UsageError } from "../../cli/args";
+import { createApiKey, listApiKeys, revokeApiKey } from "./service";
+
+const USAGE = `usage: parley keys create --project NAME --mode test|live [--scopes a,b] [--end-user eu_...] [--name TEXT] [--json]
+       parley keys list --project NAME [--json]
+       parley keys revoke KEY_ID`;
+
+/** API keys are managed here, not through the API (spec 5 rule 2). */
+export function keysCommand(deps: Deps, args: string[]): void {
+  const { values, positionals } = parseFlags(args, {
+    project: { type: "string" },
+    mode: { type: "string" },
+    scopes: { type: "string" },
+    "end-user": { type: "string" },
+    name: { type: "string" },
+    json: { type: "boolean" },
+  });
+  const json = Boolean(values.json);
+  switch (positionals[0]) {
+    case "create": {
+      if (!values.project || (values.mode !== "test" && values.mode !== "live")) throw new UsageError(USAGE);
+      const key = createApiKey(
+        deps.db,
+        { project: values.project, mode: values.mode, scopes: values.scopes?.split(",").map((s) => s.trim()).filter(Boolean), endUserId: values["end-user"], name: values.name },
+        deps.clock.now(),
+      );
+      printRecord({ id: key.id, key: key.key, hint: key.hint, mode: key.mode, scopes: key.scopes, end_user_id: key.end_user_id }, json);
+      if (!json) console.error("This is the only time the full key is shown. Store it now.");
+      return;
+    }
+    case "list": {
+      if (!values.project) throw new UsageError(USAGE);
+      const keys = listApiKeys(deps.db, values.project);
+      if (json) console.log(JSON.stringify(keys));
+      else for (const k of keys) console.log(`${k.id}  ${k.hint}  ${k.mode}  ${k.scopes?.join(",") ?? "all scopes"}${k.end_user_id ? `  end user ${k.end_user_id}` : ""}${k.revoked_at ? "  REVOKED" : ""}`);
+      return;
+    }
+    case "revoke": {
+      if (!positionals[1]) throw new UsageError(USAGE);
+      revokeApiKey(deps.db, positionals[1], deps.clock.now());
+      console.log(`revoked ${positionals[1]}`);
+      return;
+    }
+    default:
+      throw new UsageError(USAGE);
+  }
+}

@@ -1,0 +1,52 @@
+import type { Database } from "bun:sqlite";
+import { issueCredential, type Mode } from "../../http/credentials";
+import { ApiError } from "../../http/errors";
+import { isScope, SCOPES } from "../../http/scopes";
+import { findProjectByName } from "../projects/store";
+
+export type ApiKey = { id: string; hint: string; mode: Mode; scopes: string[] | null; end_user_id: string | null; created_at: string; revoked_at: string | null };
+export type CreatedApiKey = Omit<ApiKey, "created_at" | "revoked_at"> & { key: string };
+
+export type CreateKeyInput = { project: string; mode: Mode; scopes?: string[]; endUserId?: string; name?: string };
+
+/**
+ * Makes an API key: no scopes gives a secret key (sk_), scopes give a restricted key
+ * (rk_), an end user confines either to that end user. The full key is returned once.
+ */
+export function createApiKey(db: Database, input: CreateKeyInput, now: Date): CreatedApiKey {
+  const project = findProjectByName(db, input.project);
+  if (!project) throw new ApiError("not_found", `No project named ${input.project}. Create it with: parley projects create ${input.project}`);
+  const unknown = (input.scopes ?? []).filter((s) => !isScope(s));
+  if (unknown.length) throw new ApiError("validation_error", `Unknown scope(s): ${unknown.join(", ")}. Known scopes: ${SCOPES.join(", ")}.`, { param: "scopes" });
+  if (input.endUserId) {
+    const endUser = db.query("SELECT 1 FROM end_users WHERE id = ? AND project_id = ? AND mode = ? AND deleted_at IS NULL").get(input.endUserId, project.id, input.mode);
+    if (!endUser) throw new ApiError("not_found", `No end user ${input.endUserId} in project ${input.project} (${input.mode} mode).`, { param: "end_user_id" });
+  }
+  const scopes = input.scopes?.length ? [...new Set(input.scopes)] : null;
+  const issued = issueCredential(db, {
+    kind: scopes ? "restricted" : "secret",
+    projectId: project.id,
+    mode: input.mode,
+    name: input.name,
+    scopes,
+    endUserId: input.endUserId ?? null,
+    now,
+  });
+  return { id: issued.id, key: issued.token, hint: issued.hint, mode: input.mode, scopes, end_user_id: input.endUserId ?? null };
+}
+
+export function listApiKeys(db: Database, projectName: string): ApiKey[] {
+  const project = findProjectByName(db, projectName);
+  if (!project) throw new ApiError("not_found", `No project named ${projectName}.`);
+  return db
+    .query<Omit<ApiKey, "scopes"> & { scopes: string | null }, [string]>(
+      "SELECT id, hint, mode, scopes, end_user_id, created_at, revoked_at FROM credentials WHERE project_id = ? AND kind IN ('secret', 'restricted') ORDER BY created_at",
+    )
+    .all(project.id)
+    .map((k) => ({ ...k, scopes: k.scopes ? JSON.parse(k.scopes) : null }));
+}
+
+export function revokeApiKey(db: Database, keyId: string, now: Date): void {
+  const changed = db.query("UPDATE credentials SET revoked_at = ? WHERE id = ? AND kind IN ('secret', 'restricted') AND revoked_at IS NULL").run(now.toISOString(), keyId).changes;
+  if (!changed) throw new ApiError("not_found", `No live API key ${keyId}.`);
+}

@@ -1,0 +1,68 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll } from "bun:test";
+import { createApp } from "../src/app";
+import { buildDeps } from "../src/boot";
+import { type Clock, ManualClock } from "../src/clock";
+import { loadConfig } from "../src/config";
+import type { Deps } from "../src/deps";
+import type { Mode } from "../src/http/credentials";
+import { createLogger } from "../src/log";
+import { createApiKey } from "../src/modules/keys/service";
+import { createProject } from "../src/modules/projects/service";
+
+const tempDirs: string[] = [];
+afterAll(() => {
+  for (const d of tempDirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
+export function makeTempDir(prefix = "parley-test-"): string {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  tempDirs.push(dir);
+  return dir;
+}
+
+/** Real Deps on a fresh SQLite database in a temp dir, with the real migrations. */
+export async function makeTestDeps(options: { clock?: Clock; env?: Record<string, string> } = {}): Promise<Deps> {
+  const dataDir = makeTempDir();
+  const config = loadConfig({ PARLEY_DATA_DIR: dataDir, PARLEY_MODELS_DIR: join(dataDir, "models"), PARLEY_LOG_LEVEL: "silent", ...options.env });
+  return buildDeps(config, { clock: options.clock ?? new ManualClock(), log: createLogger("silent") });
+}
+
+export type Reply<T = any> = { status: number; body: T; headers: Headers };
+
+export type CallOptions = { key?: string | null; body?: unknown; headers?: Record<string, string>; rawBody?: BodyInit };
+
+/** A test app with a helper to call it through app.handle. */
+export async function makeTestApp(options: Parameters<typeof makeTestDeps>[0] = {}) {
+  const deps = await makeTestDeps(options);
+  const app = createApp(deps);
+  async function call<T = any>(method: string, path: string, opts: CallOptions = {}): Promise<Reply<T>> {
+    const headers: Record<string, string> = { ...opts.headers };
+    if (opts.key) headers.authorization = `Bearer ${opts.key}`;
+    let body: BodyInit | undefined = opts.rawBody;
+    if (opts.body !== undefined) {
+      body = JSON.stringify(opts.body);
+      headers["content-type"] = "application/json";
+    }
+    const res = await app.handle(new Request(`http://localhost${path}`, { method, headers, body }));
+    const text = await res.text();
+    let parsed: unknown = text;
+    try {
+      parsed = text ? JSON.parse(text) : null;
+    } catch {}
+    return { status: res.status, body: parsed as T, headers: res.headers };
+  }
+  return { deps, app, call, clock: deps.clock as ManualClock };
+}
+
+let projectCounter = 0;
+
+/** A project with a secret key in each mode; more keys via `key()`. */
+export function makeTenant(deps: Deps, name = `project-${++projectCounter}`) {
+  const project = createProject(deps.db, name, deps.clock.now());
+  const key = (mode: Mode = "test", extra: { scopes?: string[]; endUserId?: string } = {}) =>
+    createApiKey(deps.db, { project: name, mode, scopes: extra.scopes, endUserId: extra.endUserId }, deps.clock.now()).key;
+  return { project, test: key("test"), live: key("live"), key };
+}

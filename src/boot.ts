@@ -4,6 +4,7 @@ import { systemClock, type Clock } from "./clock";
 import type { Config } from "./config";
 import { openDatabase } from "./db/open";
 import { migrate } from "./db/migrate";
+import { createEngines, type Engines } from "./engines";
 import type { Deps } from "./deps";
 import { RateLimiter } from "./http/rate-limit";
 import { JobQueue } from "./jobs/queue";
@@ -12,7 +13,7 @@ import { ensureDefaultOrganization } from "./modules/projects/store";
 import { loadServerSecret } from "./server-secret";
 
 /** Opens and migrates the database and builds Deps; shared by `serve` and the other CLI commands. */
-export function buildDeps(config: Config, options: { clock?: Clock; log?: Logger } = {}): Deps {
+export function buildDeps(config: Config, options: { clock?: Clock; log?: Logger; engines?: Engines } = {}): Deps {
   const clock = options.clock ?? systemClock;
   const log = options.log ?? createLogger(config.logLevel);
   mkdirSync(config.dataDir, { recursive: true });
@@ -26,6 +27,7 @@ export function buildDeps(config: Config, options: { clock?: Clock; log?: Logger
     log,
     queue: new JobQueue(db, clock, log, config.jobConcurrency),
     rateLimiter: new RateLimiter(config.rateLimit, clock),
+    engines: options.engines ?? createEngines(config, log),
     serverSecret: loadServerSecret(config.dataDir, config.secret),
   };
 }

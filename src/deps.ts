@@ -1,6 +1,7 @@
 import type { Database } from "bun:sqlite";
 import type { Clock } from "./clock";
 import type { Config } from "./config";
+import type { Engines } from "./engines";
 import type { RateLimiter } from "./http/rate-limit";
 import type { JobQueue } from "./jobs/queue";
 import type { Logger } from "./log";
@@ -13,6 +14,7 @@ export type Deps = {
   log: Logger;
   queue: JobQueue;
   rateLimiter: RateLimiter;
+  engines: Engines;
   /** Key material for encrypting stored webhook secrets and signing device grants. */
   serverSecret: string;
 };

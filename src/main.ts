@@ -1,19 +1,14 @@
 import { createApp } from "./app";
 import { buildDeps } from "./boot";
 import type { Config } from "./config";
-import { purgeExpiredIdempotencyKeys } from "./http/idempotency";
-import { purgeFinishedJobs } from "./jobs/queue";
-import { type PeriodicTask, startScheduler } from "./jobs/scheduler";
+import { registerBackgroundWork } from "./background";
+import { startScheduler } from "./jobs/scheduler";
 
 /** Boot: config -> db -> migrate -> engines -> jobs -> listen. Resolves once listening; stops cleanly on SIGINT/SIGTERM. */
 export async function serve(config: Config): Promise<{ url: string; stop(): Promise<void> }> {
   const deps = buildDeps(config);
-  const { db, clock, log, queue } = deps;
-
-  const tasks: PeriodicTask[] = [
-    { name: "purge-idempotency-keys", pattern: "0 */10 * * * *", run: () => void purgeExpiredIdempotencyKeys(db, clock.now()) },
-    { name: "purge-finished-jobs", pattern: "0 7 * * * *", run: () => void purgeFinishedJobs(db, clock.now()) },
-  ];
+  const { db, log, queue } = deps;
+  const tasks = registerBackgroundWork(deps);
 
   queue.start();
   const scheduler = startScheduler(tasks, log);

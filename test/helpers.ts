@@ -3,10 +3,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll } from "bun:test";
 import { createApp } from "../src/app";
+import { registerBackgroundWork } from "../src/background";
 import { buildDeps } from "../src/boot";
 import { type Clock, ManualClock } from "../src/clock";
 import { loadConfig } from "../src/config";
 import type { Deps } from "../src/deps";
+import { createEngines, type Engines } from "../src/engines";
 import type { Mode } from "../src/http/credentials";
 import { createLogger } from "../src/log";
 import { createApiKey } from "../src/modules/keys/service";
@@ -24,10 +26,12 @@ export function makeTempDir(prefix = "parley-test-"): string {
 }
 
 /** Real Deps on a fresh SQLite database in a temp dir, with the real migrations. */
-export async function makeTestDeps(options: { clock?: Clock; env?: Record<string, string> } = {}): Promise<Deps> {
+export async function makeTestDeps(options: { clock?: Clock; env?: Record<string, string>; engines?: Partial<Engines> } = {}): Promise<Deps> {
   const dataDir = makeTempDir();
   const config = loadConfig({ PARLEY_DATA_DIR: dataDir, PARLEY_MODELS_DIR: join(dataDir, "models"), PARLEY_LOG_LEVEL: "silent", ...options.env });
-  return buildDeps(config, { clock: options.clock ?? new ManualClock(), log: createLogger("silent") });
+  const log = createLogger("silent");
+  const engines = options.engines ? { ...createEngines(config, log), ...options.engines } : undefined;
+  return buildDeps(config, { clock: options.clock ?? new ManualClock(), log, engines });
 }
 
 export type Reply<T = any> = { status: number; body: T; headers: Headers };
@@ -37,6 +41,7 @@ export type CallOptions = { key?: string | null; body?: unknown; headers?: Recor
 /** A test app with a helper to call it through app.handle. */
 export async function makeTestApp(options: Parameters<typeof makeTestDeps>[0] = {}) {
   const deps = await makeTestDeps(options);
+  const tasks = registerBackgroundWork(deps);
   const app = createApp(deps);
   async function call<T = any>(method: string, path: string, opts: CallOptions = {}): Promise<Reply<T>> {
     const headers: Record<string, string> = { ...opts.headers };
@@ -54,7 +59,13 @@ export async function makeTestApp(options: Parameters<typeof makeTestDeps>[0] = 
     } catch {}
     return { status: res.status, body: parsed as T, headers: res.headers };
   }
-  return { deps, app, call, clock: deps.clock as ManualClock };
+  /** Runs one periodic task by name, as the scheduler would. */
+  const runTask = async (name: string) => {
+    const task = tasks.find((x) => x.name === name);
+    if (!task) throw new Error(`no periodic task ${name}`);
+    await task.run();
+  };
+  return { deps, app, call, clock: deps.clock as ManualClock, runTask };
 }
 
 let projectCounter = 0;

@@ -1,0 +1,21 @@
+/** What ffprobe learns about a stored audio file. */
+export type AudioProbe = {
+  durationSeconds: number;
+  /** Container as the API reports it (spec 6 recording.uploaded): wav, mp3, m4a, flac, or ogg/webm/other. */
+  format: string;
+  codec: string;
+  sampleRate: number;
+  channels: number;
+};
+
+/** Thrown when a file is not audio ffmpeg can decode (maps to audio_format_unsupported). */
+export class UndecodableAudioError extends Error {}
+
+/** Audio decoding behind one interface (implementation: src/engines/ffmpeg-audio.ts). */
+export interface AudioDecoder {
+  /** Which ffmpeg binary is in use, for `parley doctor`. */
+  readonly binary: string;
+  probe(path: string): Promise<AudioProbe>;
+  /** The whole file as 16 kHz mono float PCM, the input Whisper and Silero VAD expect. */
+  decodePcm16k(path: string, signal?: AbortSignal): Promise<Float32Array>;
+}

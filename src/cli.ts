@@ -2,12 +2,14 @@
 import { buildDeps } from "./boot";
 import { UsageError } from "./cli/args";
 import { ConfigError, loadConfig } from "./config";
+import type { Config } from "./config";
 import type { Deps } from "./deps";
 import { ApiError } from "./http/errors";
 import { keysCommand } from "./modules/keys/cli";
 import { orgCommand, projectsCommand } from "./modules/projects/cli";
 
 type Command = (deps: Deps, args: string[]) => void | Promise<void>;
+type StandaloneCommand = (config: Config, args: string[]) => void | Promise<void>;
 
 /** Commands that work on the database directly (the server may be running: SQLite WAL allows it). */
 const COMMANDS: Record<string, Command> = {
@@ -15,6 +17,9 @@ const COMMANDS: Record<string, Command> = {
   keys: keysCommand,
   org: orgCommand,
 };
+
+/** Commands that need no database (they talk to a server, or only to files). */
+const STANDALONE: Record<string, StandaloneCommand> = {};
 
 const USAGE = `parley — self-hosted conversation capture
 
@@ -36,6 +41,11 @@ async function main(argv: string[]): Promise<number> {
     }
     if (name === "help" || name === "--help" || name === "-h") {
       console.log(USAGE);
+      return 0;
+    }
+    const standalone = STANDALONE[name];
+    if (standalone) {
+      await standalone(config, args);
       return 0;
     }
     const command = COMMANDS[name];

@@ -1,0 +1,34 @@
+import { describe, expect, test } from "bun:test";
+import { ConfigError, loadConfig } from "../src/config";
+
+describe("config", () => {
+  test("embedded defaults (decisions.md)", () => {
+    const c = loadConfig({});
+    expect(c).toMatchObject({ port: 8080, host: "127.0.0.1", dataDir: "./data", modelsDir: "./models", publicUrl: "http://127.0.0.1:8080" });
+    expect(c.rateLimit).toEqual({ perSecond: 100, perMinute: 1000 });
+    expect(c.webhooks.retryDelaysSeconds).toEqual([60, 300, 1800, 7200, 28800]);
+    expect(c.webhooks.denyPrivate).toBe(false);
+    expect(Object.isFrozen(c)).toBe(true);
+  });
+
+  test("variables override, the public URL follows the port", () => {
+    const c = loadConfig({ PARLEY_PORT: "9000", PARLEY_WEBHOOK_RETRY_DELAYS: "1,2,3", PARLEY_WEBHOOK_DENY_PRIVATE: "1", PARLEY_RATE_LIMIT_PER_SECOND: "0" });
+    expect(c.publicUrl).toBe("http://127.0.0.1:9000");
+    expect(c.webhooks.retryDelaysSeconds).toEqual([1, 2, 3]);
+    expect(c.webhooks.denyPrivate).toBe(true);
+    expect(c.rateLimit.perSecond).toBe(0);
+    expect(loadConfig({ PARLEY_PUBLIC_URL: "https://parley.clinic.lan/" }).publicUrl).toBe("https://parley.clinic.lan");
+  });
+
+  test("every bad value is named in one clear error", () => {
+    let err: unknown;
+    try {
+      loadConfig({ PARLEY_PORT: "eighty", PARLEY_WEBHOOK_RETRY_DELAYS: "1,,2", PARLEY_GPU: "tpu" });
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toBeInstanceOf(ConfigError);
+    const message = (err as Error).message;
+    for (const name of ["PARLEY_PORT", "PARLEY_WEBHOOK_RETRY_DELAYS", "PARLEY_GPU"]) expect(message).toContain(name);
+  });
+});

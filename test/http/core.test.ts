@@ -1,0 +1,135 @@
+import { beforeAll, describe, expect, test } from "bun:test";
+import { makeTenant, makeTestApp } from "../helpers";
+
+let t: Awaited<ReturnType<typeof makeTestApp>>;
+let acme: ReturnType<typeof makeTenant>;
+
+beforeAll(async () => {
+  t = await makeTestApp();
+  acme = makeTenant(t.deps, "acme");
+});
+
+describe("request ids and error bodies", () => {
+  test("every response has a req_ Request-Id, repeated in error bodies", async () => {
+    const ok = await t.call("GET", "/v1/end-users", { key: acme.test });
+    expect(ok.headers.get("request-id")).toMatch(/^req_/);
+    const err = await t.call("GET", "/v1/end-users/eu_missing", { key: acme.test });
+    expect(err.body.error.request_id).toBe(err.headers.get("request-id"));
+    expect(Object.keys(err.body)).toEqual(["error"]);
+  });
+
+  test("malformed JSON is 400 invalid_request", async () => {
+    const r = await t.call("POST", "/v1/end-users", { key: acme.test, rawBody: "{oops", headers: { "content-type": "application/json" } });
+    expect(r.status).toBe(400);
+    expect(r.body.error.code).toBe("invalid_request");
+  });
+
+  test("unknown routes are 404 not_found in the error body", async () => {
+    const r = await t.call("GET", "/v1/no-such-thing", { key: acme.test });
+    expect(r.status).toBe(404);
+    expect(r.body.error.code).toBe("not_found");
+  });
+});
+
+describe("Parley-Version", () => {
+  test("every response names the version", async () => {
+    expect((await t.call("GET", "/v1/end-users", { key: acme.test })).headers.get("parley-version")).toBe("2025-01-15");
+    expect((await t.call("GET", "/v1/end-users")).headers.get("parley-version")).toBe("2025-01-15");
+  });
+
+  test("the current version is accepted", async () => {
+    expect((await t.call("GET", "/v1/end-users", { key: acme.test, headers: { "parley-version": "2025-01-15" } })).status).toBe(200);
+  });
+
+  test.each(["yesterday", "2025-13-01", "2025-02-30", "20250115"])("malformed %j is 400 invalid_request", async (v) => {
+    const r = await t.call("GET", "/v1/end-users", { key: acme.test, headers: { "parley-version": v } });
+    expect(r.status).toBe(400);
+    expect(r.body.error).toMatchObject({ code: "invalid_request", param: "Parley-Version" });
+  });
+
+  test("a well-formed unknown date is 400 unsupported_version", async () => {
+    const r = await t.call("GET", "/v1/end-users", { key: acme.test, headers: { "parley-version": "2024-06-01" } });
+    expect(r.status).toBe(400);
+    expect(r.body.error).toMatchObject({ code: "unsupported_version", param: "Parley-Version" });
+  });
+});
+
+describe("pagination", () => {
+  test("walks every item once, newest first, with an opaque cursor", async () => {
+    const tenant = makeTenant(t.deps);
+    const ids: string[] = [];
+    for (let i = 0; i < 7; i++) {
+      ids.push((await t.call("POST", "/v1/end-users", { key: tenant.test, body: { name: `u${i}` } })).body.id);
+      if (i % 2) t.clock.advance(1); // some share a timestamp: the id breaks ties
+    }
+    const seen: string[] = [];
+    let cursor: string | undefined;
+    let pages = 0;
+    do {
+      const r = await t.call("GET", `/v1/end-users?limit=3${cursor ? `&cursor=${cursor}` : ""}`, { key: tenant.test });
+      expect(r.body.total).toBe(7);
+      seen.push(...r.body.data.map((u: any) => u.id));
+      cursor = r.body.next_cursor;
+      expect(r.body.has_more).toBe(Boolean(cursor));
+      if (!r.body.has_more) expect("next_cursor" in r.body).toBe(false);
+      pages++;
+    } while (cursor);
+    expect(pages).toBe(3);
+    expect(seen).toEqual([...ids].reverse());
+  });
+
+  test("default limit is 20", async () => {
+    const tenant = makeTenant(t.deps);
+    for (let i = 0; i < 21; i++) await t.call("POST", "/v1/end-users", { key: tenant.test, body: {} });
+    const r = await t.call("GET", "/v1/end-users", { key: tenant.test });
+    expect(r.body.data).toHaveLength(20);
+    expect(r.body.has_more).toBe(true);
+  });
+
+  test.each(["limit=0", "limit=101", "limit=abc"])("%s is 422 naming limit", async (q) => {
+    const r = await t.call("GET", `/v1/end-users?${q}`, { key: acme.test });
+    expect(r.status).toBe(422);
+    expect(r.body.error).toMatchObject({ code: "validation_error", param: "limit" });
+  });
+
+  test("a cursor we did not issue is 400 invalid_request", async () => {
+    const r = await t.call("GET", "/v1/end-users?cursor=garbage", { key: acme.test });
+    expect(r.status).toBe(400);
+    expect(r.body.error).toMatchObject({ code: "invalid_request", param: "cursor" });
+  });
+});
+
+describe("authentication", () => {
+  test("a revoked key is 401", async () => {
+    const { revokeApiKey, createApiKey } = await import("../../src/modules/keys/service");
+    const k = createApiKey(t.deps.db, { project: "acme", mode: "test" }, t.clock.now());
+    expect((await t.call("GET", "/v1/end-users", { key: k.key })).status).toBe(200);
+    revokeApiKey(t.deps.db, k.id, t.clock.now());
+    expect((await t.call("GET", "/v1/end-users", { key: k.key })).status).toBe(401);
+  });
+
+  test("keys are stored only as hashes", () => {
+    const rows = t.deps.db.query("SELECT * FROM credentials").all() as Record<string, unknown>[];
+    const dump = JSON.stringify(rows);
+    expect(dump).not.toContain(acme.test);
+    expect(dump).not.toContain(acme.live);
+  });
+
+  test("the hint shows prefix and last four only", async () => {
+    const { listApiKeys } = await import("../../src/modules/keys/service");
+    const hints = listApiKeys(t.deps.db, "acme").map((k) => k.hint);
+    expect(hints).toContain(`sk_test_...${acme.test.slice(-4)}`);
+    expect(hints).toContain(`sk_live_...${acme.live.slice(-4)}`);
+  });
+});
+
+describe("OpenAPI", () => {
+  test("/v1/openapi.json is public OpenAPI 3.1 with request schemas from zod", async () => {
+    const r = await t.call("GET", "/v1/openapi.json");
+    expect(r.status).toBe(200);
+    expect(r.body.openapi).toBe("3.1.0");
+    const post = r.body.paths["/v1/end-users"].post;
+    expect(post.requestBody.content["application/json"].schema.properties.email).toBeDefined();
+    expect(r.body.paths["/v1/end-users"].get.parameters.map((p: any) => p.name)).toContain("external_id");
+  });
+});

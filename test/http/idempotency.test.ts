@@ -1,0 +1,86 @@
+import { beforeAll, describe, expect, test } from "bun:test";
+import { makeTenant, makeTestApp } from "../helpers";
+
+let t: Awaited<ReturnType<typeof makeTestApp>>;
+let acme: ReturnType<typeof makeTenant>;
+
+beforeAll(async () => {
+  t = await makeTestApp();
+  acme = makeTenant(t.deps, "acme");
+});
+
+const count = () => (t.deps.db.query("SELECT COUNT(*) AS n FROM end_users").get() as { n: number }).n;
+
+describe("Idempotency-Key", () => {
+  test("same key and payload replays the original response without a duplicate", async () => {
+    const before = count();
+    const headers = { "idempotency-key": "create-ada-1" };
+    const first = await t.call("POST", "/v1/end-users", { key: acme.test, body: { name: "Ada" }, headers });
+    const second = await t.call("POST", "/v1/end-users", { key: acme.test, body: { name: "Ada" }, headers });
+    expect(first.status).toBe(201);
+    expect(second.status).toBe(201);
+    expect(second.body).toEqual(first.body);
+    expect(second.headers.get("idempotent-replayed")).toBe("true");
+    expect(count()).toBe(before + 1);
+  });
+
+  test("key order in the payload does not matter", async () => {
+    const headers = { "idempotency-key": "order-1" };
+    const a = await t.call("POST", "/v1/end-users", { key: acme.test, body: { name: "A", email: "a@x.io" }, headers });
+    const b = await t.call("POST", "/v1/end-users", { key: acme.test, body: { email: "a@x.io", name: "A" }, headers });
+    expect(b.body.id).toBe(a.body.id);
+  });
+
+  test("same key with a different payload is 409 idempotency_key_conflict", async () => {
+    const headers = { "idempotency-key": "create-2" };
+    await t.call("POST", "/v1/end-users", { key: acme.test, body: { name: "One" }, headers });
+    const r = await t.call("POST", "/v1/end-users", { key: acme.test, body: { name: "Two" }, headers });
+    expect(r.status).toBe(409);
+    expect(r.body.error).toMatchObject({ code: "idempotency_key_conflict", param: "Idempotency-Key" });
+  });
+
+  test("a 4xx result is replayed as the same error", async () => {
+    await t.call("POST", "/v1/end-users", { key: acme.test, body: { external_id: "taken" } });
+    const headers = { "idempotency-key": "dup-ext" };
+    const first = await t.call("POST", "/v1/end-users", { key: acme.test, body: { external_id: "taken" }, headers });
+    expect(first.status).toBe(409);
+    // Free the external_id: a fresh request would now succeed, the replay must not.
+    const holder = (await t.call("GET", "/v1/end-users?external_id=taken", { key: acme.test })).body.data[0];
+    await t.call("DELETE", `/v1/end-users/${holder.id}`, { key: acme.test });
+    const replay = await t.call("POST", "/v1/end-users", { key: acme.test, body: { external_id: "taken" }, headers });
+    expect(replay.status).toBe(409);
+    expect(replay.body).toEqual(first.body);
+  });
+
+  test("keys are separate per project and per mode", async () => {
+    const other = makeTenant(t.deps);
+    const headers = { "idempotency-key": "shared-key" };
+    const a = await t.call("POST", "/v1/end-users", { key: acme.test, body: {}, headers });
+    const b = await t.call("POST", "/v1/end-users", { key: acme.live, body: {}, headers });
+    const c = await t.call("POST", "/v1/end-users", { key: other.test, body: {}, headers });
+    expect(new Set([a.body.id, b.body.id, c.body.id]).size).toBe(3);
+  });
+
+  test("keys expire after 24 hours", async () => {
+    const headers = { "idempotency-key": "old-key" };
+    const a = await t.call("POST", "/v1/end-users", { key: acme.test, body: { name: "x" }, headers });
+    t.clock.advance(24 * 3600 * 1000 + 1);
+    const b = await t.call("POST", "/v1/end-users", { key: acme.test, body: { name: "y" }, headers });
+    expect(b.status).toBe(201);
+    expect(b.body.id).not.toBe(a.body.id);
+  });
+
+  test.each(["", "has space", "x".repeat(256), "semi;colon", "dot.ted"])("malformed key %j is 400 invalid_request", async (key) => {
+    const r = await t.call("POST", "/v1/end-users", { key: acme.test, body: {}, headers: { "idempotency-key": key } });
+    expect(r.status).toBe(400);
+    expect(r.body.error).toMatchObject({ code: "invalid_request", param: "Idempotency-Key" });
+  });
+
+  test("concurrent duplicates write once", async () => {
+    const before = count();
+    const headers = { "idempotency-key": "race-1" };
+    const replies = await Promise.all(Array.from({ length: 5 }, () => t.call("POST", "/v1/end-users", { key: acme.test, body: { name: "race" }, headers })));
+    expect(new Set(replies.map((r) => r.body.id)).size).toBe(1);
+    expect(count()).toBe(before + 1);
+  });
+});

@@ -1,0 +1,53 @@
+import { describe, expect, test } from "bun:test";
+import { makeTenant, makeTestApp } from "../helpers";
+
+describe("rate limits", () => {
+  test("X-RateLimit headers on every response, 429 with Retry-After past the per-second limit", async () => {
+    const t = await makeTestApp({ env: { PARLEY_RATE_LIMIT_PER_SECOND: "3", PARLEY_RATE_LIMIT_PER_MINUTE: "100" } });
+    const acme = makeTenant(t.deps);
+    const replies = [];
+    for (let i = 0; i < 4; i++) replies.push(await t.call("GET", "/v1/end-users", { key: acme.test }));
+    expect(replies.slice(0, 3).map((r) => r.status)).toEqual([200, 200, 200]);
+    expect(replies[0]!.headers.get("x-ratelimit-limit")).toBe("100");
+    expect(replies[0]!.headers.get("x-ratelimit-remaining")).toBe("99");
+    expect(Number(replies[0]!.headers.get("x-ratelimit-reset"))).toBeGreaterThan(t.clock.now().getTime() / 1000);
+    const limited = replies[3]!;
+    expect(limited.status).toBe(429);
+    expect(limited.body.error.code).toBe("rate_limited");
+    expect(limited.headers.get("retry-after")).toBe("1");
+    expect(limited.headers.get("x-ratelimit-remaining")).toBe("96");
+    // A new second, a new allowance; other keys were never affected.
+    const other = makeTenant(t.deps);
+    expect((await t.call("GET", "/v1/end-users", { key: other.test })).status).toBe(200);
+    t.clock.advance(1000);
+    expect((await t.call("GET", "/v1/end-users", { key: acme.test })).status).toBe(200);
+  });
+
+  test("the per-minute window holds across seconds and resets at the minute", async () => {
+    const t = await makeTestApp({ env: { PARLEY_RATE_LIMIT_PER_SECOND: "0", PARLEY_RATE_LIMIT_PER_MINUTE: "5" } });
+    const acme = makeTenant(t.deps);
+    t.clock.set(new Date("2026-01-15T12:00:00.000Z"));
+    for (let i = 0; i < 5; i++) {
+      expect((await t.call("GET", "/v1/end-users", { key: acme.test })).status).toBe(200);
+      t.clock.advance(2000);
+    }
+    const limited = await t.call("GET", "/v1/end-users", { key: acme.test });
+    expect(limited.status).toBe(429);
+    expect(Number(limited.headers.get("retry-after"))).toBe(50);
+    t.clock.advance(50_000);
+    expect((await t.call("GET", "/v1/end-users", { key: acme.test })).status).toBe(200);
+  });
+
+  test("0 turns the limits off", async () => {
+    const t = await makeTestApp({ env: { PARLEY_RATE_LIMIT_PER_SECOND: "0", PARLEY_RATE_LIMIT_PER_MINUTE: "0" } });
+    const acme = makeTenant(t.deps);
+    for (let i = 0; i < 150; i++) expect((await t.call("GET", "/v1/end-users", { key: acme.test })).status).toBe(200);
+  });
+
+  test("unauthenticated requests are limited too (by address)", async () => {
+    const t = await makeTestApp({ env: { PARLEY_RATE_LIMIT_PER_SECOND: "2" } });
+    const statuses = [];
+    for (let i = 0; i < 3; i++) statuses.push((await t.call("GET", "/v1/end-users", { key: "sk_test_guess" })).status);
+    expect(statuses).toEqual([401, 401, 429]);
+  });
+});

@@ -1,0 +1,111 @@
+import { describe, expect, test } from "bun:test";
+import { join } from "node:path";
+import { ManualClock } from "../../src/clock";
+import { openDatabase } from "../../src/db/open";
+import { migrate } from "../../src/db/migrate";
+import { JobQueue, PermanentJobError, RetryJobError } from "../../src/jobs/queue";
+import { createLogger } from "../../src/log";
+import { makeTempDir } from "../helpers";
+
+function setup() {
+  const path = join(makeTempDir(), "q.db");
+  const db = openDatabase(path);
+  migrate(db);
+  const clock = new ManualClock();
+  const queue = new JobQueue(db, clock, createLogger("silent"));
+  const state = (id: string) => db.query("SELECT state, attempts, last_error, run_at FROM jobs WHERE id = ?").get(id) as any;
+  return { path, db, clock, queue, state };
+}
+
+describe("durable job queue", () => {
+  test("runs a job once and marks it done", async () => {
+    const { queue, state } = setup();
+    const seen: unknown[] = [];
+    queue.register("echo", (job) => void seen.push(job.payload));
+    const id = queue.enqueue("echo", { n: 1 })!;
+    expect(await queue.drain()).toBe(1);
+    expect(seen).toEqual([{ n: 1 }]);
+    expect(state(id)).toMatchObject({ state: "done", attempts: 1 });
+    expect(await queue.drain()).toBe(0);
+  });
+
+  test("a failure is retried with backoff, then the job is dead after max attempts", async () => {
+    const { queue, clock, state } = setup();
+    let calls = 0;
+    queue.register("flaky", () => {
+      calls++;
+      throw new Error("boom");
+    });
+    const id = queue.enqueue("flaky", {}, { maxAttempts: 3 })!;
+    await queue.drain();
+    expect(state(id)).toMatchObject({ state: "queued", attempts: 1, last_error: "boom" });
+    expect(await queue.drain()).toBe(0); // not due yet
+    clock.advance(10 * 60_000);
+    await queue.drain();
+    clock.advance(10 * 60_000);
+    await queue.drain();
+    expect(calls).toBe(3);
+    expect(state(id)).toMatchObject({ state: "dead", attempts: 3 });
+  });
+
+  test("RetryJobError picks the delay; PermanentJobError kills at once", async () => {
+    const { queue, clock, state } = setup();
+    queue.register("later", () => {
+      throw new RetryJobError("not yet", 5000);
+    });
+    queue.register("never", () => {
+      throw new PermanentJobError("cannot");
+    });
+    const later = queue.enqueue("later", {})!;
+    const never = queue.enqueue("never", {})!;
+    await queue.drain();
+    expect(state(later).run_at).toBe(new Date(clock.now().getTime() + 5000).toISOString());
+    expect(state(never)).toMatchObject({ state: "dead", attempts: 1 });
+  });
+
+  test("runAt delays a job; a dedupe key allows one unfinished job", async () => {
+    const { queue, clock } = setup();
+    queue.register("x", () => {});
+    expect(queue.enqueue("x", {}, { runAt: new Date(clock.now().getTime() + 60_000), dedupeKey: "k" })).not.toBeNull();
+    expect(queue.enqueue("x", {}, { dedupeKey: "k" })).toBeNull();
+    expect(await queue.drain()).toBe(0);
+    clock.advance(60_000);
+    expect(await queue.drain()).toBe(1);
+    expect(queue.enqueue("x", {}, { dedupeKey: "k" })).not.toBeNull();
+  });
+
+  test("a job leased by a worker that was killed -9 is run again after restart", async () => {
+    const { path, db, state } = setup();
+    const id = new JobQueue(db, new ManualClock(new Date()), createLogger("silent")).enqueue("slow", { file: "a" })!;
+    const child = Bun.spawn([process.execPath, join(import.meta.dir, "support", "leasing-worker.ts"), path], { stdout: "pipe", stderr: "inherit" });
+    const reader = child.stdout.getReader();
+    const { value } = await reader.read();
+    expect(new TextDecoder().decode(value)).toContain("leased");
+    expect(state(id)).toMatchObject({ state: "running", attempts: 1 });
+    child.kill(9);
+    await child.exited;
+
+    // The restarted appliance takes back the orphaned job at start and finishes it.
+    const restarted = new JobQueue(db, new ManualClock(new Date()), createLogger("silent"));
+    const done: unknown[] = [];
+    restarted.register("slow", (job) => void done.push(job.payload));
+    restarted.start();
+    await restarted.stop();
+    expect(await restarted.drain()).toBe(1);
+    expect(done).toEqual([{ file: "a" }]);
+    expect(state(id)).toMatchObject({ state: "done", attempts: 2 });
+  });
+
+  test("an expired lease is taken over even without a restart", async () => {
+    const { db, clock, state } = setup();
+    const a = new JobQueue(db, clock, createLogger("silent"));
+    const id = a.enqueue("t", {})!;
+    // Lease it by hand as a worker that then vanished.
+    db.query("UPDATE jobs SET state = 'running', attempts = 1, leased_by = 'wrk_gone', lease_until = ? WHERE id = ?").run(new Date(clock.now().getTime() + 60_000).toISOString(), id);
+    a.register("t", () => {});
+    expect(await a.drain()).toBe(0);
+    clock.advance(60_001);
+    expect(await a.drain()).toBe(1);
+    expect(state(id)).toMatchObject({ state: "done", attempts: 2 });
+  });
+});

@@ -1,0 +1,45 @@
+/** A small closed-loop HTTP load generator over loopback: bounded in time, prints nothing itself. */
+export type LoadResult = { requests: number; errors: number; perSecond: number; p50Ms: number; p99Ms: number };
+
+export async function runLoad(makeRequest: () => Request, options: { seconds: number; concurrency: number }): Promise<LoadResult> {
+  const latencies: number[] = [];
+  let errors = 0;
+  const end = performance.now() + options.seconds * 1000;
+  const worker = async () => {
+    while (performance.now() < end) {
+      const t0 = performance.now();
+      const res = await fetch(makeRequest()).catch(() => null);
+      if (!res || res.status >= 400) errors++;
+      await res?.arrayBuffer();
+      latencies.push(performance.now() - t0);
+    }
+  };
+  const started = performance.now();
+  await Promise.all(Array.from({ length: options.concurrency }, worker));
+  const elapsed = (performance.now() - started) / 1000;
+  latencies.sort((a, b) => a - b);
+  const at = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? 0;
+  return { requests: latencies.length, errors, perSecond: latencies.length / elapsed, p50Ms: at(0.5), p99Ms: at(0.99) };
+}
+
+/** Starts a bun child process and waits until `url` answers. */
+export async function startServer(args: string[], env: Record<string, string>, url: string) {
+  const proc = Bun.spawn([process.execPath, ...args], { env: { ...process.env, ...env }, stdout: "ignore", stderr: "ignore" });
+  for (let i = 0; i < 200; i++) {
+    if (await fetch(url).then(() => true, () => false)) return proc;
+    await Bun.sleep(50);
+  }
+  proc.kill();
+  throw new Error(`server did not start: ${args.join(" ")}`);
+}
+
+export function freePort(): number {
+  const s = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: () => new Response() });
+  const port = s.port!;
+  s.stop(true);
+  return port;
+}
+
+export function fmt(r: LoadResult): string {
+  return `${r.perSecond.toFixed(0).padStart(7)} req/s  p50 ${r.p50Ms.toFixed(2)} ms  p99 ${r.p99Ms.toFixed(2)} ms  (${r.requests} requests, ${r.errors} errors)`;
+}

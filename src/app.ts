@@ -1,5 +1,6 @@
 import { Elysia } from "elysia";
 import type { Deps } from "./deps";
+import { accessLog } from "./http/access-log";
 import { errorHandling } from "./http/errors";
 import { jsonBody } from "./http/json-body";
 import { buildOpenApiDocument } from "./http/openapi";
@@ -18,6 +19,7 @@ export function createApp(deps: Deps) {
   return new Elysia()
     .use(requestId)
     .use(errorHandling(deps.log))
+    .use(accessLog(deps.log))
     .use(versioning)
     .use(jsonBody)
     .get("/healthz", () => ({ ok: true }))

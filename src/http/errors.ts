@@ -1,5 +1,6 @@
 import { Elysia } from "elysia";
 import type { Logger } from "../log";
+import { requestIdOf } from "./request-id";
 
 /** Every error code the API answers with, and its HTTP status. One table: no status is chosen elsewhere. */
 export const ERROR_STATUS = {
@@ -78,8 +79,8 @@ function toApiError(code: string | number, error: unknown): ApiError | null {
 
 /** Renders every failure as {error: {code, message, param?, request_id}}; unknown ones are logged and become 500. */
 export function errorHandling(log: Logger) {
-  return new Elysia({ name: "parley.errors" }).onError({ as: "global" }, ({ code, error, set, store, request }) => {
-    const requestId = (store as { requestId?: string }).requestId;
+  return new Elysia({ name: "parley.errors" }).onError({ as: "global" }, ({ code, error, set, request }) => {
+    const requestId = requestIdOf(set);
     let apiError = toApiError(code, error);
     if (!apiError) {
       log.error("unhandled error", { request_id: requestId, path: new URL(request.url).pathname, error: String((error as Error)?.stack ?? error) });

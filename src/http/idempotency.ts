@@ -3,6 +3,7 @@ import type { Clock } from "../clock";
 import { sha256Hex } from "../crypto";
 import type { Principal } from "./auth";
 import { ApiError, errorBody } from "./errors";
+import { requestIdOf } from "./request-id";
 
 const KEY_FORMAT = /^[A-Za-z0-9_-]{1,255}$/;
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
@@ -14,7 +15,6 @@ type IdempotentContext = {
   body: unknown;
   principal: Principal;
   set: { status?: number | string; headers: Record<string, string | number> };
-  store: { requestId?: string };
 };
 
 type StoredRow = { request_hash: string; state: "in_flight" | "done"; response_status: number | null; response_body: string | null; created_at: string };
@@ -92,7 +92,7 @@ export async function idempotent<T>(deps: { db: Database; clock: Clock }, ctx: I
     finish(Number(ctx.set.status ?? 200), result);
     return result;
   } catch (err) {
-    if (err instanceof ApiError && err.status < 500) finish(err.status, errorBody(err, ctx.store.requestId));
+    if (err instanceof ApiError && err.status < 500) finish(err.status, errorBody(err, requestIdOf(ctx.set)));
     else db.query("DELETE FROM idempotency_keys WHERE project_id = ? AND mode = ? AND operation = ? AND key = ?").run(...ids);
     throw err;
   }

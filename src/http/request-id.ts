@@ -1,14 +1,20 @@
 import { Elysia } from "elysia";
 import { newId } from "../ids";
 
+/** The response header that carries a request's id; `set` is per request, so it is also where the id is read back. */
+export const REQUEST_ID_HEADER = "request-id";
+
+/** The id of the request whose `set` this is (error bodies, logs, stored idempotent errors). */
+export function requestIdOf(set: { headers: Record<string, unknown> }): string | undefined {
+  return set.headers[REQUEST_ID_HEADER] as string | undefined;
+}
+
 /**
  * Gives every request a `req_` id, returned in the `Request-Id` header and in error
  * bodies, so a client's report can be matched to the server log.
  */
 export const requestId = new Elysia({ name: "parley.request-id" })
-  .state("requestId", "")
-  .onRequest(({ set, store }) => {
-    store.requestId = newId("req_");
-    set.headers["request-id"] = store.requestId;
+  .onRequest(({ set }) => {
+    set.headers[REQUEST_ID_HEADER] = newId("req_");
   })
   .as("global");

@@ -6,6 +6,7 @@ import { jsonBody } from "./http/json-body";
 import { buildOpenApiDocument } from "./http/openapi";
 import { requestId } from "./http/request-id";
 import { versioning } from "./http/versioning";
+import { dashboardRoutes } from "./modules/dashboard/routes";
 import { endUsersRoutes } from "./modules/end-users/routes";
 
 /** Every /v1 module. Building it has no side effects, so the OpenAPI document can build its own copy. */
@@ -23,6 +24,7 @@ export function createApp(deps: Deps) {
     .use(versioning)
     .use(jsonBody)
     .get("/healthz", () => ({ ok: true }))
+    .use(dashboardRoutes())
     .get("/v1/openapi.json", () => (openapi ??= buildOpenApiDocument(apiRoutes(deps))))
     .use(apiRoutes(deps));
 }

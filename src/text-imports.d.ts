@@ -1,0 +1,9 @@
+// The dashboard files, imported `with { type: "text" }` so a compiled executable embeds them.
+declare module "*/web/app.js" {
+  const text: string;
+  export default text;
+}
+declare module "*.css" {
+  const text: string;
+  export default text;
+}

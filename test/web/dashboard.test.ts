@@ -1,0 +1,63 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { existsSync } from "node:fs";
+import { type Browser, chromium } from "playwright-core";
+import { makeTenant, makeTestApp } from "../helpers";
+
+const CHROMIUM = "/usr/bin/chromium";
+const hasChromium = existsSync(CHROMIUM);
+if (!hasChromium) console.warn("dashboard browser tests skipped: no /usr/bin/chromium (.ci/run installs it)");
+
+describe.skipIf(!hasChromium)("dashboard in a real browser", () => {
+  let browser: Browser;
+  let base: string;
+  let acme: ReturnType<typeof makeTenant>;
+  let server: { stop(): void };
+
+  beforeAll(async () => {
+    const t = await makeTestApp();
+    acme = makeTenant(t.deps, "acme");
+    await t.call("POST", "/v1/end-users", { key: acme.test, body: { name: "Ada Lovelace", external_id: "patient-1" } });
+    const listening = t.app.listen({ port: 0, hostname: "127.0.0.1" });
+    server = { stop: () => listening.stop() };
+    base = `http://127.0.0.1:${listening.server!.port}`;
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"],
+    });
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    server?.stop();
+  });
+
+  test("a wrong key is refused; the right key shows the project's end users and nothing of other modes", async () => {
+    const page = await browser.newPage();
+    const failedRequests: string[] = [];
+    page.on("requestfailed", (r) => failedRequests.push(r.url()));
+    await page.goto(`${base}/`);
+    await page.fill("input[name=key]", "sk_test_notarealkey");
+    await page.click("button[type=submit]");
+    await expect(page.textContent("#sign-in-error")).resolves.toContain("not valid");
+
+    expect(await page.isVisible("#nav")).toBe(false);
+    await page.fill("input[name=key]", acme.test);
+    await page.click("button[type=submit]");
+    await page.click("a[href='#/end-users']");
+    expect(await page.isVisible("#sign-in")).toBe(false);
+    await page.waitForSelector("td");
+    expect(await page.textContent("#view")).toContain("Ada Lovelace");
+    expect(await page.textContent("#who")).toContain(acme.test.slice(-4));
+    expect(await page.textContent("#who")).not.toContain(acme.test);
+
+    // The live key sees the other data set: none of the test-mode end users.
+    await page.click("#sign-out");
+    await page.fill("input[name=key]", acme.live);
+    await page.click("button[type=submit]");
+    await page.click("a[href='#/end-users']");
+    await page.waitForFunction(() => !document.querySelector("#view")?.textContent?.includes("Loading"));
+    expect(await page.textContent("#view")).not.toContain("Ada Lovelace");
+    expect(failedRequests).toEqual([]);
+    await page.close();
+  });
+});

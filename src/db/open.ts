@@ -1,5 +1,26 @@
 import { Database } from "bun:sqlite";
+import { existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
 import * as sqliteVec from "sqlite-vec";
+import { bundled } from "./bundled";
+
+/**
+ * In a compiled executable sqlite-vec's library is embedded; SQLite can only load it
+ * from a real file named vec0.so, so it is written out beside the database. It is
+ * replaced by rename, never rewritten in place: another parley process (the server
+ * beside a CLI command) may have the old one mapped.
+ */
+function loadVec(db: Database, dbPath: string): void {
+  if (!bundled) return sqliteVec.load(db);
+  const target = join(dirname(dbPath), ".native", "vec0.so");
+  const library = readFileSync(bundled.vecExtension);
+  if (!existsSync(target) || statSync(target).size !== library.length) {
+    mkdirSync(dirname(target), { recursive: true });
+    writeFileSync(`${target}.${process.pid}.tmp`, library);
+    renameSync(`${target}.${process.pid}.tmp`, target);
+  }
+  db.loadExtension(target);
+}
 
 /** Opens the appliance database with the pragmas every connection needs and sqlite-vec loaded. */
 export function openDatabase(path: string): Database {
@@ -12,6 +33,6 @@ export function openDatabase(path: string): Database {
   db.exec("PRAGMA busy_timeout = 5000");
   db.exec("PRAGMA temp_store = MEMORY");
   db.exec("PRAGMA cache_size = -32000");
-  sqliteVec.load(db);
+  loadVec(db, path);
   return db;
 }

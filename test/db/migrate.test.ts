@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { openDatabase } from "../../src/db/open";
-import { migrate, MIGRATIONS_DIR } from "../../src/db/migrate";
+import { migrate, MIGRATIONS_DIR, readMigrations } from "../../src/db/migrate";
 import { makeTempDir } from "../helpers";
 
 describe("database", () => {
@@ -29,7 +29,7 @@ describe("database", () => {
     writeFileSync(join(dir, "m", "0001_a.sql"), "CREATE TABLE a (x);");
     writeFileSync(join(dir, "m", "0002_b.sql"), "CREATE TABLE b (x); THIS IS NOT SQL;");
     const db = openDatabase(join(dir, "x.db"));
-    expect(() => migrate(db, join(dir, "m"))).toThrow();
+    expect(() => migrate(db, readMigrations(join(dir, "m")))).toThrow();
     expect(db.query("SELECT name FROM sqlite_master WHERE name IN ('a', 'b')").all()).toEqual([]);
     expect(db.query("SELECT COUNT(*) AS n FROM schema_migrations").get()).toEqual({ n: 0 });
   });

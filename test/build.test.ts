@@ -1,0 +1,37 @@
+import { describe, expect, test } from "bun:test";
+import { join } from "node:path";
+import { makeTempDir } from "./helpers";
+
+// The appliance ships as one executable: build it and run it with no checkout beside it.
+describe("compiled executable", () => {
+  test("builds, migrates a fresh data dir, makes keys, serves the API and the dashboard", async () => {
+    const dir = makeTempDir();
+    const bin = join(dir, "parley");
+    const root = join(import.meta.dir, "..");
+    const build = Bun.spawnSync([process.execPath, join(root, "scripts", "build.ts"), bin], { cwd: root, stderr: "pipe" });
+    expect(build.exitCode).toBe(0);
+
+    const env = { PATH: process.env.PATH ?? "", PARLEY_DATA_DIR: join(dir, "data"), PARLEY_LOG_LEVEL: "silent" };
+    expect(Bun.spawnSync([bin, "projects", "create", "p"], { cwd: dir, env }).exitCode).toBe(0);
+    const key = JSON.parse(Bun.spawnSync([bin, "keys", "create", "--project", "p", "--mode", "test", "--json"], { cwd: dir, env }).stdout.toString()).key;
+
+    const port = String(20000 + Math.floor(Math.random() * 20000));
+    const server = Bun.spawn([bin, "serve"], { cwd: dir, env: { ...env, PARLEY_PORT: port }, stdout: "ignore", stderr: "ignore" });
+    try {
+      const base = `http://127.0.0.1:${port}`;
+      let up = false;
+      for (let i = 0; i < 100 && !up; i++) {
+        await Bun.sleep(100);
+        up = await fetch(`${base}/healthz`).then((r) => r.ok, () => false);
+      }
+      expect(up).toBe(true);
+      const created = await fetch(`${base}/v1/end-users`, { method: "POST", headers: { authorization: `Bearer ${key}`, "content-type": "application/json" }, body: "{}" });
+      expect(created.status).toBe(201);
+      expect((await fetch(`${base}/dashboard`)).headers.get("content-type")).toContain("text/html");
+      expect((await (await fetch(`${base}/v1/openapi.json`)).json()).openapi).toBe("3.1.0");
+    } finally {
+      server.kill("SIGTERM");
+      await server.exited;
+    }
+  }, 120_000);
+});

@@ -35,6 +35,18 @@ describe("parley CLI", () => {
     expect((await parley(["keys", "list", "--project", "clinic"], env)).stdout).toContain("REVOKED");
   });
 
+  test("the default organization exists from the first start; org update sets its plan", async () => {
+    const env = { PARLEY_DATA_DIR: makeTempDir(), PARLEY_LOG_LEVEL: "silent" };
+    const updated = await parley(["org", "update", "--plan", "enterprise", "--json"], env);
+    expect(updated.code).toBe(0);
+    expect(JSON.parse(updated.stdout)).toMatchObject({ name: "default", plan: "enterprise" });
+    const { Database } = await import("bun:sqlite");
+    const db = new Database(join(env.PARLEY_DATA_DIR, "parley.db"), { readonly: true });
+    expect(db.query("SELECT name, plan FROM organizations").all()).toEqual([{ name: "default", plan: "enterprise" }]);
+    db.close();
+    expect((await parley(["org", "update", "--plan", "gold"], env)).code).toBe(2);
+  });
+
   test("clear errors: unknown scope, unknown project, bad usage, bad config", async () => {
     const env = { PARLEY_DATA_DIR: makeTempDir(), PARLEY_LOG_LEVEL: "silent" };
     await parley(["projects", "create", "p"], env);

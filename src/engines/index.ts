@@ -2,6 +2,7 @@ import type { Config } from "../config";
 import type { Logger } from "../log";
 import type { AudioDecoder } from "./audio";
 import type { Embedder } from "./embedder";
+import { FfmpegAudioDecoder, findFfmpeg } from "./ffmpeg-audio";
 import type { Llm } from "./llm";
 import type { Transcriber } from "./transcriber";
 
@@ -20,9 +21,9 @@ function notYetBuilt<T extends object>(kind: string): T {
   });
 }
 
-export function createEngines(_config: Config, _log: Logger): Engines {
+export function createEngines(config: Config, _log: Logger): Engines {
   return {
-    audio: notYetBuilt<AudioDecoder>("audio"),
+    audio: new FfmpegAudioDecoder(findFfmpeg(config.ffmpegPath)),
     transcriber: notYetBuilt<Transcriber>("transcriber"),
     llm: notYetBuilt<Llm>("llm"),
     embedder: notYetBuilt<Embedder>("embedder"),

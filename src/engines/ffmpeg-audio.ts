@@ -1,0 +1,114 @@
+import { existsSync } from "node:fs";
+import { createRequire } from "node:module";
+import { dirname, join } from "node:path";
+import type { AudioDecoder, AudioProbe } from "./audio";
+import { UndecodableAudioError } from "./audio";
+
+/**
+ * The ffmpeg to run: PARLEY_FFMPEG_PATH, else the system's, else the static binary inside
+ * @ffmpeg-installer/linux-x64 so a fresh machine needs nothing from apt.
+ */
+export function findFfmpeg(configured?: string): string {
+  if (configured) return configured;
+  const system = Bun.which("ffmpeg");
+  if (system) return system;
+  try {
+    const pkg = createRequire(import.meta.url).resolve("@ffmpeg-installer/linux-x64/package.json");
+    const bundled = join(dirname(pkg), "ffmpeg");
+    if (existsSync(bundled)) return bundled;
+  } catch {}
+  // Reported by `parley doctor` and as the failure of the first decode, never at boot.
+  return "ffmpeg";
+}
+
+/** ffmpeg's demuxer names as the API reports them (spec 6 lists wav, mp3, m4a, flac). */
+function formatName(demuxer: string): string {
+  if (demuxer.includes("mp4") || demuxer.includes("m4a")) return "m4a";
+  if (demuxer.includes("webm") || demuxer.includes("matroska")) return "webm";
+  return demuxer.split(",")[0] ?? demuxer;
+}
+
+function seconds(hms: string): number {
+  const [h, m, s] = hms.split(":").map(Number);
+  return (h ?? 0) * 3600 + (m ?? 0) * 60 + (s ?? 0);
+}
+
+/**
+ * Reads what `ffmpeg -i` prints about the input. The static binary ships without ffprobe,
+ * so one code path parses ffmpeg's own banner; exported for its test.
+ */
+export function parseProbe(stderr: string): Omit<AudioProbe, "durationSeconds"> & { durationSeconds: number | null } {
+  const input = stderr.match(/Input #0, (.+?), from /);
+  const stream = stderr.match(/Stream #0:\d+[^:]*: Audio: ([^\s,(]+)[^,]*(?:, (\d+) Hz)?(?:, ([^,\n]+))?/);
+  if (!input?.[1] || !stream?.[1]) throw new UndecodableAudioError("the file has no audio stream ffmpeg can read");
+  const duration = stderr.match(/Duration: (\d+:\d+:\d+(?:\.\d+)?)/);
+  const layout = stream[3]?.trim() ?? "";
+  const channels = layout === "mono" ? 1 : layout === "stereo" ? 2 : Number(layout.match(/^(\d+) channels/)?.[1] ?? 1);
+  return {
+    format: formatName(input[1]),
+    codec: stream[1],
+    sampleRate: Number(stream[2] ?? 0),
+    channels,
+    durationSeconds: duration?.[1] ? seconds(duration[1]) : null,
+  };
+}
+
+async function run(binary: string, args: string[], signal?: AbortSignal) {
+  const proc = Bun.spawn([binary, "-hide_banner", "-nostdin", ...args], { stdout: "pipe", stderr: "pipe", signal });
+  const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).arrayBuffer(), new Response(proc.stderr).text(), proc.exited]);
+  return { stdout, stderr, code };
+}
+
+/** AudioDecoder on the ffmpeg command line. */
+export class FfmpegAudioDecoder implements AudioDecoder {
+  constructor(readonly binary: string) {}
+
+  /**
+   * Header facts plus a trial decode of the first seconds, so a file with a plausible header
+   * but undecodable data is caught at upload time rather than by the transcription job.
+   */
+  async probe(path: string): Promise<AudioProbe> {
+    const head = await run(this.binary, ["-i", path, "-map", "0:a:0", "-t", "2", "-f", "null", "-"]);
+    const facts = parseProbe(head.stderr);
+    if (head.code !== 0) throw new UndecodableAudioError(`ffmpeg cannot decode the audio: ${lastLine(head.stderr)}`);
+    let duration = facts.durationSeconds;
+    if (duration === null) {
+      // Containers without a duration in the header (raw streams): decode it all and read the clock.
+      const full = await run(this.binary, ["-i", path, "-map", "0:a:0", "-f", "null", "-"]);
+      const times = [...full.stderr.matchAll(/time=(\d+:\d+:\d+(?:\.\d+)?)/g)];
+      duration = times.length ? seconds(times[times.length - 1]![1]!) : 0;
+    }
+    return { ...facts, durationSeconds: duration };
+  }
+
+  async decodePcm16k(path: string, signal?: AbortSignal): Promise<Float32Array> {
+    const proc = Bun.spawn([this.binary, "-hide_banner", "-nostdin", "-v", "error", "-i", path, "-map", "0:a:0", "-ac", "1", "-ar", "16000", "-f", "f32le", "-"], {
+      stdout: "pipe",
+      stderr: "pipe",
+      signal,
+    });
+    const chunks: Uint8Array[] = [];
+    let total = 0;
+    const reader = proc.stdout.getReader();
+    for (let r = await reader.read(); !r.done; r = await reader.read()) {
+      chunks.push(r.value);
+      total += r.value.byteLength;
+    }
+    const [stderr, code] = await Promise.all([new Response(proc.stderr).text(), proc.exited]);
+    if (signal?.aborted) throw signal.reason ?? new Error("decode aborted");
+    if (code !== 0) throw new UndecodableAudioError(`ffmpeg cannot decode the audio: ${lastLine(stderr)}`);
+    // One copy into an aligned buffer; f32le samples never straddle the end of the stream.
+    const out = new Float32Array(Math.floor(total / 4));
+    const bytes = new Uint8Array(out.buffer);
+    let offset = 0;
+    for (const c of chunks) {
+      bytes.set(c.subarray(0, Math.min(c.byteLength, bytes.byteLength - offset)), offset);
+      offset += c.byteLength;
+    }
+    return out;
+  }
+}
+
+function lastLine(stderr: string): string {
+  return stderr.trim().split("\n").pop() ?? "unknown error";
+}

@@ -1,0 +1,66 @@
+import { z } from "zod";
+import { pageQuery } from "../../http/pagination";
+import { isoDateTime, metadataSchema } from "../../http/schemas";
+
+export const RECORDING_STATUSES = ["pending", "streaming", "uploaded", "processing", "completed", "failed", "integrity_failure"] as const;
+export type RecordingStatus = (typeof RECORDING_STATUSES)[number];
+/** Statuses in which bytes may still be uploaded (spec 3.3 "any pre-upload state"). */
+export const PRE_UPLOAD: readonly RecordingStatus[] = ["pending", "streaming"];
+
+export const UPLOAD_METHODS = ["ble", "wifi_direct", "4g_direct", "unknown"] as const;
+export const SOURCES = ["device", "app_import", "api_upload"] as const;
+
+export const createRecordingBody = z.object({
+  end_user_id: z.string().min(1).max(100).nullish(),
+  device_id: z.string().min(1).max(100).nullish(),
+  name: z.string().max(500).nullish(),
+  recorded_at: isoDateTime.nullish(),
+  metadata: metadataSchema.optional(),
+  consent_obtained: z.boolean().nullish(),
+  source: z.enum(SOURCES).optional(),
+  mime_type: z.string().min(1).max(255).nullish(),
+  upload_method: z.enum(UPLOAD_METHODS).nullish(),
+});
+export type CreateRecordingBody = z.infer<typeof createRecordingBody>;
+
+export const listRecordingsQuery = z.object({
+  ...pageQuery,
+  end_user_id: z.string().min(1).max(100).optional(),
+  device_id: z.string().min(1).max(100).optional(),
+  status: z.enum(RECORDING_STATUSES).optional(),
+  recorded_after: isoDateTime.optional(),
+  recorded_before: isoDateTime.optional(),
+});
+export type ListRecordingsQuery = z.infer<typeof listRecordingsQuery>;
+
+export type RecordingError = { code: string; message: string };
+
+/**
+ * Recording of spec 2.7, every field always present. After chunk_count (which the spec
+ * leaves open): consent_obtained, format, codec, sha256 (of the verified original),
+ * error ({code, message} or null), uploaded_at, created_at, updated_at.
+ */
+export type Recording = {
+  id: string;
+  end_user_id: string | null;
+  device_id: string | null;
+  name: string | null;
+  status: RecordingStatus;
+  duration_seconds: number | null;
+  file_size_bytes: number | null;
+  recorded_at: string | null;
+  metadata: Record<string, unknown>;
+  upload_method: (typeof UPLOAD_METHODS)[number] | null;
+  source: (typeof SOURCES)[number];
+  mime_type: string | null;
+  is_streaming: boolean;
+  chunk_count: number;
+  consent_obtained: boolean | null;
+  format: string | null;
+  codec: string | null;
+  sha256: string | null;
+  error: RecordingError | null;
+  uploaded_at: string | null;
+  created_at: string;
+  updated_at: string;
+};

@@ -1,0 +1,198 @@
+import type { Database, SQLQueryBindings } from "bun:sqlite";
+import type { Tenant } from "../../http/credentials";
+import { type Page, type PageRequest, paginate } from "../../http/pagination";
+import type { Recording, RecordingError, RecordingStatus } from "./schema";
+
+/** The upload-complete fields a recording accepted; retries are compared against them. */
+export type Completion = { sha256: string | null; file_size_bytes: number | null; upload_attempt_id: string | null; client_version: string | null };
+
+/** A recording with the storage facts the API never shows. */
+export type StoredRecording = Recording & {
+  /** Exact duration from the probe (the resource shows whole seconds, events the exact number). */
+  duration_exact: number | null;
+  /** The object in deps.storage holding the audio: staged before upload completes, the verified original after. */
+  storage_key: string | null;
+  staged_size: number | null;
+  staged_sha256: string | null;
+  completion: Completion | null;
+  verification: "pending" | null;
+};
+
+type Row = {
+  id: string;
+  project_id: string;
+  mode: string;
+  end_user_id: string | null;
+  device_id: string | null;
+  name: string | null;
+  status: RecordingStatus;
+  duration_seconds: number | null;
+  file_size_bytes: number | null;
+  recorded_at: string | null;
+  metadata: string;
+  consent_obtained: number | null;
+  upload_method: Recording["upload_method"];
+  source: Recording["source"];
+  mime_type: string | null;
+  is_streaming: number;
+  chunk_count: number;
+  format: string | null;
+  codec: string | null;
+  sha256: string | null;
+  error: string | null;
+  storage_key: string | null;
+  staged_size: number | null;
+  staged_sha256: string | null;
+  completion: string | null;
+  verification: "pending" | null;
+  uploaded_at: string | null;
+  created_at: string;
+  updated_at: string;
+};
+
+function toStored(row: Row): StoredRecording {
+  return {
+    id: row.id,
+    end_user_id: row.end_user_id,
+    device_id: row.device_id,
+    name: row.name,
+    status: row.status,
+    duration_seconds: row.duration_seconds === null ? null : Math.round(row.duration_seconds),
+    file_size_bytes: row.file_size_bytes,
+    recorded_at: row.recorded_at,
+    metadata: JSON.parse(row.metadata),
+    upload_method: row.upload_method,
+    source: row.source,
+    mime_type: row.mime_type,
+    is_streaming: row.is_streaming === 1,
+    chunk_count: row.chunk_count,
+    consent_obtained: row.consent_obtained === null ? null : row.consent_obtained === 1,
+    format: row.format,
+    codec: row.codec,
+    sha256: row.sha256,
+    error: row.error ? (JSON.parse(row.error) as RecordingError) : null,
+    uploaded_at: row.uploaded_at,
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+    duration_exact: row.duration_seconds,
+    storage_key: row.storage_key,
+    staged_size: row.staged_size,
+    staged_sha256: row.staged_sha256,
+    completion: row.completion ? (JSON.parse(row.completion) as Completion) : null,
+    verification: row.verification,
+  };
+}
+
+/** The public resource of a stored recording (spec 2.7 and the documented extra fields). */
+export function toRecording(r: StoredRecording): Recording {
+  const { duration_exact: _d, storage_key: _k, staged_size: _s, staged_sha256: _h, completion: _c, verification: _v, ...resource } = r;
+  return resource;
+}
+
+export function insertRecording(db: Database, tenant: Tenant, r: Recording): void {
+  db.query(
+    `INSERT INTO recordings (id, project_id, mode, end_user_id, device_id, name, status, recorded_at, metadata, consent_obtained,
+       upload_method, source, mime_type, created_at, updated_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+  ).run(
+    r.id,
+    tenant.projectId,
+    tenant.mode,
+    r.end_user_id,
+    r.device_id,
+    r.name,
+    r.status,
+    r.recorded_at,
+    JSON.stringify(r.metadata),
+    r.consent_obtained === null ? null : Number(r.consent_obtained),
+    r.upload_method,
+    r.source,
+    r.mime_type,
+    r.created_at,
+    r.updated_at,
+  );
+}
+
+/** A recording of the tenant's project and mode, or null. Other modules use it to load the audio behind a recording. */
+export function findRecording(db: Database, tenant: Tenant, id: string): StoredRecording | null {
+  const row = db.query<Row, [string, string, string]>("SELECT * FROM recordings WHERE id = ? AND project_id = ? AND mode = ?").get(id, tenant.projectId, tenant.mode);
+  return row ? toStored(row) : null;
+}
+
+type Patch = Partial<Omit<Row, "id" | "project_id" | "mode" | "created_at">>;
+
+/** Sets the given columns (and updated_at). JSON columns are passed already serialized. */
+export function updateRecordingRow(db: Database, tenant: Tenant, id: string, patch: Patch, now: Date): void {
+  const entries = Object.entries({ ...patch, updated_at: now.toISOString() });
+  db.query(`UPDATE recordings SET ${entries.map(([k]) => `${k} = ?`).join(", ")} WHERE id = ? AND project_id = ? AND mode = ?`).run(
+    ...(entries.map(([, v]) => v ?? null) as SQLQueryBindings[]),
+    id,
+    tenant.projectId,
+    tenant.mode,
+  );
+}
+
+/** Moves a recording along the processing statuses (the transcription pipeline calls it). */
+export function setRecordingStatus(db: Database, tenant: Tenant, id: string, status: RecordingStatus, now: Date): void {
+  updateRecordingRow(db, tenant, id, { status }, now);
+}
+
+/** Removes the row; transcriptions, summaries, chunks and search rows go with it (ON DELETE CASCADE). */
+export function deleteRecordingRow(db: Database, tenant: Tenant, id: string): void {
+  db.query("DELETE FROM recordings WHERE id = ? AND project_id = ? AND mode = ?").run(id, tenant.projectId, tenant.mode);
+}
+
+export type RecordingFilter = {
+  endUserId?: string | null;
+  deviceId?: string;
+  status?: RecordingStatus;
+  recordedAfter?: string;
+  recordedBefore?: string;
+};
+
+export function listRecordingRows(db: Database, tenant: Tenant, filter: RecordingFilter, page: PageRequest): Page<Recording> {
+  const where = ["project_id = ?", "mode = ?"];
+  const params: SQLQueryBindings[] = [tenant.projectId, tenant.mode];
+  const add = (clause: string, value: SQLQueryBindings | undefined | null) => {
+    if (value === undefined || value === null) return;
+    where.push(clause);
+    params.push(value);
+  };
+  add("end_user_id = ?", filter.endUserId);
+  add("device_id = ?", filter.deviceId);
+  add("status = ?", filter.status);
+  // Timestamps are stored as ISO strings in UTC; normalise the bounds the same way to compare them.
+  add("recorded_at >= ?", filter.recordedAfter && new Date(filter.recordedAfter).toISOString());
+  add("recorded_at < ?", filter.recordedBefore && new Date(filter.recordedBefore).toISOString());
+  return paginate<Row, Recording>(db, { table: "recordings", where, params }, page, (row) => toRecording(toStored(row)));
+}
+
+export type Chunk = { chunk_index: number; storage_key: string; size_bytes: number; sha256: string };
+
+/** Records a received chunk (a re-sent index replaces the earlier one) and returns the key it replaced, if any. */
+export function upsertChunk(db: Database, tenant: Tenant, recordingId: string, chunk: Chunk, now: Date): string | null {
+  const previous = db
+    .query<{ storage_key: string }, [string, number]>("SELECT storage_key FROM recording_chunks WHERE recording_id = ? AND chunk_index = ?")
+    .get(recordingId, chunk.chunk_index);
+  db.query(
+    `INSERT INTO recording_chunks (recording_id, project_id, mode, chunk_index, storage_key, size_bytes, sha256, created_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+     ON CONFLICT (recording_id, chunk_index) DO UPDATE SET storage_key = excluded.storage_key, size_bytes = excluded.size_bytes,
+       sha256 = excluded.sha256, created_at = excluded.created_at`,
+  ).run(recordingId, tenant.projectId, tenant.mode, chunk.chunk_index, chunk.storage_key, chunk.size_bytes, chunk.sha256, now.toISOString());
+  const count = db.query<{ n: number }, [string]>("SELECT COUNT(*) AS n FROM recording_chunks WHERE recording_id = ?").get(recordingId)?.n ?? 0;
+  updateRecordingRow(db, tenant, recordingId, { chunk_count: count, is_streaming: 1, status: "streaming" }, now);
+  return previous && previous.storage_key !== chunk.storage_key ? previous.storage_key : null;
+}
+
+export function listChunks(db: Database, tenant: Tenant, recordingId: string): Chunk[] {
+  return db
+    .query<Chunk, [string, string, string]>(
+      "SELECT chunk_index, storage_key, size_bytes, sha256 FROM recording_chunks WHERE recording_id = ? AND project_id = ? AND mode = ? ORDER BY chunk_index",
+    )
+    .all(recordingId, tenant.projectId, tenant.mode);
+}
+
+export function deleteChunkRows(db: Database, recordingId: string): void {
+  db.query("DELETE FROM recording_chunks WHERE recording_id = ?").run(recordingId);
+}

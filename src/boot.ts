@@ -11,6 +11,7 @@ import { JobQueue } from "./jobs/queue";
 import { createLogger, type Logger } from "./log";
 import { ensureDefaultOrganization } from "./modules/projects/store";
 import { loadServerSecret } from "./server-secret";
+import { createStorage } from "./storage";
 
 /** Opens and migrates the database and builds Deps; shared by `serve` and the other CLI commands. */
 export function buildDeps(config: Config, options: { clock?: Clock; log?: Logger; engines?: Engines } = {}): Deps {
@@ -28,6 +29,7 @@ export function buildDeps(config: Config, options: { clock?: Clock; log?: Logger
     queue: new JobQueue(db, clock, log, config.jobConcurrency),
     rateLimiter: new RateLimiter(config.rateLimit, clock),
     engines: options.engines ?? createEngines(config, log),
+    storage: createStorage(config),
     serverSecret: loadServerSecret(config.dataDir, config.secret),
   };
 }

@@ -5,6 +5,7 @@ import type { Engines } from "./engines";
 import type { RateLimiter } from "./http/rate-limit";
 import type { JobQueue } from "./jobs/queue";
 import type { Logger } from "./log";
+import type { Storage } from "./storage";
 
 /** Everything a module may use, built once at boot (src/main.ts) or per test file (test/helpers.ts). */
 export type Deps = {
@@ -15,6 +16,8 @@ export type Deps = {
   queue: JobQueue;
   rateLimiter: RateLimiter;
   engines: Engines;
+  /** Audio bytes: local disk or S3 (src/storage). */
+  storage: Storage;
   /** Key material for encrypting stored webhook secrets and signing device grants. */
   serverSecret: string;
 };

@@ -1,0 +1,84 @@
+import { createHash, randomBytes } from "node:crypto";
+import { rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { S3Client } from "bun";
+import type { Config } from "../config";
+import { assertSafeKey, type ByteRange, ObjectTooLargeError, type Storage, type WriteResult } from "./storage";
+
+/** The prefix objects live under in the bucket, mirroring <dataDir>/audio on local disk. */
+export const S3_PREFIX = "audio/";
+
+/**
+ * Objects in any S3-compatible store (AWS, MinIO, Ceph, R2) through Bun's S3 client.
+ * Writes stream as a multipart upload, which S3 makes visible only when completed, so a
+ * crash mid-write never leaves a partial object under the key (the bucket should expire
+ * incomplete multipart uploads with a lifecycle rule; see docs/recordings.md).
+ */
+export class S3Storage implements Storage {
+  readonly kind = "s3" as const;
+  readonly client: S3Client;
+
+  constructor(options: NonNullable<Config["s3"]>) {
+    this.client = new S3Client({
+      bucket: options.bucket,
+      endpoint: options.endpoint,
+      region: options.region,
+      accessKeyId: options.accessKeyId,
+      secretAccessKey: options.secretAccessKey,
+    });
+  }
+
+  /** The object key in the bucket for a storage key. */
+  objectKey(key: string): string {
+    assertSafeKey(key);
+    return `${S3_PREFIX}${key}`;
+  }
+
+  async write(key: string, body: AsyncIterable<Uint8Array>, options: { maxBytes?: number } = {}): Promise<WriteResult> {
+    const file = this.client.file(this.objectKey(key));
+    const writer = file.writer({ partSize: 8 * 1024 * 1024, queueSize: 2 });
+    const hash = createHash("sha256");
+    let size = 0;
+    for await (const chunk of body) {
+      size += chunk.byteLength;
+      // Leaving without end() abandons the multipart upload: the key is never written.
+      if (options.maxBytes !== undefined && size > options.maxBytes) throw new ObjectTooLargeError(options.maxBytes);
+      hash.update(chunk);
+      writer.write(chunk);
+      await writer.flush();
+    }
+    await writer.end();
+    return { size, sha256: hash.digest("hex") };
+  }
+
+  async size(key: string): Promise<number | null> {
+    const file = this.client.file(this.objectKey(key));
+    if (!(await file.exists())) return null;
+    return (await file.stat()).size;
+  }
+
+  read(key: string, range?: ByteRange): ReadableStream<Uint8Array> {
+    const file = this.client.file(this.objectKey(key));
+    return (range ? file.slice(range.start, range.end + 1) : file).stream();
+  }
+
+  async remove(key: string): Promise<void> {
+    await this.client.file(this.objectKey(key)).delete();
+  }
+
+  /** Incomplete multipart uploads are the bucket's lifecycle rule's to expire. */
+  async sweepPartial(): Promise<number> {
+    return 0;
+  }
+
+  async withLocalFile<T>(key: string, fn: (path: string) => Promise<T>): Promise<T> {
+    const path = join(tmpdir(), `parley-${randomBytes(8).toString("hex")}`);
+    try {
+      await Bun.write(path, this.client.file(this.objectKey(key)));
+      return await fn(path);
+    } finally {
+      await rm(path, { force: true });
+    }
+  }
+}

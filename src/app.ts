@@ -6,12 +6,14 @@ import { jsonBody } from "./http/json-body";
 import { buildOpenApiDocument } from "./http/openapi";
 import { requestId } from "./http/request-id";
 import { versioning } from "./http/versioning";
+import { configRoutes } from "./modules/config/routes";
 import { dashboardRoutes } from "./modules/dashboard/routes";
+import { devicesRoutes } from "./modules/devices/routes";
 import { endUsersRoutes } from "./modules/end-users/routes";
 
 /** Every /v1 module. Building it has no side effects, so the OpenAPI document can build its own copy. */
 export function apiRoutes(deps: Deps) {
-  return new Elysia({ prefix: "/v1" }).use(endUsersRoutes(deps));
+  return new Elysia({ prefix: "/v1" }).use(endUsersRoutes(deps)).use(devicesRoutes(deps)).use(configRoutes(deps));
 }
 
 /** The whole HTTP surface: cross-cutting plugins first (their hooks only reach routes mounted after them), then modules. */

@@ -1,0 +1,65 @@
+import { z } from "zod";
+import { type DeviceSettings, settingsOverrides } from "../devices/settings";
+
+export const ASK_PROVIDERS = ["llama_cpp", "openai_compatible", "extractive"] as const;
+export const CONFIG_LEVELS = ["organization", "project", "end_user", "device"] as const;
+export type ConfigLevel = (typeof CONFIG_LEVELS)[number];
+
+/**
+ * The overrides one level sets (decisions.md "Configuration"). Absent or null means "not
+ * set here, inherit"; language "auto" sets automatic detection explicitly, which a
+ * nearer level needs to undo a language chosen farther up.
+ */
+export const configBody = z.strictObject({
+  auto_transcribe: z.boolean().nullish(),
+  auto_summarize: z.boolean().nullish(),
+  summary_template: z
+    .string()
+    .regex(/^[a-z0-9][a-z0-9_-]{0,63}$/, "must be 1-64 lowercase letters, digits, '_' or '-'")
+    .nullish(),
+  language: z
+    .string()
+    .regex(/^(auto|[a-z]{2,3}(-[A-Za-z0-9]{2,8})*)$/, "must be 'auto' or a language tag such as en or pt-BR")
+    .nullish(),
+  ask_provider: z.enum(ASK_PROVIDERS).nullish(),
+  settings: settingsOverrides.nullish(),
+});
+export type ConfigBody = z.infer<typeof configBody>;
+
+/** What one level stores: only the keys it sets. */
+export type ConfigOverrides = {
+  auto_transcribe?: boolean;
+  auto_summarize?: boolean;
+  summary_template?: string;
+  language?: string;
+  ask_provider?: (typeof ASK_PROVIDERS)[number];
+  settings?: z.infer<typeof settingsOverrides>;
+};
+
+/** Contract 2: the effective configuration for a recording's end user and device. */
+export type ResolvedConfig = {
+  auto_transcribe: boolean;
+  auto_summarize: boolean;
+  summary_template: string;
+  /** null: detect the language */
+  language: string | null;
+  /** null: the server default provider */
+  ask_provider: string | null;
+  settings: DeviceSettings;
+};
+
+/** GET/PUT /config/...: what this level sets (null = inherited) and what results. */
+export type ConfigLevelView = {
+  level: ConfigLevel;
+  target_id: string;
+  overrides: {
+    auto_transcribe: boolean | null;
+    auto_summarize: boolean | null;
+    summary_template: string | null;
+    language: string | null;
+    ask_provider: string | null;
+    settings: z.infer<typeof settingsOverrides>;
+  };
+  effective: ResolvedConfig;
+  updated_at: string | null;
+};

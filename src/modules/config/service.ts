@@ -1,0 +1,156 @@
+import type { Database } from "bun:sqlite";
+import type { Principal } from "../../http/auth";
+import type { Tenant } from "../../http/credentials";
+import { ApiError } from "../../http/errors";
+import { findEndUser } from "../end-users/store";
+import { resolveSettings } from "../devices/settings";
+import { type DeviceRow, deviceSettingsOverrides, findDeviceRow, updateDeviceFields } from "../devices/store";
+import type { ConfigBody, ConfigLevel, ConfigLevelView, ConfigOverrides, ResolvedConfig } from "./schema";
+import {
+  deleteOrganizationOverrides,
+  deleteOverrides,
+  findOrganizationOverrides,
+  findOverrides,
+  organizationOf,
+  type StoredOverrides,
+  saveOrganizationOverrides,
+  saveOverrides,
+} from "./store";
+
+const DEFAULTS = { auto_transcribe: true, auto_summarize: true, summary_template: "general", language: null, ask_provider: null } as const;
+
+/** Merges levels farthest first: the nearest level that sets a key wins; settings merge deeply. */
+function mergeLevels(levels: (ConfigOverrides | undefined)[]): ResolvedConfig {
+  const pick = <K extends "auto_transcribe" | "auto_summarize" | "summary_template" | "language" | "ask_provider">(key: K) =>
+    levels.reduce<ConfigOverrides[K] | undefined>((acc, level) => (level?.[key] !== undefined ? level[key] : acc), undefined);
+  const language = pick("language");
+  return {
+    auto_transcribe: pick("auto_transcribe") ?? DEFAULTS.auto_transcribe,
+    auto_summarize: pick("auto_summarize") ?? DEFAULTS.auto_summarize,
+    summary_template: pick("summary_template") ?? DEFAULTS.summary_template,
+    language: language === undefined || language === "auto" ? DEFAULTS.language : language,
+    ask_provider: pick("ask_provider") ?? DEFAULTS.ask_provider,
+    settings: resolveSettings(levels.map((l) => l?.settings)),
+  };
+}
+
+/** A device's own level: its settings live on the devices row, the other keys in config_overrides. */
+function deviceLevel(db: Database, tenant: Tenant, device: DeviceRow): StoredOverrides | null {
+  const stored = findOverrides(db, tenant, "device", device.id);
+  const settings = deviceSettingsOverrides(device);
+  const hasSettings = Object.keys(settings).length > 0;
+  if (!stored && !hasSettings) return null;
+  return { overrides: { ...stored?.overrides, ...(hasSettings ? { settings } : {}) }, updated_at: stored?.updated_at ?? device.updated_at };
+}
+
+/**
+ * Contract 2: the effective configuration for a project, optionally narrowed to an end
+ * user and a device (device over end user over project over organization). Without an
+ * endUserId, a device's own bound end user's level applies.
+ */
+export function resolveConfig(db: Database, tenant: Tenant, target: { endUserId?: string | null; deviceId?: string | null } = {}): ResolvedConfig {
+  const device = target.deviceId ? findDeviceRow(db, tenant, target.deviceId) : null;
+  const endUserId = target.endUserId === undefined ? device?.end_user_id : target.endUserId;
+  return mergeLevels([
+    findOrganizationOverrides(db, organizationOf(db, tenant))?.overrides,
+    findOverrides(db, tenant, "project", tenant.projectId)?.overrides,
+    endUserId ? findOverrides(db, tenant, "end_user", endUserId)?.overrides : undefined,
+    device ? deviceLevel(db, tenant, device)?.overrides : undefined,
+  ]);
+}
+
+/** A level and the thing it configures; `id` is ignored for organization and project. */
+export type ConfigTarget = { level: ConfigLevel; id?: string };
+
+type Located = { level: ConfigLevel; targetId: string; stored: StoredOverrides | null; effective: ResolvedConfig; device: DeviceRow | null };
+
+/** Loads a level: 404 for an unknown end user or device of the tenant. */
+function locate(db: Database, tenant: Tenant, target: ConfigTarget): Located {
+  if (target.level === "organization") {
+    const org = organizationOf(db, tenant);
+    const stored = findOrganizationOverrides(db, org);
+    return { level: "organization", targetId: org, stored, effective: mergeLevels([stored?.overrides]), device: null };
+  }
+  if (target.level === "project") {
+    const stored = findOverrides(db, tenant, "project", tenant.projectId);
+    return { level: "project", targetId: tenant.projectId, stored, effective: resolveConfig(db, tenant, { endUserId: null }), device: null };
+  }
+  const id = target.id ?? "";
+  if (target.level === "end_user") {
+    if (!findEndUser(db, tenant, id)) throw new ApiError("not_found", "End user not found", { param: "id" });
+    return { level: "end_user", targetId: id, stored: findOverrides(db, tenant, "end_user", id), effective: resolveConfig(db, tenant, { endUserId: id }), device: null };
+  }
+  const device = findDeviceRow(db, tenant, id);
+  if (!device) throw new ApiError("not_found", "Device not found", { param: "id" });
+  return { level: "device", targetId: id, stored: deviceLevel(db, tenant, device), effective: resolveConfig(db, tenant, { deviceId: id }), device };
+}
+
+function view(located: Located): ConfigLevelView {
+  const o = located.stored?.overrides ?? {};
+  return {
+    level: located.level,
+    target_id: located.targetId,
+    overrides: {
+      auto_transcribe: o.auto_transcribe ?? null,
+      auto_summarize: o.auto_summarize ?? null,
+      summary_template: o.summary_template ?? null,
+      language: o.language ?? null,
+      ask_provider: o.ask_provider ?? null,
+      settings: o.settings ?? {},
+    },
+    effective: located.effective,
+    updated_at: located.stored?.updated_at ?? null,
+  };
+}
+
+/** Keeps only the keys a body sets (null means "inherit", so it is dropped too). */
+export function toOverrides(body: ConfigBody): ConfigOverrides {
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(body)) if (value !== null && value !== undefined) out[key] = value;
+  return out as ConfigOverrides;
+}
+
+function save(db: Database, tenant: Tenant, located: Located, overrides: ConfigOverrides | null, now: string): void {
+  if (located.level === "organization") {
+    if (overrides) saveOrganizationOverrides(db, located.targetId, overrides, now);
+    else deleteOrganizationOverrides(db, located.targetId);
+    return;
+  }
+  if (located.level === "device") {
+    const { settings, ...rest } = overrides ?? {};
+    updateDeviceFields(db, tenant, located.targetId, { settings: JSON.stringify(settings ?? {}) }, now);
+    if (overrides) saveOverrides(db, tenant, "device", located.targetId, rest, now);
+    else deleteOverrides(db, tenant, "device", located.targetId);
+    return;
+  }
+  if (overrides) saveOverrides(db, tenant, located.level, located.targetId, overrides, now);
+  else deleteOverrides(db, tenant, located.level, located.targetId);
+}
+
+export function readConfigLevel(db: Database, tenant: Tenant, target: ConfigTarget): ConfigLevelView {
+  return view(locate(db, tenant, target));
+}
+
+/** Replaces a level's overrides with `overrides` (PUT), or removes them all (null: DELETE). */
+export function writeConfigLevel(db: Database, tenant: Tenant, target: ConfigTarget, overrides: ConfigOverrides | null, now: Date): ConfigLevelView {
+  return db.transaction(() => {
+    save(db, tenant, locate(db, tenant, target), overrides, now.toISOString());
+    return view(locate(db, tenant, target));
+  })();
+}
+
+/**
+ * What an API key may touch: an end-user-scoped key reaches only its own end user's
+ * level and the devices bound to it, and reads (never writes) the shared levels above.
+ */
+export function authorizeConfigTarget(db: Database, principal: Principal, target: ConfigTarget, write: boolean): void {
+  if (!principal.endUserId) return;
+  if (target.level === "organization" || target.level === "project") {
+    if (write) throw new ApiError("forbidden", "An end-user-scoped key cannot change shared configuration.");
+    return;
+  }
+  const owner = target.level === "end_user" ? target.id : findDeviceRow(db, principal, target.id ?? "")?.end_user_id;
+  if (owner !== principal.endUserId) {
+    throw new ApiError("not_found", target.level === "end_user" ? "End user not found" : "Device not found", { param: "id" });
+  }
+}

@@ -1,0 +1,191 @@
+import type { Database } from "bun:sqlite";
+import type { Principal } from "../../http/auth";
+import { issueCredential, revokeDeviceCredentials, type Tenant } from "../../http/credentials";
+import { ApiError } from "../../http/errors";
+import type { Page } from "../../http/pagination";
+import { newId } from "../../ids";
+import { resolveConfig } from "../config/service";
+import { findEndUser } from "../end-users/store";
+import type { CreateDeviceBody, Device, DeviceState, ListDevicesQuery, UpdateDeviceBody } from "./schema";
+import { CAPABILITY } from "./schema";
+import { mergeSettings } from "./settings";
+import { type DeviceRow, deviceSettingsOverrides, findDeviceBySerial, findDeviceRow, insertDevice, listDeviceRows, toDevice, toDeviceState, updateDeviceFields } from "./store";
+
+/** A row as the API shows it: settings resolved through the configuration hierarchy. */
+export function presentDevice(db: Database, tenant: Tenant, row: DeviceRow): Device {
+  return toDevice(row, resolveConfig(db, tenant, { deviceId: row.id }).settings);
+}
+
+/**
+ * The device row a caller may see: the tenant's, not deleted, and for an end-user-scoped
+ * key only a device bound to that end user. 404 "Device not found" otherwise (spec 4.2).
+ */
+export function loadDeviceRow(db: Database, principal: Principal, id: string): DeviceRow {
+  const row = findDeviceRow(db, principal, id);
+  if (!row || (principal.endUserId && row.end_user_id !== principal.endUserId)) {
+    throw new ApiError("not_found", "Device not found", { param: "id" });
+  }
+  return row;
+}
+
+/** Device tokens reach only their own device (spec 5 rule 4): call after authorize() on the five device-token routes. */
+export function confineToDevice(principal: Principal, deviceId: string): void {
+  if (principal.kind === "device" && principal.deviceId !== deviceId) {
+    throw new ApiError("forbidden", "This device token belongs to another device.");
+  }
+}
+
+export function createDevice(db: Database, principal: Principal, body: CreateDeviceBody, now: Date): Device {
+  if (principal.endUserId) throw new ApiError("forbidden", "An end-user-scoped key cannot register devices.");
+  const at = now.toISOString();
+  return db.transaction(() => {
+    const holder = findDeviceBySerial(db, principal, body.serial_number);
+    if (holder) {
+      const why = holder.deleted_at ? " (by a deleted device: serial numbers are reserved for life)" : "";
+      throw new ApiError("resource_already_exists", `Serial number ${body.serial_number} is already registered${why}.`, { param: "serial_number" });
+    }
+    const id = newId("dev_", now.getTime());
+    insertDevice(db, principal, {
+      id,
+      serial_number: body.serial_number,
+      name: body.name ?? null,
+      model: body.model,
+      firmware_version: body.firmware_version ?? null,
+      mac_address: body.mac_address?.toUpperCase().replaceAll("-", ":") ?? null,
+      capabilities: body.capabilities ?? CAPABILITY.BLE,
+      metadata: JSON.stringify(body.metadata ?? {}),
+      created_at: at,
+    });
+    return presentDevice(db, principal, loadDeviceRow(db, principal, id));
+  })();
+}
+
+export function getDevice(db: Database, principal: Principal, id: string): Device {
+  return presentDevice(db, principal, loadDeviceRow(db, principal, id));
+}
+
+export function listDevices(db: Database, principal: Principal, query: ListDevicesQuery): Page<Device> {
+  if (principal.endUserId && query.end_user_id && query.end_user_id !== principal.endUserId) {
+    throw new ApiError("forbidden", "This key is scoped to another end user.", { param: "end_user_id" });
+  }
+  const filter = { serialNumber: query.serial_number, status: query.status, model: query.model, endUserId: principal.endUserId ?? query.end_user_id };
+  const page = listDeviceRows(db, principal, filter, { limit: query.limit, cursor: query.cursor });
+  return { ...page, data: page.data.map((row) => presentDevice(db, principal, row)) };
+}
+
+/** PATCH (spec 4.2): absent fields kept; settings deep-merged into the device's own overrides. */
+export function updateDevice(db: Database, principal: Principal, id: string, body: UpdateDeviceBody, now: Date): Device {
+  return db.transaction(() => {
+    const row = loadDeviceRow(db, principal, id);
+    const settings = body.settings ? JSON.stringify(mergeSettings(deviceSettingsOverrides(row), body.settings)) : undefined;
+    updateDeviceFields(
+      db,
+      principal,
+      id,
+      { firmware_version: body.firmware_version, metadata: body.metadata && JSON.stringify(body.metadata), settings },
+      now.toISOString(),
+    );
+    return getDevice(db, principal, id);
+  })();
+}
+
+/** Soft delete: the row stays so its serial number remains reserved; its tokens stop working. */
+export function deleteDevice(db: Database, principal: Principal, id: string, now: Date): void {
+  if (principal.endUserId) throw new ApiError("forbidden", "An end-user-scoped key cannot delete devices.");
+  db.transaction(() => {
+    loadDeviceRow(db, principal, id);
+    revokeDeviceCredentials(db, id, now);
+    updateDeviceFields(db, principal, id, { deleted_at: now.toISOString(), status: "unbound", end_user_id: null, bound_at: null }, now.toISOString());
+  })();
+}
+
+export function getDeviceState(db: Database, principal: Principal, id: string): DeviceState {
+  return toDeviceState(loadDeviceRow(db, principal, id));
+}
+
+/** Spec 3.1 unbound -> bound: issues the device token, shown only in this response. */
+export function bindDevice(db: Database, principal: Principal, id: string, endUserId: string, now: Date): { device: Device; device_token: string } {
+  if (principal.endUserId && principal.endUserId !== endUserId) {
+    throw new ApiError("forbidden", "This key is scoped to another end user.", { param: "end_user_id" });
+  }
+  return db.transaction(() => {
+    const row = loadDeviceRow(db, principal, id);
+    const user = findEndUser(db, principal, endUserId);
+    if (!user) throw new ApiError("not_found", "End user not found", { param: "end_user_id" });
+    if (user.deleted_at) throw new ApiError("resource_conflict", `End user ${endUserId} is deleted.`, { param: "end_user_id" });
+    if (row.status === "bound") {
+      throw new ApiError("resource_conflict", `Device is already bound to ${row.end_user_id}; unbind it first.`);
+    }
+    updateDeviceFields(db, principal, id, { status: "bound", end_user_id: endUserId, bound_at: now.toISOString() }, now.toISOString());
+    const { token } = issueCredential(db, { ...tenantOf(principal), kind: "device", deviceId: id, endUserId, now });
+    return { device: getDevice(db, principal, id), device_token: token };
+  })();
+}
+
+/** Spec 3.1 bound -> unbound: the device token is revoked, end_user_id becomes null. */
+export function unbindDevice(db: Database, principal: Principal, id: string, now: Date): Device {
+  return db.transaction(() => {
+    const row = loadDeviceRow(db, principal, id);
+    if (row.status !== "bound") throw new ApiError("bad_request", "Device is not bound.");
+    revokeDeviceCredentials(db, id, now);
+    updateDeviceFields(db, principal, id, { status: "unbound", end_user_id: null, bound_at: null }, now.toISOString());
+    return presentDevice(db, principal, findDeviceRow(db, principal, id) as DeviceRow);
+  })();
+}
+
+/** Rotates the calling device token: a new one is returned and every older one stops working. */
+export function refreshDeviceToken(db: Database, principal: Principal, id: string, now: Date): { device_token: string } {
+  if (principal.kind !== "device") throw new ApiError("forbidden", "Only a device token can refresh itself; rebind to issue a new one.");
+  confineToDevice(principal, id);
+  return db.transaction(() => {
+    const row = findDeviceRow(db, principal, id);
+    // A live device token implies a bound device; this guards against a row changed underneath.
+    if (!row || row.status !== "bound" || !row.end_user_id) throw new ApiError("unauthorized", "The credential is invalid, expired or revoked.");
+    revokeDeviceCredentials(db, id, now);
+    const { token } = issueCredential(db, { ...tenantOf(principal), kind: "device", deviceId: id, endUserId: row.end_user_id, now });
+    return { device_token: token };
+  })();
+}
+
+function tenantOf(principal: Principal): Tenant {
+  return { projectId: principal.projectId, mode: principal.mode };
+}
+
+/** spec 2.5: a device is online while its last heartbeat is under 15 minutes old. */
+const ONLINE_MS = 15 * 60 * 1000;
+const NETWORK_OF_CHANNEL = { wifi: "wifi", cellular: "4g", bluetooth: "ble" } as const;
+
+/** GET /devices/{id}/settings (spec 4.2): the upload, audio and power settings plus what the device last reported. */
+export function getDeviceSettingsView(db: Database, principal: Principal, id: string, now: Date) {
+  const row = loadDeviceRow(db, principal, id);
+  const { upload, audio, power } = presentDevice(db, principal, row).settings;
+  const online = row.last_heartbeat_at !== null && now.getTime() - Date.parse(row.last_heartbeat_at) < ONLINE_MS;
+  return {
+    device_id: row.id,
+    settings: {
+      upload: {
+        mode: upload.mode,
+        streaming_enabled: upload.streaming_enabled,
+        upload_delay_minutes: upload.upload_delay_minutes,
+        daily_data_limit_mb: upload.daily_data_limit_mb,
+        allow_roaming: upload.allow_roaming,
+        pause_on_low_battery: upload.pause_on_low_battery,
+        // Always the object 4.2 shows; a window never set reads as disabled with no times.
+        off_peak_hours: upload.off_peak_hours ?? { enabled: false, start: null, end: null, timezone: null },
+      },
+      audio,
+      power,
+    },
+    current_status: {
+      network_type: online && row.last_seen_by ? NETWORK_OF_CHANNEL[row.last_seen_by] : "offline",
+      signal_strength_dbm: row.signal_strength_dbm,
+      // Heartbeats (decisions.md) report neither roaming nor data use, so these stay unknown.
+      is_roaming: null,
+      data_used_today_mb: null,
+      battery_percent: row.battery_percent,
+      storage_used_mb: row.storage_used_mb,
+      storage_total_mb: row.storage_total_mb,
+    },
+    updated_at: row.updated_at,
+  };
+}

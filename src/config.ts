@@ -41,6 +41,8 @@ const envSchema = z.object({
   PARLEY_OPENAI_API_KEY: z.string().optional(),
   PARLEY_OPENAI_MODEL: z.string().optional(),
   PARLEY_JOB_CONCURRENCY: z.coerce.number().int().min(1).default(2),
+  PARLEY_PROCESSING_MIN_SECONDS: z.coerce.number().positive().default(120),
+  PARLEY_PROCESSING_TIME_FACTOR: z.coerce.number().min(0).default(3),
   PARLEY_SECRET: z.string().min(32).optional(),
 });
 
@@ -60,6 +62,8 @@ export type Config = Readonly<{
   models: { mirror: string; whisper: string; llm: string; embedding: string };
   ask: { defaultProvider: "llama_cpp" | "openai_compatible" | "extractive"; openai: { baseUrl?: string; apiKey?: string; model?: string } };
   jobConcurrency: number;
+  /** A transcription or summary job may take minSeconds plus timeFactor x the audio length before it fails with timeout. */
+  processing: { minSeconds: number; timeFactor: number };
   /** Server secret for encrypting webhook secrets and signing grants; generated into the data dir when unset. */
   secret?: string;
 }>;
@@ -114,6 +118,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       openai: { baseUrl: e.PARLEY_OPENAI_BASE_URL, apiKey: e.PARLEY_OPENAI_API_KEY, model: e.PARLEY_OPENAI_MODEL },
     },
     jobConcurrency: e.PARLEY_JOB_CONCURRENCY,
+    processing: { minSeconds: e.PARLEY_PROCESSING_MIN_SECONDS, timeFactor: e.PARLEY_PROCESSING_TIME_FACTOR },
     secret: e.PARLEY_SECRET,
   });
 }

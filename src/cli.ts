@@ -5,6 +5,7 @@ import { ConfigError, loadConfig } from "./config";
 import type { Config } from "./config";
 import type { Deps } from "./deps";
 import { ApiError } from "./http/errors";
+import { configCommand } from "./modules/config/cli";
 import { keysCommand } from "./modules/keys/cli";
 import { orgCommand, projectsCommand } from "./modules/projects/cli";
 
@@ -16,6 +17,7 @@ const COMMANDS: Record<string, Command> = {
   projects: projectsCommand,
   keys: keysCommand,
   org: orgCommand,
+  config: configCommand,
 };
 
 /** Commands that need no database (they talk to a server, or only to files). */
@@ -27,6 +29,7 @@ usage: parley [serve]                 start the appliance (default)
        parley projects create NAME    make a project
        parley keys create|list|revoke manage API keys
        parley org update --plan P     standard or enterprise (device events)
+       parley config get|set|unset    configuration at organization, project, end-user or device level
 
 Configuration comes from PARLEY_* environment variables (see README).`;
 

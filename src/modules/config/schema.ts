@@ -57,7 +57,7 @@ export type ConfigLevelView = {
     auto_summarize: boolean | null;
     summary_template: string | null;
     language: string | null;
-    ask_provider: string | null;
+    ask_provider: (typeof ASK_PROVIDERS)[number] | null;
     settings: z.infer<typeof settingsOverrides>;
   };
   effective: ResolvedConfig;

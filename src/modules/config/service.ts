@@ -64,13 +64,14 @@ export type ConfigTarget = { level: ConfigLevel; id?: string };
 
 type Located = { level: ConfigLevel; targetId: string; stored: StoredOverrides | null; effective: ResolvedConfig; device: DeviceRow | null };
 
+function locateOrganization(db: Database, organizationId: string): Located {
+  const stored = findOrganizationOverrides(db, organizationId);
+  return { level: "organization", targetId: organizationId, stored, effective: mergeLevels([stored?.overrides]), device: null };
+}
+
 /** Loads a level: 404 for an unknown end user or device of the tenant. */
 function locate(db: Database, tenant: Tenant, target: ConfigTarget): Located {
-  if (target.level === "organization") {
-    const org = organizationOf(db, tenant);
-    const stored = findOrganizationOverrides(db, org);
-    return { level: "organization", targetId: org, stored, effective: mergeLevels([stored?.overrides]), device: null };
-  }
+  if (target.level === "organization") return locateOrganization(db, organizationOf(db, tenant));
   if (target.level === "project") {
     const stored = findOverrides(db, tenant, "project", tenant.projectId);
     return { level: "project", targetId: tenant.projectId, stored, effective: resolveConfig(db, tenant, { endUserId: null }), device: null };
@@ -111,11 +112,7 @@ export function toOverrides(body: ConfigBody): ConfigOverrides {
 }
 
 function save(db: Database, tenant: Tenant, located: Located, overrides: ConfigOverrides | null, now: string): void {
-  if (located.level === "organization") {
-    if (overrides) saveOrganizationOverrides(db, located.targetId, overrides, now);
-    else deleteOrganizationOverrides(db, located.targetId);
-    return;
-  }
+  if (located.level === "organization") throw new Error("the organization level is written with writeOrganizationConfig");
   if (located.level === "device") {
     const { settings, ...rest } = overrides ?? {};
     updateDeviceFields(db, tenant, located.targetId, { settings: JSON.stringify(settings ?? {}) }, now);
@@ -134,9 +131,25 @@ export function readConfigLevel(db: Database, tenant: Tenant, target: ConfigTarg
 /** Replaces a level's overrides with `overrides` (PUT), or removes them all (null: DELETE). */
 export function writeConfigLevel(db: Database, tenant: Tenant, target: ConfigTarget, overrides: ConfigOverrides | null, now: Date): ConfigLevelView {
   return db.transaction(() => {
-    save(db, tenant, locate(db, tenant, target), overrides, now.toISOString());
+    const located = locate(db, tenant, target);
+    // A deleted end user is read-only (decisions.md), its configuration included.
+    if (located.level === "end_user" && findEndUser(db, tenant, located.targetId)?.deleted_at) {
+      throw new ApiError("resource_conflict", `End user ${located.targetId} is deleted and read-only.`);
+    }
+    save(db, tenant, located, overrides, now.toISOString());
     return view(locate(db, tenant, target));
   })();
+}
+
+/** The organization level, which has no project or mode (the CLI writes it; the API only reads it). */
+export function readOrganizationConfig(db: Database, organizationId: string): ConfigLevelView {
+  return view(locateOrganization(db, organizationId));
+}
+
+export function writeOrganizationConfig(db: Database, organizationId: string, overrides: ConfigOverrides | null, now: Date): ConfigLevelView {
+  if (overrides) saveOrganizationOverrides(db, organizationId, overrides, now.toISOString());
+  else deleteOrganizationOverrides(db, organizationId);
+  return readOrganizationConfig(db, organizationId);
 }
 
 /**

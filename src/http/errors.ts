@@ -21,6 +21,7 @@ export const ERROR_STATUS = {
   transcription_not_ready: 409,
   payload_too_large: 413,
   transcript_too_large: 413,
+  range_not_satisfiable: 416,
   validation_error: 422,
   upload_verification_pending: 425,
   rate_limited: 429,

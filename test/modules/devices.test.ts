@@ -112,17 +112,147 @@ describe("devices: create, get, list", () => {
   });
 });
 
-describe("devices: binding (spec 3.1)", () => {
-  test("bind issues a dtok_ token once; unbind revokes it; unbind again is 400", async () => {
-    const { device, token, user } = await boundDevice();
-    expect(token).toMatch(/^dtok_/);
-    expect(device).toMatchObject({ status: "bound", end_user_id: user.id });
-    expect((await t.call("POST", `/v1/devices/${device.id}/token/refresh`, { key: token })).status).toBe(200);
-    const unbound = await t.call("POST", `/v1/devices/${device.id}/unbind`, { key: acme.test });
-    expect(unbound.status).toBe(200);
-    expect(unbound.body).toMatchObject({ status: "unbound", end_user_id: null });
-    const again = await t.call("POST", `/v1/devices/${device.id}/unbind`, { key: acme.test });
-    expect(again.status).toBe(400);
-    expect(again.body.error.code).toBe("bad_request");
+describe("devices: PATCH", () => {
+  test("updates firmware_version and metadata; settings deep-merge, unspecified nested fields unchanged", async () => {
+    const d = await newDevice();
+    const first = await t.call("PATCH", `/v1/devices/${d.id}`, {
+      key: acme.test,
+      body: { firmware_version: "2.0.0", metadata: { a: 1 }, settings: { connection: { power_management: { wifi_idle_timeout_seconds: 600 } }, upload: { streaming_chunk_kb: 512 } } },
+    });
+    expect(first.status).toBe(200);
+    expect(first.body).toMatchObject({ firmware_version: "2.0.0", metadata: { a: 1 } });
+    expect(first.body.settings.connection.power_management).toEqual({ wifi_idle_timeout_seconds: 600, cellular_idle_timeout_seconds: 180 });
+    const second = await t.call("PATCH", `/v1/devices/${d.id}`, {
+      key: acme.test,
+      body: { settings: { connection: { power_management: { cellular_idle_timeout_seconds: -1 }, enabled_connections: { cellular: false } } } },
+    });
+    expect(second.body.firmware_version).toBe("2.0.0");
+    expect(second.body.settings.connection.power_management).toEqual({ wifi_idle_timeout_seconds: 600, cellular_idle_timeout_seconds: -1 });
+    expect(second.body.settings.connection.enabled_connections).toEqual({ wifi: true, cellular: false });
+    expect(second.body.settings.upload.streaming_chunk_kb).toBe(512);
+    expect((await t.call("GET", `/v1/devices/${d.id}`, { key: acme.test })).body.settings).toEqual(second.body.settings);
+  });
+
+  test("off_peak_hours: a partial window is completed; null switches it off", async () => {
+    const d = await newDevice();
+    const on = await t.call("PATCH", `/v1/devices/${d.id}`, { key: acme.test, body: { settings: { upload: { off_peak_hours: { enabled: true, timezone: "Europe/Paris" } } } } });
+    expect(on.body.settings.upload.off_peak_hours).toEqual({ enabled: true, start: "00:00", end: "06:00", timezone: "Europe/Paris" });
+    const moved = await t.call("PATCH", `/v1/devices/${d.id}`, { key: acme.test, body: { settings: { upload: { off_peak_hours: { start: "22:30" } } } } });
+    expect(moved.body.settings.upload.off_peak_hours).toEqual({ enabled: true, start: "22:30", end: "06:00", timezone: "Europe/Paris" });
+    const off = await t.call("PATCH", `/v1/devices/${d.id}`, { key: acme.test, body: { settings: { upload: { off_peak_hours: null } } } });
+    expect(off.body.settings.upload.off_peak_hours).toBeNull();
+  });
+
+  test("unknown device is 404 'Device not found'; audio/power are not PATCH fields (422)", async () => {
+    const r = await t.call("PATCH", "/v1/devices/dev_nope", { key: acme.test, body: { metadata: {} } });
+    expect(r.status).toBe(404);
+    expect(r.body.error).toMatchObject({ code: "not_found", message: "Device not found" });
+    const d = await newDevice();
+    const audio = await t.call("PATCH", `/v1/devices/${d.id}`, { key: acme.test, body: { settings: { audio: { codec: "aac" } } } });
+    expect(audio.status).toBe(422);
+    expect(audio.body.error.code).toBe("validation_error");
+  });
+});
+
+describe("devices: DELETE (soft)", () => {
+  test("a deleted device is gone from reads, its serial stays reserved and its token stops working", async () => {
+    const { device, token } = await boundDevice();
+    const del = await t.call("DELETE", `/v1/devices/${device.id}`, { key: acme.test });
+    expect(del.status).toBe(204);
+    expect((await t.call("GET", `/v1/devices/${device.id}`, { key: acme.test })).status).toBe(404);
+    expect((await t.call("GET", `/v1/devices?serial_number=${device.serial_number}`, { key: acme.test })).body.data).toEqual([]);
+    const reuse = await t.call("POST", "/v1/devices", { key: acme.test, body: { serial_number: device.serial_number, model: "parley_pin" } });
+    expect(reuse.status).toBe(409);
+    expect(reuse.body.error.code).toBe("resource_already_exists");
+    expect((await t.call("POST", `/v1/devices/${device.id}/token/refresh`, { key: token })).status).toBe(401);
+    expect((await t.call("DELETE", `/v1/devices/${device.id}`, { key: acme.test })).status).toBe(404);
+  });
+});
+
+/** Stands in for the heartbeat module, which owns these columns' writes. */
+function reportHeartbeat(id: string, at: string, channel: "wifi" | "cellular" | "bluetooth") {
+  t.deps.db
+    .query(
+      `UPDATE devices SET battery_percent = 77, storage_used_mb = 10, storage_total_mb = 4096, signal_strength_dbm = -60,
+       last_heartbeat_at = ?, last_seen_by = ?, last_synced_at = ?, last_synced_by = ?, recording_state = ? WHERE id = ?`,
+    )
+    .run(at, channel, at, channel, JSON.stringify({ device_state: "recording", flags: 9 }), id);
+}
+
+describe("devices: GET /state and GET /settings (spec 4.2)", () => {
+  test("state before any heartbeat: every field present, null", async () => {
+    const d = await newDevice();
+    const r = await t.call("GET", `/v1/devices/${d.id}/state`, { key: acme.test });
+    expect(r.status).toBe(200);
+    expect(r.body).toEqual({
+      device_id: d.id,
+      recording_state: null,
+      battery_percent: null,
+      storage_used_mb: null,
+      storage_total_mb: null,
+      last_heartbeat_at: null,
+      last_synced_at: null,
+      last_seen_by: null,
+      last_synced_by: null,
+    });
+  });
+
+  test("state after a heartbeat forwards recording_state verbatim", async () => {
+    const d = await newDevice();
+    const at = t.clock.now().toISOString();
+    reportHeartbeat(d.id, at, "cellular");
+    const r = await t.call("GET", `/v1/devices/${d.id}/state`, { key: acme.test });
+    expect(r.body).toEqual({
+      device_id: d.id,
+      recording_state: { device_state: "recording", flags: 9 },
+      battery_percent: 77,
+      storage_used_mb: 10,
+      storage_total_mb: 4096,
+      last_heartbeat_at: at,
+      last_synced_at: at,
+      last_seen_by: "cellular",
+      last_synced_by: "cellular",
+    });
+    expect((await t.call("GET", "/v1/devices/dev_nope/state", { key: acme.test })).status).toBe(404);
+  });
+
+  test("settings view: upload/audio/power with defaults, and current_status from the last contact", async () => {
+    const d = await newDevice();
+    const before = await t.call("GET", `/v1/devices/${d.id}/settings`, { key: acme.test });
+    expect(before.status).toBe(200);
+    expect(before.body).toEqual({
+      device_id: d.id,
+      settings: {
+        upload: {
+          mode: "auto",
+          streaming_enabled: false,
+          upload_delay_minutes: 0,
+          daily_data_limit_mb: 0,
+          allow_roaming: false,
+          pause_on_low_battery: true,
+          off_peak_hours: { enabled: false, start: null, end: null, timezone: null },
+        },
+        audio: { codec: "opus", sample_rate_khz: 16, bitrate_kbps: 32 },
+        power: { auto_sleep_minutes: 30, low_battery_threshold_percent: 20 },
+      },
+      current_status: {
+        network_type: "offline",
+        signal_strength_dbm: null,
+        is_roaming: null,
+        data_used_today_mb: null,
+        battery_percent: null,
+        storage_used_mb: null,
+        storage_total_mb: null,
+      },
+      updated_at: d.updated_at,
+    });
+    reportHeartbeat(d.id, t.clock.now().toISOString(), "cellular");
+    const live = (await t.call("GET", `/v1/devices/${d.id}/settings`, { key: acme.test })).body;
+    expect(live.current_status).toMatchObject({ network_type: "4g", signal_strength_dbm: -60, battery_percent: 77 });
+    reportHeartbeat(d.id, t.clock.now().toISOString(), "bluetooth");
+    expect((await t.call("GET", `/v1/devices/${d.id}/settings`, { key: acme.test })).body.current_status.network_type).toBe("ble");
+    t.clock.advance(15 * 60 * 1000);
+    expect((await t.call("GET", `/v1/devices/${d.id}/settings`, { key: acme.test })).body.current_status.network_type).toBe("offline");
+    expect((await t.call("GET", "/v1/devices/dev_nope/settings", { key: acme.test })).status).toBe(404);
   });
 });

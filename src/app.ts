@@ -10,6 +10,7 @@ import { configRoutes } from "./modules/config/routes";
 import { dashboardRoutes } from "./modules/dashboard/routes";
 import { devicesRoutes } from "./modules/devices/routes";
 import { endUsersRoutes } from "./modules/end-users/routes";
+import { searchRoutes } from "./modules/search/routes";
 
 /** Every /v1 module. Building it has no side effects, so the OpenAPI document can build its own copy. */
 export function apiRoutes(deps: Deps) {

@@ -1,0 +1,109 @@
+import type { Deps } from "../../deps";
+import type { Tenant } from "../../http/credentials";
+import { type Job, PermanentJobError } from "../../jobs/queue";
+import type { PeriodicTask } from "../../jobs/scheduler";
+import { MissingModelError } from "../../engines/missing-model";
+import { findRecording } from "../recordings/store";
+import { findTranscription, latestCompletedTranscription } from "../transcriptions/store";
+import { chunkSegments } from "./chunking";
+import { adoptIndexModel, countPendingChunks, type IndexState, pendingChunks, readIndexState, rebuildVectorTable, replaceRecordingChunks, storeVectors } from "./store";
+
+/** Enqueued by the pipeline (contract 4) in the transaction that completes a transcription. */
+export const INDEX_TRANSCRIPTION_JOB = "search.index_transcription";
+/** Embeds every chunk that lacks a vector of the current index generation (after a model change, or a model installed late). */
+export const REINDEX_JOB = "search.reindex";
+
+export type IndexTranscriptionPayload = { project_id: string; mode: Tenant["mode"]; transcription_id: string };
+
+type IndexDeps = Pick<Deps, "db" | "clock" | "queue" | "log" | "engines">;
+
+const EMBED_BATCH = 32;
+
+/**
+ * Compares the embedder with the vector index (immich's check at start). Another model
+ * or dimension rebuilds the vector table empty and queues the durable re-index; chunks
+ * stay keyword-searchable meanwhile. Throws MissingModelError when no model is installed.
+ */
+export async function ensureIndexCurrent(deps: IndexDeps): Promise<IndexState> {
+  const { embedder } = deps.engines;
+  const dimension = await embedder.dimension();
+  const state = readIndexState(deps.db);
+  if (state.model === embedder.model && state.dimension === dimension) return state;
+  const now = deps.clock.now();
+  deps.db.transaction(() => {
+    if (state.model === null && state.dimension === dimension) adoptIndexModel(deps.db, embedder.model, now);
+    else rebuildVectorTable(deps.db, embedder.model, dimension, now);
+  })();
+  const next = readIndexState(deps.db);
+  if (next.generation !== state.generation) {
+    deps.log.info("search index rebuilt for a new embedding model", { from: state.model, to: embedder.model, dimension });
+    deps.queue.enqueue(REINDEX_JOB, {}, { dedupeKey: REINDEX_JOB });
+  }
+  return next;
+}
+
+/** Embeds pending chunks (of one recording, or all) in batches; returns how many got vectors. */
+async function embedPending(deps: IndexDeps, recordingId?: string): Promise<number> {
+  let done = 0;
+  for (;;) {
+    const state = await ensureIndexCurrent(deps);
+    const batch = pendingChunks(deps.db, state.generation, EMBED_BATCH, recordingId);
+    if (batch.length === 0) return done;
+    const vectors = await deps.engines.embedder.embed(batch.map((c) => c.text));
+    // A re-index started meanwhile: loop, and the next pass uses the new table.
+    if (storeVectors(deps.db, batch, vectors, state.generation)) done += batch.length;
+  }
+}
+
+/**
+ * Chunks a completed transcription and indexes it. Idempotent: it replaces the recording's
+ * chunks, and skips a transcription that is gone or superseded by a newer completed one.
+ * The chunks are stored before embedding, so keyword search works even without a model.
+ */
+export async function indexTranscription(deps: IndexDeps, payload: IndexTranscriptionPayload): Promise<void> {
+  const tenant: Tenant = { projectId: payload.project_id, mode: payload.mode };
+  const transcription = findTranscription(deps.db, tenant, payload.transcription_id);
+  if (!transcription || transcription.status !== "completed") return;
+  if (latestCompletedTranscription(deps.db, tenant, transcription.recording_id)?.id !== transcription.id) return;
+  const recording = findRecording(deps.db, tenant, transcription.recording_id);
+  if (!recording) return;
+  const owner = { recordingId: recording.id, transcriptionId: transcription.id, endUserId: recording.end_user_id, recordedAt: recording.recorded_at };
+  deps.db.transaction(() => replaceRecordingChunks(deps.db, tenant, owner, chunkSegments(transcription.segments), deps.clock.now()))();
+  try {
+    await embedPending(deps, recording.id);
+  } catch (err) {
+    if (!(err instanceof MissingModelError)) throw err;
+    // Keyword search already works; the periodic check embeds these once a model is installed.
+    deps.log.warn("transcript indexed for keywords only: no embedding model", { transcription_id: transcription.id, error: err.message });
+  }
+}
+
+/** Job handlers and the periodic index check, for src/background.ts. */
+export function registerSearchWork(deps: IndexDeps): PeriodicTask[] {
+  deps.queue.register<IndexTranscriptionPayload>(INDEX_TRANSCRIPTION_JOB, (job: Job<IndexTranscriptionPayload>) => indexTranscription(deps, job.payload));
+  deps.queue.register(REINDEX_JOB, async () => {
+    try {
+      deps.log.info("search re-index finished", { embedded: await embedPending(deps) });
+    } catch (err) {
+      // Retrying cannot install a model; the periodic check queues this job again once one is there.
+      if (err instanceof MissingModelError) throw new PermanentJobError(err.message);
+      throw err;
+    }
+  });
+  return [
+    {
+      // The dimension check of issue 6, run shortly after start and then every few minutes,
+      // so a model swapped or installed while the server was down gets picked up.
+      name: "search-check-index",
+      pattern: "30 */5 * * * *",
+      run: async () => {
+        try {
+          const state = await ensureIndexCurrent(deps);
+          if (countPendingChunks(deps.db, state.generation) > 0) deps.queue.enqueue(REINDEX_JOB, {}, { dedupeKey: REINDEX_JOB });
+        } catch (err) {
+          if (!(err instanceof MissingModelError)) throw err;
+        }
+      },
+    },
+  ];
+}

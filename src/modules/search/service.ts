@@ -1,0 +1,81 @@
+import type { Database } from "bun:sqlite";
+import type { Deps } from "../../deps";
+import type { Principal } from "../../http/auth";
+import { confineToEndUser } from "../../http/auth";
+import { ApiError } from "../../http/errors";
+import { findEndUser } from "../end-users/store";
+import type { SearchBody, SearchResult } from "./schema";
+import { type ChunkFilter, chunksByRowid, keywordCandidates, readIndexState, vectorCandidates } from "./store";
+
+type SearchDeps = Pick<Deps, "db" | "log" | "engines">;
+
+/** Reciprocal rank fusion constant: 60 is the value of the original paper and of most hybrid engines. */
+const RRF_K = 60;
+
+/** Query words for FTS5: letters and digits only, so no user text is ever read as FTS5 syntax. */
+export function queryWords(query: string): string[] {
+  return [...new Set(query.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [])].slice(0, 64);
+}
+
+/**
+ * The query's vector, or null when the index cannot answer by meaning right now (no
+ * model installed, or a re-index for a new model under way): search then runs on
+ * keywords alone rather than failing.
+ */
+async function queryVector(deps: SearchDeps, query: string): Promise<Float32Array | null> {
+  const { embedder } = deps.engines;
+  try {
+    const state = readIndexState(deps.db);
+    if (state.model !== embedder.model || state.dimension !== (await embedder.dimension())) return null;
+    const [vector] = await embedder.embed([query]);
+    return vector ?? null;
+  } catch (err) {
+    deps.log.warn("search without vectors: the embedder failed", { error: String((err as Error)?.message ?? err) });
+    return null;
+  }
+}
+
+/**
+ * Hybrid retrieval: vector KNN and BM25 candidates fused by reciprocal rank, best first.
+ * Scores are the fused RRF values (higher is better; comparable within one response).
+ */
+export async function retrieveChunks(deps: SearchDeps, filter: ChunkFilter, query: string, limit: number): Promise<SearchResult[]> {
+  const depth = Math.max(limit * 4, 40);
+  const vector = await queryVector(deps, query);
+  const lists = [keywordCandidates(deps.db, filter, queryWords(query), depth)];
+  if (vector) lists.push(vectorCandidates(deps.db, filter, vector, depth));
+  const fused = new Map<number, number>();
+  for (const list of lists) list.forEach((rowid, rank) => fused.set(rowid, (fused.get(rowid) ?? 0) + 1 / (RRF_K + rank + 1)));
+  const best = [...fused].sort((a, b) => b[1] - a[1] || a[0] - b[0]).slice(0, limit);
+  const rows = chunksByRowid(deps.db, best.map(([rowid]) => rowid));
+  return best.flatMap(([rowid, score]) => {
+    const row = rows.get(rowid);
+    if (!row) return [];
+    const { rowid: _r, ...chunk } = row;
+    return [{ ...chunk, score: Number(score.toFixed(6)) }];
+  });
+}
+
+/**
+ * The end user a search or Ask runs for: the key's own, else the one named (required),
+ * which must exist in the key's project and mode (an unknown one is 404, not an empty answer).
+ */
+export function requireEndUser(db: Database, principal: Principal, endUserId: string | null | undefined): string {
+  const confined = confineToEndUser(principal, endUserId);
+  if (!confined) throw new ApiError("validation_error", "end_user_id is required unless the key is scoped to an end user.", { param: "end_user_id" });
+  if (!findEndUser(db, principal, confined)) throw new ApiError("resource_not_found", `No end user ${confined}.`, { param: "end_user_id" });
+  return confined;
+}
+
+/** POST /recordings/search (spec 4.3). */
+export async function searchRecordings(deps: SearchDeps, principal: Principal, body: SearchBody): Promise<{ results: SearchResult[] }> {
+  const filter: ChunkFilter = {
+    projectId: principal.projectId,
+    mode: principal.mode,
+    endUserId: requireEndUser(deps.db, principal, body.end_user_id),
+    recordingIds: body.recording_ids,
+    recordedAfter: body.recorded_after ? new Date(body.recorded_after).toISOString() : undefined,
+    recordedBefore: body.recorded_before ? new Date(body.recorded_before).toISOString() : undefined,
+  };
+  return { results: await retrieveChunks(deps, filter, body.query, body.limit) };
+}

@@ -1,0 +1,181 @@
+import type { Database, SQLQueryBindings } from "bun:sqlite";
+import { sha256Hex } from "../../crypto";
+import type { Tenant } from "../../http/credentials";
+import { newId } from "../../ids";
+import type { Chunk } from "./chunking";
+
+/** A chunk row as search results need it (spec 2.10 minus score). */
+export type ChunkRecord = {
+  rowid: number;
+  chunk_id: string;
+  recording_id: string;
+  transcription_id: string;
+  chunk_text: string;
+  speaker: string | null;
+  start_ms: number;
+  end_ms: number;
+  recorded_at: string | null;
+};
+
+export type ChunkOwner = { recordingId: string; transcriptionId: string; endUserId: string | null; recordedAt: string | null };
+
+/** Where a search may look: one end user of one tenant, optionally narrowed. */
+export type ChunkFilter = Tenant & { endUserId: string; recordingIds?: string[]; recordedAfter?: string; recordedBefore?: string };
+
+export type IndexState = { model: string | null; dimension: number; generation: number };
+
+/** vec0 partition keys cannot be NULL; recordings without an end user are kept under "". */
+const partitionOf = (endUserId: string | null) => endUserId ?? "";
+
+/** The single FTS5 token naming (project, mode, end user); hex, so no tokenizer splits it. */
+export function ownerToken(tenant: Tenant, endUserId: string | null): string {
+  return `o${sha256Hex(`${tenant.projectId}|${tenant.mode}|${partitionOf(endUserId)}`).slice(0, 24)}`;
+}
+
+/** Replaces a recording's chunks (re-transcription); the triggers clear the old ones from both indexes. */
+export function replaceRecordingChunks(db: Database, tenant: Tenant, owner: ChunkOwner, chunks: Chunk[], now: Date): void {
+  db.query("DELETE FROM chunks WHERE recording_id = ? AND project_id = ? AND mode = ?").run(owner.recordingId, tenant.projectId, tenant.mode);
+  const insert = db.query(
+    `INSERT INTO chunks (id, project_id, mode, end_user_id, recording_id, transcription_id, seq, start_ms, end_ms, speaker, recorded_at, text, owner_token, created_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+  );
+  const token = ownerToken(tenant, owner.endUserId);
+  for (const c of chunks) {
+    insert.run(
+      newId("chk_", now.getTime()),
+      tenant.projectId,
+      tenant.mode,
+      owner.endUserId,
+      owner.recordingId,
+      owner.transcriptionId,
+      c.seq,
+      c.startMs,
+      c.endMs,
+      c.speaker,
+      owner.recordedAt,
+      c.text,
+      token,
+      now.toISOString(),
+    );
+  }
+}
+
+export function readIndexState(db: Database): IndexState {
+  return db.query<IndexState, []>("SELECT model, dimension, generation FROM search_index WHERE id = 1").get()!;
+}
+
+/** Records the model of a vector index that holds no vectors of another model yet. */
+export function adoptIndexModel(db: Database, model: string, now: Date): void {
+  db.query("UPDATE search_index SET model = ?, updated_at = ? WHERE id = 1").run(model, now.toISOString());
+}
+
+/**
+ * Drops every vector and recreates the vector table for a new model; the generation bump
+ * marks every chunk as waiting for a vector. Runs in the caller's transaction.
+ */
+export function rebuildVectorTable(db: Database, model: string, dimension: number, now: Date): void {
+  if (!Number.isInteger(dimension) || dimension < 1 || dimension > 8192) throw new Error(`embedder dimension ${dimension} is not usable`);
+  db.exec("DROP TABLE chunk_vectors");
+  db.exec(`CREATE VIRTUAL TABLE chunk_vectors USING vec0(
+    chunk_rowid INTEGER PRIMARY KEY, project_id TEXT PARTITION KEY, mode TEXT PARTITION KEY, end_user_id TEXT PARTITION KEY,
+    recording_id TEXT, recorded_at TEXT, embedding FLOAT[${dimension}] distance_metric = cosine)`);
+  db.query("UPDATE search_index SET model = ?, dimension = ?, generation = generation + 1, updated_at = ? WHERE id = 1").run(model, dimension, now.toISOString());
+}
+
+export type PendingChunk = { rowid: number; project_id: string; mode: string; end_user_id: string | null; recording_id: string; recorded_at: string | null; text: string };
+
+/** Chunks without a vector of the current generation, optionally of one recording. */
+export function pendingChunks(db: Database, generation: number, limit: number, recordingId?: string): PendingChunk[] {
+  const byRecording = recordingId ? "AND recording_id = ?" : "";
+  const params: SQLQueryBindings[] = recordingId ? [generation, recordingId, limit] : [generation, limit];
+  return db
+    .query<PendingChunk, SQLQueryBindings[]>(
+      `SELECT rowid, project_id, mode, end_user_id, recording_id, recorded_at, text FROM chunks
+       WHERE embedded_generation < ? ${byRecording} ORDER BY rowid LIMIT ?`,
+    )
+    .all(...params);
+}
+
+/** Stores vectors made under `generation`; a no-op if a re-index started meanwhile (their dimension may be stale). */
+export function storeVectors(db: Database, chunks: PendingChunk[], vectors: Float32Array[], generation: number): boolean {
+  return db.transaction(() => {
+    if (readIndexState(db).generation !== generation) return false;
+    const upsertDelete = db.query("DELETE FROM chunk_vectors WHERE chunk_rowid = ?");
+    const insert = db.query("INSERT INTO chunk_vectors (chunk_rowid, project_id, mode, end_user_id, recording_id, recorded_at, embedding) VALUES (?, ?, ?, ?, ?, ?, ?)");
+    const mark = db.query("UPDATE chunks SET embedded_generation = ? WHERE rowid = ?");
+    chunks.forEach((c, i) => {
+      // The chunk may have been replaced or deleted while it was being embedded.
+      if (!db.query("SELECT 1 FROM chunks WHERE rowid = ?").get(c.rowid)) return;
+      upsertDelete.run(c.rowid);
+      insert.run(c.rowid, c.project_id, c.mode, partitionOf(c.end_user_id), c.recording_id, c.recorded_at ?? "", vectors[i]!);
+      mark.run(generation, c.rowid);
+    });
+    return true;
+  })();
+}
+
+export function countPendingChunks(db: Database, generation: number): number {
+  return db.query<{ n: number }, [number]>("SELECT COUNT(*) AS n FROM chunks WHERE embedded_generation < ?").get(generation)!.n;
+}
+
+function chunkFilterSql(filter: ChunkFilter, alias: string): { sql: string; params: SQLQueryBindings[] } {
+  const parts: string[] = [];
+  const params: SQLQueryBindings[] = [];
+  if (filter.recordingIds) {
+    parts.push(`${alias}recording_id IN (${filter.recordingIds.map(() => "?").join(", ") || "NULL"})`);
+    params.push(...filter.recordingIds);
+  }
+  if (filter.recordedAfter) {
+    parts.push(`${alias}recorded_at >= ?`);
+    params.push(filter.recordedAfter);
+  }
+  if (filter.recordedBefore) {
+    parts.push(`${alias}recorded_at < ?`);
+    params.push(filter.recordedBefore);
+  }
+  return { sql: parts.map((p) => ` AND ${p}`).join(""), params };
+}
+
+/**
+ * Nearest chunks by cosine distance, best first; the partition keys confine the scan to
+ * one end user. Chunks at distance 1 or more (no positive similarity) are not neighbours
+ * in any useful sense and are left out.
+ */
+export function vectorCandidates(db: Database, filter: ChunkFilter, vector: Float32Array, k: number): number[] {
+  const extra = chunkFilterSql(filter, "");
+  return db
+    .query<{ chunk_rowid: number; distance: number }, SQLQueryBindings[]>(
+      `SELECT chunk_rowid, distance FROM chunk_vectors
+       WHERE embedding MATCH ? AND k = ? AND project_id = ? AND mode = ? AND end_user_id = ?${extra.sql}
+       ORDER BY distance`,
+    )
+    .all(vector, k, filter.projectId, filter.mode, filter.endUserId, ...extra.params)
+    .filter((r) => r.distance < 1)
+    .map((r) => r.chunk_rowid);
+}
+
+/** Best BM25 matches of any query word, best first, within the end user's postings only. */
+export function keywordCandidates(db: Database, filter: ChunkFilter, words: string[], limit: number): number[] {
+  if (words.length === 0) return [];
+  const match = `owner_token : "${ownerToken(filter, filter.endUserId)}" AND (${words.map((w) => `"${w.replaceAll('"', '""')}"`).join(" OR ")})`;
+  const extra = chunkFilterSql(filter, "c.");
+  return db
+    .query<{ rowid: number }, SQLQueryBindings[]>(
+      `SELECT c.rowid FROM chunks_fts JOIN chunks c ON c.rowid = chunks_fts.rowid
+       WHERE chunks_fts MATCH ? AND c.project_id = ? AND c.mode = ? AND c.end_user_id = ?${extra.sql}
+       ORDER BY bm25(chunks_fts, 0.0, 1.0) LIMIT ?`,
+    )
+    .all(match, filter.projectId, filter.mode, filter.endUserId, ...extra.params, limit)
+    .map((r) => r.rowid);
+}
+
+export function chunksByRowid(db: Database, rowids: number[]): Map<number, ChunkRecord> {
+  if (rowids.length === 0) return new Map();
+  const rows = db
+    .query<ChunkRecord, number[]>(
+      `SELECT rowid, id AS chunk_id, recording_id, transcription_id, text AS chunk_text, speaker, start_ms, end_ms, recorded_at
+       FROM chunks WHERE rowid IN (${rowids.map(() => "?").join(", ")})`,
+    )
+    .all(...rowids);
+  return new Map(rows.map((r) => [r.rowid, r]));
+}

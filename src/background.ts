@@ -1,0 +1,19 @@
+import type { Deps } from "./deps";
+import { purgeExpiredIdempotencyKeys } from "./http/idempotency";
+import { purgeFinishedJobs } from "./jobs/queue";
+import type { PeriodicTask } from "./jobs/scheduler";
+import { registerSearchWork } from "./modules/search/indexer";
+
+/**
+ * Registers every module's job handlers on deps.queue and returns every periodic task.
+ * `serve` starts both; tests call it and drive the queue with drain().
+ */
+export function registerBackgroundWork(deps: Deps): PeriodicTask[] {
+  const { db, clock } = deps;
+  const tasks: PeriodicTask[] = [
+    { name: "purge-idempotency-keys", pattern: "0 */10 * * * *", run: () => void purgeExpiredIdempotencyKeys(db, clock.now()) },
+    { name: "purge-finished-jobs", pattern: "0 7 * * * *", run: () => void purgeFinishedJobs(db, clock.now()) },
+    ...registerSearchWork(deps),
+  ];
+  return tasks;
+}

@@ -48,3 +48,20 @@ CREATE TABLE recording_chunks (
   created_at TEXT NOT NULL,
   PRIMARY KEY (recording_id, chunk_index)
 );
+
+-- One row per issued upload URL: what the up_ token (credentials.id) may write, and
+-- what arrived. The token itself lives hashed in credentials like every bearer value.
+CREATE TABLE recording_uploads (
+  credential_id TEXT PRIMARY KEY,
+  recording_id TEXT NOT NULL REFERENCES recordings(id) ON DELETE CASCADE,
+  project_id TEXT NOT NULL,
+  mode TEXT NOT NULL,
+  chunk_index INTEGER,          -- NULL for a whole-file upload
+  content_type TEXT,
+  declared_size INTEGER,
+  storage_key TEXT,             -- set once the bytes are stored
+  received_size INTEGER,
+  received_at TEXT,
+  created_at TEXT NOT NULL
+);
+CREATE INDEX recording_uploads_recording ON recording_uploads(recording_id);

@@ -66,6 +66,10 @@ export class LocalStorage implements Storage {
     await rm(this.pathOf(key), { force: true });
   }
 
+  async removePrefix(prefix: string): Promise<void> {
+    await rm(this.pathOf(prefix.replace(/\/$/, "")), { recursive: true, force: true });
+  }
+
   async sweepPartial(before: Date): Promise<number> {
     let removed = 0;
     for (const name of await readdir(this.tmpDir)) {

@@ -67,6 +67,16 @@ export class S3Storage implements Storage {
     await this.client.file(this.objectKey(key)).delete();
   }
 
+  async removePrefix(prefix: string): Promise<void> {
+    const full = this.objectKey(prefix.replace(/\/$/, "")) + "/";
+    for (;;) {
+      const page = await this.client.list({ prefix: full, maxKeys: 1000 });
+      const keys = (page.contents ?? []).map((c) => c.key);
+      await Promise.all(keys.map((k) => this.client.file(k).delete()));
+      if (!page.isTruncated || keys.length === 0) return;
+    }
+  }
+
   /** Incomplete multipart uploads are the bucket's lifecycle rule's to expire. */
   async sweepPartial(): Promise<number> {
     return 0;

@@ -26,6 +26,8 @@ export interface Storage {
   read(key: string, range?: ByteRange): ReadableStream<Uint8Array>;
   /** Deletes the object; deleting a missing object is not an error (deletion jobs may run twice). */
   remove(key: string): Promise<void>;
+  /** Deletes every object whose key starts with `prefix` (a recording's folder). */
+  removePrefix(prefix: string): Promise<void>;
   /** Removes what interrupted writes left behind before `before`; returns how many. */
   sweepPartial(before: Date): Promise<number>;
   /** Runs `fn` with a local file path holding the object (ffmpeg needs a path), cleaning up after. */

@@ -1,0 +1,23 @@
+import type { Deps } from "../../deps";
+import type { Tenant } from "../../http/credentials";
+
+/** Job that deletes stored objects after the transaction that stopped referring to them. */
+export const DELETE_OBJECTS_JOB = "recordings.delete_objects";
+export type DeleteObjectsPayload = { keys?: string[]; prefix?: string };
+
+/** Every object of a recording lives under this prefix: `<project>/<mode>/<recording>/`. */
+export function recordingPrefix(tenant: Tenant, recordingId: string): string {
+  return `${tenant.projectId}/${tenant.mode}/${recordingId}/`;
+}
+
+/**
+ * Removes the objects a committed change left unreferenced (a deleted recording, a replaced
+ * staged upload, chunks after assembly). Deleting a missing object is fine, so the job can
+ * run twice after a crash.
+ */
+export function registerObjectDeletion(deps: Deps): void {
+  deps.queue.register<DeleteObjectsPayload>(DELETE_OBJECTS_JOB, async ({ payload }) => {
+    for (const key of payload.keys ?? []) await deps.storage.remove(key);
+    if (payload.prefix) await deps.storage.removePrefix(payload.prefix);
+  });
+}

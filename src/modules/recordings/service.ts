@@ -1,0 +1,125 @@
+import type { Database } from "bun:sqlite";
+import type { Deps } from "../../deps";
+import { recordEvent } from "../../events/outbox";
+import { confineToEndUser, type Principal } from "../../http/auth";
+import type { Tenant } from "../../http/credentials";
+import { ApiError } from "../../http/errors";
+import type { Page } from "../../http/pagination";
+import { newId } from "../../ids";
+import { findEndUser } from "../end-users/store";
+import { DELETE_OBJECTS_JOB, recordingPrefix } from "./objects";
+import type { CreateRecordingBody, ListRecordingsQuery, Recording } from "./schema";
+import { deleteRecordingRow, findRecording, insertRecording, listRecordingRows, type StoredRecording, toRecording } from "./store";
+
+function deviceExists(db: Database, tenant: Tenant, id: string): boolean {
+  return !!db.query("SELECT 1 FROM devices WHERE id = ? AND project_id = ? AND mode = ? AND deleted_at IS NULL").get(id, tenant.projectId, tenant.mode);
+}
+
+/**
+ * POST /recordings. A device token fixes device_id and end_user_id (body values are
+ * ignored, spec 4.3); an API key may name both, and they must exist in its project and mode.
+ */
+export function createRecording(deps: Deps, principal: Principal, body: CreateRecordingBody, now: Date): Recording {
+  const { db } = deps;
+  const byDevice = principal.kind === "device";
+  const endUserId = byDevice ? principal.endUserId : confineToEndUser(principal, body.end_user_id);
+  const deviceId = byDevice ? principal.deviceId : (body.device_id ?? null);
+  if (!byDevice && endUserId && !findEndUser(db, principal, endUserId)) {
+    throw new ApiError("resource_not_found", `No end user ${endUserId}.`, { param: "end_user_id" });
+  }
+  if (!byDevice && deviceId && !deviceExists(db, principal, deviceId)) {
+    throw new ApiError("resource_not_found", `No device ${deviceId}.`, { param: "device_id" });
+  }
+  const at = now.toISOString();
+  const recording: Recording = {
+    id: newId("rec_", now.getTime()),
+    end_user_id: endUserId,
+    device_id: deviceId,
+    name: body.name ?? null,
+    status: "pending",
+    duration_seconds: null,
+    file_size_bytes: null,
+    recorded_at: body.recorded_at ? new Date(body.recorded_at).toISOString() : null,
+    metadata: body.metadata ?? {},
+    upload_method: body.upload_method ?? null,
+    source: body.source ?? (byDevice ? "device" : "api_upload"),
+    mime_type: body.mime_type ?? null,
+    is_streaming: false,
+    chunk_count: 0,
+    consent_obtained: body.consent_obtained ?? null,
+    format: null,
+    codec: null,
+    sha256: null,
+    error: null,
+    uploaded_at: null,
+    created_at: at,
+    updated_at: at,
+  };
+  db.transaction(() => {
+    insertRecording(db, principal, recording);
+    recordEvent(
+      db,
+      principal,
+      "recording.created",
+      {
+        id: recording.id,
+        end_user_id: recording.end_user_id,
+        device_id: recording.device_id,
+        status: "created",
+        consent_obtained: recording.consent_obtained,
+        metadata: recording.metadata,
+        created_at: recording.created_at,
+      },
+      now,
+    );
+  })();
+  return recording;
+}
+
+/**
+ * The recording as the caller may see it: its project and mode, and for an end-user-scoped
+ * key its end user, for a device token its device. Anything else is 404, never 403, so ids
+ * of others are not confirmed.
+ */
+export function loadRecording(db: Database, principal: Principal, id: string): StoredRecording {
+  const r = findRecording(db, principal, id);
+  const hidden = !r || (principal.endUserId && r.end_user_id !== principal.endUserId) || (principal.kind === "device" && r.device_id !== principal.deviceId);
+  if (hidden) throw new ApiError("not_found", `No recording ${id}.`, { param: "id" });
+  return r;
+}
+
+export function getRecording(db: Database, principal: Principal, id: string): Recording {
+  return toRecording(loadRecording(db, principal, id));
+}
+
+export function listRecordings(db: Database, principal: Principal, q: ListRecordingsQuery): Page<Recording> {
+  return listRecordingRows(
+    db,
+    principal,
+    {
+      endUserId: confineToEndUser(principal, q.end_user_id),
+      deviceId: q.device_id,
+      status: q.status,
+      recordedAfter: q.recorded_after,
+      recordedBefore: q.recorded_before,
+    },
+    { limit: q.limit, cursor: q.cursor },
+  );
+}
+
+/**
+ * DELETE /recordings/{id}: the row goes (transcriptions, summaries, chunks and search rows by
+ * ON DELETE CASCADE) together with the recording.deleted event and a durable job that removes
+ * the stored bytes, all in one transaction: a crash can leave bytes for the job to remove,
+ * never a recording whose bytes are gone.
+ */
+export function deleteRecording(deps: Deps, principal: Principal, id: string, now: Date): void {
+  const { db, queue } = deps;
+  db.transaction(() => {
+    loadRecording(db, principal, id);
+    deleteRecordingRow(db, principal, id);
+    recordEvent(db, principal, "recording.deleted", { id, deleted_at: now.toISOString() }, now);
+    // Every object of the recording (original, staged uploads, chunks) lives under its prefix.
+    queue.enqueue(DELETE_OBJECTS_JOB, { prefix: recordingPrefix(principal, id) });
+  })();
+}

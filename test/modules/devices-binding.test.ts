@@ -66,6 +66,16 @@ describe("bind: unbound -> bound", () => {
     expect(r.body.error).toMatchObject({ code, param: "end_user_id" });
   });
 
+  test("a replayed bind error is the same error", async () => {
+    const { device, user } = await boundDevice();
+    const call = () => t.call("POST", `/v1/devices/${device.id}/bind`, { key: acme.test, body: { end_user_id: user.id }, headers: { "idempotency-key": `rebind-${device.id}` } });
+    const first = await call();
+    const replay = await call();
+    expect(first.status).toBe(409);
+    expect(replay.status).toBe(409);
+    expect(replay.body).toEqual(first.body);
+  });
+
   test("unknown device is 404; a missing end_user_id is 422", async () => {
     const user = await newEndUser();
     expect((await t.call("POST", "/v1/devices/dev_nope/bind", { key: acme.test, body: { end_user_id: user.id } })).status).toBe(404);
@@ -85,6 +95,10 @@ describe("bind: unbound -> bound", () => {
     expect(replay.headers.get("idempotent-replayed")).toBe("true");
     expect(replay.body).toEqual(first.body);
     expect(liveDeviceTokens(device.id)).toBe(1);
+    const kept = t.deps.db.query<{ response_body: string }, [string]>("SELECT response_body FROM idempotency_keys WHERE key = ?").get(`bind-${device.id}`);
+    expect(kept?.response_body).toContain(device.id);
+    expect(kept?.response_body).not.toContain(first.body.device_token);
+    expect(kept?.response_body).not.toContain("dtok_");
     const other = await newEndUser();
     const conflict = await call({ end_user_id: other.id });
     expect(conflict.status).toBe(409);

@@ -1,4 +1,5 @@
 import { Elysia } from "elysia";
+import { decryptWithServerSecret, encryptWithServerSecret } from "../../crypto";
 import type { Deps } from "../../deps";
 import { authentication, authorize } from "../../http/auth";
 import { idempotent } from "../../http/idempotency";
@@ -62,8 +63,16 @@ export function devicesRoutes(deps: Deps) {
     })
     .post(
       "/devices/:id/bind",
-      (ctx) =>
-        idempotent(deps, ctx, () => bindDevice(db, authorize(ctx.principal, "devices:write"), ctx.params.id, ctx.body.end_user_id, clock.now())),
+      async (ctx) => {
+        // The idempotency record keeps the response for 24 h: it holds the token sealed
+        // with the server secret, never in clear, and replays unseal it (decision 013).
+        const kept = await idempotent(deps, ctx, () => {
+          const bound = bindDevice(db, authorize(ctx.principal, "devices:write"), ctx.params.id, ctx.body.end_user_id, clock.now());
+          return { ...bound, device_token: encryptWithServerSecret(deps.serverSecret, bound.device_token) };
+        });
+        // A replayed 4xx is the stored error body, which has no token.
+        return typeof kept.device_token === "string" ? { ...kept, device_token: decryptWithServerSecret(deps.serverSecret, kept.device_token) } : kept;
+      },
       { params: idParam, body: bindDeviceBody, detail: { summary: "Bind a device to an end user", description: "Scope devices:write. Idempotency-Key supported. Returns the device token once. 409 resource_conflict when already bound." } },
     )
     .post("/devices/:id/unbind", ({ principal, params }) => unbindDevice(db, authorize(principal, "devices:write"), params.id, clock.now()), {

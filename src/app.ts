@@ -10,13 +10,15 @@ import { configRoutes } from "./modules/config/routes";
 import { dashboardRoutes } from "./modules/dashboard/routes";
 import { devicesRoutes } from "./modules/devices/routes";
 import { endUsersRoutes } from "./modules/end-users/routes";
+import { summariesRoutes } from "./modules/summaries/routes";
+import { transcriptionsRoutes } from "./modules/transcriptions/routes";
 import { recordingsRoutes } from "./modules/recordings/routes";
 import { uploadsRoutes, uploadTargetRoutes } from "./modules/uploads/routes";
 import { searchRoutes } from "./modules/search/routes";
 
 /** Every /v1 module. Building it has no side effects, so the OpenAPI document can build its own copy. */
 export function apiRoutes(deps: Deps) {
-  return new Elysia({ prefix: "/v1" }).use(endUsersRoutes(deps)).use(recordingsRoutes(deps)).use(uploadsRoutes(deps)).use(devicesRoutes(deps)).use(configRoutes(deps)).use(searchRoutes(deps));
+  return new Elysia({ prefix: "/v1" }).use(endUsersRoutes(deps)).use(recordingsRoutes(deps)).use(uploadsRoutes(deps)).use(devicesRoutes(deps)).use(configRoutes(deps)).use(transcriptionsRoutes(deps)).use(summariesRoutes(deps)).use(searchRoutes(deps));
 }
 
 /** The whole HTTP surface: cross-cutting plugins first (their hooks only reach routes mounted after them), then modules. */

@@ -2,6 +2,8 @@ import type { Deps } from "./deps";
 import { purgeExpiredIdempotencyKeys } from "./http/idempotency";
 import { purgeFinishedJobs } from "./jobs/queue";
 import type { PeriodicTask } from "./jobs/scheduler";
+import { registerSummaryJobs } from "./modules/summaries/job";
+import { registerTranscriptionJobs } from "./modules/transcriptions/job";
 import { registerRecordingWork } from "./modules/uploads/background";
 import { registerSearchWork } from "./modules/search/indexer";
 
@@ -11,6 +13,8 @@ import { registerSearchWork } from "./modules/search/indexer";
  */
 export function registerBackgroundWork(deps: Deps): PeriodicTask[] {
   const { db, clock } = deps;
+  registerTranscriptionJobs(deps);
+  registerSummaryJobs(deps);
   const tasks: PeriodicTask[] = [
     { name: "purge-idempotency-keys", pattern: "0 */10 * * * *", run: () => void purgeExpiredIdempotencyKeys(db, clock.now()) },
     { name: "purge-finished-jobs", pattern: "0 7 * * * *", run: () => void purgeFinishedJobs(db, clock.now()) },

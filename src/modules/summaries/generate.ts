@@ -1,0 +1,106 @@
+import type { ChatMessage, Completion, Llm } from "../../engines/llm";
+import type { Segment } from "../transcriptions/schema";
+import { MAP_PROMPT, renderSummary, type Template } from "./templates";
+
+/** A summary that cannot be produced, with its spec 6 failure code. */
+export class SummaryFailure extends Error {
+  constructor(
+    readonly code: "processing_error" | "content_policy_violation",
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** Tokens kept free for the chat template's own framing around system and user text. */
+const FRAMING_TOKENS = 64;
+const MAX_OUTPUT_TOKENS = 1024;
+/** Map-reduce rounds before giving up: each round shrinks the text at least fourfold. */
+const MAX_ROUNDS = 6;
+
+const stamp = (seconds: number) => `${Math.floor(seconds / 60)}:${String(Math.floor(seconds % 60)).padStart(2, "0")}`;
+
+/** The transcript as the prompts describe it: "[m:ss] SPEAKER: text", one line per segment. */
+export function transcriptLines(segments: Segment[]): string[] {
+  return segments.map((s) => `[${stamp(s.start)}] ${s.speaker}: ${s.text}`);
+}
+
+/** Reasoning models think aloud before answering; only the answer is kept. */
+export function stripReasoning(text: string): string {
+  return text.replace(/<think>[\s\S]*?<\/think>/g, "").replace(/^[\s\S]*<\/think>/, "").trim();
+}
+
+async function ask(llm: Llm, system: string, user: string, options: { jsonSchema?: object; maxTokens: number; signal: AbortSignal }): Promise<Completion> {
+  const messages: ChatMessage[] = [
+    { role: "system", content: system },
+    { role: "user", content: user },
+  ];
+  const completion = await llm.complete({ messages, jsonSchema: options.jsonSchema, maxTokens: options.maxTokens, temperature: 0.2, signal: options.signal });
+  if (completion.finishReason === "content_filter") throw new SummaryFailure("content_policy_violation", "The model declined to summarise this transcript.");
+  return completion;
+}
+
+/** Packs lines into chunks of at most `budget` tokens; a single longer line is cut by characters. */
+async function chunkLines(llm: Llm, lines: string[], budget: number): Promise<string[]> {
+  const chunks: string[] = [];
+  let current: string[] = [];
+  let used = 0;
+  for (const line of lines) {
+    const tokens = await llm.countTokens(line);
+    if (tokens > budget) {
+      const pieces = Math.ceil(tokens / budget);
+      const size = Math.ceil(line.length / pieces);
+      for (let i = 0; i < line.length; i += size) chunks.push(line.slice(i, i + size));
+      continue;
+    }
+    if (used + tokens > budget && current.length) {
+      chunks.push(current.join("\n"));
+      current = [];
+      used = 0;
+    }
+    current.push(line);
+    used += tokens + 1;
+  }
+  if (current.length) chunks.push(current.join("\n"));
+  return chunks;
+}
+
+export type GeneratedSummary = { structured: Record<string, unknown>; text: string; model: string; mapCalls: number };
+
+/**
+ * Summarises a transcript with the template. When it does not fit the model's context,
+ * map-reduce: parts are condensed to notes (map), the notes again if need be, and the
+ * template runs on the notes (reduce). Output is constrained by the template's schema.
+ */
+export async function generateSummary(llm: Llm, template: Template, segments: Segment[], signal: AbortSignal): Promise<GeneratedSummary> {
+  const context = await llm.contextTokens();
+  const outputTokens = Math.min(MAX_OUTPUT_TOKENS, Math.floor(context / 4));
+  const budget = context - outputTokens - FRAMING_TOKENS - Math.max(await llm.countTokens(template.prompt), await llm.countTokens(MAP_PROMPT.prompt));
+  if (budget < 32) throw new SummaryFailure("processing_error", `The model's context (${context} tokens) is too small for the ${template.name} template.`);
+
+  let lines = transcriptLines(segments);
+  let mapCalls = 0;
+  for (let round = 0; (await llm.countTokens(lines.join("\n"))) > budget; round++) {
+    if (round === MAX_ROUNDS) throw new SummaryFailure("processing_error", "The transcript could not be condensed to fit the model's context.");
+    const notes: string[] = [];
+    for (const chunk of await chunkLines(llm, lines, budget)) {
+      // Notes at most a quarter of the part, so every round shrinks the text.
+      const maxTokens = Math.max(16, Math.min(outputTokens, Math.floor(budget / 4)));
+      notes.push(stripReasoning((await ask(llm, MAP_PROMPT.prompt, chunk, { maxTokens, signal })).text));
+      mapCalls++;
+    }
+    lines = notes.filter(Boolean);
+  }
+
+  const completion = await ask(llm, template.prompt, lines.join("\n"), { jsonSchema: template.schema, maxTokens: outputTokens, signal });
+  const answer = stripReasoning(completion.text);
+  let structured: unknown;
+  try {
+    structured = JSON.parse(answer.slice(answer.indexOf("{"), answer.lastIndexOf("}") + 1));
+  } catch {
+    throw new SummaryFailure("processing_error", `The model's answer was not valid JSON (finish reason ${completion.finishReason}).`);
+  }
+  if (!structured || typeof structured !== "object" || Array.isArray(structured)) throw new SummaryFailure("processing_error", "The model's answer was not a JSON object.");
+  const output = structured as Record<string, unknown>;
+  return { structured: output, text: renderSummary(template, output), model: llm.model, mapCalls };
+}

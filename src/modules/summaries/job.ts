@@ -1,0 +1,61 @@
+import type { Deps } from "../../deps";
+import { LlmUnavailableError } from "../../engines/llm";
+import { recordEvent } from "../../events/outbox";
+import type { Tenant } from "../../http/credentials";
+import type { Job } from "../../jobs/queue";
+import { eventData } from "../transcriptions/schema";
+import { findTranscription } from "../transcriptions/store";
+import { limitFor, TimeLimitError, withTimeLimit } from "../transcriptions/time-limit";
+import { generateSummary, SummaryFailure } from "./generate";
+import { SUMMARY_EVENT_FIELDS, type Summary } from "./schema";
+import { RUN_SUMMARY_JOB, type RunSummaryPayload } from "./service";
+import { findStoredSummary, markSummaryCompleted, markSummaryFailed } from "./store";
+import { TEMPLATES } from "./templates";
+
+function toError(err: unknown): NonNullable<Summary["error"]> {
+  if (err instanceof SummaryFailure) return { code: err.code, message: err.message };
+  if (err instanceof TimeLimitError) return { code: "timeout", message: err.message };
+  if (err instanceof LlmUnavailableError) return { code: "processing_error", message: err.message };
+  return { code: "processing_error", message: `Summary failed: ${err instanceof Error ? err.message : String(err)}` };
+}
+
+/**
+ * The summary job. Idempotent and replacement-safe: it works only on the run it was
+ * enqueued for, and its final update is conditional on that run still processing, so a
+ * stale run never overwrites a newer request's result and events happen once.
+ */
+export function runSummary(deps: Deps) {
+  return async (job: Job<RunSummaryPayload>): Promise<void> => {
+    const { db, clock } = deps;
+    const tenant: Tenant = { projectId: job.payload.project_id, mode: job.payload.mode };
+    const stored = findStoredSummary(db, tenant, job.payload.summary_id);
+    if (!stored || stored.run !== job.payload.run || stored.record.status !== "processing") return;
+    const id = stored.record.id;
+    const transcription = findTranscription(db, tenant, stored.record.transcription_id);
+    if (!transcription) return;
+    const template = TEMPLATES[stored.record.template];
+    let settle: (now: Date) => boolean;
+    let event: "summary.completed" | "summary.failed";
+    try {
+      const limit = limitFor(deps.config.processing, transcription.duration_seconds ?? 0);
+      const result = await withTimeLimit(limit, ({ signal }) => generateSummary(deps.engines.llm, template, transcription.segments, signal));
+      event = "summary.completed";
+      settle = (now) => markSummaryCompleted(db, tenant, id, job.payload.run, { ...result, completed_at: now.toISOString() });
+    } catch (err) {
+      const error = toError(err);
+      if (error.code === "processing_error") deps.log.warn("summary failed", { summary_id: id, error: error.message });
+      event = "summary.failed";
+      settle = (now) => markSummaryFailed(db, tenant, id, job.payload.run, error, now.toISOString());
+    }
+    const now = clock.now();
+    db.transaction(() => {
+      if (!settle(now)) return;
+      const record = findStoredSummary(db, tenant, id)!.record;
+      recordEvent(db, tenant, event, eventData(record, SUMMARY_EVENT_FIELDS[event]), now);
+    })();
+  };
+}
+
+export function registerSummaryJobs(deps: Deps): void {
+  deps.queue.register(RUN_SUMMARY_JOB, runSummary(deps));
+}

@@ -1,0 +1,38 @@
+import { Elysia } from "elysia";
+import type { Deps } from "../../deps";
+import { authentication, authorize } from "../../http/auth";
+import { idempotent } from "../../http/idempotency";
+import { idParam } from "../../http/schemas";
+import { createSummaryBody, listSummariesQuery } from "./schema";
+import { createSummary, getSummary, listSummaries } from "./service";
+
+export function summariesRoutes(deps: Deps) {
+  const { db, clock } = deps;
+  return new Elysia({ name: "parley.summaries", detail: { tags: ["Summaries"] } })
+    .use(authentication(deps))
+    .post(
+      "/summaries",
+      (ctx) =>
+        idempotent(deps, ctx, () => {
+          const principal = authorize(ctx.principal, "summaries:write");
+          ctx.set.status = 202;
+          return createSummary(deps, principal, ctx.body, clock.now());
+        }),
+      {
+        body: createSummaryBody,
+        detail: {
+          summary: "Summarise a transcription",
+          description:
+            "Scope summaries:write. Idempotency-Key supported. template: general (default), sales, clinical (a medical_note) or legal. 202 with the summary in status processing. One summary per transcription and template: a new request re-runs it under the same id and replaces its result. 404 resource_not_found for an unknown transcription, 409 transcription_not_ready unless it is completed.",
+        },
+      },
+    )
+    .get("/summaries", ({ principal, query }) => listSummaries(db, authorize(principal, "summaries:read"), query), {
+      query: listSummariesQuery,
+      detail: { summary: "List summaries", description: "Scope summaries:read. Filter by transcription_id; newest first." },
+    })
+    .get("/summaries/:id", ({ principal, params }) => getSummary(db, authorize(principal, "summaries:read"), params.id), {
+      params: idParam,
+      detail: { summary: "Get a summary", description: "Scope summaries:read. Poll status, or wait for the summary.* events." },
+    });
+}

@@ -1,0 +1,136 @@
+import { UndecodableAudioError } from "../../engines/audio";
+import type { Engines } from "../../engines";
+import { MissingModelError } from "../../engines/missing-model";
+import type { Deps } from "../../deps";
+import { recordEvent } from "../../events/outbox";
+import type { Tenant } from "../../http/credentials";
+import type { Job } from "../../jobs/queue";
+import { resolveConfig } from "../config/service";
+import type { StoredRecording } from "../recordings/store";
+import { findRecording, setRecordingStatus } from "../recordings/store";
+import { startSummary } from "../summaries/service";
+import { TEMPLATES as SUMMARY_TEMPLATES } from "../summaries/templates";
+import { type PipelineEngines, type PipelineResult, SAMPLE_RATE, TranscriptionFailure, transcribePcm } from "./pipeline";
+import { eventData, TRANSCRIPTION_EVENT_FIELDS, type Transcription } from "./schema";
+import { HAS_AUDIO, RUN_TRANSCRIPTION_JOB, type RunTranscriptionPayload, startTranscription } from "./service";
+import { findStoredTranscription, findTranscription, hasTranscription, markTranscriptionCompleted, markTranscriptionFailed, type StoredTranscription } from "./store";
+import { limitFor, TimeLimitError, withTimeLimit } from "./time-limit";
+
+/** Enqueued by the recordings module when a recording's upload is verified (contract 3). */
+export const AUTO_TRANSCRIBE_JOB = "transcriptions.auto";
+/** Handled by the search module: index a completed transcription (contract 4). */
+export const INDEX_TRANSCRIPTION_JOB = "search.index_transcription";
+
+type RecordingPayload = { project_id: string; mode: Tenant["mode"]; recording_id: string };
+
+const tenantOf = (p: { project_id: string; mode: Tenant["mode"] }): Tenant => ({ projectId: p.project_id, mode: p.mode });
+
+/** The spec 6 failure an error stands for; anything unexpected is processing_error. */
+function toFailure(err: unknown): TranscriptionFailure {
+  if (err instanceof TranscriptionFailure) return err;
+  if (err instanceof TimeLimitError) return new TranscriptionFailure("timeout", err.message);
+  if (err instanceof UndecodableAudioError) return new TranscriptionFailure("audio_format_unsupported", `The audio could not be decoded: ${err.message}`);
+  if (err instanceof MissingModelError) return new TranscriptionFailure("processing_error", err.message);
+  return new TranscriptionFailure("processing_error", `Transcription failed: ${err instanceof Error ? err.message : String(err)}`);
+}
+
+async function transcribeRecording(deps: Deps, engines: PipelineEngines, stored: StoredTranscription, recording: StoredRecording): Promise<PipelineResult> {
+  if (recording.error?.code === "audio_format_unsupported") throw new TranscriptionFailure("audio_format_unsupported", recording.error.message);
+  const key = recording.storage_key;
+  if (!key) throw new TranscriptionFailure("processing_error", `Recording ${recording.id} has no stored audio.`);
+  const processing = deps.config.processing;
+  // Until the audio is decoded its length is unknown: the fixed allowance covers decoding.
+  return withTimeLimit(limitFor(processing, 0), async ({ signal, setLimit }) => {
+    const pcm = await deps.storage.withLocalFile(key, (path) => deps.engines.audio.decodePcm16k(path, signal));
+    setLimit(limitFor(processing, pcm.length / SAMPLE_RATE));
+    return transcribePcm(engines, pcm, { language: stored.requestedLanguage, signal });
+  });
+}
+
+/** processing -> completed: event, search indexing and (when configured) the summary, in one transaction. */
+function complete(deps: Deps, tenant: Tenant, stored: StoredTranscription, recording: StoredRecording, result: PipelineResult): void {
+  const { db, clock } = deps;
+  const now = clock.now();
+  db.transaction(() => {
+    if (!markTranscriptionCompleted(db, tenant, stored.record.id, { ...result, completed_at: now.toISOString() })) return;
+    setRecordingStatus(db, tenant, recording.id, "completed", now);
+    const record = findTranscription(db, tenant, stored.record.id) as Transcription;
+    recordEvent(db, tenant, "transcription.completed", eventData(record, TRANSCRIPTION_EVENT_FIELDS["transcription.completed"]), now);
+    deps.queue.enqueue(INDEX_TRANSCRIPTION_JOB, { project_id: tenant.projectId, mode: tenant.mode, transcription_id: record.id }, { dedupeKey: `${INDEX_TRANSCRIPTION_JOB}:${record.id}` });
+    const config = resolveConfig(db, tenant, { endUserId: recording.end_user_id, deviceId: recording.device_id });
+    if (config.auto_summarize) {
+      const template = config.summary_template in SUMMARY_TEMPLATES ? (config.summary_template as keyof typeof SUMMARY_TEMPLATES) : "general";
+      startSummary(deps, tenant, record, stored.endUserId, template, now);
+    }
+  })();
+}
+
+function fail(deps: Deps, tenant: Tenant, stored: StoredTranscription, failure: TranscriptionFailure): void {
+  const { db, clock } = deps;
+  const now = clock.now();
+  db.transaction(() => {
+    const error = { code: failure.code, message: failure.message };
+    if (!markTranscriptionFailed(db, tenant, stored.record.id, error, now.toISOString(), failure.durationSeconds)) return;
+    setRecordingStatus(db, tenant, stored.record.recording_id, "failed", now);
+    const record = findTranscription(db, tenant, stored.record.id) as Transcription;
+    recordEvent(db, tenant, "transcription.failed", eventData(record, TRANSCRIPTION_EVENT_FIELDS["transcription.failed"]), now);
+  })();
+}
+
+/**
+ * The transcription job. Idempotent: a transcription no longer processing (a second run
+ * after a crash, or a deleted recording) is left alone, and the final update is
+ * conditional on status processing, so events and follow-up jobs happen once.
+ */
+export function runTranscription(deps: Deps, engines: PipelineEngines) {
+  return async (job: Job<RunTranscriptionPayload>): Promise<void> => {
+    const tenant = tenantOf(job.payload);
+    const stored = findStoredTranscription(deps.db, tenant, job.payload.transcription_id);
+    if (!stored || stored.record.status !== "processing") return;
+    const recording = findRecording(deps.db, tenant, stored.record.recording_id);
+    if (!recording) return;
+    try {
+      complete(deps, tenant, stored, recording, await transcribeRecording(deps, engines, stored, recording));
+    } catch (err) {
+      const failure = toFailure(err);
+      if (failure.code === "processing_error") deps.log.warn("transcription failed", { transcription_id: stored.record.id, error: failure.message });
+      fail(deps, tenant, stored, failure);
+    }
+  };
+}
+
+/**
+ * Auto-transcription after upload: the configuration nearest the recording (device, end
+ * user, project, organization) decides. Only a recording's first transcription starts
+ * here, so a repeated job (or a caller who got there first) starts nothing more.
+ */
+export function autoTranscribe(deps: Deps) {
+  return (job: Job<RecordingPayload>): void => {
+    const { db } = deps;
+    const tenant = tenantOf(job.payload);
+    const recording = findRecording(db, tenant, job.payload.recording_id);
+    if (!recording || !HAS_AUDIO.has(recording.status)) return;
+    const config = resolveConfig(db, tenant, { endUserId: recording.end_user_id, deviceId: recording.device_id });
+    if (!config.auto_transcribe) return;
+    db.transaction(() => {
+      if (!hasTranscription(db, tenant, recording.id)) startTranscription(deps, tenant, recording, config.language, deps.clock.now());
+    })();
+  };
+}
+
+/** The engines the pipeline runs on. */
+export function pipelineEngines(engines: Engines): PipelineEngines {
+  // SESSION SCAFFOLD: VAD and diarizer come from C1's engines once they land.
+  const extra = engines as Engines & Partial<Pick<PipelineEngines, "vad" | "diarizer">>;
+  return {
+    transcriber: engines.transcriber,
+    vad: extra.vad ?? { detect: () => Promise.reject(new Error("the VAD engine is not built yet")) },
+    diarizer: extra.diarizer ?? { model: null, label: async (_pcm, segments) => segments.map(() => "SPEAKER_1") },
+  };
+}
+
+/** Registers the pipeline's transcription jobs on the queue. */
+export function registerTranscriptionJobs(deps: Deps): void {
+  deps.queue.register(RUN_TRANSCRIPTION_JOB, runTranscription(deps, pipelineEngines(deps.engines)));
+  deps.queue.register(AUTO_TRANSCRIBE_JOB, autoTranscribe(deps));
+}

@@ -1,0 +1,109 @@
+import type { Transcriber } from "../../engines/transcriber";
+import type { Segment, Speaker, TranscriptionFailureCode } from "./schema";
+
+export const SAMPLE_RATE = 16_000;
+/** Whisper's own window: cutting the audio at pauses into pieces no longer than this keeps words whole. */
+export const MAX_WINDOW_SECONDS = 30;
+const MIN_AUDIO_SECONDS = 1;
+/** Speech regions are widened by this much so a word's onset or tail is not clipped. */
+const PAD_SECONDS = 0.2;
+
+export type SpeechRegion = { start: number; end: number };
+
+/** What the pipeline needs from voice-activity detection: speech regions, in seconds. */
+export interface SpeechDetector {
+  detect(pcm16k: Float32Array, signal?: AbortSignal): Promise<SpeechRegion[]>;
+}
+
+/** What the pipeline needs from diarization: one speaker id per segment. */
+export interface SpeakerLabeler {
+  /** The diarization model, or null when none is installed (every segment is then SPEAKER_1). */
+  readonly model: string | null;
+  label(pcm16k: Float32Array, segments: SpeechRegion[], signal?: AbortSignal): Promise<string[]>;
+}
+
+/** A transcription that cannot succeed, with its spec 6 failure code. */
+export class TranscriptionFailure extends Error {
+  constructor(
+    readonly code: TranscriptionFailureCode,
+    message: string,
+    readonly durationSeconds: number | null = null,
+  ) {
+    super(message);
+  }
+}
+
+export type PipelineEngines = { transcriber: Transcriber; vad: SpeechDetector; diarizer: SpeakerLabeler };
+
+export type PipelineResult = { language: string; text: string; duration_seconds: number; segments: Segment[]; speakers: Speaker[]; model: string; diarization: string };
+
+/**
+ * Groups speech regions into windows of at most `maxSeconds`, cut in the pauses between
+ * regions; silence between windows is never sent to the transcriber, and a region longer
+ * than a window is cut into window-sized pieces.
+ */
+export function planWindows(regions: SpeechRegion[], durationSeconds: number, maxSeconds = MAX_WINDOW_SECONDS): SpeechRegion[] {
+  const windows: SpeechRegion[] = [];
+  let current: SpeechRegion | null = null;
+  for (const r of [...regions].sort((a, b) => a.start - b.start)) {
+    const start = Math.max(0, r.start - PAD_SECONDS);
+    const end = Math.min(durationSeconds, r.end + PAD_SECONDS);
+    if (end <= start) continue;
+    if (current && end - current.start <= maxSeconds) {
+      current.end = Math.max(current.end, end);
+      continue;
+    }
+    if (current) windows.push(current);
+    current = { start: Math.max(start, windows.at(-1)?.end ?? 0), end };
+    while (current.end - current.start > maxSeconds) {
+      windows.push({ start: current.start, end: current.start + maxSeconds });
+      current = { start: current.start + maxSeconds, end: current.end };
+    }
+  }
+  if (current) windows.push(current);
+  return windows;
+}
+
+const round = (x: number) => Math.round(x * 1000) / 1000;
+
+/** 16 kHz PCM -> VAD -> windows -> transcriber -> diarizer -> segments with absolute times. */
+export async function transcribePcm(engines: PipelineEngines, pcm: Float32Array, options: { language: string | null; signal: AbortSignal }): Promise<PipelineResult> {
+  const duration = round(pcm.length / SAMPLE_RATE);
+  if (duration < MIN_AUDIO_SECONDS) {
+    throw new TranscriptionFailure("audio_too_short", `The audio lasts ${duration} s; at least ${MIN_AUDIO_SECONDS} s is needed.`, duration);
+  }
+  const speech = await engines.vad.detect(pcm, options.signal);
+  const windows = planWindows(speech, duration);
+  if (windows.length === 0) throw new TranscriptionFailure("audio_quality_insufficient", "No speech was detected in the audio.", duration);
+
+  let language = options.language;
+  const raw: Omit<Segment, "speaker">[] = [];
+  for (const w of windows) {
+    options.signal.throwIfAborted();
+    const slice = pcm.subarray(Math.floor(w.start * SAMPLE_RATE), Math.ceil(w.end * SAMPLE_RATE));
+    // The first window's detected language holds for the rest, so one recording is one language.
+    const result = await engines.transcriber.transcribe(slice, { language: language ?? undefined, signal: options.signal });
+    language ??= result.language;
+    for (const s of result.segments) {
+      const text = s.text.trim();
+      if (!text) continue;
+      const start = round(Math.min(w.end, w.start + Math.max(0, s.start)));
+      const end = round(Math.min(w.end, Math.max(start, w.start + s.end)));
+      raw.push({ start, end, text, confidence: round(Math.min(1, Math.max(0, s.confidence))) });
+    }
+  }
+  if (raw.length === 0) throw new TranscriptionFailure("audio_quality_insufficient", "No words could be recognised in the detected speech.", duration);
+
+  const speakerIds = engines.diarizer.model ? await engines.diarizer.label(pcm, raw, options.signal) : raw.map(() => "SPEAKER_1");
+  const segments = raw.map((s, i) => ({ ...s, speaker: speakerIds[i] ?? "SPEAKER_1" }));
+  const speakers = [...new Set(segments.map((s) => s.speaker))].map((id) => ({ id, label: id.replace(/^SPEAKER_(\d+)$/, "Speaker $1") }));
+  return {
+    language: language ?? "unknown",
+    text: segments.map((s) => s.text).join(" "),
+    duration_seconds: duration,
+    segments,
+    speakers,
+    model: engines.transcriber.model,
+    diarization: engines.diarizer.model ?? "none",
+  };
+}

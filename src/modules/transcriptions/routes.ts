@@ -1,0 +1,38 @@
+import { Elysia } from "elysia";
+import type { Deps } from "../../deps";
+import { authentication, authorize } from "../../http/auth";
+import { idempotent } from "../../http/idempotency";
+import { idParam } from "../../http/schemas";
+import { createTranscriptionBody, listTranscriptionsQuery } from "./schema";
+import { createTranscription, getTranscription, listTranscriptions } from "./service";
+
+export function transcriptionsRoutes(deps: Deps) {
+  const { db, clock } = deps;
+  return new Elysia({ name: "parley.transcriptions", detail: { tags: ["Transcriptions"] } })
+    .use(authentication(deps))
+    .post(
+      "/transcriptions",
+      (ctx) =>
+        idempotent(deps, ctx, () => {
+          const principal = authorize(ctx.principal, "transcriptions:write");
+          ctx.set.status = 202;
+          return createTranscription(deps, principal, ctx.body, clock.now());
+        }),
+      {
+        body: createTranscriptionBody,
+        detail: {
+          summary: "Transcribe a recording",
+          description:
+            "Scope transcriptions:write. Idempotency-Key supported. 202 with the transcription in status processing; transcription.completed or .failed follows. A new request for the same recording reprocesses it (earlier transcriptions are kept). 404 resource_not_found for an unknown recording, 409 resource_conflict when it has no uploaded audio or a transcription of it is still processing.",
+        },
+      },
+    )
+    .get("/transcriptions", ({ principal, query }) => listTranscriptions(db, authorize(principal, "transcriptions:read"), query), {
+      query: listTranscriptionsQuery,
+      detail: { summary: "List transcriptions", description: "Scope transcriptions:read. Filter by recording_id; newest first." },
+    })
+    .get("/transcriptions/:id", ({ principal, params }) => getTranscription(db, authorize(principal, "transcriptions:read"), params.id), {
+      params: idParam,
+      detail: { summary: "Get a transcription", description: "Scope transcriptions:read. Poll status, or wait for the transcription.* events." },
+    });
+}

@@ -1,0 +1,90 @@
+import type { Database } from "bun:sqlite";
+import type { Deps } from "../../deps";
+import { recordEvent } from "../../events/outbox";
+import type { Principal } from "../../http/auth";
+import type { Tenant } from "../../http/credentials";
+import { ApiError } from "../../http/errors";
+import type { Page } from "../../http/pagination";
+import { newId } from "../../ids";
+import { findRecording, setRecordingStatus } from "../recordings/store";
+import { type CreateTranscriptionBody, eventData, type ListTranscriptionsQuery, TRANSCRIPTION_EVENT_FIELDS, type Transcription } from "./schema";
+import { findProcessingTranscription, findStoredTranscription, insertTranscription, listTranscriptionRows } from "./store";
+
+export const RUN_TRANSCRIPTION_JOB = "transcriptions.run";
+export type RunTranscriptionPayload = { project_id: string; mode: Tenant["mode"]; transcription_id: string };
+
+/** Recording statuses from which audio is stored and verified (spec 3.3): everything from uploaded on. */
+export const HAS_AUDIO = new Set(["uploaded", "processing", "completed", "failed"]);
+
+type RecordingRef = { id: string; end_user_id: string | null };
+
+/** A recording the caller may see: same project and mode, and its own end user for end-user-scoped keys. */
+export function visibleRecording(db: Database, principal: Principal, recordingId: string) {
+  const recording = findRecording(db, principal, recordingId);
+  if (!recording || (principal.endUserId && recording.end_user_id !== principal.endUserId)) {
+    throw new ApiError("resource_not_found", `No recording ${recordingId}.`, { param: "recording_id" });
+  }
+  return recording;
+}
+
+/**
+ * Inserts a transcription in status processing (the recording too), records
+ * transcription.started and enqueues its job. Call inside a transaction: all happen or none.
+ */
+export function startTranscription(deps: Pick<Deps, "db" | "queue">, tenant: Tenant, recording: RecordingRef, language: string | null, now: Date): Transcription {
+  const at = now.toISOString();
+  const transcription: Transcription = {
+    id: newId("txn_", now.getTime()),
+    recording_id: recording.id,
+    status: "processing",
+    language,
+    text: null,
+    duration_seconds: null,
+    segments: [],
+    speakers: [],
+    error: null,
+    model: null,
+    diarization: null,
+    created_at: at,
+    started_at: at,
+    completed_at: null,
+    failed_at: null,
+  };
+  insertTranscription(deps.db, tenant, transcription, { endUserId: recording.end_user_id, requestedLanguage: language });
+  setRecordingStatus(deps.db, tenant, recording.id, "processing", now);
+  recordEvent(deps.db, tenant, "transcription.started", eventData(transcription, TRANSCRIPTION_EVENT_FIELDS["transcription.started"]), now);
+  const payload: RunTranscriptionPayload = { project_id: tenant.projectId, mode: tenant.mode, transcription_id: transcription.id };
+  deps.queue.enqueue(RUN_TRANSCRIPTION_JOB, payload, { dedupeKey: `${RUN_TRANSCRIPTION_JOB}:${transcription.id}` });
+  return transcription;
+}
+
+/** POST /transcriptions: a new transcription of the recording (reprocessing keeps the earlier ones). */
+export function createTranscription(deps: Pick<Deps, "db" | "queue">, principal: Principal, body: CreateTranscriptionBody, now: Date): Transcription {
+  const { db } = deps;
+  return db.transaction(() => {
+    const recording = visibleRecording(db, principal, body.recording_id);
+    if (!HAS_AUDIO.has(recording.status)) {
+      throw new ApiError("resource_conflict", `Recording ${recording.id} has no uploaded audio yet (status ${recording.status}).`, { param: "recording_id" });
+    }
+    const running = findProcessingTranscription(db, principal, recording.id);
+    if (running) {
+      throw new ApiError("resource_conflict", `Transcription ${running.id} of recording ${recording.id} is still processing; reprocess it once that one has ended.`, {
+        param: "recording_id",
+      });
+    }
+    return startTranscription(deps, principal, recording, body.language ?? null, now);
+  })();
+}
+
+/** A transcription the caller may see (end-user-scoped keys: only their end user's). */
+export function getTranscription(db: Database, principal: Principal, id: string): Transcription {
+  const stored = findStoredTranscription(db, principal, id);
+  if (!stored || (principal.endUserId && stored.endUserId !== principal.endUserId)) {
+    throw new ApiError("not_found", `No transcription ${id}.`, { param: "id" });
+  }
+  return stored.record;
+}
+
+export function listTranscriptions(db: Database, principal: Principal, query: ListTranscriptionsQuery): Page<Transcription> {
+  return listTranscriptionRows(db, principal, { recordingId: query.recording_id, endUserId: principal.endUserId }, { limit: query.limit, cursor: query.cursor });
+}

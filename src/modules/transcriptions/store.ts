@@ -1,0 +1,150 @@
+import type { Database, SQLQueryBindings } from "bun:sqlite";
+import type { Tenant } from "../../http/credentials";
+import { type Page, type PageRequest, paginate } from "../../http/pagination";
+import type { Segment, Speaker, Transcription } from "./schema";
+
+type TranscriptionRow = {
+  id: string;
+  project_id: string;
+  mode: string;
+  recording_id: string;
+  end_user_id: string | null;
+  status: Transcription["status"];
+  requested_language: string | null;
+  language: string | null;
+  text: string | null;
+  duration_seconds: number | null;
+  segments: string;
+  speakers: string;
+  error: string | null;
+  model: string | null;
+  diarization: string | null;
+  created_at: string;
+  started_at: string | null;
+  completed_at: string | null;
+  failed_at: string | null;
+};
+
+/** A row with what the API does not show (owner, requested language) beside the record. */
+export type StoredTranscription = { record: Transcription; endUserId: string | null; requestedLanguage: string | null };
+
+function toStored(row: TranscriptionRow): StoredTranscription {
+  return {
+    record: {
+      id: row.id,
+      recording_id: row.recording_id,
+      status: row.status,
+      language: row.language,
+      text: row.text,
+      duration_seconds: row.duration_seconds,
+      segments: JSON.parse(row.segments),
+      speakers: JSON.parse(row.speakers),
+      error: row.error ? JSON.parse(row.error) : null,
+      model: row.model,
+      diarization: row.diarization,
+      created_at: row.created_at,
+      started_at: row.started_at,
+      completed_at: row.completed_at,
+      failed_at: row.failed_at,
+    },
+    endUserId: row.end_user_id,
+    requestedLanguage: row.requested_language,
+  };
+}
+
+export function insertTranscription(db: Database, tenant: Tenant, t: Transcription, owner: { endUserId: string | null; requestedLanguage: string | null }): void {
+  db.query(
+    `INSERT INTO transcriptions (id, project_id, mode, recording_id, end_user_id, status, requested_language, language, created_at, started_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+  ).run(t.id, tenant.projectId, tenant.mode, t.recording_id, owner.endUserId, t.status, owner.requestedLanguage, t.language, t.created_at, t.started_at);
+}
+
+export function findStoredTranscription(db: Database, tenant: Tenant, id: string): StoredTranscription | null {
+  const row = db.query<TranscriptionRow, [string, string, string]>("SELECT * FROM transcriptions WHERE id = ? AND project_id = ? AND mode = ?").get(id, tenant.projectId, tenant.mode);
+  return row ? toStored(row) : null;
+}
+
+/** Contract 4: a transcription of the tenant by id. */
+export function findTranscription(db: Database, tenant: Tenant, id: string): Transcription | null {
+  return findStoredTranscription(db, tenant, id)?.record ?? null;
+}
+
+/** Contract 4: the newest completed transcription of a recording (reprocessing keeps older ones). */
+export function latestCompletedTranscription(db: Database, tenant: Tenant, recordingId: string): Transcription | null {
+  const row = db
+    .query<TranscriptionRow, [string, string, string]>(
+      `SELECT * FROM transcriptions WHERE recording_id = ? AND project_id = ? AND mode = ? AND status = 'completed'
+       ORDER BY completed_at DESC, id DESC LIMIT 1`,
+    )
+    .get(recordingId, tenant.projectId, tenant.mode);
+  return row ? toStored(row).record : null;
+}
+
+export function findProcessingTranscription(db: Database, tenant: Tenant, recordingId: string): Transcription | null {
+  const row = db
+    .query<TranscriptionRow, [string, string, string]>("SELECT * FROM transcriptions WHERE recording_id = ? AND project_id = ? AND mode = ? AND status = 'processing'")
+    .get(recordingId, tenant.projectId, tenant.mode);
+  return row ? toStored(row).record : null;
+}
+
+/** processing -> completed; false when the row is no longer processing (a second run of the job, or deleted). */
+export function markTranscriptionCompleted(
+  db: Database,
+  tenant: Tenant,
+  id: string,
+  result: { language: string; text: string; duration_seconds: number; segments: Segment[]; speakers: Speaker[]; model: string; diarization: string; completed_at: string },
+): boolean {
+  return (
+    db
+      .query(
+        `UPDATE transcriptions SET status = 'completed', language = ?, text = ?, duration_seconds = ?, segments = ?, speakers = ?, model = ?, diarization = ?, completed_at = ?
+         WHERE id = ? AND project_id = ? AND mode = ? AND status = 'processing'`,
+      )
+      .run(
+        result.language,
+        result.text,
+        result.duration_seconds,
+        JSON.stringify(result.segments),
+        JSON.stringify(result.speakers),
+        result.model,
+        result.diarization,
+        result.completed_at,
+        id,
+        tenant.projectId,
+        tenant.mode,
+      ).changes === 1
+  );
+}
+
+/** processing -> failed; false when the row is no longer processing. */
+export function markTranscriptionFailed(db: Database, tenant: Tenant, id: string, error: Transcription["error"], failedAt: string, durationSeconds: number | null): boolean {
+  return (
+    db
+      .query(
+        `UPDATE transcriptions SET status = 'failed', error = ?, failed_at = ?, duration_seconds = COALESCE(?, duration_seconds)
+         WHERE id = ? AND project_id = ? AND mode = ? AND status = 'processing'`,
+      )
+      .run(JSON.stringify(error), failedAt, durationSeconds, id, tenant.projectId, tenant.mode).changes === 1
+  );
+}
+
+export type TranscriptionFilter = { recordingId?: string; endUserId?: string | null };
+
+export function listTranscriptionRows(db: Database, tenant: Tenant, filter: TranscriptionFilter, page: PageRequest): Page<Transcription> {
+  const where = ["project_id = ?", "mode = ?"];
+  const params: SQLQueryBindings[] = [tenant.projectId, tenant.mode];
+  if (filter.recordingId) {
+    where.push("recording_id = ?");
+    params.push(filter.recordingId);
+  }
+  if (filter.endUserId) {
+    where.push("end_user_id = ?");
+    params.push(filter.endUserId);
+  }
+  return paginate<TranscriptionRow, Transcription>(db, { table: "transcriptions", where, params }, page, (row) => toStored(row).record);
+}
+
+/** Whether the recording has any transcription (auto-transcription starts only the first). */
+export function hasTranscription(db: Database, tenant: Tenant, recordingId: string): boolean {
+  return !!db.query("SELECT 1 FROM transcriptions WHERE recording_id = ? AND project_id = ? AND mode = ? LIMIT 1").get(recordingId, tenant.projectId, tenant.mode);
+}

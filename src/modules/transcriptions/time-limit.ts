@@ -1,0 +1,48 @@
+/** A job ran past its time limit (spec 6 failure code timeout). */
+export class TimeLimitError extends Error {}
+
+export type TimeLimit = {
+  signal: AbortSignal;
+  /** Moves the deadline to `ms` after the start (once the audio length, and so the fair limit, is known). */
+  setLimit(ms: number): void;
+};
+
+/**
+ * Runs `fn` against a wall-clock deadline: the signal aborts at the deadline and the
+ * result rejects with TimeLimitError even when an engine ignores the signal, so a hung
+ * model never holds a job forever.
+ */
+export async function withTimeLimit<T>(initialMs: number, fn: (limit: TimeLimit) => Promise<T>): Promise<T> {
+  const controller = new AbortController();
+  const startedAt = Date.now();
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let expire: (err: Error) => void = () => {};
+  const expired = new Promise<never>((_, reject) => {
+    expire = reject;
+  });
+  const setLimit = (ms: number) => {
+    clearTimeout(timer);
+    timer = setTimeout(
+      () => {
+        const err = new TimeLimitError(`Processing did not finish within ${Math.round(ms / 1000)} s.`);
+        controller.abort(err);
+        expire(err);
+      },
+      Math.max(0, startedAt + ms - Date.now()),
+    );
+  };
+  setLimit(initialMs);
+  try {
+    return await Promise.race([fn({ signal: controller.signal, setLimit }), expired]);
+  } catch (err) {
+    // An engine that honours the signal rejects with its own abort error: it is still a timeout.
+    throw controller.signal.aborted ? controller.signal.reason : err;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** The limit for work on `audioSeconds` of audio: a fixed allowance plus a multiple of its length. */
+export function limitFor(processing: { minSeconds: number; timeFactor: number }, audioSeconds: number): number {
+  return (processing.minSeconds + processing.timeFactor * audioSeconds) * 1000;
+}

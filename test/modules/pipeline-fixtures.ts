@@ -1,0 +1,102 @@
+import type { Deps } from "../../src/deps";
+import type { Tenant } from "../../src/http/credentials";
+import { newId } from "../../src/ids";
+import type { RecordingStatus } from "../../src/modules/recordings/schema";
+import { insertRecording, updateRecordingRow } from "../../src/modules/recordings/store";
+
+export const RATE = 16_000;
+
+/** A 440 Hz tone: loud enough for voice-activity detection. */
+export function tone(seconds: number, amplitude = 0.3): Float32Array {
+  return Float32Array.from({ length: Math.round(seconds * RATE) }, (_, i) => amplitude * Math.sin((2 * Math.PI * 440 * i) / RATE));
+}
+
+export const silence = (seconds: number) => new Float32Array(Math.round(seconds * RATE));
+
+export function concat(...parts: Float32Array[]): Float32Array {
+  const out = new Float32Array(parts.reduce((n, p) => n + p.length, 0));
+  let at = 0;
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.length;
+  }
+  return out;
+}
+
+/** 16-bit PCM mono WAV bytes of the samples. */
+export function wav(samples: Float32Array, rate = RATE): Uint8Array {
+  const buf = Buffer.alloc(44 + samples.length * 2);
+  buf.write("RIFF", 0);
+  buf.writeUInt32LE(36 + samples.length * 2, 4);
+  buf.write("WAVEfmt ", 8);
+  buf.writeUInt32LE(16, 16);
+  buf.writeUInt16LE(1, 20);
+  buf.writeUInt16LE(1, 22);
+  buf.writeUInt32LE(rate, 24);
+  buf.writeUInt32LE(rate * 2, 28);
+  buf.writeUInt16LE(2, 32);
+  buf.writeUInt16LE(16, 34);
+  buf.write("data", 36);
+  buf.writeUInt32LE(samples.length * 2, 40);
+  samples.forEach((s, i) => buf.writeInt16LE(Math.round(Math.max(-1, Math.min(1, s)) * 32767), 44 + i * 2));
+  return new Uint8Array(buf);
+}
+
+export type SeedOptions = { endUserId?: string | null; deviceId?: string | null; status?: RecordingStatus; error?: { code: string; message: string } };
+
+/**
+ * A recording whose upload is done: the row through the recordings store and the bytes
+ * through deps.storage, as upload-complete leaves them (the upload path has its own tests).
+ */
+export async function seedRecording(deps: Deps, tenant: Tenant, bytes: Uint8Array | null, options: SeedOptions = {}): Promise<string> {
+  const now = deps.clock.now();
+  const at = now.toISOString();
+  const id = newId("rec_", now.getTime());
+  insertRecording(deps.db, tenant, {
+    id,
+    end_user_id: options.endUserId ?? null,
+    device_id: options.deviceId ?? null,
+    name: null,
+    status: "pending",
+    duration_seconds: null,
+    file_size_bytes: null,
+    recorded_at: null,
+    metadata: {},
+    upload_method: null,
+    source: "api_upload",
+    mime_type: "audio/wav",
+    is_streaming: false,
+    chunk_count: 0,
+    consent_obtained: null,
+    format: null,
+    codec: null,
+    sha256: null,
+    error: null,
+    uploaded_at: null,
+    created_at: at,
+    updated_at: at,
+  });
+  let storageKey: string | null = null;
+  if (bytes) {
+    storageKey = `${tenant.projectId}/${tenant.mode}/${id}/original`;
+    await deps.storage.write(storageKey, (async function* () {
+      yield bytes;
+    })());
+  }
+  updateRecordingRow(
+    deps.db,
+    tenant,
+    id,
+    { status: options.status ?? (bytes ? "uploaded" : "pending"), storage_key: storageKey, file_size_bytes: bytes?.length ?? null, error: options.error ? JSON.stringify(options.error) : null, uploaded_at: bytes ? at : null },
+    now,
+  );
+  return id;
+}
+
+/** The outbox rows of a type, oldest first, as webhooks would deliver them. */
+export function eventsOf(deps: Deps, type: string): { id: string; type: string; data: any }[] {
+  return deps.db
+    .query<{ id: string; type: string; data: string }, [string]>("SELECT id, type, data FROM events WHERE type = ? ORDER BY created_at, id")
+    .all(type)
+    .map((e) => ({ ...e, data: JSON.parse(e.data) }));
+}

@@ -1,0 +1,190 @@
+import { beforeAll, describe, expect, test } from "bun:test";
+import type { Engines } from "../../src/engines";
+import { ScriptedLlm } from "../../src/engines/llm.test-double";
+import { MissingModelError } from "../../src/engines/missing-model";
+import { ScriptedTranscriber, type TranscriberScript } from "../../src/engines/transcriber.test-double";
+import { EnergyTestVad } from "../../src/engines/vad.test-double";
+import type { Tenant } from "../../src/http/credentials";
+import { findRecording } from "../../src/modules/recordings/store";
+import { latestCompletedTranscription } from "../../src/modules/transcriptions/store";
+import { makeTenant, makeTestApp } from "../helpers";
+import { concat, eventsOf, seedRecording, silence, tone, wav } from "./pipeline-fixtures";
+
+type TestApp = Awaited<ReturnType<typeof makeTestApp>>;
+
+/** A test app whose pipeline runs on deterministic engines (real ffmpeg decoding). */
+function pipelineApp(script: TranscriberScript = {}, env: Record<string, string> = {}) {
+  const engines = { transcriber: new ScriptedTranscriber(script), llm: new ScriptedLlm(), vad: new EnergyTestVad() } as Partial<Engines>;
+  return makeTestApp({ engines, env });
+}
+
+const RECORD_FIELDS = [
+  "completed_at", "created_at", "diarization", "duration_seconds", "error", "failed_at", "id", "language", "model", "recording_id", "segments", "speakers", "started_at", "status", "text",
+];
+
+let t: TestApp;
+let acme: ReturnType<typeof makeTenant>;
+let tenant: Tenant;
+
+beforeAll(async () => {
+  t = await pipelineApp();
+  acme = makeTenant(t.deps, "acme");
+  tenant = { projectId: acme.project.id, mode: "test" };
+});
+
+const speech = wav(concat(tone(2), silence(3), tone(2)));
+
+async function transcribe(app: TestApp, key: string, recordingId: string, extra: object = {}) {
+  const r = await app.call("POST", "/v1/transcriptions", { key, body: { recording_id: recordingId, ...extra } });
+  expect(r.status).toBe(202);
+  await app.deps.queue.drain();
+  return (await app.call("GET", `/v1/transcriptions/${r.body.id}`, { key })).body;
+}
+
+describe("transcriptions: happy path", () => {
+  test("POST answers 202 processing, the job completes it with segments, speakers and events", async () => {
+    const rec = await seedRecording(t.deps, tenant, speech);
+    const r = await t.call("POST", "/v1/transcriptions", { key: acme.test, body: { recording_id: rec } });
+    expect(r.status).toBe(202);
+    expect(r.body.id).toMatch(/^txn_/);
+    expect(Object.keys(r.body).sort()).toEqual(RECORD_FIELDS);
+    expect(r.body).toMatchObject({ recording_id: rec, status: "processing", language: null, text: null, segments: [], speakers: [], error: null, completed_at: null });
+    expect(r.body.started_at).toBe(r.body.created_at);
+    expect(findRecording(t.deps.db, tenant, rec)?.status).toBe("processing");
+
+    const started = eventsOf(t.deps, "transcription.started").find((e) => e.data.id === r.body.id)!;
+    expect(Object.keys(started.data).sort()).toEqual(["created_at", "id", "language", "recording_id", "started_at", "status"]);
+
+    await t.deps.queue.drain();
+    const done = (await t.call("GET", `/v1/transcriptions/${r.body.id}`, { key: acme.test })).body;
+    expect(done).toMatchObject({ status: "completed", language: "en", duration_seconds: 7, text: "utterance 1", model: "test-scripted-transcriber", diarization: "none", error: null });
+    // One window: the two tones (with their padding) are closer together than a window is long.
+    expect(done.segments).toEqual([{ start: 0, end: 7, text: "utterance 1", speaker: "SPEAKER_1", confidence: 0.9 }]);
+    expect(done.speakers).toEqual([{ id: "SPEAKER_1", label: "Speaker 1" }]);
+    expect(done.completed_at).not.toBeNull();
+    expect(findRecording(t.deps.db, tenant, rec)?.status).toBe("completed");
+
+    const completed = eventsOf(t.deps, "transcription.completed").find((e) => e.data.id === r.body.id)!;
+    expect(Object.keys(completed.data).sort()).toEqual(["completed_at", "created_at", "duration_seconds", "id", "language", "recording_id", "segments", "speakers", "status", "text"]);
+    expect(completed.data.segments).toEqual(done.segments);
+    const index = t.deps.db.query("SELECT payload FROM jobs WHERE type = 'search.index_transcription'").all() as { payload: string }[];
+    expect(index.map((j) => JSON.parse(j.payload))).toContainEqual({ project_id: tenant.projectId, mode: "test", transcription_id: r.body.id });
+  });
+
+  test("long audio is cut at pauses into windows, silence skipped, times absolute", async () => {
+    const rec = await seedRecording(t.deps, tenant, wav(concat(tone(20), silence(5), tone(20))));
+    const done = await transcribe(t, acme.test, rec, { language: "de" });
+    expect(done.language).toBe("de");
+    expect(done.duration_seconds).toBe(45);
+    // Within a 30 ms VAD frame of the tones' edges, widened by the 0.2 s padding.
+    const tenth = (x: number) => Math.round(x * 10) / 10;
+    expect(done.segments.map((s: any) => [tenth(s.start), tenth(s.end), s.text])).toEqual([
+      [0, 20.2, "utterance 2"],
+      [24.8, 45, "utterance 3"],
+    ]);
+  });
+
+  test("list by recording_id, newest first; reprocessing adds a transcription and keeps the old one", async () => {
+    const rec = await seedRecording(t.deps, tenant, speech);
+    const first = await transcribe(t, acme.test, rec);
+    t.clock.advance(1000);
+    const second = await transcribe(t, acme.test, rec);
+    expect(second.id).not.toBe(first.id);
+    expect(second.status).toBe("completed");
+    const list = await t.call("GET", `/v1/transcriptions?recording_id=${rec}`, { key: acme.test });
+    expect(list.body).toMatchObject({ has_more: false, total: 2 });
+    expect(list.body.data.map((x: any) => x.id)).toEqual([second.id, first.id]);
+    expect(latestCompletedTranscription(t.deps.db, tenant, rec)?.id).toBe(second.id);
+  });
+
+  test("Idempotency-Key replays the first answer without a second transcription", async () => {
+    const rec = await seedRecording(t.deps, tenant, speech);
+    const headers = { "idempotency-key": `txn-${rec}` };
+    const a = await t.call("POST", "/v1/transcriptions", { key: acme.test, headers, body: { recording_id: rec } });
+    const b = await t.call("POST", "/v1/transcriptions", { key: acme.test, headers, body: { recording_id: rec } });
+    expect(b.status).toBe(202);
+    expect(b.body.id).toBe(a.body.id);
+    expect(b.headers.get("idempotent-replayed")).toBe("true");
+    await t.deps.queue.drain();
+  });
+});
+
+describe("transcriptions: errors", () => {
+  test("unknown recording is 404 resource_not_found; unknown transcription 404 not_found", async () => {
+    const r = await t.call("POST", "/v1/transcriptions", { key: acme.test, body: { recording_id: "rec_nope" } });
+    expect(r.status).toBe(404);
+    expect(r.body.error).toMatchObject({ code: "resource_not_found", param: "recording_id" });
+    expect((await t.call("GET", "/v1/transcriptions/txn_nope", { key: acme.test })).body.error.code).toBe("not_found");
+  });
+
+  test("a recording without uploaded audio is 409", async () => {
+    const rec = await seedRecording(t.deps, tenant, null);
+    const r = await t.call("POST", "/v1/transcriptions", { key: acme.test, body: { recording_id: rec } });
+    expect(r.status).toBe(409);
+    expect(r.body.error.code).toBe("resource_conflict");
+  });
+
+  test("a second request while one is processing is 409", async () => {
+    const rec = await seedRecording(t.deps, tenant, speech);
+    expect((await t.call("POST", "/v1/transcriptions", { key: acme.test, body: { recording_id: rec } })).status).toBe(202);
+    const again = await t.call("POST", "/v1/transcriptions", { key: acme.test, body: { recording_id: rec } });
+    expect(again.status).toBe(409);
+    expect(again.body.error.message).toContain("still processing");
+    await t.deps.queue.drain();
+  });
+
+  test.each([
+    [{}, "recording_id"],
+    [{ recording_id: "" }, "recording_id"],
+    [{ recording_id: "rec_x", language: "English!" }, "language"],
+  ])("body %j is 422 naming %s", async (body, param) => {
+    const r = await t.call("POST", "/v1/transcriptions", { key: acme.test, body });
+    expect(r.status).toBe(422);
+    expect(r.body.error).toMatchObject({ code: "validation_error", param });
+  });
+});
+
+describe("transcriptions: failure codes", () => {
+  async function failure(app: TestApp, key: string, bytes: Uint8Array, options: Parameters<typeof seedRecording>[3] = {}) {
+    const appTenant = { projectId: app.deps.db.query<{ project_id: string }, []>("SELECT project_id FROM credentials ORDER BY created_at LIMIT 1").get()!.project_id, mode: "test" as const };
+    const rec = await seedRecording(app.deps, appTenant, bytes, options);
+    const done = await transcribe(app, key, rec);
+    expect(done.status).toBe("failed");
+    expect(done.failed_at).not.toBeNull();
+    expect(findRecording(app.deps.db, appTenant, rec)?.status).toBe("failed");
+    const event = eventsOf(app.deps, "transcription.failed").find((e) => e.data.id === done.id)!;
+    expect(Object.keys(event.data).sort()).toEqual(["created_at", "error", "failed_at", "id", "recording_id", "status"]);
+    expect(event.data.error).toEqual(done.error);
+    return done.error as { code: string; message: string };
+  }
+
+  test("audio under 1 s is audio_too_short", async () => {
+    expect((await failure(t, acme.test, wav(tone(0.5)))).code).toBe("audio_too_short");
+  });
+
+  test("silence is audio_quality_insufficient, not hallucinated text", async () => {
+    expect((await failure(t, acme.test, wav(silence(3)))).code).toBe("audio_quality_insufficient");
+  });
+
+  test("a file that is not audio, or one flagged by upload probing, is audio_format_unsupported", async () => {
+    expect((await failure(t, acme.test, new TextEncoder().encode("this is not audio at all\n".repeat(50)))).code).toBe("audio_format_unsupported");
+    const flagged = { code: "audio_format_unsupported", message: "The file is not audio ffmpeg can decode." };
+    expect(await failure(t, acme.test, speech, { error: flagged })).toEqual(flagged);
+  });
+
+  test("an engine error is processing_error; a missing model names the install command", async () => {
+    const broken = await pipelineApp({ error: new Error("whisper exploded") });
+    const key = makeTenant(broken.deps).test;
+    expect(await failure(broken, key, speech)).toEqual({ code: "processing_error", message: "Transcription failed: whisper exploded" });
+    const missing = await pipelineApp({ error: new MissingModelError("whisper-base.en", "whisper") });
+    const error = await failure(missing, makeTenant(missing.deps).test, speech);
+    expect(error.code).toBe("processing_error");
+    expect(error.message).toContain("parley models pull whisper-base.en");
+  });
+
+  test("an engine that never answers is stopped by the time limit: timeout", async () => {
+    const slow = await pipelineApp({ hang: true }, { PARLEY_PROCESSING_MIN_SECONDS: "0.3", PARLEY_PROCESSING_TIME_FACTOR: "0" });
+    const error = await failure(slow, makeTenant(slow.deps).test, speech);
+    expect(error.code).toBe("timeout");
+  });
+});

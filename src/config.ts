@@ -40,6 +40,8 @@ const envSchema = z.object({
   PARLEY_OPENAI_BASE_URL: z.url().optional(),
   PARLEY_OPENAI_API_KEY: z.string().optional(),
   PARLEY_OPENAI_MODEL: z.string().optional(),
+  PARLEY_OPENAI_CONTEXT_TOKENS: z.coerce.number().int().min(512).default(8192),
+  PARLEY_OPENAI_TIMEOUT_MS: z.coerce.number().int().min(1).default(120_000),
   PARLEY_JOB_CONCURRENCY: z.coerce.number().int().min(1).default(2),
   PARLEY_PROCESSING_MIN_SECONDS: z.coerce.number().positive().default(120),
   PARLEY_PROCESSING_TIME_FACTOR: z.coerce.number().min(0).default(3),
@@ -60,7 +62,7 @@ export type Config = Readonly<{
   ffmpegPath?: string;
   gpu: "auto" | "off" | "cuda" | "vulkan";
   models: { mirror: string; whisper: string; llm: string; embedding: string };
-  ask: { defaultProvider: "llama_cpp" | "openai_compatible" | "extractive"; openai: { baseUrl?: string; apiKey?: string; model?: string } };
+  ask: { defaultProvider: "llama_cpp" | "openai_compatible" | "extractive"; openai: { baseUrl?: string; apiKey?: string; model?: string; contextTokens: number; timeoutMs: number } };
   jobConcurrency: number;
   /** A transcription or summary job may take minSeconds plus timeFactor x the audio length before it fails with timeout. */
   processing: { minSeconds: number; timeFactor: number };
@@ -115,7 +117,13 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     },
     ask: {
       defaultProvider: e.PARLEY_ASK_PROVIDER,
-      openai: { baseUrl: e.PARLEY_OPENAI_BASE_URL, apiKey: e.PARLEY_OPENAI_API_KEY, model: e.PARLEY_OPENAI_MODEL },
+      openai: {
+        baseUrl: e.PARLEY_OPENAI_BASE_URL,
+        apiKey: e.PARLEY_OPENAI_API_KEY,
+        model: e.PARLEY_OPENAI_MODEL,
+        contextTokens: e.PARLEY_OPENAI_CONTEXT_TOKENS,
+        timeoutMs: e.PARLEY_OPENAI_TIMEOUT_MS,
+      },
     },
     jobConcurrency: e.PARLEY_JOB_CONCURRENCY,
     processing: { minSeconds: e.PARLEY_PROCESSING_MIN_SECONDS, timeFactor: e.PARLEY_PROCESSING_TIME_FACTOR },

@@ -48,14 +48,14 @@ export function uploadsRoutes(deps: Deps) {
 
 /**
  * The pre-signed PUT target: public (the up_ token in the path is the credential), so
- * createApp mounts it outside the authenticated /v1 modules. The body is never parsed:
- * it streams to storage.
+ * createApp mounts it outside the authenticated /v1 modules. The handler never touches
+ * `body`, so Elysia leaves the request stream unread (its static analysis skips parsing;
+ * `parse: "none"` answered 400 in Elysia 1.4) and receiveUpload streams it to storage.
  */
 export function uploadTargetRoutes(deps: Deps) {
   const slots = new UploadSlots(deps.config.uploads.maxConcurrent);
   return new Elysia({ name: "parley.upload-target" }).put("/v1/uploads/:token", ({ params, request }) => receiveUpload(deps, slots, params.token, request), {
     params: z.object({ token: z.string().min(1).max(200) }),
-    parse: "none",
     detail: { tags: ["Recordings"], summary: "Upload audio bytes", description: "No Authorization header: the URL from upload-url is the credential. 413 over the size limit, 429 over 10 concurrent uploads per project." },
   });
 }

@@ -1,0 +1,187 @@
+import { beforeAll, describe, expect, test } from "bun:test";
+import type { Engines } from "../../src/engines";
+import { ScriptedLlm, type LlmScript } from "../../src/engines/llm.test-double";
+import { ScriptedTranscriber, type TranscriberScript } from "../../src/engines/transcriber.test-double";
+import { EnergyTestVad } from "../../src/engines/vad.test-double";
+import { makeTenant, makeTestApp } from "../helpers";
+import { concat, eventsOf, seedRecording, silence, tone, wav } from "./pipeline-fixtures";
+
+const RECORD_FIELDS = [
+  "completed_at", "created_at", "error", "failed_at", "format", "id", "model", "prompt_version", "recording_id", "started_at", "status", "structured", "template", "text", "transcription_id",
+];
+
+/** An app on deterministic engines with one project; `transcribed()` gives a completed transcription of a fresh recording. */
+async function summaryApp(llmScript: LlmScript = {}, transcriberScript: TranscriberScript = {}, env: Record<string, string> = {}) {
+  const llm = new ScriptedLlm(llmScript);
+  const engines = { transcriber: new ScriptedTranscriber(transcriberScript), llm, vad: new EnergyTestVad() } as Partial<Engines>;
+  const app = await makeTestApp({ engines, env });
+  const tenant = makeTenant(app.deps);
+  const scope = { projectId: tenant.project.id, mode: "test" as const };
+  const audio = wav(concat(tone(2), silence(1), tone(2)));
+  async function transcribed(options: { autoSummarize?: boolean } = {}) {
+    if (options.autoSummarize === false) await app.call("PUT", "/v1/config/project", { key: tenant.test, body: { auto_summarize: false } });
+    const rec = await seedRecording(app.deps, scope, audio);
+    const txn = (await app.call("POST", "/v1/transcriptions", { key: tenant.test, body: { recording_id: rec } })).body;
+    await app.deps.queue.drain();
+    return { rec, txn: (await app.call("GET", `/v1/transcriptions/${txn.id}`, { key: tenant.test })).body };
+  }
+  async function summarize(transcriptionId: string, template?: string) {
+    const r = await app.call("POST", "/v1/summaries", { key: tenant.test, body: { transcription_id: transcriptionId, template } });
+    expect(r.status).toBe(202);
+    await app.deps.queue.drain();
+    return (await app.call("GET", `/v1/summaries/${r.body.id}`, { key: tenant.test })).body;
+  }
+  return { app, llm, tenant, scope, transcribed, summarize };
+}
+
+let s: Awaited<ReturnType<typeof summaryApp>>;
+beforeAll(async () => {
+  s = await summaryApp();
+});
+
+describe("summaries: happy path", () => {
+  test("a completed transcription is summarised automatically with the general template", async () => {
+    const { txn } = await s.transcribed();
+    expect(txn.status).toBe("completed");
+    const list = (await s.app.call("GET", `/v1/summaries?transcription_id=${txn.id}`, { key: s.tenant.test })).body;
+    expect(list.total).toBe(1);
+    const sum = list.data[0];
+    expect(Object.keys(sum).sort()).toEqual(RECORD_FIELDS);
+    expect(sum).toMatchObject({ transcription_id: txn.id, recording_id: txn.recording_id, status: "completed", template: "general", format: "summary", prompt_version: "general.v1", model: "test-scripted-llm", error: null });
+    expect(Object.keys(sum.structured).sort()).toEqual(["action_items", "decisions", "key_points", "summary", "title"]);
+    // Rendered from the structured output; the model was given the transcript lines.
+    expect(sum.text).toStartWith("# about: [0:00] SPEAKER_1: utterance 1");
+    expect(sum.text).toContain("## Key points\n- about:");
+    const started = eventsOf(s.app.deps, "summary.started").find((e) => e.data.id === sum.id)!;
+    expect(Object.keys(started.data).sort()).toEqual(["created_at", "id", "recording_id", "started_at", "status", "template", "transcription_id"]);
+    const completed = eventsOf(s.app.deps, "summary.completed").find((e) => e.data.id === sum.id)!;
+    expect(Object.keys(completed.data).sort()).toEqual(["completed_at", "created_at", "id", "recording_id", "status", "template", "text", "transcription_id"]);
+    expect(completed.data.text).toBe(sum.text);
+  });
+
+  test("POST /summaries with the clinical template gives a medical_note", async () => {
+    const { txn } = await s.transcribed({ autoSummarize: false });
+    const r = await s.app.call("POST", "/v1/summaries", { key: s.tenant.test, body: { transcription_id: txn.id, template: "clinical" } });
+    expect(r.status).toBe(202);
+    expect(r.body).toMatchObject({ status: "processing", template: "clinical", format: "medical_note", text: null, structured: null, prompt_version: "clinical.v1" });
+    await s.app.deps.queue.drain();
+    const done = (await s.app.call("GET", `/v1/summaries/${r.body.id}`, { key: s.tenant.test })).body;
+    expect(done.status).toBe("completed");
+    expect(Object.keys(done.structured).sort()).toEqual(["assessment", "chief_complaint", "objective", "plan", "subjective"]);
+    expect(done.text).toContain("## Chief complaint\n");
+    expect(done.text).toContain("## Plan\n- ");
+  });
+
+  test.each(["sales", "legal"])("the %s template completes with its own sections", async (template) => {
+    const { txn } = await s.transcribed({ autoSummarize: false });
+    const done = await s.summarize(txn.id, template);
+    expect(done).toMatchObject({ status: "completed", template, format: "summary", prompt_version: `${template}.v1` });
+  });
+
+  test("a new request for the same template re-runs it under the same id and replaces the result", async () => {
+    const { txn } = await s.transcribed({ autoSummarize: false });
+    const first = await s.summarize(txn.id, "sales");
+    s.app.clock.advance(1000);
+    // Two requests before the jobs run: only the newest run may write a result.
+    const again = await s.app.call("POST", "/v1/summaries", { key: s.tenant.test, body: { transcription_id: txn.id, template: "sales" } });
+    const third = await s.app.call("POST", "/v1/summaries", { key: s.tenant.test, body: { transcription_id: txn.id, template: "sales" } });
+    expect(again.body).toMatchObject({ id: first.id, status: "processing", text: null, completed_at: null });
+    expect(again.body.started_at > first.started_at).toBe(true);
+    expect(third.body.id).toBe(first.id);
+    await s.app.deps.queue.drain();
+    const done = (await s.app.call("GET", `/v1/summaries/${first.id}`, { key: s.tenant.test })).body;
+    expect(done.status).toBe("completed");
+    expect(eventsOf(s.app.deps, "summary.started").filter((e) => e.data.id === first.id)).toHaveLength(3);
+    expect(eventsOf(s.app.deps, "summary.completed").filter((e) => e.data.id === first.id)).toHaveLength(2);
+    const list = (await s.app.call("GET", `/v1/summaries?transcription_id=${txn.id}`, { key: s.tenant.test })).body;
+    expect(list.data.map((x: any) => x.id)).toEqual([first.id]);
+  });
+
+  test("the auto-summary uses the configured template, and auto_summarize false starts none", async () => {
+    await s.app.call("PUT", "/v1/config/project", { key: s.tenant.test, body: { auto_summarize: true, summary_template: "legal" } });
+    const { txn } = await s.transcribed();
+    const list = (await s.app.call("GET", `/v1/summaries?transcription_id=${txn.id}`, { key: s.tenant.test })).body;
+    expect(list.data.map((x: any) => x.template)).toEqual(["legal"]);
+    const off = await s.transcribed({ autoSummarize: false });
+    expect((await s.app.call("GET", `/v1/summaries?transcription_id=${off.txn.id}`, { key: s.tenant.test })).body.total).toBe(0);
+    await s.app.call("DELETE", "/v1/config/project", { key: s.tenant.test });
+  });
+});
+
+describe("summaries: long transcripts and model output", () => {
+  test("a transcript over the context is summarised map-reduce", async () => {
+    const sentence = (n: number) => Array.from({ length: 30 }, (_, i) => `w${n}_${i}`).join(" ");
+    const many = await summaryApp({ contextTokens: 400 }, { segments: () => Array.from({ length: 40 }, (_, i) => ({ start: i * 0.1, end: i * 0.1 + 0.1, text: sentence(i), confidence: 0.8 })) });
+    const { txn } = await many.transcribed();
+    const sum = (await many.app.call("GET", `/v1/summaries?transcription_id=${txn.id}`, { key: many.tenant.test })).body.data[0];
+    expect(sum.status).toBe("completed");
+    const maps = many.llm.requests.filter((r) => !r.jsonSchema);
+    const reduce = many.llm.requests.filter((r) => r.jsonSchema);
+    expect(maps.length).toBeGreaterThan(1);
+    expect(reduce).toHaveLength(1);
+    // Every part of the transcript reached a map call, and the final call saw only notes.
+    const mapped = maps.map((r) => r.messages.at(-1)!.content).join("\n");
+    for (const i of [0, 20, 39]) expect(mapped).toContain(`w${i}_0`);
+    expect(reduce[0]!.messages.at(-1)!.content).toStartWith("notes:");
+    for (const r of many.llm.requests) expect(r.messages.map((m) => m.content.split(/\s+/).length).reduce((a, b) => a + b)).toBeLessThanOrEqual(400);
+  });
+
+  test("reasoning before the answer is stripped", async () => {
+    const thinking = await summaryApp({ answer: (text, req) => (req.jsonSchema ? `<think>secret chain of thought</think>\n${text}` : text) });
+    const { txn } = await thinking.transcribed();
+    const sum = (await thinking.app.call("GET", `/v1/summaries?transcription_id=${txn.id}`, { key: thinking.tenant.test })).body.data[0];
+    expect(sum.status).toBe("completed");
+    expect(sum.text).not.toContain("secret");
+  });
+});
+
+describe("summaries: failures", () => {
+  async function failed(llmScript: LlmScript, env: Record<string, string> = {}) {
+    const app = await summaryApp(llmScript, {}, env);
+    const { txn } = await app.transcribed();
+    const sum = (await app.app.call("GET", `/v1/summaries?transcription_id=${txn.id}`, { key: app.tenant.test })).body.data[0];
+    expect(sum.status).toBe("failed");
+    expect(sum.failed_at).not.toBeNull();
+    const event = eventsOf(app.app.deps, "summary.failed").find((e) => e.data.id === sum.id)!;
+    expect(Object.keys(event.data).sort()).toEqual(["error", "failed_at", "id", "recording_id", "status", "transcription_id"]);
+    expect(event.data.error).toEqual(sum.error);
+    return sum.error;
+  }
+
+  test("an engine error or an answer that is not JSON is processing_error", async () => {
+    expect(await failed({ error: new Error("llama exploded") })).toEqual({ code: "processing_error", message: "Summary failed: llama exploded" });
+    expect((await failed({ answer: () => "I cannot do JSON today" })).code).toBe("processing_error");
+  });
+
+  test("a refusal is content_policy_violation", async () => {
+    expect((await failed({ finishReason: "content_filter" })).code).toBe("content_policy_violation");
+  });
+
+  test("a model that never answers is stopped by the time limit: timeout", async () => {
+    expect((await failed({ hang: true }, { PARLEY_PROCESSING_MIN_SECONDS: "0.3", PARLEY_PROCESSING_TIME_FACTOR: "0" })).code).toBe("timeout");
+  });
+});
+
+describe("summaries: errors", () => {
+  test("unknown transcription is 404 resource_not_found; unknown summary 404 not_found", async () => {
+    const r = await s.app.call("POST", "/v1/summaries", { key: s.tenant.test, body: { transcription_id: "txn_nope" } });
+    expect(r.status).toBe(404);
+    expect(r.body.error).toMatchObject({ code: "resource_not_found", param: "transcription_id" });
+    expect((await s.app.call("GET", "/v1/summaries/sum_nope", { key: s.tenant.test })).body.error.code).toBe("not_found");
+  });
+
+  test("a transcription that is not completed is 409 transcription_not_ready", async () => {
+    const rec = await seedRecording(s.app.deps, s.scope, wav(tone(2)));
+    const txn = (await s.app.call("POST", "/v1/transcriptions", { key: s.tenant.test, body: { recording_id: rec } })).body;
+    const r = await s.app.call("POST", "/v1/summaries", { key: s.tenant.test, body: { transcription_id: txn.id } });
+    expect(r.status).toBe(409);
+    expect(r.body.error).toMatchObject({ code: "transcription_not_ready", param: "transcription_id" });
+    await s.app.deps.queue.drain();
+  });
+
+  test("an unknown template is 422 naming template", async () => {
+    const r = await s.app.call("POST", "/v1/summaries", { key: s.tenant.test, body: { transcription_id: "txn_x", template: "poetry" } });
+    expect(r.status).toBe(422);
+    expect(r.body.error).toMatchObject({ code: "validation_error", param: "template" });
+  });
+});

@@ -9,7 +9,7 @@ import { findEndUser } from "../end-users/store";
 import type { CreateDeviceBody, Device, DeviceState, ListDevicesQuery, UpdateDeviceBody } from "./schema";
 import { CAPABILITY } from "./schema";
 import { mergeSettings } from "./settings";
-import { type DeviceRow, deviceSettingsOverrides, findDeviceBySerial, findDeviceRow, insertDevice, listDeviceRows, toDevice, toDeviceState, updateDeviceFields } from "./store";
+import { type DeviceRow, deviceSettingsOverrides, deviceTokenIsLive, findDeviceBySerial, findDeviceRow, insertDevice, listDeviceRows, toDevice, toDeviceState, updateDeviceFields } from "./store";
 
 /** A row as the API shows it: settings resolved through the configuration hierarchy. */
 export function presentDevice(db: Database, tenant: Tenant, row: DeviceRow): Device {
@@ -139,8 +139,11 @@ export function refreshDeviceToken(db: Database, principal: Principal, id: strin
   confineToDevice(principal, id);
   return db.transaction(() => {
     const row = findDeviceRow(db, principal, id);
-    // A live device token implies a bound device; this guards against a row changed underneath.
-    if (!row || row.status !== "bound" || !row.end_user_id) throw new ApiError("unauthorized", "The credential is invalid, expired or revoked.");
+    // Authentication ran before this transaction; re-checking inside it keeps two refreshes
+    // of one token from both rotating should any async hook ever run in between.
+    if (!row || row.status !== "bound" || !row.end_user_id || !deviceTokenIsLive(db, principal.credentialId)) {
+      throw new ApiError("unauthorized", "The credential is invalid, expired or revoked.");
+    }
     revokeDeviceCredentials(db, id, now);
     const { token } = issueCredential(db, { ...tenantOf(principal), kind: "device", deviceId: id, endUserId: row.end_user_id, now });
     return { device_token: token };

@@ -117,6 +117,11 @@ export function updateDeviceFields(
   );
 }
 
+/** Whether a device token is still live now: two refreshes racing on one token must not both rotate. */
+export function deviceTokenIsLive(db: Database, credentialId: string): boolean {
+  return db.query("SELECT 1 FROM credentials WHERE id = ? AND kind = 'device' AND revoked_at IS NULL").get(credentialId) !== null;
+}
+
 export type DeviceFilter = { serialNumber?: string; status?: string; endUserId?: string; model?: string };
 
 export function listDeviceRows(db: Database, tenant: Tenant, filter: DeviceFilter, page: PageRequest): Page<DeviceRow> {

@@ -62,11 +62,11 @@ export function resolveConfig(db: Database, tenant: Tenant, target: { endUserId?
 /** A level and the thing it configures; `id` is ignored for organization and project. */
 export type ConfigTarget = { level: ConfigLevel; id?: string };
 
-type Located = { level: ConfigLevel; targetId: string; stored: StoredOverrides | null; effective: ResolvedConfig; device: DeviceRow | null };
+type Located = { level: ConfigLevel; targetId: string; stored: StoredOverrides | null; effective: ResolvedConfig };
 
 function locateOrganization(db: Database, organizationId: string): Located {
   const stored = findOrganizationOverrides(db, organizationId);
-  return { level: "organization", targetId: organizationId, stored, effective: mergeLevels([stored?.overrides]), device: null };
+  return { level: "organization", targetId: organizationId, stored, effective: mergeLevels([stored?.overrides]) };
 }
 
 /** Loads a level: 404 for an unknown end user or device of the tenant. */
@@ -74,16 +74,16 @@ function locate(db: Database, tenant: Tenant, target: ConfigTarget): Located {
   if (target.level === "organization") return locateOrganization(db, organizationOf(db, tenant));
   if (target.level === "project") {
     const stored = findOverrides(db, tenant, "project", tenant.projectId);
-    return { level: "project", targetId: tenant.projectId, stored, effective: resolveConfig(db, tenant, { endUserId: null }), device: null };
+    return { level: "project", targetId: tenant.projectId, stored, effective: resolveConfig(db, tenant, { endUserId: null }) };
   }
   const id = target.id ?? "";
   if (target.level === "end_user") {
     if (!findEndUser(db, tenant, id)) throw new ApiError("not_found", "End user not found", { param: "id" });
-    return { level: "end_user", targetId: id, stored: findOverrides(db, tenant, "end_user", id), effective: resolveConfig(db, tenant, { endUserId: id }), device: null };
+    return { level: "end_user", targetId: id, stored: findOverrides(db, tenant, "end_user", id), effective: resolveConfig(db, tenant, { endUserId: id }) };
   }
   const device = findDeviceRow(db, tenant, id);
   if (!device) throw new ApiError("not_found", "Device not found", { param: "id" });
-  return { level: "device", targetId: id, stored: deviceLevel(db, tenant, device), effective: resolveConfig(db, tenant, { deviceId: id }), device };
+  return { level: "device", targetId: id, stored: deviceLevel(db, tenant, device), effective: resolveConfig(db, tenant, { deviceId: id }) };
 }
 
 function view(located: Located): ConfigLevelView {

@@ -1,0 +1,130 @@
+import { describe, expect, test } from "bun:test";
+import type { Engines } from "../../src/engines";
+import { ScriptedLlm } from "../../src/engines/llm.test-double";
+import { ScriptedTranscriber } from "../../src/engines/transcriber.test-double";
+import { EnergyTestVad } from "../../src/engines/vad.test-double";
+import { organizationOf, saveOrganizationOverrides } from "../../src/modules/config/store";
+import { AUTO_TRANSCRIBE_JOB } from "../../src/modules/transcriptions/job";
+import { RUN_TRANSCRIPTION_JOB } from "../../src/modules/transcriptions/service";
+import { makeTenant, makeTestApp } from "../helpers";
+import { concat, eventsOf, seedRecording, silence, tone, wav } from "./pipeline-fixtures";
+import { uploadedRecording } from "./recordings-support";
+
+async function pipelineApp() {
+  const engines = { transcriber: new ScriptedTranscriber(), llm: new ScriptedLlm(), vad: new EnergyTestVad() } as Partial<Engines>;
+  const t = await makeTestApp({ engines });
+  const tenant = makeTenant(t.deps);
+  const scope = { projectId: tenant.project.id, mode: "test" as const };
+  const transcriptionsOf = async (rec: string) => (await t.call("GET", `/v1/transcriptions?recording_id=${rec}`, { key: tenant.test })).body.data;
+  return { t, tenant, scope, transcriptionsOf };
+}
+
+const speech = wav(concat(tone(2), silence(1), tone(2)));
+
+describe("pipeline: upload to summary", () => {
+  test("a verified upload is transcribed and summarised without any call", async () => {
+    const { t, tenant, transcriptionsOf } = await pipelineApp();
+    const { recording } = await uploadedRecording(t, tenant.test);
+    const [txn] = await transcriptionsOf(recording.id);
+    expect(txn).toMatchObject({ status: "completed", recording_id: recording.id, segments: [{ speaker: "SPEAKER_1", text: "utterance 1" }] });
+    expect(eventsOf(t.deps, "transcription.started").map((e) => e.data.id)).toEqual([txn.id]);
+    const sums = (await t.call("GET", `/v1/summaries?transcription_id=${txn.id}`, { key: tenant.test })).body.data;
+    expect(sums.map((x: any) => [x.template, x.status])).toEqual([["general", "completed"]]);
+    expect((await t.call("GET", `/v1/recordings/${recording.id}`, { key: tenant.test })).body.status).toBe("completed");
+  });
+
+  test("deleting the recording deletes its transcriptions and summaries", async () => {
+    const { t, tenant, transcriptionsOf } = await pipelineApp();
+    const { recording } = await uploadedRecording(t, tenant.test);
+    const [txn] = await transcriptionsOf(recording.id);
+    const sum = (await t.call("GET", `/v1/summaries?transcription_id=${txn.id}`, { key: tenant.test })).body.data[0];
+    expect((await t.call("DELETE", `/v1/recordings/${recording.id}`, { key: tenant.test })).status).toBe(204);
+    expect((await t.call("GET", `/v1/transcriptions/${txn.id}`, { key: tenant.test })).status).toBe(404);
+    expect((await t.call("GET", `/v1/summaries/${sum.id}`, { key: tenant.test })).status).toBe(404);
+  });
+});
+
+describe("pipeline: the configuration hierarchy decides auto-processing", () => {
+  test("organization, project, end user and device levels each switch auto_transcribe; the nearest wins", async () => {
+    const { t, tenant, scope, transcriptionsOf } = await pipelineApp();
+    const eu = (await t.call("POST", "/v1/end-users", { key: tenant.test, body: {} })).body.id;
+    const dev = (await t.call("POST", "/v1/devices", { key: tenant.test, body: { serial_number: "SN-CFG-1", model: "parley_pin" } })).body.id;
+    expect((await t.call("POST", `/v1/devices/${dev}/bind`, { key: tenant.test, body: { end_user_id: eu } })).status).toBe(200);
+    const org = (value: boolean) => saveOrganizationOverrides(t.deps.db, organizationOf(t.deps.db, scope), { auto_transcribe: value }, t.clock.now().toISOString());
+    const put = (path: string, body: object) => t.call("PUT", `/v1/config/${path}`, { key: tenant.test, body });
+    /** What upload completion does: enqueue transcriptions.auto; then whether a transcription started. */
+    const autoStarts = async () => {
+      const rec = await seedRecording(t.deps, scope, speech, { endUserId: eu, deviceId: dev });
+      t.deps.queue.enqueue(AUTO_TRANSCRIBE_JOB, { project_id: scope.projectId, mode: "test", recording_id: rec });
+      await t.deps.queue.drain();
+      return (await transcriptionsOf(rec)).length === 1;
+    };
+
+    expect(await autoStarts()).toBe(true); // default on
+    org(false);
+    expect(await autoStarts()).toBe(false);
+    await put("project", { auto_transcribe: true });
+    expect(await autoStarts()).toBe(true);
+    await put("project", { auto_transcribe: false });
+    expect(await autoStarts()).toBe(false);
+    await put(`end-users/${eu}`, { auto_transcribe: true });
+    expect(await autoStarts()).toBe(true);
+    await put(`devices/${dev}`, { auto_transcribe: false });
+    expect(await autoStarts()).toBe(false);
+    await put(`devices/${dev}`, { auto_transcribe: true, language: "fr" });
+    expect(await autoStarts()).toBe(true);
+    const rec = await seedRecording(t.deps, scope, speech, { endUserId: eu, deviceId: dev });
+    t.deps.queue.enqueue(AUTO_TRANSCRIBE_JOB, { project_id: scope.projectId, mode: "test", recording_id: rec });
+    await t.deps.queue.drain();
+    expect((await transcriptionsOf(rec))[0]).toMatchObject({ status: "completed", language: "fr" });
+  });
+
+  test("the auto job is idempotent and never adds to a transcription the caller started", async () => {
+    const { t, tenant, scope, transcriptionsOf } = await pipelineApp();
+    const rec = await seedRecording(t.deps, scope, speech);
+    const job = { project_id: scope.projectId, mode: "test", recording_id: rec };
+    t.deps.queue.enqueue(AUTO_TRANSCRIBE_JOB, job);
+    await t.deps.queue.drain();
+    t.deps.queue.enqueue(AUTO_TRANSCRIBE_JOB, job);
+    await t.deps.queue.drain();
+    expect(await transcriptionsOf(rec)).toHaveLength(1);
+
+    const manual = await seedRecording(t.deps, scope, speech);
+    await t.call("POST", "/v1/transcriptions", { key: tenant.test, body: { recording_id: manual } });
+    t.deps.queue.enqueue(AUTO_TRANSCRIBE_JOB, { ...job, recording_id: manual });
+    await t.deps.queue.drain();
+    expect(await transcriptionsOf(manual)).toHaveLength(1);
+  });
+});
+
+describe("pipeline: crash recovery", () => {
+  test("a transcription job leased by a worker that died is picked up after its lease expires", async () => {
+    const { t, tenant, scope } = await pipelineApp();
+    const rec = await seedRecording(t.deps, scope, speech);
+    const txn = (await t.call("POST", "/v1/transcriptions", { key: tenant.test, body: { recording_id: rec } })).body;
+    // Another process leased the job, then died mid-run: its lease is what is left.
+    const leaseUntil = new Date(t.clock.now().getTime() + 60_000).toISOString();
+    t.deps.db
+      .query("UPDATE jobs SET state = 'running', attempts = 1, leased_by = 'wrk_dead', lease_until = ? WHERE type = ?")
+      .run(leaseUntil, RUN_TRANSCRIPTION_JOB);
+    expect(await t.deps.queue.drain()).toBe(0);
+    expect((await t.call("GET", `/v1/transcriptions/${txn.id}`, { key: tenant.test })).body.status).toBe("processing");
+    t.clock.advance(61_000);
+    await t.deps.queue.drain();
+    expect((await t.call("GET", `/v1/transcriptions/${txn.id}`, { key: tenant.test })).body.status).toBe("completed");
+    expect(eventsOf(t.deps, "transcription.completed").filter((e) => e.data.id === txn.id)).toHaveLength(1);
+  });
+
+  test("a job that runs again after it finished changes nothing and records no second event", async () => {
+    const { t, tenant, scope } = await pipelineApp();
+    const rec = await seedRecording(t.deps, scope, speech);
+    const txn = (await t.call("POST", "/v1/transcriptions", { key: tenant.test, body: { recording_id: rec } })).body;
+    await t.deps.queue.drain();
+    const before = (await t.call("GET", `/v1/transcriptions/${txn.id}`, { key: tenant.test })).body;
+    t.deps.queue.enqueue(RUN_TRANSCRIPTION_JOB, { project_id: scope.projectId, mode: "test", transcription_id: txn.id });
+    await t.deps.queue.drain();
+    expect((await t.call("GET", `/v1/transcriptions/${txn.id}`, { key: tenant.test })).body).toEqual(before);
+    expect(eventsOf(t.deps, "transcription.completed").filter((e) => e.data.id === txn.id)).toHaveLength(1);
+    expect(eventsOf(t.deps, "summary.started")).toHaveLength(1);
+  });
+});

@@ -8,7 +8,7 @@ export type T = Awaited<ReturnType<typeof makeTestApp>>;
 export type Tenant = ReturnType<typeof makeTenant>;
 
 export const FIXTURES = join(import.meta.dir, "..", "fixtures");
-export const fixture = (name: string) => new Uint8Array(readFileSync(join(FIXTURES, name)));
+export const fixture = (name: string): Uint8Array<ArrayBuffer> => new Uint8Array(readFileSync(join(FIXTURES, name)));
 export const sha256 = (b: Uint8Array) => createHash("sha256").update(b).digest("hex");
 
 /** The path part of an upload URL, for t.call. */
@@ -33,7 +33,7 @@ export async function createRecording(t: T, key: string, body: Record<string, un
 }
 
 /** upload-url, then the PUT of `bytes`; returns the PUT reply. */
-export async function put(t: T, key: string, id: string, bytes: Uint8Array, extra: Record<string, unknown> = {}) {
+export async function put(t: T, key: string, id: string, bytes: Uint8Array<ArrayBuffer>, extra: Record<string, unknown> = {}) {
   const u = await t.call("POST", `/v1/recordings/${id}/upload-url`, { key, body: { content_type: "audio/wav", ...extra } });
   if (u.status !== 200) throw new Error(`upload-url failed: ${u.status} ${JSON.stringify(u.body)}`);
   return t.call("PUT", pathOf(u.body.upload_url), { rawBody: bytes, headers: { "content-type": "audio/wav" } });

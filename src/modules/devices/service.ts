@@ -1,5 +1,5 @@
 import type { Database } from "bun:sqlite";
-import type { Principal } from "../../http/auth";
+import { confineToEndUser, type Principal } from "../../http/auth";
 import { issueCredential, revokeDeviceCredentials, type Tenant } from "../../http/credentials";
 import { ApiError } from "../../http/errors";
 import type { Page } from "../../http/pagination";
@@ -65,10 +65,8 @@ export function getDevice(db: Database, principal: Principal, id: string): Devic
 }
 
 export function listDevices(db: Database, principal: Principal, query: ListDevicesQuery): Page<Device> {
-  if (principal.endUserId && query.end_user_id && query.end_user_id !== principal.endUserId) {
-    throw new ApiError("forbidden", "This key is scoped to another end user.", { param: "end_user_id" });
-  }
-  const filter = { serialNumber: query.serial_number, status: query.status, model: query.model, endUserId: principal.endUserId ?? query.end_user_id };
+  const endUserId = confineToEndUser(principal, query.end_user_id) ?? undefined;
+  const filter = { serialNumber: query.serial_number, status: query.status, model: query.model, endUserId };
   const page = listDeviceRows(db, principal, filter, { limit: query.limit, cursor: query.cursor });
   return { ...page, data: page.data.map((row) => presentDevice(db, principal, row)) };
 }
@@ -105,9 +103,7 @@ export function getDeviceState(db: Database, principal: Principal, id: string): 
 
 /** Spec 3.1 unbound -> bound: issues the device token, shown only in this response. */
 export function bindDevice(db: Database, principal: Principal, id: string, endUserId: string, now: Date): { device: Device; device_token: string } {
-  if (principal.endUserId && principal.endUserId !== endUserId) {
-    throw new ApiError("forbidden", "This key is scoped to another end user.", { param: "end_user_id" });
-  }
+  confineToEndUser(principal, endUserId);
   return db.transaction(() => {
     const row = loadDeviceRow(db, principal, id);
     const user = findEndUser(db, principal, endUserId);
@@ -129,6 +125,7 @@ export function unbindDevice(db: Database, principal: Principal, id: string, now
     if (row.status !== "bound") throw new ApiError("bad_request", "Device is not bound.");
     revokeDeviceCredentials(db, id, now);
     updateDeviceFields(db, principal, id, { status: "unbound", end_user_id: null, bound_at: null }, now.toISOString());
+    // Not loadDeviceRow: an end-user-scoped caller no longer sees the device once unbound.
     return presentDevice(db, principal, findDeviceRow(db, principal, id) as DeviceRow);
   })();
 }

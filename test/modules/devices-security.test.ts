@@ -100,4 +100,14 @@ describe("devices security matrix", () => {
     expect(bindBob.status).toBe(403);
     expect(bindBob.body.error).toMatchObject({ code: "forbidden", param: "end_user_id" });
   });
+
+  test("an end-user-scoped key can unbind its own device, which then leaves its view", async () => {
+    const own = (await t.call("POST", "/v1/devices", { key: acme.test, body: { serial_number: "SEC-4", model: "parley_pin" } })).body;
+    await t.call("POST", `/v1/devices/${own.id}/bind`, { key: acme.test, body: { end_user_id: user.id } });
+    const key = acme.key("test", { endUserId: user.id });
+    const r = await t.call("POST", `/v1/devices/${own.id}/unbind`, { key });
+    expect(r.status).toBe(200);
+    expect(r.body).toMatchObject({ id: own.id, status: "unbound", end_user_id: null });
+    expect((await t.call("GET", `/v1/devices/${own.id}`, { key })).status).toBe(404);
+  });
 });

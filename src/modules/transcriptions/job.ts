@@ -59,7 +59,7 @@ function complete(deps: Deps, tenant: Tenant, stored: StoredTranscription, recor
     deps.queue.enqueue(INDEX_TRANSCRIPTION_JOB, { project_id: tenant.projectId, mode: tenant.mode, transcription_id: record.id }, { dedupeKey: `${INDEX_TRANSCRIPTION_JOB}:${record.id}` });
     const config = resolveConfig(db, tenant, { endUserId: recording.end_user_id, deviceId: recording.device_id });
     if (config.auto_summarize) {
-      const template = config.summary_template in SUMMARY_TEMPLATES ? (config.summary_template as keyof typeof SUMMARY_TEMPLATES) : "general";
+      const template = Object.hasOwn(SUMMARY_TEMPLATES, config.summary_template) ? (config.summary_template as keyof typeof SUMMARY_TEMPLATES) : "general";
       startSummary(deps, tenant, record, stored.endUserId, template, now);
     }
   })();

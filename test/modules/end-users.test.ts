@@ -55,6 +55,21 @@ describe("end users: happy path", () => {
   });
 });
 
+describe("end users: deletion releases devices", () => {
+  test("the end user's devices are unbound and their tokens stop working; recordings keep their end user", async () => {
+    const user = (await t.call("POST", "/v1/end-users", { key: acme.test, body: {} })).body;
+    const device = (await t.call("POST", "/v1/devices", { key: acme.test, body: { serial_number: "SN-DEL-1", model: "parley_pin" } })).body;
+    const token = (await t.call("POST", `/v1/devices/${device.id}/bind`, { key: acme.test, body: { end_user_id: user.id } })).body.device_token;
+    const rec = await t.call("POST", "/v1/recordings", { key: token, body: {} });
+    expect(rec.status).toBe(201);
+
+    expect((await t.call("DELETE", `/v1/end-users/${user.id}`, { key: acme.test })).status).toBe(204);
+    expect((await t.call("GET", `/v1/devices/${device.id}`, { key: acme.test })).body).toMatchObject({ status: "unbound", end_user_id: null });
+    expect((await t.call("POST", "/v1/recordings", { key: token, body: {} })).status).toBe(401);
+    expect((await t.call("GET", `/v1/recordings/${rec.body.id}`, { key: acme.test })).body.end_user_id).toBe(user.id);
+  });
+});
+
 describe("end users: errors", () => {
   test("duplicate external_id is 409 on create and on patch", async () => {
     await t.call("POST", "/v1/end-users", { key: acme.test, body: { external_id: "dup" } });

@@ -130,6 +130,23 @@ export function unbindDevice(db: Database, principal: Principal, id: string, now
   })();
 }
 
+/**
+ * A deleted end user is read-only, so the devices bound to it are released: unbound,
+ * their tokens revoked, free to be bound to someone else. Recordings keep their device
+ * and end user (the history spec 4.1 keeps).
+ */
+export function releaseDevicesOfEndUser(db: Database, tenant: Tenant, endUserId: string, now: Date): number {
+  const ids = db
+    .query<{ id: string }, [string, string, string]>("SELECT id FROM devices WHERE project_id = ? AND mode = ? AND end_user_id = ? AND status = 'bound' AND deleted_at IS NULL")
+    .all(tenant.projectId, tenant.mode, endUserId)
+    .map((r) => r.id);
+  for (const id of ids) {
+    revokeDeviceCredentials(db, id, now);
+    updateDeviceFields(db, tenant, id, { status: "unbound", end_user_id: null, bound_at: null }, now.toISOString());
+  }
+  return ids.length;
+}
+
 /** Rotates the calling device token: a new one is returned and every older one stops working. */
 export function refreshDeviceToken(db: Database, principal: Principal, id: string, now: Date): { device_token: string } {
   if (principal.kind !== "device") throw new ApiError("forbidden", "Only a device token can refresh itself; rebind to issue a new one.");

@@ -3,6 +3,7 @@ import type { Deps } from "../../deps";
 import { authentication, authorize } from "../../http/auth";
 import { idempotent } from "../../http/idempotency";
 import { idParam } from "../../http/schemas";
+import { releaseDevicesOfEndUser } from "../devices/service";
 import { createEndUserBody, listEndUsersQuery, updateEndUserBody } from "./schema";
 import { createEndUser, deleteEndUser, getEndUser, listEndUsers, updateEndUser } from "./service";
 
@@ -36,9 +37,13 @@ export function endUsersRoutes(deps: Deps) {
     .delete(
       "/end-users/:id",
       ({ principal, params, set }) => {
-        deleteEndUser(db, authorize(principal, "end_users:write"), params.id, clock.now());
+        const caller = authorize(principal, "end_users:write");
+        db.transaction(() => {
+          deleteEndUser(db, caller, params.id, clock.now());
+          releaseDevicesOfEndUser(db, caller, params.id, clock.now());
+        })();
         set.status = 204;
       },
-      { params: idParam, detail: { summary: "Delete an end user", description: "Scope end_users:write. Read-only afterwards; data retained." } },
+      { params: idParam, detail: { summary: "Delete an end user", description: "Scope end_users:write. Read-only afterwards; data retained; its devices are unbound." } },
     );
 }

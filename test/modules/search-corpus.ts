@@ -15,33 +15,7 @@ export type Line = [start: number, end: number, speaker: string, text: string];
  */
 export function seedTranscript(deps: Deps, tenant: Tenant, o: { endUserId: string | null; recordedAt: string | null; lines: Line[]; recordingId?: string; name?: string }) {
   const now = deps.clock.now().toISOString();
-  const recordingId = o.recordingId ?? newId("rec_");
-  if (!o.recordingId) {
-    insertRecording(deps.db, tenant, {
-      id: recordingId,
-      end_user_id: o.endUserId,
-      device_id: null,
-      name: o.name ?? null,
-      status: "completed",
-      duration_seconds: null,
-      file_size_bytes: null,
-      recorded_at: o.recordedAt,
-      metadata: {},
-      upload_method: null,
-      source: "api_upload",
-      mime_type: "audio/wav",
-      is_streaming: false,
-      chunk_count: 0,
-      consent_obtained: true,
-      format: "wav",
-      codec: null,
-      sha256: null,
-      error: null,
-      uploaded_at: now,
-      created_at: now,
-      updated_at: now,
-    });
-  }
+  const recordingId = o.recordingId ?? seedRecording(deps, tenant, o);
   const transcriptionId = newId("txn_");
   const segments = o.lines.map(([start, end, speaker, text]) => ({ start, end, speaker, text, confidence: 0.9 }));
   deps.db.transaction(() => {
@@ -80,6 +54,37 @@ export function seedTranscript(deps: Deps, tenant: Tenant, o: { endUserId: strin
     deps.queue.enqueue(INDEX_TRANSCRIPTION_JOB, { project_id: tenant.projectId, mode: tenant.mode, transcription_id: transcriptionId });
   })();
   return { recordingId, transcriptionId };
+}
+
+/** A recording entry (no transcription) through the recordings store. */
+export function seedRecording(deps: Deps, tenant: Tenant, o: { endUserId: string | null; recordedAt: string | null; name?: string }): string {
+  const now = deps.clock.now().toISOString();
+  const id = newId("rec_");
+  insertRecording(deps.db, tenant, {
+    id,
+    end_user_id: o.endUserId,
+    device_id: null,
+    name: o.name ?? null,
+    status: "uploaded",
+    duration_seconds: null,
+    file_size_bytes: null,
+    recorded_at: o.recordedAt,
+    metadata: {},
+    upload_method: null,
+    source: "api_upload",
+    mime_type: "audio/wav",
+    is_streaming: false,
+    chunk_count: 0,
+    consent_obtained: true,
+    format: "wav",
+    codec: null,
+    sha256: null,
+    error: null,
+    uploaded_at: now,
+    created_at: now,
+    updated_at: now,
+  });
+  return id;
 }
 
 /** A small hand-written corpus: three conversations of one person on distinct topics. */

@@ -4,14 +4,20 @@ export type TranscriptSegment = { start: number; end: number; text: string; spea
 /** A stretch of transcript indexed as one retrieval unit. */
 export type Chunk = { seq: number; startMs: number; endMs: number; speaker: string | null; text: string };
 
-export type ChunkingOptions = { minSeconds: number; maxSeconds: number; dominantShare: number };
+export type ChunkingOptions = {
+  minSeconds: number;
+  maxSeconds: number;
+  dominantShare: number;
+  /** Repeat a chunk's last (short) segment at the start of the next; off when the chunks are read as one whole transcript. */
+  overlap: boolean;
+};
 
 /**
  * About 30-60 s per chunk: long enough to carry an answer's context, short enough that a
  * citation's start_ms lands near the words. A speaker counts as dominant with two thirds
  * of the chunk's speech time; below that the chunk is mixed (null).
  */
-export const DEFAULT_CHUNKING: ChunkingOptions = { minSeconds: 30, maxSeconds: 60, dominantShare: 2 / 3 };
+export const DEFAULT_CHUNKING: ChunkingOptions = { minSeconds: 30, maxSeconds: 60, dominantShare: 2 / 3, overlap: true };
 
 function dominantSpeaker(segments: TranscriptSegment[], share: number): string | null {
   const bySpeaker = new Map<string, number>();
@@ -49,7 +55,7 @@ export function chunkSegments(input: readonly TranscriptSegment[], options: Chun
     if (fresh > 0) chunks.push(toChunk(chunks.length, current, options.dominantShare));
     const carried = current[current.length - 1];
     // Carry the last segment over only when it is short enough to leave room for new speech.
-    current = carried && carried.end - carried.start < options.minSeconds / 2 ? [carried] : [];
+    current = options.overlap && carried && carried.end - carried.start < options.minSeconds / 2 ? [carried] : [];
     fresh = 0;
   };
   for (const segment of segments) {

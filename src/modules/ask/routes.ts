@@ -1,0 +1,62 @@
+import { Elysia } from "elysia";
+import { z } from "zod";
+import type { Deps } from "../../deps";
+import { authentication, authorize } from "../../http/auth";
+import { idempotent } from "../../http/idempotency";
+import { pageQuery } from "../../http/pagination";
+import { idParam } from "../../http/schemas";
+import { createSessionBody, listSessionsQuery, messageBody } from "./schema";
+import { createSession, deleteSession, getSession, listMessages, listSessions, postMessage } from "./service";
+
+const ERRORS = "404 unknown session or recording; 409 transcription_not_ready (recording scope); 413 transcript_too_large; 502 model_failure (the question is kept: retry).";
+
+export function askRoutes(deps: Deps) {
+  return new Elysia({ name: "parley.ask", detail: { tags: ["Ask"] } })
+    .use(authentication(deps))
+    .post(
+      "/ask/sessions",
+      (ctx) =>
+        idempotent(deps, ctx, async () => {
+          const result = await createSession(deps, authorize(ctx.principal, "ask:write"), ctx.body);
+          ctx.set.status = result.status;
+          return result.body;
+        }),
+      {
+        body: createSessionBody,
+        detail: {
+          summary: "Create an Ask session",
+          description: `Scope ask:write. Scope {type: recording, recording_id} | {type: library} | {type: selected, recording_ids}; folder is reserved (422). With initial_message: 200 and the Ask result; without: 201 and the session. ${ERRORS}`,
+        },
+      },
+    )
+    .get("/ask/sessions", ({ principal, query }) => listSessions(deps, authorize(principal, "ask:read"), query), {
+      query: listSessionsQuery,
+      detail: { summary: "List Ask sessions", description: "Scope ask:read. Newest first; end-user-scoped keys see their own only." },
+    })
+    .get("/ask/sessions/:id", ({ principal, params }) => getSession(deps, authorize(principal, "ask:read"), params.id), {
+      params: idParam,
+      detail: { summary: "Get an Ask session", description: "Scope ask:read." },
+    })
+    .delete(
+      "/ask/sessions/:id",
+      ({ principal, params, set }) => {
+        deleteSession(deps, authorize(principal, "ask:write"), params.id);
+        set.status = 204;
+      },
+      { params: idParam, detail: { summary: "Delete an Ask session", description: "Scope ask:write. Its messages go with it." } },
+    )
+    .post(
+      "/ask/sessions/:id/messages",
+      (ctx) => idempotent(deps, ctx, () => postMessage(deps, authorize(ctx.principal, "ask:write"), ctx.params.id, ctx.body)),
+      {
+        params: idParam,
+        body: messageBody,
+        detail: { summary: "Ask a question in a session", description: `Scope ask:write. Earlier turns are part of the prompt. ${ERRORS}` },
+      },
+    )
+    .get("/ask/sessions/:id/messages", ({ principal, params, query }) => listMessages(deps, authorize(principal, "ask:read"), params.id, query), {
+      params: idParam,
+      query: z.object(pageQuery),
+      detail: { summary: "List a session's messages", description: "Scope ask:read. Newest first, user and assistant messages alike." },
+    });
+}

@@ -1,0 +1,195 @@
+import type { Deps } from "../../deps";
+import type { ChatMessage } from "../../engines/llm";
+import { confineToEndUser, type Principal } from "../../http/auth";
+import type { Tenant } from "../../http/credentials";
+import { ApiError } from "../../http/errors";
+import type { Page } from "../../http/pagination";
+import { newId } from "../../ids";
+import { resolveConfig } from "../config/service";
+import { findRecording } from "../recordings/store";
+import { DEFAULT_CHUNKING, chunkSegments } from "../search/chunking";
+import type { SearchResult } from "../search/schema";
+import { requireEndUser, retrieveChunks } from "../search/service";
+import { latestCompletedTranscription } from "../transcriptions/store";
+import { contentOf, type Passage, toParts } from "./answer";
+import { type PreparedTurn, prepareTurn, runTurn } from "./providers";
+import type { AskMessage, AskProvider, AskResult, AskSession, CreateSessionBody, ListSessionsQuery, MessageBody } from "./schema";
+import { appendMessage, conversation, deleteSessionRow, findSession, insertSession, listMessageRows, listSessionRows } from "./store";
+
+type AskDeps = Pick<Deps, "db" | "clock" | "config" | "engines" | "log">;
+
+/** Passages retrieved per turn for library and selected scopes. */
+const RETRIEVED_PASSAGES = 8;
+
+/** A recording the caller may ask about: in the tenant, and the key's own end user's when the key is end-user-scoped. */
+function visibleRecording(deps: AskDeps, principal: Principal, id: string, param: string) {
+  const recording = findRecording(deps.db, principal, id);
+  if (!recording || (principal.endUserId && recording.end_user_id !== principal.endUserId)) {
+    throw new ApiError("resource_not_found", `No recording ${id}.`, { param });
+  }
+  return recording;
+}
+
+/** A session of the key's project and mode; end-user-scoped keys see only their own (others are simply not found). */
+export function getSession(deps: Pick<Deps, "db">, principal: Principal, id: string): AskSession {
+  const session = findSession(deps.db, principal, id);
+  if (!session || (principal.endUserId && session.end_user_id !== principal.endUserId)) throw new ApiError("not_found", `No Ask session ${id}.`, { param: "id" });
+  return session;
+}
+
+function newSession(deps: AskDeps, principal: Principal, body: CreateSessionBody): AskSession {
+  const { scope } = body;
+  let endUserId: string | null;
+  let recordingIds: string[] = [];
+  let recordingTitle: string | null = null;
+  if (scope.type === "folder") throw new ApiError("validation_error", "Scope type folder is reserved and not supported.", { param: "scope.type" });
+  if (scope.type === "recording") {
+    // The end user of a recording-scoped session is the recording's owner (spec 4.5).
+    const recording = visibleRecording(deps, principal, scope.recording_id, "scope.recording_id");
+    endUserId = recording.end_user_id;
+    recordingIds = [recording.id];
+    recordingTitle = recording.name;
+  } else {
+    endUserId = requireEndUser(deps.db, principal, body.end_user_id);
+    if (scope.type === "selected") {
+      recordingIds = [...new Set(scope.recording_ids)];
+      for (const id of recordingIds) {
+        if (visibleRecording(deps, principal, id, "scope.recording_ids").end_user_id !== endUserId) {
+          throw new ApiError("resource_not_found", `No recording ${id} of end user ${endUserId}.`, { param: "scope.recording_ids" });
+        }
+      }
+    }
+  }
+  const now = deps.clock.now();
+  return {
+    id: newId("as_", now.getTime()),
+    end_user_id: endUserId,
+    scope: { type: scope.type, recording_ids: recordingIds, recording_title: recordingTitle },
+    title: body.title ?? body.initial_message?.content.slice(0, 200) ?? "New chat",
+    message_count: 0,
+    last_message_at: null,
+    last_model: null,
+    last_provider: null,
+    created_at: now.toISOString(),
+    updated_at: now.toISOString(),
+  };
+}
+
+/**
+ * POST /ask/sessions. With an initial message the first turn runs at once; if it is refused
+ * (409, 413, 4xx) the session is not kept, but after a 502 it is, so the caller can retry
+ * against it (its id is in the Location header and the error message).
+ */
+export async function createSession(deps: AskDeps, principal: Principal, body: CreateSessionBody): Promise<{ status: 200 | 201; body: AskSession | AskResult }> {
+  const session = newSession(deps, principal, body);
+  insertSession(deps.db, principal, session);
+  if (!body.initial_message) return { status: 201, body: session };
+  try {
+    return { status: 200, body: await askInSession(deps, principal, session, body.initial_message) };
+  } catch (err) {
+    if (err instanceof ApiError && err.status < 500) deleteSessionRow(deps.db, principal, session.id);
+    throw err;
+  }
+}
+
+/** What the model reads for this session's scope: the whole transcript, or retrieved passages. */
+async function gatherPassages(deps: AskDeps, tenant: Tenant, session: AskSession, query: string): Promise<{ passages: Passage[]; sources: SearchResult[] }> {
+  if (session.scope.type === "recording") {
+    const recordingId = session.scope.recording_ids[0]!;
+    if (!findRecording(deps.db, tenant, recordingId)) throw new ApiError("resource_not_found", `The session's recording ${recordingId} was deleted.`);
+    const transcription = latestCompletedTranscription(deps.db, tenant, recordingId);
+    if (!transcription) throw new ApiError("transcription_not_ready", `Recording ${recordingId} has no completed transcription yet.`);
+    const chunks = chunkSegments(transcription.segments, { ...DEFAULT_CHUNKING, overlap: false });
+    return { passages: chunks.map((c, i) => ({ n: i + 1, recordingId, startMs: c.startMs, endMs: c.endMs, speaker: c.speaker, text: c.text })), sources: [] };
+  }
+  const filter = { ...tenant, endUserId: session.end_user_id!, recordingIds: session.scope.type === "selected" ? session.scope.recording_ids : undefined };
+  const sources = await retrieveChunks(deps, filter, query, RETRIEVED_PASSAGES);
+  return { passages: sources.map((s, i) => ({ n: i + 1, recordingId: s.recording_id, startMs: s.start_ms, endMs: s.end_ms, speaker: s.speaker, text: s.chunk_text })), sources };
+}
+
+/** Earlier turns as chat messages; a question left unanswered by a failed turn is skipped. */
+function historyOf(messages: AskMessage[]): ChatMessage[] {
+  return messages.flatMap((m, i) => (m.role === "assistant" || messages[i + 1]?.role === "assistant" ? [{ role: m.role, content: m.content }] : []));
+}
+
+async function askInSession(deps: AskDeps, principal: Principal, session: AskSession, body: MessageBody): Promise<AskResult> {
+  const provider: AskProvider = body.provider ?? (resolveConfig(deps.db, principal, { endUserId: session.end_user_id }).ask_provider as AskProvider | null) ?? deps.config.ask.defaultProvider;
+  const earlier = conversation(deps.db, principal, session.id);
+  // A follow-up ("and when was that?") retrieves better with the previous question beside it.
+  const previousQuestion = [...earlier].reverse().find((m) => m.role === "user")?.content ?? "";
+  const { passages, sources } = await gatherPassages(deps, principal, session, `${body.content} ${previousQuestion}`.trim());
+  // Refusals (413, an unconfigured provider) store nothing; a model that fails even to count
+  // tokens is a model failure like any other, reported after the question is stored.
+  let turn: PreparedTurn | ApiError;
+  try {
+    turn = await prepareTurn(deps, provider, { passages, history: historyOf(earlier), question: body.content, wholeTranscript: session.scope.type === "recording" });
+  } catch (err) {
+    if (!(err instanceof ApiError && err.status >= 500)) throw err;
+    turn = err;
+  }
+
+  const asked = deps.clock.now().toISOString();
+  const question: AskMessage = {
+    id: newId("msg_", Date.parse(asked)),
+    session_id: session.id,
+    role: "user",
+    content: body.content,
+    parts: [{ type: "text", text: body.content }],
+    tokens: null,
+    model: null,
+    provider: null,
+    finish_reason: null,
+    context_refs: body.context_refs ?? [],
+    created_at: asked,
+  };
+  appendMessage(deps.db, principal, question, []);
+
+  let answer: Awaited<ReturnType<typeof runTurn>>;
+  try {
+    if (turn instanceof ApiError) throw turn;
+    answer = await runTurn(turn);
+  } catch (err) {
+    deps.log.warn("ask model failure", { session_id: session.id, provider, error: (err as Error).message });
+    if (err instanceof ApiError) {
+      throw new ApiError(err.code, `${err.message} The question is saved in session ${session.id}; retry with POST /v1/ask/sessions/${session.id}/messages.`, {
+        headers: { location: `/v1/ask/sessions/${session.id}` },
+      });
+    }
+    throw err;
+  }
+  const parts = toParts(answer.text, turn.passages);
+  const answered = deps.clock.now().toISOString();
+  const message: AskMessage = {
+    id: newId("msg_", Date.parse(answered)),
+    session_id: session.id,
+    role: "assistant",
+    content: contentOf(parts),
+    parts,
+    tokens: answer.tokens,
+    model: answer.model,
+    provider: answer.provider,
+    finish_reason: answer.finishReason,
+    context_refs: [],
+    created_at: answered,
+  };
+  appendMessage(deps.db, principal, message, sources);
+  return { session_id: session.id, message, sources };
+}
+
+/** POST /ask/sessions/{id}/messages. */
+export function postMessage(deps: AskDeps, principal: Principal, sessionId: string, body: MessageBody): Promise<AskResult> {
+  return askInSession(deps, principal, getSession(deps, principal, sessionId), body);
+}
+
+export function listSessions(deps: Pick<Deps, "db">, principal: Principal, query: ListSessionsQuery): Page<AskSession> {
+  const endUserId = confineToEndUser(principal, query.end_user_id) ?? undefined;
+  return listSessionRows(deps.db, principal, endUserId, { limit: query.limit, cursor: query.cursor });
+}
+
+export function deleteSession(deps: Pick<Deps, "db">, principal: Principal, id: string): void {
+  deleteSessionRow(deps.db, principal, getSession(deps, principal, id).id);
+}
+
+export function listMessages(deps: Pick<Deps, "db">, principal: Principal, id: string, page: { limit: number; cursor?: string }): Page<AskMessage> {
+  return listMessageRows(deps.db, principal, getSession(deps, principal, id).id, page);
+}

@@ -1,0 +1,85 @@
+// Upload throughput and server memory: a PUT through the pre-signed URL of a real
+// `parley serve` child vs writing the same bytes straight to disk (write + fsync) in the
+// same run (the better of one write before and one after the PUT), and the server's
+// peak RSS during a 50 MB and a 200 MB upload.
+// Run: node_modules/.bin/bun bench/uploads.ts [sizes in MB, default 50,200]
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { open } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+const ROOT = join(import.meta.dir, "..");
+const BUN = process.execPath;
+const MB = 1024 * 1024;
+const sizes = (process.argv[2] ?? "50,200").split(",").map(Number);
+const block = new Uint8Array(MB).map((_, i) => (i * 31) & 0xff);
+
+function body(totalMb: number): ReadableStream<Uint8Array> {
+  let sent = 0;
+  return new ReadableStream({
+    pull(c) {
+      if (sent++ < totalMb) c.enqueue(block);
+      else c.close();
+    },
+  });
+}
+
+function kb(pid: number, field: "VmRSS" | "VmHWM"): number {
+  const line = readFileSync(`/proc/${pid}/status`, "utf8").match(new RegExp(`${field}:\\s+(\\d+) kB`));
+  return Number(line?.[1] ?? 0);
+}
+
+async function diskWrite(dir: string, totalMb: number): Promise<number> {
+  const started = performance.now();
+  const file = await open(join(dir, "direct.bin"), "w");
+  for (let i = 0; i < totalMb; i++) await file.write(block);
+  await file.sync();
+  await file.close();
+  return totalMb / ((performance.now() - started) / 1000);
+}
+
+async function serverUpload(totalMb: number) {
+  const dataDir = mkdtempSync(join(tmpdir(), "parley-bench-"));
+  const port = 30_000 + Math.floor(Math.random() * 20_000);
+  const env = { ...process.env, PARLEY_DATA_DIR: dataDir, PARLEY_PORT: String(port), PARLEY_LOG_LEVEL: "silent", PARLEY_RATE_LIMIT_PER_SECOND: "0", PARLEY_RATE_LIMIT_PER_MINUTE: "0" };
+  const cli = (...args: string[]) => Bun.spawnSync([BUN, "src/cli.ts", ...args], { cwd: ROOT, env }).stdout.toString();
+  cli("projects", "create", "bench");
+  const key = JSON.parse(cli("keys", "create", "--project", "bench", "--mode", "test", "--json")).key;
+  const server = Bun.spawn([BUN, "src/cli.ts", "serve"], { cwd: ROOT, env, stdout: "ignore", stderr: "inherit" });
+  try {
+    const base = `http://127.0.0.1:${port}`;
+    for (let i = 0; i < 200; i++) {
+      if (await fetch(`${base}/healthz`).then((r) => r.ok, () => false)) break;
+      await Bun.sleep(50);
+    }
+    const api = async (path: string, b: unknown) =>
+      (await fetch(`${base}/v1${path}`, { method: "POST", headers: { authorization: `Bearer ${key}`, "content-type": "application/json" }, body: JSON.stringify(b) })).json();
+    const rec = await api("/recordings", {});
+    const { upload_url } = await api(`/recordings/${rec.id}/upload-url`, {});
+    const directBefore = await diskWrite(dataDir, totalMb);
+    const rssBefore = kb(server.pid, "VmRSS");
+    let peak = rssBefore;
+    const sampler = setInterval(() => (peak = Math.max(peak, kb(server.pid, "VmRSS"))), 20);
+    const started = performance.now();
+    const res = await fetch(upload_url, { method: "PUT", body: body(totalMb), duplex: "half" } as RequestInit);
+    const seconds = (performance.now() - started) / 1000;
+    clearInterval(sampler);
+    const receipt = await res.json();
+    if (receipt.file_size_bytes !== totalMb * MB) throw new Error(`upload failed: ${JSON.stringify(receipt)}`);
+    // The disk baseline on the same filesystem, before and after, so page-cache pressure hits both.
+    const direct = Math.max(await diskWrite(dataDir, totalMb), directBefore);
+    return { put: totalMb / seconds, direct, rssBeforeMb: rssBefore / 1024, peakMb: Math.max(peak, kb(server.pid, "VmHWM")) / 1024 };
+  } finally {
+    server.kill();
+    await server.exited;
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+console.log("size    PUT MB/s  disk MB/s  ratio  server RSS before -> peak (MB)");
+for (const size of sizes) {
+  const r = await serverUpload(size);
+  console.log(
+    `${String(size).padStart(4)} MB ${r.put.toFixed(0).padStart(9)} ${r.direct.toFixed(0).padStart(10)} ${(r.put / r.direct).toFixed(2).padStart(6)}x  ${r.rssBeforeMb.toFixed(0)} -> ${r.peakMb.toFixed(0)}`,
+  );
+}

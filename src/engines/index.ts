@@ -1,8 +1,10 @@
+import { join } from "node:path";
 import type { Config } from "../config";
 import type { Logger } from "../log";
 import type { AudioDecoder } from "./audio";
 import type { Embedder } from "./embedder";
 import { FfmpegAudioDecoder, findFfmpeg } from "./ffmpeg-audio";
+import { TransformersEmbedder } from "./transformers-embedder";
 import type { Llm } from "./llm";
 import type { Transcriber } from "./transcriber";
 
@@ -26,6 +28,6 @@ export function createEngines(config: Config, _log: Logger): Engines {
     audio: new FfmpegAudioDecoder(findFfmpeg(config.ffmpegPath)),
     transcriber: notYetBuilt<Transcriber>("transcriber"),
     llm: notYetBuilt<Llm>("llm"),
-    embedder: notYetBuilt<Embedder>("embedder"),
+    embedder: new TransformersEmbedder(join(config.modelsDir, config.models.embedding), config.models.embedding),
   };
 }

@@ -8,7 +8,11 @@ import { requestId } from "./http/request-id";
 import { versioning } from "./http/versioning";
 import { configRoutes } from "./modules/config/routes";
 import { dashboardRoutes } from "./modules/dashboard/routes";
+import { commandsRoutes } from "./modules/commands/routes";
 import { devicesRoutes } from "./modules/devices/routes";
+import { firmwareRoutes } from "./modules/firmware/routes";
+import { grantsRoutes } from "./modules/grants/routes";
+import { heartbeatsRoutes } from "./modules/heartbeats/routes";
 import { endUsersRoutes } from "./modules/end-users/routes";
 import { summariesRoutes } from "./modules/summaries/routes";
 import { transcriptionsRoutes } from "./modules/transcriptions/routes";
@@ -19,7 +23,7 @@ import { searchRoutes } from "./modules/search/routes";
 
 /** Every /v1 module. Building it has no side effects, so the OpenAPI document can build its own copy. */
 export function apiRoutes(deps: Deps) {
-  return new Elysia({ prefix: "/v1" }).use(endUsersRoutes(deps)).use(recordingsRoutes(deps)).use(uploadsRoutes(deps)).use(devicesRoutes(deps)).use(configRoutes(deps)).use(transcriptionsRoutes(deps)).use(summariesRoutes(deps)).use(searchRoutes(deps)).use(askRoutes(deps));
+  return new Elysia({ prefix: "/v1" }).use(endUsersRoutes(deps)).use(recordingsRoutes(deps)).use(uploadsRoutes(deps)).use(devicesRoutes(deps)).use(heartbeatsRoutes(deps)).use(commandsRoutes(deps)).use(grantsRoutes(deps)).use(firmwareRoutes(deps)).use(configRoutes(deps)).use(transcriptionsRoutes(deps)).use(summariesRoutes(deps)).use(searchRoutes(deps)).use(askRoutes(deps));
 }
 
 /** The whole HTTP surface: cross-cutting plugins first (their hooks only reach routes mounted after them), then modules. */

@@ -2,6 +2,7 @@ import type { Deps } from "./deps";
 import { purgeExpiredIdempotencyKeys } from "./http/idempotency";
 import { purgeFinishedJobs } from "./jobs/queue";
 import type { PeriodicTask } from "./jobs/scheduler";
+import { registerDeviceRuntimeWork } from "./modules/heartbeats/background";
 import { registerSummaryJobs } from "./modules/summaries/job";
 import { registerTranscriptionJobs } from "./modules/transcriptions/job";
 import { registerRecordingWork } from "./modules/uploads/background";
@@ -20,6 +21,7 @@ export function registerBackgroundWork(deps: Deps): PeriodicTask[] {
     { name: "purge-finished-jobs", pattern: "0 7 * * * *", run: () => void purgeFinishedJobs(db, clock.now()) },
     ...registerRecordingWork(deps),
     ...registerSearchWork(deps),
+    ...registerDeviceRuntimeWork(deps),
   ];
   return tasks;
 }

@@ -6,6 +6,7 @@ import type { Config } from "./config";
 import type { Deps } from "./deps";
 import { ApiError } from "./http/errors";
 import { configCommand } from "./modules/config/cli";
+import { firmwareCommand } from "./modules/firmware/cli";
 import { keysCommand } from "./modules/keys/cli";
 import { orgCommand, projectsCommand } from "./modules/projects/cli";
 
@@ -18,6 +19,7 @@ const COMMANDS: Record<string, Command> = {
   keys: keysCommand,
   org: orgCommand,
   config: configCommand,
+  firmware: firmwareCommand,
 };
 
 /** Commands that need no database (they talk to a server, or only to files). */
@@ -30,6 +32,7 @@ usage: parley [serve]                 start the appliance (default)
        parley keys create|list|revoke manage API keys
        parley org update --plan P     standard or enterprise (device events)
        parley config get|set|unset    configuration at organization, project, end-user or device level
+       parley firmware add|publish|list  organization firmware releases for OTA
 
 Configuration comes from PARLEY_* environment variables (see README).`;
 

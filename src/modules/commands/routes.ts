@@ -1,0 +1,71 @@
+import { Elysia } from "elysia";
+import type { Deps } from "../../deps";
+import { authentication, authorize } from "../../http/auth";
+import { idParam } from "../../http/schemas";
+import { commandParams, createCommandBody, listCommandsQuery, resetCompletionBody } from "./schema";
+import { cancelCommand, completeReset, createCommand, createResetCommand, getCommand, listCommands } from "./service";
+
+export function commandsRoutes(deps: Deps) {
+  const { clock } = deps;
+  return new Elysia({ name: "parley.commands", detail: { tags: ["Device commands"] } })
+    .use(authentication(deps))
+    .post(
+      "/devices/:id/commands",
+      ({ principal, params, body, set }) => {
+        const { command, replayed } = createCommand(deps, authorize(principal, "devices:write"), params.id, body, clock.now());
+        set.status = replayed ? 200 : 201;
+        if (replayed) set.headers["idempotent-replayed"] = "true";
+        return command;
+      },
+      {
+        params: idParam,
+        body: createCommandBody,
+        detail: {
+          summary: "Send a command to a device",
+          description:
+            "Scope devices:write. 201 with the pending command (200 with the earlier one for a repeated idempotency_key). 409 invalid_request when the device is unbound or its last heartbeat is 60 s old or more; 409 resource_already_exists for start while recording / stop while not; 404 resource_not_found; 422 for factory_reset.",
+        },
+      },
+    )
+    .get("/devices/:id/commands", ({ principal, params, query }) => listCommands(deps, authorize(principal, "devices:read"), params.id, query), {
+      params: idParam,
+      query: listCommandsQuery,
+      detail: { summary: "List a device's commands", description: "Scope devices:read. Newest first; filter by status." },
+    })
+    .get("/devices/:id/commands/:cmd_id", ({ principal, params }) => getCommand(deps, authorize(principal, "devices:read"), params.id, params.cmd_id), {
+      params: commandParams,
+      detail: { summary: "Get a command", description: "Scope devices:read. Read-only restricted keys see grant_token null on factory_reset." },
+    })
+    .post(
+      "/devices/:id/commands/:cmd_id/cancel",
+      ({ principal, params }) => cancelCommand(deps, authorize(principal, "devices:write"), params.id, params.cmd_id, clock.now()),
+      { params: commandParams, detail: { summary: "Cancel a command", description: "Scope devices:write. Pending or delivered only; 409 resource_conflict otherwise." } },
+    )
+    .post(
+      "/devices/:id/reset",
+      ({ principal, params, set }) => {
+        set.status = 201;
+        return createResetCommand(deps, authorize(principal, "devices:write"), params.id, clock.now());
+      },
+      {
+        params: idParam,
+        detail: {
+          summary: "Factory-reset a device",
+          description:
+            "Scope devices:write. No body. 201 with a factory_reset command whose grant_token is its rct_ completion credential. 409 invalid_request when unbound; 409 resource_conflict when a reset is already in flight.",
+        },
+      },
+    )
+    .post(
+      "/devices/:id/commands/:cmd_id/complete",
+      ({ principal, params, body }) => completeReset(deps, principal, params.id, params.cmd_id, body, clock.now()),
+      {
+        params: commandParams,
+        body: resetCompletionBody,
+        detail: {
+          summary: "Acknowledge a factory reset",
+          description: "Only the command's rct_ credential, once. An executed reset unbinds the device. 403 for any other credential; 409 resource_conflict when already acknowledged or no longer open.",
+        },
+      },
+    );
+}

@@ -1,0 +1,97 @@
+import type { Database } from "bun:sqlite";
+import type { Tenant } from "../../http/credentials";
+import { type Page, type PageRequest, paginate } from "../../http/pagination";
+import type { CommandStatus, CommandType } from "./schema";
+
+/** A device_commands row as stored: JSON columns still text. */
+export type CommandRow = {
+  id: string;
+  project_id: string;
+  mode: string;
+  device_id: string;
+  type: CommandType;
+  status: CommandStatus;
+  params: string | null;
+  idempotency_key: string | null;
+  grant_secret: string | null;
+  result: string | null;
+  error: string | null;
+  expires_at: string | null;
+  delivered_at: string | null;
+  executed_at: string | null;
+  cancelled_at: string | null;
+  created_at: string;
+};
+
+export type NewCommand = Pick<CommandRow, "id" | "device_id" | "type" | "params" | "idempotency_key" | "grant_secret" | "expires_at" | "created_at">;
+
+export function insertCommand(db: Database, tenant: Tenant, c: NewCommand): void {
+  db.query(
+    `INSERT INTO device_commands (id, project_id, mode, device_id, type, status, params, idempotency_key, grant_secret, expires_at, created_at)
+     VALUES (?, ?, ?, ?, ?, 'pending', ?, ?, ?, ?, ?)`,
+  ).run(c.id, tenant.projectId, tenant.mode, c.device_id, c.type, c.params, c.idempotency_key, c.grant_secret, c.expires_at, c.created_at);
+}
+
+export function findCommand(db: Database, tenant: Tenant, deviceId: string, id: string): CommandRow | null {
+  return db
+    .query<CommandRow, [string, string, string, string]>("SELECT * FROM device_commands WHERE id = ? AND device_id = ? AND project_id = ? AND mode = ?")
+    .get(id, deviceId, tenant.projectId, tenant.mode);
+}
+
+export function findCommandByIdempotencyKey(db: Database, tenant: Tenant, deviceId: string, key: string): CommandRow | null {
+  return db
+    .query<CommandRow, [string, string, string, string]>(
+      "SELECT * FROM device_commands WHERE idempotency_key = ? AND device_id = ? AND project_id = ? AND mode = ?",
+    )
+    .get(key, deviceId, tenant.projectId, tenant.mode);
+}
+
+export function listCommandRows(db: Database, tenant: Tenant, deviceId: string, status: CommandStatus | undefined, page: PageRequest): Page<CommandRow> {
+  const where = ["project_id = ?", "mode = ?", "device_id = ?"];
+  const params = [tenant.projectId, tenant.mode, deviceId];
+  if (status) {
+    where.push("status = ?");
+    params.push(status);
+  }
+  return paginate<CommandRow, CommandRow>(db, { table: "device_commands", where, params }, page, (row) => row);
+}
+
+/** Commands of a device in the given open statuses, oldest first (delivery order). */
+export function openCommands(db: Database, tenant: Tenant, deviceId: string, status: "pending" | "delivered"): CommandRow[] {
+  return db
+    .query<CommandRow, [string, string, string, string]>(
+      "SELECT * FROM device_commands WHERE device_id = ? AND status = ? AND project_id = ? AND mode = ? ORDER BY created_at, id",
+    )
+    .all(deviceId, status, tenant.projectId, tenant.mode);
+}
+
+/**
+ * Moves a command from one of `from` to `to`, setting the given columns. Returns false
+ * when it was no longer in `from` (a concurrent heartbeat, cancel or expiry won).
+ */
+export function transitionCommand(
+  db: Database,
+  tenant: Tenant,
+  id: string,
+  from: readonly CommandStatus[],
+  to: CommandStatus,
+  fields: Partial<Pick<CommandRow, "result" | "error" | "delivered_at" | "executed_at" | "cancelled_at">> = {},
+): boolean {
+  const entries = Object.entries(fields);
+  const sets = ["status = ?", ...entries.map(([k]) => `${k} = ?`)].join(", ");
+  return (
+    db
+      .query(`UPDATE device_commands SET ${sets} WHERE id = ? AND project_id = ? AND mode = ? AND status IN (${from.map(() => "?").join(", ")})`)
+      .run(to, ...entries.map(([, v]) => v ?? null), id, tenant.projectId, tenant.mode, ...from).changes === 1
+  );
+}
+
+/** Every project's pending or delivered commands whose time-to-live has elapsed: expired. */
+export function expireDueCommands(db: Database, now: string): number {
+  return db.query("UPDATE device_commands SET status = 'expired' WHERE status IN ('pending', 'delivered') AND expires_at <= ?").run(now).changes;
+}
+
+/** A cancelled factory reset's rct_ credential stops working with it. */
+export function revokeResetCredential(db: Database, commandId: string, now: string): void {
+  db.query("UPDATE credentials SET revoked_at = ? WHERE kind = 'reset' AND command_id = ? AND revoked_at IS NULL").run(now, commandId);
+}

@@ -1,0 +1,82 @@
+import type { Database } from "bun:sqlite";
+import type { Principal } from "../../http/auth";
+import type { Tenant } from "../../http/credentials";
+import { ApiError } from "../../http/errors";
+import { recordEvent } from "../../events/outbox";
+import { applyCommandResults, deliverPendingCommands, reconcileRecordingCommands } from "../commands/runtime";
+import type { Command } from "../commands/schema";
+import { type CommandDeps, presentCommand } from "../commands/service";
+import { type DeviceRow, findDeviceRow } from "../devices/store";
+import { type OtaAssignment, otaForHeartbeat } from "../firmware/ota";
+import type { HeartbeatBody } from "./schema";
+import { findNewlyOfflineDevices, markOfflineNotified, setLowBatteryNotified, writeHeartbeat } from "./store";
+
+/** device.low_battery fires when the battery drops below this, once per dip (spec 6). */
+export const LOW_BATTERY_PERCENT = 20;
+/** device.offline fires after this long without a sync (spec 6). */
+export const OFFLINE_AFTER_MS = 24 * 60 * 60 * 1000;
+
+export type HeartbeatResponse = { commands: Command[]; ota: OtaAssignment | null; server_time: string };
+
+/**
+ * POST /devices/{id}/heartbeat, one transaction: record what the device reported, settle
+ * command results and start/stop reconciliation, emit device.low_battery on a new dip,
+ * then hand over pending commands (pending -> delivered) and the OTA assignment in flight.
+ */
+export function recordHeartbeat(deps: CommandDeps, principal: Principal, deviceId: string, body: HeartbeatBody, now: Date): HeartbeatResponse {
+  const { db } = deps;
+  if (principal.kind !== "device") throw new ApiError("forbidden", "Heartbeats are sent with the device's own token (dtok_).");
+  if (principal.deviceId !== deviceId) throw new ApiError("forbidden", "This device token belongs to another device.");
+  const at = now.toISOString();
+  return db.transaction(() => {
+    const device = findDeviceRow(db, principal, deviceId);
+    if (!device || device.status !== "bound") throw new ApiError("unauthorized", "The credential is invalid, expired or revoked.");
+    writeHeartbeat(db, principal, deviceId, {
+      battery_percent: body.battery_percent,
+      storage_used_mb: body.storage_used_mb,
+      storage_total_mb: body.storage_total_mb,
+      signal_strength_dbm: body.signal_strength_dbm,
+      firmware_version: body.firmware_version,
+      recording_state: body.recording_state === undefined ? undefined : body.recording_state === null ? null : JSON.stringify(body.recording_state),
+      last_seen_by: body.channel,
+      last_synced_by: body.channel,
+      last_heartbeat_at: at,
+      last_synced_at: at,
+    });
+    if (body.battery_percent !== undefined) noteBattery(db, principal, device, body.battery_percent, at, now);
+    applyCommandResults(db, principal, deviceId, body.command_results ?? [], now);
+    reconcileRecordingCommands(db, principal, deviceId, body.recording_state?.device_state, now);
+    const commands = deliverPendingCommands(db, principal, deviceId, now).map((row) => presentCommand(deps, principal, row));
+    const ota = otaForHeartbeat(db, principal, deviceId, body.ota_status, body.channel === "bluetooth", now);
+    return { commands, ota, server_time: at };
+  })();
+}
+
+/** Once per dip: fire below 20 when not yet fired; re-arm when the battery is back at 20 or more. */
+function noteBattery(db: Database, tenant: Tenant, device: DeviceRow, battery: number, at: string, now: Date): void {
+  const notified = (device as DeviceRow & { low_battery_notified_at: string | null }).low_battery_notified_at;
+  if (battery >= LOW_BATTERY_PERCENT) {
+    if (notified) setLowBatteryNotified(db, tenant, device.id, null);
+    return;
+  }
+  if (notified) return;
+  setLowBatteryNotified(db, tenant, device.id, at);
+  recordEvent(db, tenant, "device.low_battery", { id: device.id, end_user_id: device.end_user_id, battery_percent: battery, last_sync_at: at }, now);
+}
+
+/** The periodic offline check: device.offline once per outage for bound devices silent 24 h or more. */
+export function reportOfflineDevices(db: Database, now: Date): number {
+  let reported = 0;
+  const before = new Date(now.getTime() - OFFLINE_AFTER_MS).toISOString();
+  for (const d of findNewlyOfflineDevices(db, before)) {
+    const lastHeartbeat = d.last_heartbeat_at as string;
+    db.transaction(() => {
+      if (!markOfflineNotified(db, d.id, lastHeartbeat, now.toISOString())) return;
+      const lastSync = d.last_synced_at ?? lastHeartbeat;
+      const hours = Math.floor((now.getTime() - Date.parse(lastSync)) / 3_600_000);
+      recordEvent(db, { projectId: d.project_id, mode: d.mode as Tenant["mode"] }, "device.offline", { id: d.id, end_user_id: d.end_user_id, last_sync_at: lastSync, hours_offline: hours }, now);
+      reported++;
+    })();
+  }
+  return reported;
+}

@@ -191,6 +191,19 @@ describe("DELETE /recordings/{id}", () => {
   });
 });
 
+test("every table that references recordings deletes its rows with the recording (ON DELETE CASCADE)", () => {
+  const tables = t.deps.db.query<{ name: string }, []>("SELECT name FROM sqlite_master WHERE type = 'table'").all().map((r) => r.name);
+  const refs = tables.flatMap((table) =>
+    t.deps.db
+      .query<{ table: string; on_delete: string }, []>(`SELECT "table", on_delete FROM pragma_foreign_key_list('${table}')`)
+      .all()
+      .filter((fk) => fk.table === "recordings")
+      .map((fk) => [table, fk.on_delete]),
+  );
+  expect(refs.map(([table]) => table)).toContain("recording_chunks");
+  expect(refs.filter(([, onDelete]) => onDelete !== "CASCADE")).toEqual([]);
+});
+
 describe("recordings: security", () => {
   test("another project and the other mode see nothing", async () => {
     const { recording } = await uploadedRecording(t, acme.test);

@@ -1,12 +1,17 @@
 import { join } from "node:path";
 import type { Config } from "../config";
 import type { Logger } from "../log";
+import { modelFilePath } from "../models/manifest";
 import type { AudioDecoder } from "./audio";
 import type { Embedder } from "./embedder";
 import { FfmpegAudioDecoder, findFfmpeg } from "./ffmpeg-audio";
 import { TransformersEmbedder } from "./transformers-embedder";
 import type { Llm } from "./llm";
 import type { Transcriber } from "./transcriber";
+import { type Diarizer, SingleSpeakerDiarizer } from "./diarizer";
+import { LlamaLlm } from "./llama-llm";
+import { SileroVad, type VoiceActivityDetector } from "./vad";
+import { WhisperTranscriber } from "./whisper-transcriber";
 
 /** The ML and media engines, chosen once from config and injected through Deps. Models load lazily, on first use. */
 export type Engines = {
@@ -14,6 +19,8 @@ export type Engines = {
   transcriber: Transcriber;
   llm: Llm;
   embedder: Embedder;
+  vad: VoiceActivityDetector;
+  diarizer: Diarizer;
 };
 
 // SESSION SCAFFOLD: each engine's owner replaces its `notYetBuilt` entry with the real factory.
@@ -24,10 +31,13 @@ function notYetBuilt<T extends object>(kind: string): T {
 }
 
 export function createEngines(config: Config, _log: Logger): Engines {
+  const vad = new SileroVad();
   return {
     audio: new FfmpegAudioDecoder(findFfmpeg(config.ffmpegPath)),
-    transcriber: notYetBuilt<Transcriber>("transcriber"),
-    llm: notYetBuilt<Llm>("llm"),
+    transcriber: new WhisperTranscriber({ model: config.models.whisper, path: modelFilePath(config.modelsDir, config.models.whisper), gpu: config.gpu, vad }),
+    llm: new LlamaLlm({ model: config.models.llm, path: modelFilePath(config.modelsDir, config.models.llm), gpu: config.gpu }),
     embedder: new TransformersEmbedder(join(config.modelsDir, config.models.embedding), config.models.embedding),
+    vad,
+    diarizer: new SingleSpeakerDiarizer(),
   };
 }

@@ -1,0 +1,125 @@
+import { existsSync, statSync } from "node:fs";
+import type { ChatHistoryItem, Llama, LlamaChat, LlamaContext, LlamaModel } from "node-llama-cpp";
+import type { GpuSetting } from "./gpu";
+import { type ChatMessage, type Completion, type Llm, LlmUnavailableError } from "./llm";
+import { MissingModelError } from "./missing-model";
+
+export type LlamaOptions = {
+  /** Model name as in models/manifest.json. */
+  model: string;
+  /** The GGUF file; checked at first use. */
+  path: string;
+  gpu: GpuSetting;
+  /** Upper bound of the context window; the model's own training size caps it too. */
+  maxContextTokens?: number;
+};
+
+/** Below this file size a model is a toy (tests, benches): one thread is 20-40x faster than two on small CPUs. */
+const TINY_MODEL_BYTES = 50 * 1024 ** 2;
+
+type Loaded = { llama: Llama; model: LlamaModel; context: LlamaContext; chat: LlamaChat };
+
+/** Reasoning models think aloud between these tags; a summary or answer never includes it. */
+export function stripReasoning(text: string): string {
+  return text
+    .replace(/<think>[\s\S]*?<\/think>/g, "")
+    .replace(/^[\s\S]*?<\/think>/, "") // an opening tag the chat template already emitted
+    .replace(/<think>[\s\S]*$/, "") // cut off mid-thought by maxTokens
+    .trim();
+}
+
+const STOP: Record<string, Completion["finishReason"]> = { maxTokens: "length", abort: "error" };
+
+/**
+ * Llm over node-llama-cpp with a local GGUF model. Loads once on first use (GPU when the
+ * setting allows and one is present, else CPU); calls are serialised on one context
+ * sequence, whose history is cleared per call so token counts are exact.
+ */
+export class LlamaLlm implements Llm {
+  readonly provider = "llama_cpp";
+  readonly model: string;
+  private loaded: Promise<Loaded> | null = null;
+  private queue: Promise<unknown> = Promise.resolve();
+
+  constructor(private readonly options: LlamaOptions) {
+    this.model = options.model;
+  }
+
+  /** The compute backend in use ("cuda", "vulkan", "metal" or "cpu"), or null before the first load; for `parley doctor`. */
+  async backend(): Promise<string | null> {
+    if (!this.loaded) return null;
+    const loaded = await this.loaded.catch(() => null);
+    return loaded ? loaded.llama.gpu || "cpu" : null;
+  }
+
+  load(): Promise<Loaded> {
+    this.loaded ??= this.open().catch((err) => {
+      this.loaded = null;
+      throw err;
+    });
+    return this.loaded;
+  }
+
+  private async open(): Promise<Loaded> {
+    if (!existsSync(this.options.path)) throw new MissingModelError(this.model, "language");
+    const { getLlama, LlamaChat } = await import("node-llama-cpp");
+    const gpu = this.options.gpu === "off" ? false : this.options.gpu;
+    // build "never": a production server must not try to compile llama.cpp when a prebuilt binary does not fit.
+    const llama = await getLlama({ gpu, build: "never", logLevel: "error" as never, progressLogs: false });
+    try {
+      const model = await llama.loadModel({ modelPath: this.options.path });
+      const tiny = statSync(this.options.path).size < TINY_MODEL_BYTES;
+      const context = await model.createContext({
+        contextSize: { max: Math.min(model.trainContextSize, this.options.maxContextTokens ?? 8192) },
+        sequences: 1,
+        threads: tiny ? 1 : undefined,
+      });
+      return { llama, model, context, chat: new LlamaChat({ contextSequence: context.getSequence() }) };
+    } catch (err) {
+      throw new LlmUnavailableError(`the language model ${this.model} cannot be loaded: ${(err as Error).message}`);
+    }
+  }
+
+  async contextTokens(): Promise<number> {
+    return (await this.load()).context.contextSize;
+  }
+
+  async countTokens(text: string): Promise<number> {
+    return (await this.load()).model.tokenize(text).length;
+  }
+
+  complete(request: { messages: ChatMessage[]; jsonSchema?: object; maxTokens?: number; temperature?: number; signal?: AbortSignal }): Promise<Completion> {
+    const run = this.queue.then(() => this.run(request));
+    this.queue = run.catch(() => {});
+    return run;
+  }
+
+  private async run(request: { messages: ChatMessage[]; jsonSchema?: object; maxTokens?: number; temperature?: number; signal?: AbortSignal }): Promise<Completion> {
+    request.signal?.throwIfAborted();
+    const { llama, chat } = await this.load();
+    const sequence = chat.sequence;
+    await sequence.clearHistory();
+    const before = { input: sequence.tokenMeter.usedInputTokens, output: sequence.tokenMeter.usedOutputTokens };
+    const history: ChatHistoryItem[] = request.messages.map((m) =>
+      m.role === "assistant" ? { type: "model", response: [m.content] } : { type: m.role, text: m.content },
+    );
+    history.push({ type: "model", response: [] });
+    // The grammar forces output that parses against the schema (llama.cpp GBNF).
+    const grammar = request.jsonSchema ? await llama.createGrammarForJsonSchema(request.jsonSchema as never) : undefined;
+    const response = await chat.generateResponse(history, {
+      grammar,
+      maxTokens: request.maxTokens,
+      temperature: request.temperature ?? 0,
+      signal: request.signal,
+    });
+    return {
+      text: stripReasoning(response.response),
+      tokens: {
+        input: sequence.tokenMeter.usedInputTokens - before.input,
+        output: sequence.tokenMeter.usedOutputTokens - before.output,
+        cached: 0,
+      },
+      finishReason: STOP[response.metadata.stopReason] ?? "stop",
+    };
+  }
+}

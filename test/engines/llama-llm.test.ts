@@ -1,0 +1,83 @@
+import { join } from "node:path";
+import { describe, expect, test } from "bun:test";
+import { z } from "zod";
+import { ensureTestModels } from "../../scripts/test-models/cache";
+import { LlamaLlm, stripReasoning } from "../../src/engines/llama-llm";
+import { MissingModelError } from "../../src/engines/missing-model";
+import { makeTempDir, makeTestDeps } from "../helpers";
+
+const models = ensureTestModels();
+const llm = new LlamaLlm({ model: "tiny", path: models.gguf, gpu: "off" });
+
+const schema = {
+  type: "object",
+  properties: {
+    title: { type: "string", maxLength: 24 },
+    action_items: { type: "array", items: { type: "string", maxLength: 12 }, maxItems: 3 },
+    urgent: { type: "boolean" },
+    tone: { enum: ["calm", "tense"] },
+  },
+} as const;
+const parsed = z.object({ title: z.string(), action_items: z.array(z.string()).max(3), urgent: z.boolean(), tone: z.enum(["calm", "tense"]) });
+
+describe("LlamaLlm on a generated GGUF model", () => {
+  test("a JSON schema constrains the output to JSON that parses against it, with token counts", async () => {
+    const out = await llm.complete({
+      messages: [
+        { role: "system", content: "You summarize meetings." },
+        { role: "user", content: "Summarize: we agreed to ship on Friday." },
+      ],
+      jsonSchema: schema,
+      maxTokens: 300,
+    });
+    expect(parsed.safeParse(JSON.parse(out.text)).success).toBe(true);
+    expect(out.finishReason).toBe("stop");
+    expect(out.tokens.input).toBeGreaterThan(0);
+    expect(out.tokens.output).toBeGreaterThan(0);
+    expect(out.tokens.cached).toBe(0);
+  });
+
+  test("maxTokens bounds free text and reports finishReason length", async () => {
+    const out = await llm.complete({ messages: [{ role: "user", content: "Tell me everything." }], maxTokens: 5 });
+    expect(out.tokens.output).toBeLessThanOrEqual(5);
+    expect(typeof out.text).toBe("string");
+  });
+
+  test("counts tokens and reports its context window", async () => {
+    expect(await llm.countTokens("the meeting summary")).toBeGreaterThan(0);
+    expect(await llm.countTokens("the meeting summary, and much more text after it")).toBeGreaterThan(await llm.countTokens("the meeting summary"));
+    expect(await llm.contextTokens()).toBe(2048);
+    expect(await llm.backend()).toBe("cpu");
+  });
+
+  test("an aborted signal rejects", async () => {
+    const controller = new AbortController();
+    controller.abort(new Error("time limit"));
+    await expect(llm.complete({ messages: [{ role: "user", content: "hi" }], signal: controller.signal })).rejects.toThrow("time limit");
+  });
+
+  test("a missing model is a MissingModelError naming the install command", async () => {
+    const missing = new LlamaLlm({ model: "qwen2.5-1.5b-instruct-q4", path: join(makeTempDir(), "none.gguf"), gpu: "off" });
+    const err = await missing.countTokens("x").catch((e) => e);
+    expect(err).toBeInstanceOf(MissingModelError);
+    expect(err.message).toContain("parley models pull qwen2.5-1.5b-instruct-q4");
+  });
+
+  test("createEngines wires it from PARLEY_LLM_MODEL (a path works as a name)", async () => {
+    const deps = await makeTestDeps({ env: { PARLEY_LLM_MODEL: models.gguf } });
+    expect(deps.engines.llm).toBeInstanceOf(LlamaLlm);
+    expect(deps.engines.llm.provider).toBe("llama_cpp");
+  });
+});
+
+describe("stripReasoning", () => {
+  test.each([
+    ["<think>plan</think>\nAnswer", "Answer"],
+    ["plan only</think>Answer", "Answer"],
+    ["Answer <think>unfinished", "Answer"],
+    ["<think>a</think>One<think>b</think> two", "One two"],
+    ["No reasoning here", "No reasoning here"],
+  ])("%p -> %p", (input, expected) => {
+    expect(stripReasoning(input)).toBe(expected);
+  });
+});

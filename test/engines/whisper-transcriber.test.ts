@@ -1,0 +1,113 @@
+import { copyFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, test } from "bun:test";
+import { ensureTestModels } from "../../scripts/test-models/cache";
+import { SingleSpeakerDiarizer } from "../../src/engines/diarizer";
+import { gpuCandidates } from "../../src/engines/gpu";
+import { MissingModelError } from "../../src/engines/missing-model";
+import { SileroVad } from "../../src/engines/vad";
+import { WhisperTranscriber } from "../../src/engines/whisper-transcriber";
+import { makeTempDir, makeTestDeps } from "../helpers";
+import { voicedBurst, wavBytes } from "./signals";
+
+const models = ensureTestModels();
+const vad = new SileroVad();
+
+function expectWellFormed(segments: { start: number; end: number; text: string; confidence: number }[], seconds: number) {
+  expect(segments.length).toBeGreaterThan(0);
+  let previousStart = 0;
+  for (const s of segments) {
+    expect(typeof s.text).toBe("string");
+    expect(s.start).toBeGreaterThanOrEqual(previousStart);
+    expect(s.end).toBeGreaterThanOrEqual(s.start);
+    expect(s.end).toBeLessThanOrEqual(seconds + 0.5);
+    expect(s.confidence).toBeGreaterThanOrEqual(0);
+    expect(s.confidence).toBeLessThanOrEqual(1);
+    previousStart = s.start;
+  }
+}
+
+describe("WhisperTranscriber on a generated ggml model", () => {
+  test("a WAV decoded by the real audio engine gives well-formed segments in seconds", async () => {
+    const dir = makeTempDir();
+    const wav = join(dir, "voice.wav");
+    writeFileSync(wav, wavBytes(voicedBurst(5, 0.5, 4.5)));
+    const deps = await makeTestDeps({ env: { PARLEY_WHISPER_MODEL: models.whisper } });
+    const pcm = await deps.engines.audio.decodePcm16k(wav);
+    expect(deps.engines.transcriber).toBeInstanceOf(WhisperTranscriber);
+    const result = await deps.engines.transcriber.transcribe(pcm, { language: "en" });
+    expect(result.language).toBe("en");
+    expectWellFormed(result.segments, 5);
+  });
+
+  test("without a language it detects one (an English-only model answers en)", async () => {
+    const t = new WhisperTranscriber({ model: "tiny", path: models.whisper, gpu: "off", vad });
+    const result = await t.transcribe(voicedBurst(3, 0, 3), {});
+    expect(result.language).toMatch(/^[a-z]{2,3}$/);
+    expectWellFormed(result.segments, 3);
+    expect(await t.backend()).toBe("cpu");
+  });
+
+  test("confidence follows the speech probability: silence scores below the voiced signal", async () => {
+    const t = new WhisperTranscriber({ model: "tiny", path: models.whisper, gpu: "off", vad });
+    const voiced = await t.transcribe(voicedBurst(3, 0, 3), { language: "en" });
+    const quiet = await t.transcribe(new Float32Array(3 * 16_000), { language: "en" });
+    const mean = (r: typeof voiced) => r.segments.reduce((a, s) => a + s.confidence, 0) / Math.max(1, r.segments.length);
+    if (quiet.segments.length) expect(mean(quiet)).toBeLessThan(mean(voiced));
+    expect(mean(voiced)).toBeGreaterThan(0.3);
+  });
+
+  test("concurrent calls are serialised on the one context and all answer", async () => {
+    const t = new WhisperTranscriber({ model: "tiny", path: models.whisper, gpu: "off", vad });
+    const results = await Promise.all([1, 2, 3].map(() => t.transcribe(voicedBurst(2, 0, 2), { language: "en" })));
+    for (const r of results) expectWellFormed(r.segments, 2);
+  });
+
+  test("a missing model is a MissingModelError naming the install command; installing it later works", async () => {
+    const path = join(makeTempDir(), "ggml-missing.bin");
+    const t = new WhisperTranscriber({ model: "whisper-base.en", path, gpu: "off", vad });
+    const err = await t.transcribe(voicedBurst(2, 0, 2), {}).catch((e) => e);
+    expect(err).toBeInstanceOf(MissingModelError);
+    expect(err.message).toContain("parley models pull whisper-base.en");
+    copyFileSync(models.whisper, path);
+    expectWellFormed((await t.transcribe(voicedBurst(2, 0, 2), { language: "en" })).segments, 2);
+  });
+
+  test("an aborted signal rejects with its reason", async () => {
+    const t = new WhisperTranscriber({ model: "tiny", path: models.whisper, gpu: "off", vad });
+    const controller = new AbortController();
+    controller.abort(new Error("time limit"));
+    await expect(t.transcribe(voicedBurst(2, 0, 2), { signal: controller.signal })).rejects.toThrow("time limit");
+  });
+
+  test("a model file that is not ggml fails the call without crashing", async () => {
+    const path = join(makeTempDir(), "garbage.bin");
+    writeFileSync(path, "not a model");
+    const t = new WhisperTranscriber({ model: "garbage", path, gpu: "off", vad });
+    await expect(t.transcribe(voicedBurst(2, 0, 2), {})).rejects.toThrow();
+  });
+});
+
+describe("GPU choice", () => {
+  test("off means CPU only; a named backend is tried even if not detected; auto tries what is present", () => {
+    expect(gpuCandidates("off", { cuda: true, vulkan: true })).toEqual([]);
+    expect(gpuCandidates("vulkan", { cuda: false, vulkan: false })).toEqual(["vulkan"]);
+    expect(gpuCandidates("auto", { cuda: false, vulkan: true })).toEqual(["vulkan"]);
+    expect(gpuCandidates("auto", { cuda: true, vulkan: true })).toEqual(["cuda", "vulkan"]);
+    expect(gpuCandidates("auto", { cuda: false, vulkan: false })).toEqual([]);
+  });
+
+  test("a requested GPU build whose libraries are absent falls back to the CPU build", async () => {
+    const t = new WhisperTranscriber({ model: "tiny", path: models.whisper, gpu: "cuda", vad });
+    expectWellFormed((await t.transcribe(voicedBurst(2, 0, 2), { language: "en" })).segments, 2);
+    expect(["cpu", "cuda"]).toContain((await t.backend())!);
+  });
+});
+
+describe("SingleSpeakerDiarizer", () => {
+  test("labels every segment SPEAKER_1 and names no model", async () => {
+    const d = new SingleSpeakerDiarizer();
+    expect(d.model).toBeNull();
+    expect(await d.label(new Float32Array(16_000), [{ start: 0, end: 0.5 }, { start: 0.5, end: 1 }])).toEqual(["SPEAKER_1", "SPEAKER_1"]);
+  });
+});

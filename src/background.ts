@@ -7,6 +7,7 @@ import { registerSummaryJobs } from "./modules/summaries/job";
 import { registerTranscriptionJobs } from "./modules/transcriptions/job";
 import { registerRecordingWork } from "./modules/uploads/background";
 import { registerSearchWork } from "./modules/search/indexer";
+import { registerWebhookWork } from "./modules/webhooks/background";
 
 /**
  * Registers every module's job handlers on deps.queue and returns every periodic task.
@@ -21,6 +22,7 @@ export function registerBackgroundWork(deps: Deps): PeriodicTask[] {
     { name: "purge-finished-jobs", pattern: "0 7 * * * *", run: () => void purgeFinishedJobs(db, clock.now()) },
     ...registerRecordingWork(deps),
     ...registerSearchWork(deps),
+    ...registerWebhookWork(deps),
     ...registerDeviceRuntimeWork(deps),
   ];
   return tasks;

@@ -1,0 +1,15 @@
+import type { Deps } from "../../deps";
+import { onEventRecorded } from "../../events/outbox";
+import type { PeriodicTask } from "../../jobs/scheduler";
+import { webhookDispatcher } from "./dispatcher";
+
+/**
+ * Webhook delivery runs beside the job queue, not on it: its attempts wait on remote
+ * servers for up to the timeout, and they must neither take the queue's few slots from
+ * transcriptions nor wait behind them. A sweep every second, plus a wake-up per event.
+ */
+export function registerWebhookWork(deps: Deps): PeriodicTask[] {
+  const dispatcher = webhookDispatcher(deps);
+  onEventRecorded(() => dispatcher.kick());
+  return [{ name: "webhooks-dispatch", pattern: "* * * * * *", run: () => dispatcher.tick() }];
+}

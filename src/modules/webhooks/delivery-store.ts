@@ -1,0 +1,158 @@
+import type { Database } from "bun:sqlite";
+import { DEVICE_EVENT_TYPES, type EventType } from "../../events/outbox";
+import { newId } from "../../ids";
+import type { DeliveryAttempt } from "./schema";
+import type { DeliveryRow, EndpointRow } from "./store";
+
+/** How many attempts a delivery's log keeps (manual retries can add to the automatic six). */
+const ATTEMPT_LOG_SIZE = 20;
+const FAN_OUT_BATCH = 500;
+
+type EventRow = { id: string; project_id: string; mode: string; type: string; data: string; created_at: string };
+type Subscriber = Pick<EndpointRow, "id" | "events" | "include_device_events"> & { plan: string };
+
+function subscribes(endpoint: Subscriber, type: string): boolean {
+  const events = JSON.parse(endpoint.events) as string[];
+  if (!events.includes("*") && !events.includes(type)) return false;
+  // Device events also need the opt-in and the enterprise plan, checked again at fan-out
+  // so a downgraded organization stops receiving them.
+  if (DEVICE_EVENT_TYPES.includes(type as EventType)) return endpoint.include_device_events === 1 && endpoint.plan === "enterprise";
+  return true;
+}
+
+/**
+ * Fans a batch of undispatched outbox events out into delivery rows and marks them
+ * dispatched, in one transaction: a crash leaves either both or neither, so an event is
+ * never lost nor fanned out twice. Returns how many events it handled.
+ */
+export function fanOutEvents(db: Database, now: Date): number {
+  return db.transaction(() => {
+    const events = db.query<EventRow, [number]>("SELECT * FROM events WHERE dispatched_at IS NULL ORDER BY created_at, id LIMIT ?").all(FAN_OUT_BATCH);
+    const subscribers = new Map<string, Subscriber[]>();
+    const at = now.toISOString();
+    const insert = db.query(
+      `INSERT INTO webhook_deliveries (id, project_id, mode, endpoint_id, event_id, event_type, status, next_attempt_at, created_at, updated_at)
+       VALUES (?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?) ON CONFLICT (endpoint_id, event_id) DO NOTHING`,
+    );
+    const markDispatched = db.query("UPDATE events SET dispatched_at = ? WHERE id = ?");
+    for (const event of events) {
+      const tenantKey = `${event.project_id}:${event.mode}`;
+      let endpoints = subscribers.get(tenantKey);
+      if (!endpoints) {
+        endpoints = db
+          .query<Subscriber, [string, string]>(
+            `SELECT e.id, e.events, e.include_device_events, o.plan FROM webhook_endpoints e
+             JOIN projects p ON p.id = e.project_id JOIN organizations o ON o.id = p.organization_id
+             WHERE e.project_id = ? AND e.mode = ? AND e.disabled_at IS NULL`,
+          )
+          .all(event.project_id, event.mode);
+        subscribers.set(tenantKey, endpoints);
+      }
+      for (const endpoint of endpoints) {
+        if (subscribes(endpoint, event.type)) insert.run(newId("whd_", now.getTime()), event.project_id, event.mode, endpoint.id, event.id, event.type, at, at, at);
+      }
+      markDispatched.run(at, event.id);
+    }
+    return events.length;
+  })();
+}
+
+export type DueDelivery = { id: string; endpoint_id: string };
+
+/**
+ * Due deliveries, at most `perEndpoint` per endpoint and none of the endpoints already
+ * at their limit, so one endpoint's backlog cannot fill every slot; oldest due first. A disabled endpoint has no pending delivery except
+ * one an operator retried by hand, which is meant to run.
+ */
+export function dueDeliveries(db: Database, now: Date, perEndpoint: number, limit: number, skipEndpoints: readonly string[]): DueDelivery[] {
+  const at = now.toISOString();
+  return db
+    .query<DueDelivery, [string, string, string, number, number]>(
+      `SELECT id, endpoint_id FROM (
+         SELECT d.id, d.endpoint_id, d.next_attempt_at,
+                ROW_NUMBER() OVER (PARTITION BY d.endpoint_id ORDER BY d.next_attempt_at, d.id) AS rn
+         FROM webhook_deliveries d
+         WHERE d.status = 'pending' AND d.next_attempt_at <= ? AND (d.lease_until IS NULL OR d.lease_until <= ?)
+           AND d.endpoint_id NOT IN (SELECT value FROM json_each(?)))
+       WHERE rn <= ? ORDER BY next_attempt_at, id LIMIT ?`,
+    )
+    .all(at, at, JSON.stringify(skipEndpoints), perEndpoint, limit);
+}
+
+/** Takes a delivery for one attempt; false when another worker holds it or it is no longer due. */
+export function leaseDelivery(db: Database, id: string, workerId: string, now: Date, leaseMs: number): boolean {
+  const at = now.toISOString();
+  return (
+    db
+      .query(
+        `UPDATE webhook_deliveries SET lease_until = ?, leased_by = ?
+         WHERE id = ? AND status = 'pending' AND (lease_until IS NULL OR lease_until <= ?)`,
+      )
+      .run(new Date(now.getTime() + leaseMs).toISOString(), workerId, id, at).changes === 1
+  );
+}
+
+/** Leases held by an earlier process are void once this one starts (one dispatcher per database, like the job queue). */
+export function releaseForeignLeases(db: Database, workerId: string): void {
+  db.query("UPDATE webhook_deliveries SET lease_until = NULL, leased_by = NULL WHERE leased_by IS NOT NULL AND leased_by != ?").run(workerId);
+}
+
+export type AttemptTarget = { delivery: DeliveryRow; endpoint: EndpointRow; event: EventRow };
+
+export function loadAttemptTarget(db: Database, id: string): AttemptTarget | null {
+  const delivery = db.query<DeliveryRow, [string]>("SELECT * FROM webhook_deliveries WHERE id = ?").get(id);
+  if (!delivery) return null;
+  const endpoint = db.query<EndpointRow, [string]>("SELECT * FROM webhook_endpoints WHERE id = ?").get(delivery.endpoint_id);
+  const event = db.query<EventRow, [string]>("SELECT * FROM events WHERE id = ?").get(delivery.event_id);
+  return endpoint && event ? { delivery, endpoint, event } : null;
+}
+
+export type AttemptOutcome = { attempt: DeliveryAttempt; ok: boolean; retryDelaysSeconds: readonly number[]; disableAfterMs: number };
+
+/**
+ * Records one attempt: success ends the delivery and clears the endpoint's failure
+ * streak (re-enabling it if disabled: a manual retry is how an operator revives one). A
+ * failure schedules the next retry or fails the delivery, and disables an endpoint that
+ * has failed without a success for disableAfterMs; a disabled endpoint gets no retries.
+ */
+export function recordAttempt(db: Database, delivery: DeliveryRow, workerId: string, outcome: AttemptOutcome, now: Date): void {
+  const at = now.toISOString();
+  db.transaction(() => {
+    const current = db.query<DeliveryRow, [string, string]>("SELECT * FROM webhook_deliveries WHERE id = ? AND leased_by = ?").get(delivery.id, workerId);
+    if (!current) return; // endpoint deleted meanwhile, or the lease was lost
+    let disabled = false;
+    if (outcome.ok) {
+      db.query("UPDATE webhook_endpoints SET failing_since = NULL, disabled_at = NULL, updated_at = ? WHERE id = ? AND (failing_since IS NOT NULL OR disabled_at IS NOT NULL)").run(at, current.endpoint_id);
+    } else {
+      db.query("UPDATE webhook_endpoints SET failing_since = ?, updated_at = ? WHERE id = ? AND failing_since IS NULL").run(at, at, current.endpoint_id);
+      db.query("UPDATE webhook_endpoints SET disabled_at = ?, updated_at = ? WHERE id = ? AND disabled_at IS NULL AND failing_since <= ?").run(
+        at,
+        at,
+        current.endpoint_id,
+        new Date(now.getTime() - outcome.disableAfterMs).toISOString(),
+      );
+      disabled = db.query<{ d: string | null }, [string]>("SELECT disabled_at AS d FROM webhook_endpoints WHERE id = ?").get(current.endpoint_id)?.d != null;
+      // Nothing else of a disabled endpoint stays scheduled (attempts in flight finish and stop here).
+      if (disabled) {
+        db.query(
+          `UPDATE webhook_deliveries SET status = 'failed', next_attempt_at = NULL, completed_at = ?, updated_at = ?
+           WHERE endpoint_id = ? AND status = 'pending' AND leased_by IS NULL`,
+        ).run(at, at, current.endpoint_id);
+      }
+    }
+    const attempts = [...(JSON.parse(current.attempts) as DeliveryAttempt[]), outcome.attempt].slice(-ATTEMPT_LOG_SIZE);
+    const count = current.attempt_count + 1;
+    const delay = disabled ? undefined : outcome.retryDelaysSeconds[count - 1];
+    const status = outcome.ok ? "succeeded" : delay === undefined ? "failed" : "pending";
+    const nextAt = delay === undefined || outcome.ok ? null : new Date(now.getTime() + delay * 1000).toISOString();
+    db.query(
+      `UPDATE webhook_deliveries SET status = ?, attempt_count = ?, attempts = ?, next_attempt_at = ?, completed_at = ?,
+       lease_until = NULL, leased_by = NULL, updated_at = ? WHERE id = ?`,
+    ).run(status, count, JSON.stringify(attempts), nextAt, status === "pending" ? null : at, at, current.id);
+  })();
+}
+
+/** Gives a lease back without recording an attempt (the endpoint went away mid-flight). */
+export function releaseLease(db: Database, id: string, workerId: string): void {
+  db.query("UPDATE webhook_deliveries SET lease_until = NULL, leased_by = NULL WHERE id = ? AND leased_by = ?").run(id, workerId);
+}

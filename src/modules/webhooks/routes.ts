@@ -1,0 +1,58 @@
+import { Elysia } from "elysia";
+import type { Deps } from "../../deps";
+import { authentication, authorize } from "../../http/auth";
+import { webhookDispatcher } from "./dispatcher";
+import { createWebhookBody, deliveryParams, listDeliveriesQuery, listWebhooksQuery, webhookParams } from "./schema";
+import { createWebhook, deleteWebhook, getWebhook, listDeliveries, listWebhooks, retryDelivery } from "./service";
+
+export function webhooksRoutes(deps: Deps) {
+  const { db, clock } = deps;
+  return new Elysia({ name: "parley.webhooks", detail: { tags: ["Webhooks"] } })
+    .use(authentication(deps))
+    .post(
+      "/webhooks",
+      async ({ principal, body, set }) => {
+        const created = await createWebhook(deps, authorize(principal, "webhooks:write"), body, clock.now());
+        set.status = 201;
+        return created;
+      },
+      {
+        body: createWebhookBody,
+        detail: {
+          summary: "Create a webhook endpoint",
+          description: "Scope webhooks:write. HTTPS only. The secret (whsec_) is returned once. Device events need include_device_events: true and the enterprise plan (403 otherwise).",
+        },
+      },
+    )
+    .get("/webhooks", ({ principal, query }) => listWebhooks(db, authorize(principal, "webhooks:read"), query), {
+      query: listWebhooksQuery,
+      detail: { summary: "List webhook endpoints", description: "Scope webhooks:read. List envelope, newest first; never includes secrets." },
+    })
+    .get("/webhooks/:id", ({ principal, params }) => getWebhook(db, authorize(principal, "webhooks:read"), params.id), {
+      params: webhookParams,
+      detail: { summary: "Get a webhook endpoint", description: "Scope webhooks:read. status is disabled after 3 days of continuous failure." },
+    })
+    .delete(
+      "/webhooks/:id",
+      ({ principal, params, set }) => {
+        deleteWebhook(db, authorize(principal, "webhooks:write"), params.id);
+        set.status = 204;
+      },
+      { params: webhookParams, detail: { summary: "Delete a webhook endpoint", description: "Scope webhooks:write. Pending deliveries to it stop." } },
+    )
+    .get("/webhooks/:id/deliveries", ({ principal, params, query }) => listDeliveries(db, authorize(principal, "webhooks:read"), params.id, query), {
+      params: webhookParams,
+      query: listDeliveriesQuery,
+      detail: { summary: "List an endpoint's deliveries", description: "Scope webhooks:read. Attempts, status, latency, response status and snippet, next attempt." },
+    })
+    .post(
+      "/webhooks/:id/deliveries/:delivery_id/retry",
+      ({ principal, params, set }) => {
+        const delivery = retryDelivery(db, authorize(principal, "webhooks:write"), params.id, params.delivery_id, clock.now());
+        webhookDispatcher(deps).kick();
+        set.status = 202;
+        return delivery;
+      },
+      { params: deliveryParams, detail: { summary: "Retry a delivery now", description: "Scope webhooks:write. 202 with the delivery, due now; same evt_ id." } },
+    );
+}

@@ -1,0 +1,169 @@
+import { beforeAll, describe, expect, test } from "bun:test";
+import { decryptWithServerSecret } from "../../src/crypto";
+import { issueCredential } from "../../src/http/credentials";
+import { setOrganizationPlan } from "../../src/modules/projects/store";
+import { makeTenant, makeTestApp } from "../helpers";
+
+// The API surface of webhooks (no delivery: see webhooks-delivery.test.ts).
+let t: Awaited<ReturnType<typeof makeTestApp>>;
+let acme: ReturnType<typeof makeTenant>;
+let other: ReturnType<typeof makeTenant>;
+
+const URL_OK = "https://hooks.example.com/parley";
+
+beforeAll(async () => {
+  t = await makeTestApp();
+  acme = makeTenant(t.deps, "acme");
+  other = makeTenant(t.deps, "other");
+});
+
+const create = (key: string, body: unknown) => t.call("POST", "/v1/webhooks", { key, body });
+
+describe("webhooks: happy path", () => {
+  test("create returns 201 with the secret once, stored sealed", async () => {
+    const r = await create(acme.test, { url: URL_OK, events: ["recording.uploaded", "transcription.completed"] });
+    expect(r.status).toBe(201);
+    expect(r.body.id).toMatch(/^wh_/);
+    expect(r.body.secret).toMatch(/^whsec_[A-Za-z0-9+/]{32}$/);
+    expect(r.body).toMatchObject({ url: URL_OK, events: ["recording.uploaded", "transcription.completed"], include_device_events: false, status: "enabled", disabled_at: null, failing_since: null });
+    expect(Object.keys(r.body).sort()).toEqual(["created_at", "disabled_at", "events", "failing_since", "id", "include_device_events", "secret", "status", "updated_at", "url"]);
+    const row = t.deps.db.query<{ secret_sealed: string }, [string]>("SELECT secret_sealed FROM webhook_endpoints WHERE id = ?").get(r.body.id)!;
+    expect(row.secret_sealed).not.toContain(r.body.secret.slice(6));
+    expect(decryptWithServerSecret(t.deps.serverSecret, row.secret_sealed)).toBe(r.body.secret);
+  });
+
+  test("list and get never show the secret; list is the envelope, newest first", async () => {
+    const a = (await create(acme.test, { url: URL_OK, events: ["*"] })).body;
+    t.clock.advance(1000);
+    const b = (await create(acme.test, { url: `${URL_OK}/b`, events: ["summary.completed", "summary.completed"] })).body;
+    expect(b.events).toEqual(["summary.completed"]);
+    const list = await t.call("GET", "/v1/webhooks?limit=2", { key: acme.test });
+    expect(list.status).toBe(200);
+    expect(list.body.data.map((w: any) => w.id)).toEqual([b.id, a.id]);
+    expect(list.body).toMatchObject({ has_more: true, total: 3 });
+    expect(list.body.next_cursor).toBeString();
+    for (const w of list.body.data) expect(w.secret).toBeUndefined();
+    const got = await t.call("GET", `/v1/webhooks/${a.id}`, { key: acme.test });
+    expect(got.status).toBe(200);
+    const { secret, ...withoutSecret } = a;
+    expect(secret).toBeString();
+    expect(got.body).toEqual(withoutSecret);
+  });
+
+  test("delete is 204, then the endpoint is gone", async () => {
+    const w = (await create(acme.test, { url: URL_OK, events: ["*"] })).body;
+    const del = await t.call("DELETE", `/v1/webhooks/${w.id}`, { key: acme.test });
+    expect(del.status).toBe(204);
+    expect(del.body).toBeNull();
+    expect((await t.call("GET", `/v1/webhooks/${w.id}`, { key: acme.test })).status).toBe(404);
+    expect((await t.call("DELETE", `/v1/webhooks/${w.id}`, { key: acme.test })).body.error.code).toBe("resource_not_found");
+  });
+
+  test("loopback and LAN hosts are allowed by default", async () => {
+    for (const url of ["https://127.0.0.1:8443/h", "https://192.168.1.20/h", "https://[::1]/h", "https://localhost/h"]) {
+      expect((await create(acme.test, { url, events: ["*"] })).status).toBe(201);
+    }
+  });
+});
+
+describe("webhooks: validation", () => {
+  test.each([
+    ["http://hooks.example.com/x", "Only HTTPS"],
+    ["ftp://hooks.example.com/x", "Only HTTPS"],
+    ["not a url", "absolute https"],
+    ["https://user:pw@hooks.example.com/x", "credentials"],
+  ])("url %s is 422 validation_error", async (url, message) => {
+    const r = await create(acme.test, { url, events: ["*"] });
+    expect(r.status).toBe(422);
+    expect(r.body.error).toMatchObject({ code: "validation_error", param: "url" });
+    expect(r.body.error.message).toContain(message);
+  });
+
+  test.each([
+    [{ url: URL_OK, events: ["recording.exploded"] }, "events.0"],
+    [{ url: URL_OK, events: [] }, "events"],
+    [{ url: URL_OK }, "events"],
+    [{ events: ["*"] }, "url"],
+    [{ url: URL_OK, events: ["*"], include_device_events: "yes" }, "include_device_events"],
+  ])("body %j is 422 naming %s", async (body, param) => {
+    const r = await create(acme.test, body);
+    expect(r.status).toBe(422);
+    expect(r.body.error).toMatchObject({ code: "validation_error", param });
+  });
+
+  test("PARLEY_WEBHOOK_DENY_PRIVATE=1 refuses loopback, LAN and localhost but not public addresses", async () => {
+    const strict = await makeTestApp({ env: { PARLEY_WEBHOOK_DENY_PRIVATE: "1" } });
+    const tenant = makeTenant(strict.deps, "strict");
+    for (const url of ["https://127.0.0.1/h", "https://10.1.2.3/h", "https://172.20.0.1/h", "https://192.168.0.9/h", "https://169.254.1.1/h", "https://[::1]/h", "https://[fd00::1]/h", "https://localhost/h"]) {
+      const r = await strict.call("POST", "/v1/webhooks", { key: tenant.test, body: { url, events: ["*"] } });
+      expect(r.status).toBe(422);
+      expect(r.body.error.message).toContain("private networks");
+    }
+    expect((await strict.call("POST", "/v1/webhooks", { key: tenant.test, body: { url: "https://93.184.215.14/h", events: ["*"] } })).status).toBe(201);
+  });
+});
+
+describe("webhooks: device events need the enterprise plan and the opt-in", () => {
+  test("403 without the plan, 403 naming device events without the opt-in, 201 with both", async () => {
+    const optIn = await create(acme.test, { url: URL_OK, events: ["*"], include_device_events: true });
+    expect(optIn.status).toBe(403);
+    expect(optIn.body.error).toMatchObject({ code: "forbidden", param: "include_device_events" });
+    expect(optIn.body.error.message).toContain("enterprise");
+
+    setOrganizationPlan(t.deps.db, acme.project.organization_id, "enterprise");
+    try {
+      const noOptIn = await create(acme.test, { url: URL_OK, events: ["device.low_battery"] });
+      expect(noOptIn.status).toBe(403);
+      expect(noOptIn.body.error).toMatchObject({ code: "forbidden", param: "events" });
+      const ok = await create(acme.test, { url: URL_OK, events: ["device.offline", "recording.created"], include_device_events: true });
+      expect(ok.status).toBe(201);
+      expect(ok.body.include_device_events).toBe(true);
+    } finally {
+      setOrganizationPlan(t.deps.db, acme.project.organization_id, "standard");
+    }
+  });
+});
+
+describe("webhooks: security", () => {
+  test("another project and the other mode cannot see, delete or list an endpoint", async () => {
+    const w = (await create(acme.test, { url: URL_OK, events: ["*"] })).body;
+    for (const key of [other.test, other.live, acme.live]) {
+      expect((await t.call("GET", `/v1/webhooks/${w.id}`, { key })).status).toBe(404);
+      expect((await t.call("DELETE", `/v1/webhooks/${w.id}`, { key })).status).toBe(404);
+      expect((await t.call("GET", `/v1/webhooks/${w.id}/deliveries`, { key })).status).toBe(404);
+      expect((await t.call("GET", "/v1/webhooks", { key })).body.data.map((x: any) => x.id)).not.toContain(w.id);
+    }
+    expect((await t.call("GET", `/v1/webhooks/${w.id}`, { key: acme.test })).status).toBe(200);
+  });
+
+  test("restricted keys need webhooks:read to read and webhooks:write to change", async () => {
+    const readOnly = acme.key("test", { scopes: ["webhooks:read"] });
+    const writeOnly = acme.key("test", { scopes: ["webhooks:write"] });
+    const unrelated = acme.key("test", { scopes: ["recordings:read"] });
+    expect((await create(readOnly, { url: URL_OK, events: ["*"] })).status).toBe(403);
+    expect((await t.call("GET", "/v1/webhooks", { key: readOnly })).status).toBe(200);
+    const w = await create(writeOnly, { url: URL_OK, events: ["*"] });
+    expect(w.status).toBe(201);
+    expect((await t.call("GET", "/v1/webhooks", { key: writeOnly })).status).toBe(403);
+    expect((await t.call("GET", `/v1/webhooks/${w.body.id}/deliveries`, { key: unrelated })).status).toBe(403);
+    expect((await t.call("DELETE", `/v1/webhooks/${w.body.id}`, { key: readOnly })).status).toBe(403);
+    expect((await t.call("DELETE", `/v1/webhooks/${w.body.id}`, { key: writeOnly })).status).toBe(204);
+  });
+
+  test("end-user-scoped keys and device tokens cannot manage webhooks", async () => {
+    const eu = (await t.call("POST", "/v1/end-users", { key: acme.test, body: {} })).body;
+    const scoped = acme.key("test", { endUserId: eu.id });
+    const device = issueCredential(t.deps.db, { kind: "device", projectId: acme.project.id, mode: "test", deviceId: "dev_x", endUserId: eu.id, now: t.clock.now() }).token;
+    for (const key of [scoped, device]) {
+      const r = await create(key, { url: URL_OK, events: ["*"] });
+      expect(r.status).toBe(403);
+      expect(r.body.error.code).toBe("forbidden");
+      expect((await t.call("GET", "/v1/webhooks", { key })).status).toBe(403);
+    }
+  });
+
+  test("no credential is 401", async () => {
+    expect((await t.call("GET", "/v1/webhooks")).status).toBe(401);
+    expect((await create("sk_test_nope", { url: URL_OK, events: ["*"] })).status).toBe(401);
+  });
+});

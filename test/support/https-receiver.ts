@@ -1,0 +1,90 @@
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+/**
+ * A real HTTPS webhook receiver for tests and benches: a throwaway CA and a server
+ * certificate for 127.0.0.1 made with openssl, and Bun.serve({tls}) on a free port.
+ *
+ * Bun reads NODE_EXTRA_CA_CERTS only when the process starts (setting it later, even
+ * before the first fetch, is ignored), so code that must trust the CA runs in a child
+ * process started with it: see `rerunTrustingCa`.
+ */
+
+/** Where the parent tells the child its certificates are (not PARLEY_*: test/preload.ts clears those). */
+export const TLS_DIR_ENV = "WEBHOOK_TEST_TLS_DIR";
+
+export type TlsFiles = { dir: string; ca: string; cert: string; key: string };
+
+function openssl(args: string[], cwd: string): void {
+  execFileSync("openssl", args, { cwd, stdio: "pipe" });
+}
+
+/** A CA and a server certificate for 127.0.0.1 and localhost, signed by it. */
+export function makeTestCa(dir = mkdtempSync(join(tmpdir(), "parley-tls-")), name = "Parley Test CA"): TlsFiles {
+  writeFileSync(join(dir, "ext.cnf"), "subjectAltName=IP:127.0.0.1,DNS:localhost\nbasicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\n");
+  openssl(["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", "ca.key", "-out", "ca.pem", "-days", "2", "-subj", `/CN=${name}`], dir);
+  openssl(["req", "-newkey", "rsa:2048", "-nodes", "-keyout", "server.key", "-out", "server.csr", "-subj", "/CN=127.0.0.1"], dir);
+  openssl(["x509", "-req", "-in", "server.csr", "-CA", "ca.pem", "-CAkey", "ca.key", "-CAcreateserial", "-out", "server.pem", "-days", "2", "-extfile", "ext.cnf"], dir);
+  return tlsFilesIn(dir);
+}
+
+export function tlsFilesIn(dir: string): TlsFiles {
+  return { dir, ca: join(dir, "ca.pem"), cert: join(dir, "server.pem"), key: join(dir, "server.key") };
+}
+
+/** The certificates the parent made, when this process is the child that trusts them. */
+export function trustedTlsFiles(): TlsFiles | null {
+  const dir = process.env[TLS_DIR_ENV];
+  return dir && existsSync(join(dir, "ca.pem")) && process.env.NODE_EXTRA_CA_CERTS === join(dir, "ca.pem") ? tlsFilesIn(dir) : null;
+}
+
+/** Runs `command` (a bun argv, e.g. ["test", file]) in a child that trusts a fresh test CA; resolves with its exit code and output. */
+export async function rerunTrustingCa(args: string[]): Promise<{ code: number; output: string }> {
+  const tls = makeTestCa();
+  const child = Bun.spawn([process.execPath, ...args], {
+    env: { ...process.env, NODE_EXTRA_CA_CERTS: tls.ca, [TLS_DIR_ENV]: tls.dir },
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  const [out, err, code] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited]);
+  return { code, output: out + err };
+}
+
+export type Received = { headers: Headers; body: string; receivedAt: number };
+/** What the receiver answers: a status, after an optional delay in ms. */
+export type Behavior = (req: Received) => { status: number; delayMs?: number; body?: string };
+
+export type Receiver = {
+  url: string;
+  received: Received[];
+  behave(b: Behavior): void;
+  stop(): void;
+};
+
+/** An HTTPS server on 127.0.0.1:0 that records every request (raw body kept for signature checks). */
+export function startReceiver(tls: TlsFiles, behavior: Behavior = () => ({ status: 200 })): Receiver {
+  let current = behavior;
+  const received: Received[] = [];
+  const server = Bun.serve({
+    hostname: "127.0.0.1",
+    port: 0,
+    tls: { cert: Bun.file(tls.cert), key: Bun.file(tls.key) },
+    async fetch(req) {
+      const r: Received = { headers: req.headers, body: await req.text(), receivedAt: Date.now() };
+      received.push(r);
+      const { status, delayMs, body } = current(r);
+      if (delayMs) await Bun.sleep(delayMs);
+      return new Response(body ?? "ok", { status });
+    },
+  });
+  return {
+    url: `https://127.0.0.1:${server.port}/hooks`,
+    received,
+    behave: (b) => {
+      current = b;
+    },
+    stop: () => void server.stop(true),
+  };
+}

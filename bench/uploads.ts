@@ -1,7 +1,8 @@
 // Upload throughput and server memory: a PUT through the pre-signed URL of a real
 // `parley serve` child vs writing the same bytes straight to disk (write + fsync) in the
 // same run (the better of one write before and one after the PUT), and the server's
-// peak RSS during a 50 MB and a 200 MB upload.
+// peak RSS during a 50 MB and a 200 MB upload. A bare Bun.serve that discards the body shows
+// the loopback HTTP ceiling the same client reaches, to tell HTTP cost from storage cost.
 // Run: node_modules/.bin/bun bench/uploads.ts [sizes in MB, default 50,200]
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { open } from "node:fs/promises";
@@ -36,6 +37,27 @@ async function diskWrite(dir: string, totalMb: number): Promise<number> {
   await file.sync();
   await file.close();
   return totalMb / ((performance.now() - started) / 1000);
+}
+
+/** The loopback HTTP ceiling: a bare Bun.serve child that reads and discards the body, same client. */
+async function bareHttp(totalMb: number): Promise<number> {
+  const port = 30_000 + Math.floor(Math.random() * 20_000);
+  const code = `Bun.serve({ port: ${port}, hostname: "127.0.0.1", maxRequestBodySize: 2 ** 40, async fetch(req) {
+    if (!req.body) return new Response("0"); const r = req.body.getReader(); let n = 0; for (let x = await r.read(); !x.done; x = await r.read()) n += x.value.byteLength;
+    return new Response(String(n)); } });`;
+  const child = Bun.spawn([BUN, "-e", code], { stdout: "ignore", stderr: "inherit" });
+  try {
+    for (let i = 0; i < 200; i++) {
+      if (await fetch(`http://127.0.0.1:${port}/`, { method: "PUT", body: "" }).then((r) => r.ok, () => false)) break;
+      await Bun.sleep(50);
+    }
+    const started = performance.now();
+    await (await fetch(`http://127.0.0.1:${port}/`, { method: "PUT", body: body(totalMb), duplex: "half" } as RequestInit)).text();
+    return totalMb / ((performance.now() - started) / 1000);
+  } finally {
+    child.kill();
+    await child.exited;
+  }
 }
 
 async function serverUpload(totalMb: number) {
@@ -76,10 +98,11 @@ async function serverUpload(totalMb: number) {
   }
 }
 
-console.log("size    PUT MB/s  disk MB/s  ratio  server RSS before -> peak (MB)");
+console.log("size    PUT MB/s  disk MB/s  ratio  bare-HTTP MB/s  PUT/bare  server RSS before -> peak (MB)");
 for (const size of sizes) {
   const r = await serverUpload(size);
+  const bare = await bareHttp(size);
   console.log(
-    `${String(size).padStart(4)} MB ${r.put.toFixed(0).padStart(9)} ${r.direct.toFixed(0).padStart(10)} ${(r.put / r.direct).toFixed(2).padStart(6)}x  ${r.rssBeforeMb.toFixed(0)} -> ${r.peakMb.toFixed(0)}`,
+    `${String(size).padStart(4)} MB ${r.put.toFixed(0).padStart(9)} ${r.direct.toFixed(0).padStart(10)} ${(r.put / r.direct).toFixed(2).padStart(6)}x ${bare.toFixed(0).padStart(15)} ${(r.put / bare).toFixed(2).padStart(8)}x  ${r.rssBeforeMb.toFixed(0)} -> ${r.peakMb.toFixed(0)}`,
   );
 }

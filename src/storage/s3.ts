@@ -8,6 +8,7 @@ import { assertSafeKey, type ByteRange, ObjectTooLargeError, type Storage, type 
 
 /** The prefix objects live under in the bucket, mirroring <dataDir>/audio on local disk. */
 export const S3_PREFIX = "audio/";
+const PART_SIZE = 8 * 1024 * 1024;
 
 /**
  * Objects in any S3-compatible store (AWS, MinIO, Ceph, R2) through Bun's S3 client.
@@ -37,16 +38,22 @@ export class S3Storage implements Storage {
 
   async write(key: string, body: AsyncIterable<Uint8Array>, options: { maxBytes?: number } = {}): Promise<WriteResult> {
     const file = this.client.file(this.objectKey(key));
-    const writer = file.writer({ partSize: 8 * 1024 * 1024, queueSize: 2 });
+    const writer = file.writer({ partSize: PART_SIZE, queueSize: 2 });
     const hash = createHash("sha256");
     let size = 0;
+    let unflushed = 0;
     for await (const chunk of body) {
       size += chunk.byteLength;
       // Leaving without end() abandons the multipart upload: the key is never written.
       if (options.maxBytes !== undefined && size > options.maxBytes) throw new ObjectTooLargeError(options.maxBytes);
       hash.update(chunk);
       writer.write(chunk);
-      await writer.flush();
+      unflushed += chunk.byteLength;
+      // Waiting on a flush once per part bounds memory to a few parts however fast the client sends.
+      if (unflushed >= PART_SIZE) {
+        await writer.flush();
+        unflushed = 0;
+      }
     }
     await writer.end();
     return { size, sha256: hash.digest("hex") };

@@ -51,7 +51,7 @@ export async function completeUpload(deps: Deps, principal: Principal, id: strin
     if (r.completion) {
       const field = conflicts(r.completion, retry);
       if (field) throw new ApiError("resource_conflict", `This upload was completed with a different ${field}.`, { param: field });
-      return r.verification === "pending" ? "pending" : "done";
+      return { pending: r.verification === "pending", hashed: r.completion.sha256 !== null };
     }
     if (!PRE_UPLOAD.includes(r.status)) throw new ApiError("resource_conflict", `Recording ${id} is already uploaded.`);
     if (!hasStagedBytes(deps, principal, r)) {
@@ -64,10 +64,11 @@ export async function completeUpload(deps: Deps, principal: Principal, id: strin
     }
     updateRecordingRow(db, principal, id, { completion: JSON.stringify(retry), verification: "pending" }, now);
     queue.enqueue(VERIFY_UPLOAD_JOB, { project_id: principal.projectId, mode: principal.mode, recording_id: id } satisfies VerifyPayload, { dedupeKey: `verify:${id}` });
-    return "pending";
+    return { pending: true, hashed: retry.sha256 !== null };
   })();
-  if (started === "pending") {
-    if (retry.sha256 !== null || findRecording(db, principal, id)?.completion?.sha256) throw new VerificationPending();
+  if (started.pending) {
+    if (started.hashed) throw new VerificationPending();
+    // No hash to wait for: verify now (the queued job then finds nothing to do) and answer with the outcome.
     await verifyUpload(deps, principal, id);
     return completeUpload(deps, principal, id, body, now);
   }
@@ -117,9 +118,9 @@ export async function verifyUpload(deps: Deps, tenant: Tenant, id: string): Prom
   else if (actual && wanted.file_size_bytes !== null && wanted.file_size_bytes !== actual.size) problem = `${actual.size} bytes arrived, not the ${wanted.file_size_bytes} the client sent`;
   let probe = null;
   let audioError: { code: string; message: string } | null = null;
-  if (actual && !problem) {
+  if (stagedKey && actual && !problem) {
     try {
-      probe = await storage.withLocalFile(stagedKey!, (path) => deps.engines.audio.probe(path));
+      probe = await storage.withLocalFile(stagedKey, (path) => deps.engines.audio.probe(path));
     } catch (err) {
       // Any other failure (ffmpeg missing, storage down) is thrown: the job retries.
       if (!(err instanceof UndecodableAudioError)) throw err;

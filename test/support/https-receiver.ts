@@ -52,7 +52,7 @@ export async function rerunTrustingCa(args: string[]): Promise<{ code: number; o
   return { code, output: out + err };
 }
 
-export type Received = { headers: Headers; body: string; receivedAt: number };
+export type Received = { path: string; headers: Headers; body: string; receivedAt: number };
 /** What the receiver answers: a status, after an optional delay in ms. */
 export type Behavior = (req: Received) => { status: number; delayMs?: number; body?: string };
 
@@ -72,7 +72,7 @@ export function startReceiver(tls: TlsFiles, behavior: Behavior = () => ({ statu
     port: 0,
     tls: { cert: Bun.file(tls.cert), key: Bun.file(tls.key) },
     async fetch(req) {
-      const r: Received = { headers: req.headers, body: await req.text(), receivedAt: Date.now() };
+      const r: Received = { path: new URL(req.url).pathname, headers: req.headers, body: await req.text(), receivedAt: Date.now() };
       received.push(r);
       const { status, delayMs, body } = current(r);
       if (delayMs) await Bun.sleep(delayMs);

@@ -1,0 +1,315 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { createHmac } from "node:crypto";
+import { buildDeps } from "../../src/boot";
+import { ManualClock } from "../../src/clock";
+import type { Deps } from "../../src/deps";
+import { type EventType, recordEvent } from "../../src/events/outbox";
+import type { Mode } from "../../src/http/credentials";
+import { createLogger } from "../../src/log";
+import { setOrganizationPlan } from "../../src/modules/projects/store";
+import { fanOutEvents, leaseDelivery } from "../../src/modules/webhooks/delivery-store";
+import { DISABLE_AFTER_MS, webhookDispatcher } from "../../src/modules/webhooks/dispatcher";
+import { makeTenant, makeTestApp } from "../helpers";
+import { makeTestCa, type Receiver, rerunTrustingCa, startReceiver, type TlsFiles, trustedTlsFiles } from "../support/https-receiver";
+
+// Delivery over real HTTPS. Bun trusts NODE_EXTRA_CA_CERTS only if it is set when the
+// process starts, so this file re-runs itself in a child `bun test` that trusts a
+// throwaway CA; the child runs the real tests below.
+const tls = trustedTlsFiles();
+
+if (!tls) {
+  test("webhook delivery suite, in a child process trusting a test CA through NODE_EXTRA_CA_CERTS", async () => {
+    const { code, output } = await rerunTrustingCa(["test", import.meta.path]);
+    if (code !== 0) console.error(output);
+    expect(output).toMatch(/\b[1-9]\d* pass/);
+    expect(output).toMatch(/\b0 fail/);
+    expect(code).toBe(0);
+  }, 180_000);
+} else {
+  deliverySuite(tls);
+}
+
+type App = Awaited<ReturnType<typeof makeTestApp>>;
+
+function deliverySuite(tls: TlsFiles) {
+  let receiver: Receiver;
+  beforeAll(() => {
+    receiver = startReceiver(tls);
+  });
+  afterAll(() => receiver.stop());
+
+  /** An app with a shortened schedule, a project, and a helper to emit an outbox event. */
+  async function setup(env: Record<string, string> = {}) {
+    const t = await makeTestApp({ env: { PARLEY_WEBHOOK_RETRY_DELAYS: "60,300", PARLEY_WEBHOOK_TIMEOUT_MS: "2000", ...env } });
+    const acme = makeTenant(t.deps);
+    receiver.behave(() => ({ status: 200 }));
+    receiver.received.length = 0;
+    const emit = (type: EventType = "recording.created", data: Record<string, unknown> = { id: "rec_1" }, mode: Mode = "test", projectId = acme.project.id, deps: Deps = t.deps) =>
+      deps.db.transaction(() => recordEvent(deps.db, { projectId, mode }, type, data, deps.clock.now()))();
+    const hook = async (path: string, body: Record<string, unknown> = {}, key = acme.test) => {
+      const r = await t.call("POST", "/v1/webhooks", { key, body: { url: `${receiver.url}${path}`, events: ["*"], ...body } });
+      expect(r.status).toBe(201);
+      return r.body as { id: string; secret: string };
+    };
+    const drain = (deps: Deps = t.deps) => webhookDispatcher(deps).drain();
+    const deliveries = async (id: string, app: App = t) => (await app.call("GET", `/v1/webhooks/${id}/deliveries`, { key: acme.test })).body;
+    return { t, acme, emit, hook, drain, deliveries };
+  }
+
+  describe("delivery", () => {
+    test("the envelope is signed over the raw body, both X-Parley-Signature and Standard Webhooks", async () => {
+      const { emit, hook, drain, deliveries } = await setup();
+      const wh = await hook("/signed");
+      const event = emit("recording.uploaded", { id: "rec_9", duration_seconds: 12.5, format: "wav" });
+      await drain();
+      expect(receiver.received).toHaveLength(1);
+      const got = receiver.received[0]!;
+      expect(JSON.parse(got.body)).toEqual({ id: event.id, type: "recording.uploaded", created_at: event.created_at, data: { id: "rec_9", duration_seconds: 12.5, format: "wav" } });
+      expect(got.headers.get("content-type")).toBe("application/json");
+      expect(got.headers.get("x-parley-signature")).toBe(`sha256=${createHmac("sha256", wh.secret).update(got.body).digest("hex")}`);
+      const id = got.headers.get("webhook-id")!;
+      const ts = got.headers.get("webhook-timestamp")!;
+      expect(id).toBe(event.id);
+      const standard = createHmac("sha256", Buffer.from(wh.secret.slice(6), "base64")).update(`${id}.${ts}.${got.body}`).digest("base64");
+      expect(got.headers.get("webhook-signature")).toBe(`v1,${standard}`);
+      // A tampered body would not verify.
+      expect(createHmac("sha256", wh.secret).update(got.body.replace("rec_9", "rec_8")).digest("hex")).not.toBe(got.headers.get("x-parley-signature")!.slice(7));
+      const log = await deliveries(wh.id);
+      expect(log.data).toHaveLength(1);
+      expect(log.data[0]).toMatchObject({ webhook_id: wh.id, event_id: event.id, event_type: "recording.uploaded", status: "succeeded", attempt_count: 1, next_attempt_at: null });
+      expect(log.data[0].last_attempt).toMatchObject({ response_status: 200, response_snippet: "ok", error: null });
+      expect(log.data[0].last_attempt.latency_ms).toBeNumber();
+    });
+
+    test("retries on 500 follow the schedule with the same evt_ id, then the delivery fails", async () => {
+      const { t, emit, hook, drain, deliveries } = await setup();
+      const wh = await hook("/failing");
+      receiver.behave(() => ({ status: 500, body: "database down" }));
+      const event = emit();
+      await drain();
+      let d = (await deliveries(wh.id)).data[0];
+      expect(d).toMatchObject({ status: "pending", attempt_count: 1 });
+      expect(d.last_attempt).toMatchObject({ response_status: 500, response_snippet: "database down", error: "HTTP 500" });
+      expect(d.next_attempt_at).toBe(new Date(t.clock.now().getTime() + 60_000).toISOString());
+      t.clock.advance(59_000);
+      await drain();
+      expect(receiver.received).toHaveLength(1); // not due yet
+      t.clock.advance(1_000);
+      await drain();
+      expect(receiver.received).toHaveLength(2);
+      t.clock.advance(300_000);
+      await drain();
+      expect(receiver.received).toHaveLength(3);
+      d = (await deliveries(wh.id)).data[0];
+      expect(d).toMatchObject({ status: "failed", attempt_count: 3, next_attempt_at: null });
+      expect(d.attempts).toHaveLength(3);
+      t.clock.advance(86_400_000);
+      await drain();
+      expect(receiver.received).toHaveLength(3);
+      expect(new Set(receiver.received.map((r) => JSON.parse(r.body).id))).toEqual(new Set([event.id]));
+      expect(new Set(receiver.received.map((r) => r.headers.get("webhook-id")))).toEqual(new Set([event.id]));
+    });
+
+    test("a response slower than PARLEY_WEBHOOK_TIMEOUT_MS is a failure, retried", async () => {
+      const { t, emit, hook, drain, deliveries } = await setup({ PARLEY_WEBHOOK_TIMEOUT_MS: "200" });
+      const wh = await hook("/slow");
+      receiver.behave(() => ({ status: 200, delayMs: 1500 }));
+      const event = emit();
+      await drain();
+      let d = (await deliveries(wh.id)).data[0];
+      expect(d).toMatchObject({ status: "pending", attempt_count: 1 });
+      expect(d.last_attempt).toMatchObject({ response_status: null, error: "timed out after 200 ms" });
+      receiver.behave(() => ({ status: 204 }));
+      t.clock.advance(60_000);
+      await drain();
+      d = (await deliveries(wh.id)).data[0];
+      expect(d).toMatchObject({ status: "succeeded", attempt_count: 2 });
+      expect(receiver.received.map((r) => JSON.parse(r.body).id)).toEqual([event.id, event.id]);
+    });
+
+    test("an untrusted certificate is a failed attempt (TLS is verified)", async () => {
+      const { emit, drain, deliveries, t, acme } = await setup();
+      const rogue = startReceiver(makeTestCa(undefined, "Rogue CA"));
+      try {
+        const wh = (await t.call("POST", "/v1/webhooks", { key: acme.test, body: { url: rogue.url, events: ["*"] } })).body;
+        emit();
+        await drain();
+        const d = (await deliveries(wh.id)).data[0];
+        expect(d).toMatchObject({ status: "pending", attempt_count: 1 });
+        expect(d.last_attempt.response_status).toBeNull();
+        expect(d.last_attempt.error).toMatch(/certificate|verify/i);
+      } finally {
+        rogue.stop();
+      }
+    });
+
+    test("after DELETE nothing more is delivered, neither retries nor new events", async () => {
+      const { t, acme, emit, hook, drain } = await setup();
+      const wh = await hook("/deleted");
+      receiver.behave(() => ({ status: 500 }));
+      emit();
+      await drain();
+      expect(receiver.received).toHaveLength(1);
+      expect((await t.call("DELETE", `/v1/webhooks/${wh.id}`, { key: acme.test })).status).toBe(204);
+      receiver.behave(() => ({ status: 200 }));
+      emit();
+      t.clock.advance(3_600_000);
+      await drain();
+      expect(receiver.received).toHaveLength(1);
+      expect(t.deps.db.query("SELECT COUNT(*) AS n FROM webhook_deliveries").get()).toEqual({ n: 0 });
+    });
+  });
+
+  describe("routing", () => {
+    test("events reach only endpoints of the same project and mode", async () => {
+      const { t, acme, emit, hook, drain } = await setup();
+      const other = makeTenant(t.deps);
+      await hook("/acme-test");
+      await hook("/acme-live", {}, acme.live);
+      await hook("/other-test", {}, other.test);
+      emit("recording.created", { id: "rec_a" }, "test");
+      emit("recording.created", { id: "rec_b" }, "live");
+      emit("recording.created", { id: "rec_c" }, "test", other.project.id);
+      await drain();
+      const seen = receiver.received.map((r) => `${r.path}:${JSON.parse(r.body).data.id}`).sort();
+      expect(seen).toEqual(["/hooks/acme-live:rec_b", "/hooks/acme-test:rec_a", "/hooks/other-test:rec_c"]);
+    });
+
+    test("event filters, and device events only with the opt-in on an enterprise plan", async () => {
+      const { t, acme, emit, hook, drain } = await setup();
+      await hook("/only-transcripts", { events: ["transcription.completed"] });
+      await hook("/star");
+      setOrganizationPlan(t.deps.db, acme.project.organization_id, "enterprise");
+      try {
+        await hook("/devices", { include_device_events: true });
+        emit("recording.created");
+        emit("transcription.completed");
+        emit("device.low_battery", { id: "dev_1", battery_percent: 12 });
+        await drain();
+        const seen = receiver.received.map((r) => `${r.path}:${JSON.parse(r.body).type}`).sort();
+        expect(seen).toEqual([
+          "/hooks/devices:device.low_battery",
+          "/hooks/devices:recording.created",
+          "/hooks/devices:transcription.completed",
+          "/hooks/only-transcripts:transcription.completed",
+          "/hooks/star:recording.created",
+          "/hooks/star:transcription.completed",
+        ]);
+        // A downgraded organization stops receiving device events.
+        setOrganizationPlan(t.deps.db, acme.project.organization_id, "standard");
+        receiver.received.length = 0;
+        emit("device.offline", { id: "dev_1", hours_offline: 30 });
+        await drain();
+        expect(receiver.received).toHaveLength(0);
+      } finally {
+        setOrganizationPlan(t.deps.db, acme.project.organization_id, "standard");
+      }
+    });
+
+    test("a slow endpoint does not hold back another endpoint's deliveries", async () => {
+      const { emit, hook, drain, deliveries } = await setup({ PARLEY_WEBHOOK_TIMEOUT_MS: "10000" });
+      const slow = await hook("/slow");
+      await hook("/fast");
+      receiver.behave((r) => (r.path.endsWith("/slow") ? { status: 200, delayMs: 1500 } : { status: 200 }));
+      for (let i = 0; i < 10; i++) emit("recording.created", { id: `rec_${i}` });
+      const done = drain();
+      const fast = () => receiver.received.filter((r) => r.path.endsWith("/fast")).length;
+      for (let i = 0; i < 200 && fast() < 10; i++) await Bun.sleep(10);
+      expect(fast()).toBe(10);
+      // While the fast endpoint got everything, the slow one holds at most its own slots and none has finished.
+      expect(receiver.received.filter((r) => r.path.endsWith("/slow")).length).toBeLessThanOrEqual(4);
+      expect((await deliveries(slow.id)).data.every((d: any) => d.attempt_count === 0)).toBe(true);
+      await done;
+      expect((await deliveries(slow.id)).data.every((d: any) => d.status === "succeeded")).toBe(true);
+    }, 30_000);
+  });
+
+  describe("durability", () => {
+    test("a restart mid-schedule resumes the retries from the database", async () => {
+      const { t, emit, hook, drain, deliveries } = await setup();
+      const wh = await hook("/restart");
+      receiver.behave(() => ({ status: 503 }));
+      const event = emit();
+      await drain();
+      // A new process: new Deps on the same data directory (same server secret file), a later clock.
+      const clock = new ManualClock(new Date(t.clock.now().getTime() + 61_000));
+      const restarted = buildDeps(t.deps.config, { clock, log: createLogger("silent") });
+      receiver.behave(() => ({ status: 200 }));
+      await drain(restarted);
+      expect(receiver.received.map((r) => JSON.parse(r.body).id)).toEqual([event.id, event.id]);
+      expect(receiver.received[1]!.headers.get("x-parley-signature")).toBe(`sha256=${createHmac("sha256", wh.secret).update(receiver.received[1]!.body).digest("hex")}`);
+      expect((await deliveries(wh.id)).data[0]).toMatchObject({ status: "succeeded", attempt_count: 2 });
+      restarted.db.close();
+    });
+
+    test("an attempt leased by a process that died is taken back by the next one", async () => {
+      const { t, emit, hook, drain } = await setup();
+      await hook("/crashed");
+      const event = emit();
+      // The dead process fanned the event out and leased the delivery, then died before recording anything.
+      fanOutEvents(t.deps.db, t.clock.now());
+      const row = t.deps.db.query<{ id: string }, []>("SELECT id FROM webhook_deliveries").get()!;
+      expect(leaseDelivery(t.deps.db, row.id, "whw_dead", t.clock.now(), 60_000)).toBe(true);
+      const restarted = buildDeps(t.deps.config, { clock: new ManualClock(t.clock.now()), log: createLogger("silent") });
+      await drain(restarted);
+      expect(receiver.received.map((r) => JSON.parse(r.body).id)).toEqual([event.id]);
+      restarted.db.close();
+    });
+  });
+
+  describe("delivery log, retry and disabling", () => {
+    test("POST .../retry replays a failed delivery now with the same evt_ id", async () => {
+      const { t, acme, emit, hook, drain, deliveries } = await setup({ PARLEY_WEBHOOK_RETRY_DELAYS: "1" });
+      const wh = await hook("/replay");
+      receiver.behave(() => ({ status: 500 }));
+      const event = emit();
+      await drain();
+      t.clock.advance(1000);
+      await drain();
+      const failed = (await deliveries(wh.id)).data[0];
+      expect(failed).toMatchObject({ status: "failed", attempt_count: 2 });
+      expect((await t.call("GET", `/v1/webhooks/${wh.id}/deliveries?status=failed`, { key: acme.test })).body.total).toBe(1);
+      receiver.behave(() => ({ status: 200 }));
+      const retry = await t.call("POST", `/v1/webhooks/${wh.id}/deliveries/${failed.id}/retry`, { key: acme.test });
+      expect(retry.status).toBe(202);
+      expect(retry.body).toMatchObject({ id: failed.id, status: "pending", next_attempt_at: t.clock.now().toISOString() });
+      await drain();
+      expect((await deliveries(wh.id)).data[0]).toMatchObject({ status: "succeeded", attempt_count: 3 });
+      expect(receiver.received.map((r) => JSON.parse(r.body).id)).toEqual([event.id, event.id, event.id]);
+      // Errors and isolation.
+      expect((await t.call("POST", `/v1/webhooks/${wh.id}/deliveries/whd_nope/retry`, { key: acme.test })).status).toBe(404);
+      expect((await t.call("POST", `/v1/webhooks/${wh.id}/deliveries/${failed.id}/retry`, { key: acme.live })).status).toBe(404);
+      expect((await t.call("POST", `/v1/webhooks/${wh.id}/deliveries/${failed.id}/retry`, { key: acme.key("test", { scopes: ["webhooks:read"] }) })).status).toBe(403);
+    });
+
+    test("an endpoint failing for 3 days is disabled; a successful manual retry enables it again", async () => {
+      const { t, acme, emit, hook, drain, deliveries } = await setup({ PARLEY_WEBHOOK_RETRY_DELAYS: "60" });
+      const wh = await hook("/dying");
+      receiver.behave(() => ({ status: 500 }));
+      emit();
+      await drain();
+      const started = t.clock.now().getTime();
+      expect((await t.call("GET", `/v1/webhooks/${wh.id}`, { key: acme.test })).body).toMatchObject({ status: "enabled", failing_since: new Date(started).toISOString() });
+      t.clock.advance(DISABLE_AFTER_MS - 120_000);
+      emit();
+      await drain();
+      expect((await t.call("GET", `/v1/webhooks/${wh.id}`, { key: acme.test })).body.status).toBe("enabled");
+      t.clock.advance(120_000);
+      await drain(); // the retry of the second event fails 3 days after the first failure
+      const disabled = (await t.call("GET", `/v1/webhooks/${wh.id}`, { key: acme.test })).body;
+      expect(disabled).toMatchObject({ status: "disabled", disabled_at: t.clock.now().toISOString() });
+      const sent = receiver.received.length;
+      emit();
+      t.clock.advance(3_600_000);
+      await drain();
+      expect(receiver.received).toHaveLength(sent);
+      const log = (await deliveries(wh.id)).data;
+      expect(log).toHaveLength(2);
+      expect(log.every((d: any) => d.status === "failed")).toBe(true);
+      receiver.behave(() => ({ status: 200 }));
+      expect((await t.call("POST", `/v1/webhooks/${wh.id}/deliveries/${log[0].id}/retry`, { key: acme.test })).status).toBe(202);
+      await drain();
+      expect((await t.call("GET", `/v1/webhooks/${wh.id}`, { key: acme.test })).body).toMatchObject({ status: "enabled", disabled_at: null, failing_since: null });
+    });
+  });
+}

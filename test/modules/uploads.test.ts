@@ -278,6 +278,25 @@ describe("streaming uploads", () => {
     expect(sha256(new Uint8Array(await audio.arrayBuffer()))).toBe(sha256(bytes));
   });
 
+  test("a chunk object lost from storage before assembly must be sent again", async () => {
+    const rec = await createRecording(t, acme.test);
+    const bytes = fixture("tone-3s.wav");
+    const parts = [bytes.slice(0, 50_000), bytes.slice(50_000)];
+    for (const i of [0, 1]) await put(t, acme.test, rec.id, parts[i]!, { chunk_index: i });
+    const body = { sha256: sha256(bytes) };
+    expect((await complete(rec.id, body)).status).toBe(425);
+    const lost = t.deps.db.query<{ storage_key: string }, [string]>("SELECT storage_key FROM recording_chunks WHERE recording_id = ? AND chunk_index = 1").get(rec.id)!;
+    await t.deps.storage.remove(lost.storage_key);
+    await t.deps.queue.drain();
+    const r = await complete(rec.id, body);
+    expect(r.status).toBe(409);
+    expect(r.body.error.message).toContain("Chunk 1");
+    await put(t, acme.test, rec.id, parts[1]!, { chunk_index: 1 });
+    expect((await complete(rec.id, body)).status).toBe(425);
+    await t.deps.queue.drain();
+    expect((await complete(rec.id, body)).body).toMatchObject({ status: "uploaded", chunk_count: 2, sha256: sha256(bytes) });
+  });
+
   test("a gap in the chunk numbers is 409 at completion", async () => {
     const rec = await createRecording(t, acme.test);
     await put(t, acme.test, rec.id, new Uint8Array(10), { chunk_index: 0 });

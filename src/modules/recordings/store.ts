@@ -193,6 +193,11 @@ export function listChunks(db: Database, tenant: Tenant, recordingId: string): C
     .all(recordingId, tenant.projectId, tenant.mode);
 }
 
-export function deleteChunkRows(db: Database, recordingId: string): void {
-  db.query("DELETE FROM recording_chunks WHERE recording_id = ?").run(recordingId);
+/**
+ * Forgets chunk rows: all of them after assembly, or those whose objects were lost. chunk_count
+ * is left as it was, so a lost last chunk is still known to be missing.
+ */
+export function deleteChunkRows(db: Database, recordingId: string, keys?: string[]): void {
+  if (!keys) db.query("DELETE FROM recording_chunks WHERE recording_id = ?").run(recordingId);
+  else for (const key of keys) db.query("DELETE FROM recording_chunks WHERE recording_id = ? AND storage_key = ?").run(recordingId, key);
 }

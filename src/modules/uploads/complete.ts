@@ -58,8 +58,10 @@ export async function completeUpload(deps: Deps, principal: Principal, id: strin
       throw new ApiError("encrypted_upload_v2_staging_missing", `No uploaded bytes are staged for recording ${id}: PUT the file to an upload URL first.`);
     }
     if (r.is_streaming) {
-      const indexes = listChunks(db, principal, id).map((c) => c.chunk_index);
-      const missing = indexes.findIndex((v, i) => v !== i);
+      const have = new Set(listChunks(db, principal, id).map((c) => c.chunk_index));
+      // chunk_count remembers chunks whose objects were lost since; the highest index shows trailing gaps.
+      const expected = Math.max(r.chunk_count, ...[...have].map((i) => i + 1));
+      const missing = Array.from({ length: expected }, (_, i) => i).find((i) => !have.has(i)) ?? -1;
       if (missing !== -1) throw new ApiError("resource_conflict", `Chunk ${missing} of recording ${id} was never uploaded.`, { param: "chunk_index" });
     }
     updateRecordingRow(db, principal, id, { completion: JSON.stringify(retry), verification: "pending" }, now);
@@ -87,17 +89,19 @@ async function sha256Of(deps: Deps, key: string): Promise<{ size: number; sha256
 
 /**
  * Stitches a streaming upload's chunks, in order, into one object (deterministic key, so a
- * rerun overwrites it). null when a chunk's object is gone.
+ * rerun overwrites it); or names the chunk objects that are gone.
  */
-async function assemble(deps: Deps, tenant: Tenant, r: StoredRecording): Promise<string | null> {
+async function assemble(deps: Deps, tenant: Tenant, r: StoredRecording): Promise<{ key: string } | { lost: string[] }> {
   const key = `${recordingPrefix(tenant, r.id)}assembled`;
   const chunks = listChunks(deps.db, tenant, r.id);
-  for (const c of chunks) if ((await deps.storage.size(c.storage_key)) === null) return null;
+  const lost: string[] = [];
+  for (const c of chunks) if ((await deps.storage.size(c.storage_key)) === null) lost.push(c.storage_key);
+  if (lost.length) return { lost };
   async function* all() {
     for (const c of chunks) yield* chunksOf(deps.storage.read(c.storage_key));
   }
   await deps.storage.write(key, all());
-  return key;
+  return { key };
 }
 
 /**
@@ -109,7 +113,9 @@ export async function verifyUpload(deps: Deps, tenant: Tenant, id: string): Prom
   const { db, storage, clock, queue } = deps;
   const r = findRecording(db, tenant, id);
   if (!r || r.verification !== "pending" || !r.completion) return;
-  const stagedKey = r.is_streaming ? await assemble(deps, tenant, r) : r.storage_key;
+  const assembled = r.is_streaming ? await assemble(deps, tenant, r) : null;
+  const stagedKey = assembled ? ("key" in assembled ? assembled.key : null) : r.storage_key;
+  const lostChunks = assembled && "lost" in assembled ? assembled.lost : [];
   const present = stagedKey !== null && (await storage.size(stagedKey)) !== null;
   const actual = present ? await sha256Of(deps, stagedKey) : null;
   const wanted = r.completion;
@@ -128,18 +134,21 @@ export async function verifyUpload(deps: Deps, tenant: Tenant, id: string): Prom
     }
   }
   const now = clock.now();
-  db.transaction(() => {
+  const gone = db.transaction(() => {
     const current = findRecording(db, tenant, id);
-    if (!current || current.verification !== "pending") return;
+    if (!current) return true;
+    if (current.verification !== "pending") return false;
     if (!actual) {
-      // The staged object is confirmed absent: the completion is dropped and a retry answers staging_missing.
-      updateRecordingRow(db, tenant, id, { verification: null, completion: null, storage_key: null }, now);
-      return;
+      // The staged object is confirmed absent: the completion is dropped and a retry answers staging_missing
+      // (or, for chunks, names the first chunk to upload again).
+      updateRecordingRow(db, tenant, id, { verification: null, completion: null, storage_key: current.is_streaming ? current.storage_key : null }, now);
+      if (lostChunks.length) deleteChunkRows(db, id, lostChunks);
+      return false;
     }
     if (problem) {
       const error = { code: "upload_integrity_failed", message: `The uploaded file failed verification: ${problem}.` };
       updateRecordingRow(db, tenant, id, { status: "integrity_failure", verification: null, error: JSON.stringify(error) }, now);
-      return;
+      return false;
     }
     const at = now.toISOString();
     updateRecordingRow(
@@ -184,7 +193,10 @@ export async function verifyUpload(deps: Deps, tenant: Tenant, id: string): Prom
       now,
     );
     queue.enqueue("transcriptions.auto", { project_id: tenant.projectId, mode: tenant.mode, recording_id: id }, { dedupeKey: `transcriptions.auto:${id}` });
+    return false;
   })();
+  // Deleted while the chunks were being stitched: the deletion job may have run before the object existed.
+  if (gone && r.is_streaming && stagedKey) await storage.remove(stagedKey);
 }
 
 export function registerUploadVerification(deps: Deps): void {

@@ -58,6 +58,19 @@ describe("recordings: create, get, list", () => {
     expect(r.body).toMatchObject({ device_id: "dev_abc", end_user_id: eu.id, source: "device" });
   });
 
+  test("with a real bound device: its dtok_ creates and uploads; an API key may name the device", async () => {
+    const eu = await endUser();
+    const device = await t.call("POST", "/v1/devices", { key: acme.test, body: { serial_number: `SN-${Date.now()}`, model: "parley_pin" } });
+    expect(device.status).toBe(201);
+    const bound = await t.call("POST", `/v1/devices/${device.body.id}/bind`, { key: acme.test, body: { end_user_id: eu.id } });
+    const { recording } = await uploadedRecording(t, bound.body.device_token);
+    expect(recording).toMatchObject({ device_id: device.body.id, end_user_id: eu.id, source: "device", status: "uploaded" });
+    const byKey = await t.call("POST", "/v1/recordings", { key: acme.test, body: { device_id: device.body.id, end_user_id: eu.id, source: "app_import" } });
+    expect(byKey.body).toMatchObject({ device_id: device.body.id, source: "app_import" });
+    // The device exists only in test mode of this project.
+    expect((await t.call("POST", "/v1/recordings", { key: acme.live, body: { device_id: device.body.id } })).status).toBe(404);
+  });
+
   test("list filters by end user, device, status and recorded_at window, newest first", async () => {
     const eu = await endUser();
     const token = deviceToken(t, acme, "dev_list", eu.id);

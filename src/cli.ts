@@ -5,10 +5,13 @@ import { ConfigError, loadConfig } from "./config";
 import type { Config } from "./config";
 import type { Deps } from "./deps";
 import { ApiError } from "./http/errors";
+import { modelsCommand } from "./models/cli";
+import { doctorCommand } from "./models/doctor";
 import { configCommand } from "./modules/config/cli";
 import { firmwareCommand } from "./modules/firmware/cli";
 import { keysCommand } from "./modules/keys/cli";
 import { orgCommand, projectsCommand } from "./modules/projects/cli";
+import { simulateCommand } from "./simulator";
 
 type Command = (deps: Deps, args: string[]) => void | Promise<void>;
 type StandaloneCommand = (config: Config, args: string[]) => void | Promise<void>;
@@ -23,7 +26,11 @@ const COMMANDS: Record<string, Command> = {
 };
 
 /** Commands that need no database (they talk to a server, or only to files). */
-const STANDALONE: Record<string, StandaloneCommand> = {};
+const STANDALONE: Record<string, StandaloneCommand> = {
+  models: (config, args) => modelsCommand(config, args),
+  doctor: doctorCommand,
+  simulate: simulateCommand,
+};
 
 const USAGE = `parley — self-hosted conversation capture
 
@@ -32,7 +39,10 @@ usage: parley [serve]                 start the appliance (default)
        parley keys create|list|revoke manage API keys
        parley org update --plan P     standard or enterprise (device events)
        parley config get|set|unset    configuration at organization, project, end-user or device level
+       parley models list|pull|import|verify|remove   speech and language models (PARLEY_MODEL_MIRROR)
+       parley doctor [--verify]       models, ffmpeg, GPU and the engines actually in use
        parley firmware add|publish|list  organization firmware releases for OTA
+       parley simulate --devices N --api-key KEY  simulated wearables against a running server
 
 Configuration comes from PARLEY_* environment variables (see README).`;
 
@@ -77,4 +87,5 @@ async function main(argv: string[]): Promise<number> {
 }
 
 const code = await main(process.argv.slice(2));
-if (code >= 0) process.exit(code);
+// A command that reported a failure itself sets process.exitCode (models verify, doctor).
+if (code >= 0) process.exit(code || Number(process.exitCode ?? 0));

@@ -15,7 +15,9 @@ export class DownloadError extends Error {}
  */
 async function download(url: string, part: string, file: string, onProgress?: Progress): Promise<void> {
   const have = existsSync(part) ? statSync(part).size : 0;
-  const res = await fetch(url, { headers: have ? { range: `bytes=${have}-` } : {} });
+  const res = await fetch(url, { headers: have ? { range: `bytes=${have}-` } : {} }).catch((err: Error) => {
+    throw new DownloadError(`cannot reach ${url}: ${err.message}`);
+  });
   if (res.status === 416 && have) return; // the partial file is already complete
   if (!res.ok || !res.body) throw new DownloadError(`GET ${url} answered ${res.status}`);
   const resumed = res.status === 206;

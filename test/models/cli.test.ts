@@ -1,0 +1,96 @@
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, describe, expect, test } from "bun:test";
+import { ensureTestModels } from "../../scripts/test-models/cache";
+import { loadConfig } from "../../src/config";
+import { diagnose } from "../../src/models/doctor";
+import { makeTempDir } from "../helpers";
+
+const models = ensureTestModels();
+const bun = process.execPath;
+const cli = join(import.meta.dir, "../../src/cli.ts");
+
+/** A mirror laid out like the public hub, serving the tiny model under the manifest's real URL of whisper-base.en. */
+const server = Bun.serve({
+  hostname: "127.0.0.1",
+  port: 0,
+  fetch(req) {
+    const path = new URL(req.url).pathname;
+    if (path === "/ggerganov/whisper.cpp/resolve/main/ggml-base.en.bin") return new Response(Bun.file(models.whisper));
+    return new Response("not found", { status: 404 });
+  },
+});
+afterAll(() => server.stop(true));
+
+async function run(args: string[], env: Record<string, string>) {
+  const proc = Bun.spawn([bun, cli, ...args], { env: { PATH: process.env.PATH ?? "", ...env }, stdout: "pipe", stderr: "pipe" });
+  const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+  return { stdout, stderr, code };
+}
+
+describe("parley models (the command line)", () => {
+  test("list shows the manifest with status and the role of configured models", async () => {
+    const dir = makeTempDir();
+    const { stdout, code } = await run(["models", "list", "--json"], { PARLEY_DATA_DIR: dir, PARLEY_MODELS_DIR: join(dir, "models") });
+    expect(code).toBe(0);
+    const rows = JSON.parse(stdout) as { name: string; status: string; in_use_as: string | null }[];
+    expect(rows.find((r) => r.name === "whisper-base.en")).toMatchObject({ status: "missing", in_use_as: "transcriber" });
+    expect(rows.find((r) => r.name === "silero-vad")).toMatchObject({ status: "bundled" });
+  });
+
+  test("pull honours PARLEY_MODEL_MIRROR; a checksum mismatch (SHA-1 from upstream) is refused with exit 1 and nothing installed", async () => {
+    const dir = makeTempDir();
+    const env = { PARLEY_DATA_DIR: dir, PARLEY_MODELS_DIR: join(dir, "models"), PARLEY_MODEL_MIRROR: `http://127.0.0.1:${server.port}` };
+    // The mirror serves the tiny model where the real base.en belongs: the published SHA-1 does not match.
+    const { stderr, code } = await run(["models", "pull", "whisper-base.en"], env);
+    expect(code).toBe(1);
+    expect(stderr).toContain("SHA-1 mismatch");
+    expect(existsSync(join(dir, "models/whisper-base.en/ggml-base.en.bin"))).toBe(false);
+  });
+
+  test("import, verify, tamper, verify fails with exit 1, remove", async () => {
+    const dir = makeTempDir();
+    const env = { PARLEY_DATA_DIR: dir, PARLEY_MODELS_DIR: join(dir, "models") };
+    const usb = makeTempDir();
+    writeFileSync(join(usb, "qwen2.5-1.5b-instruct-q4_k_m.gguf"), readFileSync(models.gguf));
+    const imported = await run(["models", "import", usb], env);
+    expect(imported.stdout).toContain("installed qwen2.5-1.5b-instruct-q4");
+    expect(imported.code).toBe(0);
+    expect((await run(["models", "verify", "qwen2.5-1.5b-instruct-q4"], env)).code).toBe(0);
+    writeFileSync(join(dir, "models/qwen2.5-1.5b-instruct-q4/qwen2.5-1.5b-instruct-q4_k_m.gguf"), "tampered");
+    const verify = await run(["models", "verify", "--json"], env);
+    expect(verify.code).toBe(1);
+    expect(JSON.parse(verify.stdout)[0]).toMatchObject({ name: "qwen2.5-1.5b-instruct-q4", status: "mismatch" });
+    expect((await run(["models", "remove", "qwen2.5-1.5b-instruct-q4"], env)).code).toBe(0);
+    expect(existsSync(join(dir, "models/qwen2.5-1.5b-instruct-q4/qwen2.5-1.5b-instruct-q4_k_m.gguf"))).toBe(false);
+  });
+
+  test("an unknown model name is one clear line and exit 1", async () => {
+    const dir = makeTempDir();
+    const { stderr, code } = await run(["models", "pull", "gpt-5"], { PARLEY_DATA_DIR: dir, PARLEY_MODELS_DIR: join(dir, "models") });
+    expect(code).toBe(1);
+    expect(stderr).toContain("unknown model gpt-5");
+  });
+});
+
+describe("parley doctor", () => {
+  test("missing models fail with the command that installs them", async () => {
+    const dir = makeTempDir();
+    const { stdout, code } = await run(["doctor", "--json"], { PARLEY_DATA_DIR: dir, PARLEY_MODELS_DIR: join(dir, "models") });
+    expect(code).toBe(1);
+    const checks = JSON.parse(stdout) as { check: string; ok: boolean; detail: string }[];
+    expect(checks.find((c) => c.check === "transcriber")).toMatchObject({ ok: false, detail: "whisper-base.en is not installed: parley models pull whisper-base.en" });
+    expect(checks.find((c) => c.check === "ffmpeg")?.ok).toBe(true);
+    expect(checks.find((c) => c.check === "vad")?.ok).toBe(true);
+  });
+
+  test("with models present it loads them and reports the backend actually used", async () => {
+    const dir = makeTempDir();
+    const config = loadConfig({ PARLEY_DATA_DIR: dir, PARLEY_MODELS_DIR: join(dir, "models"), PARLEY_WHISPER_MODEL: models.whisper, PARLEY_LLM_MODEL: models.gguf, PARLEY_GPU: "off" });
+    const checks = await diagnose(config);
+    expect(checks.find((c) => c.check === "transcriber")).toEqual({ check: "transcriber", ok: true, detail: `${models.whisper} on cpu` });
+    expect(checks.find((c) => c.check === "llm")).toEqual({ check: "llm", ok: true, detail: `${models.gguf} on cpu` });
+    expect(checks.find((c) => c.check === "gpu")?.detail).toContain("PARLEY_GPU=off");
+    expect(checks.find((c) => c.check === "diarization")?.detail).toContain("SPEAKER_1");
+  });
+});

@@ -1,13 +1,15 @@
+import type { SpeechRegion, VoiceActivityDetector } from "./vad";
+
 /**
  * TEST DOUBLE: voice activity by loudness (RMS over 30 ms frames), deterministic on
  * generated tones and silence. Silero VAD is the real detector.
  */
-export class EnergyTestVad {
+export class EnergyTestVad implements VoiceActivityDetector {
   constructor(private readonly threshold = 0.01) {}
 
-  async detect(pcm16k: Float32Array): Promise<{ start: number; end: number }[]> {
+  async detect(pcm16k: Float32Array): Promise<SpeechRegion[]> {
     const frame = 480;
-    const regions: { start: number; end: number }[] = [];
+    const regions: SpeechRegion[] = [];
     let open: number | null = null;
     for (let i = 0; i < pcm16k.length; i += frame) {
       let sum = 0;

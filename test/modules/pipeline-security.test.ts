@@ -1,5 +1,4 @@
 import { beforeAll, describe, expect, test } from "bun:test";
-import type { Engines } from "../../src/engines";
 import { ScriptedLlm } from "../../src/engines/llm.test-double";
 import { ScriptedTranscriber } from "../../src/engines/transcriber.test-double";
 import { EnergyTestVad } from "../../src/engines/vad.test-double";
@@ -16,7 +15,7 @@ let theirs: string;
 const data: Record<"mine" | "theirs", { rec: string; txn: string; sum: string }> = {} as never;
 
 beforeAll(async () => {
-  const engines = { transcriber: new ScriptedTranscriber(), llm: new ScriptedLlm(), vad: new EnergyTestVad() } as Partial<Engines>;
+  const engines = { transcriber: new ScriptedTranscriber(), llm: new ScriptedLlm(), vad: new EnergyTestVad() };
   t = await makeTestApp({ engines });
   acme = makeTenant(t.deps, "acme");
   other = makeTenant(t.deps, "other");

@@ -1,5 +1,4 @@
 import { describe, expect, test } from "bun:test";
-import type { Engines } from "../../src/engines";
 import { ScriptedLlm } from "../../src/engines/llm.test-double";
 import { ScriptedTranscriber } from "../../src/engines/transcriber.test-double";
 import { EnergyTestVad } from "../../src/engines/vad.test-double";
@@ -11,7 +10,7 @@ import { concat, eventsOf, seedRecording, silence, tone, wav } from "./pipeline-
 import { uploadedRecording } from "./recordings-support";
 
 async function pipelineApp() {
-  const engines = { transcriber: new ScriptedTranscriber(), llm: new ScriptedLlm(), vad: new EnergyTestVad() } as Partial<Engines>;
+  const engines = { transcriber: new ScriptedTranscriber(), llm: new ScriptedLlm(), vad: new EnergyTestVad() };
   const t = await makeTestApp({ engines });
   const tenant = makeTenant(t.deps);
   const scope = { projectId: tenant.project.id, mode: "test" as const };

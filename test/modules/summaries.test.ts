@@ -1,5 +1,4 @@
 import { beforeAll, describe, expect, test } from "bun:test";
-import type { Engines } from "../../src/engines";
 import { ScriptedLlm, type LlmScript } from "../../src/engines/llm.test-double";
 import { ScriptedTranscriber, type TranscriberScript } from "../../src/engines/transcriber.test-double";
 import { EnergyTestVad } from "../../src/engines/vad.test-double";
@@ -13,7 +12,7 @@ const RECORD_FIELDS = [
 /** An app on deterministic engines with one project; `transcribed()` gives a completed transcription of a fresh recording. */
 async function summaryApp(llmScript: LlmScript = {}, transcriberScript: TranscriberScript = {}, env: Record<string, string> = {}) {
   const llm = new ScriptedLlm(llmScript);
-  const engines = { transcriber: new ScriptedTranscriber(transcriberScript), llm, vad: new EnergyTestVad() } as Partial<Engines>;
+  const engines = { transcriber: new ScriptedTranscriber(transcriberScript), llm, vad: new EnergyTestVad() };
   const app = await makeTestApp({ engines, env });
   const tenant = makeTenant(app.deps);
   const scope = { projectId: tenant.project.id, mode: "test" as const };

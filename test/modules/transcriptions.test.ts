@@ -1,5 +1,4 @@
 import { beforeAll, describe, expect, test } from "bun:test";
-import type { Engines } from "../../src/engines";
 import { ScriptedLlm } from "../../src/engines/llm.test-double";
 import { MissingModelError } from "../../src/engines/missing-model";
 import { ScriptedTranscriber, type TranscriberScript } from "../../src/engines/transcriber.test-double";
@@ -14,7 +13,7 @@ type TestApp = Awaited<ReturnType<typeof makeTestApp>>;
 
 /** A test app whose pipeline runs on deterministic engines (real ffmpeg decoding). */
 function pipelineApp(script: TranscriberScript = {}, env: Record<string, string> = {}) {
-  const engines = { transcriber: new ScriptedTranscriber(script), llm: new ScriptedLlm(), vad: new EnergyTestVad() } as Partial<Engines>;
+  const engines = { transcriber: new ScriptedTranscriber(script), llm: new ScriptedLlm(), vad: new EnergyTestVad() };
   return makeTestApp({ engines, env });
 }
 

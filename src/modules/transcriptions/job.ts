@@ -1,5 +1,4 @@
 import { UndecodableAudioError } from "../../engines/audio";
-import type { Engines } from "../../engines";
 import { MissingModelError } from "../../engines/missing-model";
 import type { Deps } from "../../deps";
 import { recordEvent } from "../../events/outbox";
@@ -118,19 +117,8 @@ export function autoTranscribe(deps: Deps) {
   };
 }
 
-/** The engines the pipeline runs on. */
-export function pipelineEngines(engines: Engines): PipelineEngines {
-  // SESSION SCAFFOLD: VAD and diarizer come from C1's engines once they land.
-  const extra = engines as Engines & Partial<Pick<PipelineEngines, "vad" | "diarizer">>;
-  return {
-    transcriber: engines.transcriber,
-    vad: extra.vad ?? { detect: () => Promise.reject(new Error("the VAD engine is not built yet")) },
-    diarizer: extra.diarizer ?? { model: null, label: async (_pcm, segments) => segments.map(() => "SPEAKER_1") },
-  };
-}
-
 /** Registers the pipeline's transcription jobs on the queue. */
 export function registerTranscriptionJobs(deps: Deps): void {
-  deps.queue.register(RUN_TRANSCRIPTION_JOB, runTranscription(deps, pipelineEngines(deps.engines)));
+  deps.queue.register(RUN_TRANSCRIPTION_JOB, runTranscription(deps, deps.engines));
   deps.queue.register(AUTO_TRANSCRIBE_JOB, autoTranscribe(deps));
 }

@@ -1,4 +1,5 @@
-import type { Transcriber } from "../../engines/transcriber";
+import type { Engines } from "../../engines";
+import type { SpeechRegion } from "../../engines/vad";
 import type { Segment, Speaker, TranscriptionFailureCode } from "./schema";
 
 export const SAMPLE_RATE = 16_000;
@@ -7,20 +8,6 @@ export const MAX_WINDOW_SECONDS = 30;
 const MIN_AUDIO_SECONDS = 1;
 /** Speech regions are widened by this much so a word's onset or tail is not clipped. */
 const PAD_SECONDS = 0.2;
-
-export type SpeechRegion = { start: number; end: number };
-
-/** What the pipeline needs from voice-activity detection: speech regions, in seconds. */
-export interface SpeechDetector {
-  detect(pcm16k: Float32Array, signal?: AbortSignal): Promise<SpeechRegion[]>;
-}
-
-/** What the pipeline needs from diarization: one speaker id per segment. */
-export interface SpeakerLabeler {
-  /** The diarization model, or null when none is installed (every segment is then SPEAKER_1). */
-  readonly model: string | null;
-  label(pcm16k: Float32Array, segments: SpeechRegion[], signal?: AbortSignal): Promise<string[]>;
-}
 
 /** A transcription that cannot succeed, with its spec 6 failure code. */
 export class TranscriptionFailure extends Error {
@@ -33,7 +20,7 @@ export class TranscriptionFailure extends Error {
   }
 }
 
-export type PipelineEngines = { transcriber: Transcriber; vad: SpeechDetector; diarizer: SpeakerLabeler };
+export type PipelineEngines = Pick<Engines, "transcriber" | "vad" | "diarizer">;
 
 export type PipelineResult = { language: string; text: string; duration_seconds: number; segments: Segment[]; speakers: Speaker[]; model: string; diarization: string };
 

@@ -82,6 +82,10 @@ describe("the PUT to the upload URL", () => {
     expect(r.status).toBe(413);
     expect(r.body.error.code).toBe("payload_too_large");
     expect((await small.call("POST", `/v1/recordings/${rec.id}/upload-complete`, { key: tenant.test, body: {} })).body.error.code).toBe("encrypted_upload_v2_staging_missing");
+    // With a Content-Length the PUT is refused before it starts, and the URL stays usable.
+    const u2 = await small.call("POST", `/v1/recordings/${rec.id}/upload-url`, { key: tenant.test, body: {} });
+    expect((await small.call("PUT", pathOf(u2.body.upload_url), { rawBody: new Uint8Array(1001), headers: { "content-length": "1001" } })).status).toBe(413);
+    expect((await small.call("PUT", pathOf(u2.body.upload_url), { rawBody: new Uint8Array(1000) })).status).toBe(200);
   });
 
   test("more concurrent PUTs than the per-project limit get 429 too_many_uploads; other projects are not affected", async () => {

@@ -47,7 +47,7 @@ export async function retrieveChunks(deps: SearchDeps, filter: ChunkFilter, quer
   const fused = new Map<number, number>();
   for (const list of lists) list.forEach((rowid, rank) => fused.set(rowid, (fused.get(rowid) ?? 0) + 1 / (RRF_K + rank + 1)));
   const best = [...fused].sort((a, b) => b[1] - a[1] || a[0] - b[0]).slice(0, limit);
-  const rows = chunksByRowid(deps.db, best.map(([rowid]) => rowid));
+  const rows = chunksByRowid(deps.db, filter, best.map(([rowid]) => rowid));
   return best.flatMap(([rowid, score]) => {
     const row = rows.get(rowid);
     if (!row) return [];

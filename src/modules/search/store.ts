@@ -154,28 +154,53 @@ export function vectorCandidates(db: Database, filter: ChunkFilter, vector: Floa
     .map((r) => r.chunk_rowid);
 }
 
-/** Best BM25 matches of any query word, best first, within the end user's postings only. */
+const vocabReady = new WeakSet<Database>();
+
+/**
+ * Drops words found in more than half of all chunks: BM25 gives them no weight (FTS5
+ * floors their idf), yet walking their postings is most of a keyword query's cost.
+ * Document counts come from an fts5vocab view, made per connection in the temp schema.
+ */
+function informativeWords(db: Database, words: string[]): string[] {
+  if (!vocabReady.has(db)) {
+    db.exec("CREATE VIRTUAL TABLE IF NOT EXISTS temp.chunks_fts_vocab USING fts5vocab(main, chunks_fts, row)");
+    vocabReady.add(db);
+  }
+  const total = db.query<{ n: number }, []>("SELECT COUNT(*) AS n FROM chunks").get()!.n;
+  const docs = db.query<{ doc: number }, [string]>("SELECT doc FROM temp.chunks_fts_vocab WHERE term = ?");
+  return words.filter((w) => (docs.get(w)?.doc ?? 0) <= total / 2);
+}
+
+/**
+ * Best BM25 matches of any query word, best first, within the end user's postings only
+ * (the owner token). Without filters FTS5 answers alone; the chunks table is joined only
+ * to apply recording and date filters.
+ */
 export function keywordCandidates(db: Database, filter: ChunkFilter, words: string[], limit: number): number[] {
-  if (words.length === 0) return [];
-  const match = `owner_token : "${ownerToken(filter, filter.endUserId)}" AND (${words.map((w) => `"${w.replaceAll('"', '""')}"`).join(" OR ")})`;
+  const useful = informativeWords(db, words);
+  if (useful.length === 0) return [];
+  const match = `owner_token : "${ownerToken(filter, filter.endUserId)}" AND text : (${useful.map((w) => `"${w.replaceAll('"', '""')}"`).join(" OR ")})`;
   const extra = chunkFilterSql(filter, "c.");
-  return db
-    .query<{ rowid: number }, SQLQueryBindings[]>(
-      `SELECT c.rowid FROM chunks_fts JOIN chunks c ON c.rowid = chunks_fts.rowid
+  const sql = extra.sql
+    ? `SELECT c.rowid FROM chunks_fts JOIN chunks c ON c.rowid = chunks_fts.rowid
        WHERE chunks_fts MATCH ? AND c.project_id = ? AND c.mode = ? AND c.end_user_id = ?${extra.sql}
-       ORDER BY bm25(chunks_fts, 0.0, 1.0) LIMIT ?`,
-    )
-    .all(match, filter.projectId, filter.mode, filter.endUserId, ...extra.params, limit)
+       ORDER BY bm25(chunks_fts, 0.0, 1.0) LIMIT ?`
+    : "SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY bm25(chunks_fts, 0.0, 1.0) LIMIT ?";
+  const params: SQLQueryBindings[] = extra.sql ? [match, filter.projectId, filter.mode, filter.endUserId, ...extra.params, limit] : [match, limit];
+  return db
+    .query<{ rowid: number }, SQLQueryBindings[]>(sql)
+    .all(...params)
     .map((r) => r.rowid);
 }
 
-export function chunksByRowid(db: Database, rowids: number[]): Map<number, ChunkRecord> {
+/** The chunks behind candidate rowids, re-checked against the tenant and end user (isolation never rests on a hash alone). */
+export function chunksByRowid(db: Database, filter: ChunkFilter, rowids: number[]): Map<number, ChunkRecord> {
   if (rowids.length === 0) return new Map();
   const rows = db
-    .query<ChunkRecord, number[]>(
+    .query<ChunkRecord, SQLQueryBindings[]>(
       `SELECT rowid, id AS chunk_id, recording_id, transcription_id, text AS chunk_text, speaker, start_ms, end_ms, recorded_at
-       FROM chunks WHERE rowid IN (${rowids.map(() => "?").join(", ")})`,
+       FROM chunks WHERE rowid IN (${rowids.map(() => "?").join(", ")}) AND project_id = ? AND mode = ? AND end_user_id = ?`,
     )
-    .all(...rowids);
+    .all(...rowids, filter.projectId, filter.mode, filter.endUserId);
   return new Map(rows.map((r) => [r.rowid, r]));
 }

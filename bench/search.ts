@@ -1,0 +1,161 @@
+// bench/search.ts: latency of the hybrid search (vector KNN + BM25 + RRF, the code behind
+// POST /v1/recordings/search) and of the vector KNN alone, beside a brute-force scan of
+// the same end user's vectors in JavaScript, measured in the same run.
+// Tiers: 10k and 100k chunks for one end user; 1M chunks over 1,000 end users (bounded
+// by a build-time budget: if the build runs out of time, the tier reports the size reached).
+// Targets: p95 <= 30 ms at 100k for one end user, <= 60 ms at 1M over 1,000 end users.
+// Usage: bun bench/search.ts [queries per tier, default 50] [build budget seconds for the 1M tier, default 600]
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { Database } from "bun:sqlite";
+import { openDatabase } from "../src/db/open";
+import { migrate } from "../src/db/migrate";
+import type { Embedder } from "../src/engines/embedder";
+import { createLogger } from "../src/log";
+import { ownerToken, type ChunkFilter, vectorCandidates } from "../src/modules/search/store";
+import { retrieveChunks } from "../src/modules/search/service";
+
+const QUERIES = Number(process.argv[2] ?? 50);
+const BUDGET_S = Number(process.argv[3] ?? 600);
+const DIM = 384;
+const LIMIT = 8;
+
+let seed = 42;
+const rand = () => {
+  seed ^= seed << 13;
+  seed ^= seed >>> 17;
+  seed ^= seed << 5;
+  return (seed >>> 0) / 0xffffffff;
+};
+function randomVector(): Float32Array {
+  const v = new Float32Array(DIM);
+  let n = 0;
+  for (let i = 0; i < DIM; i++) n += (v[i] = rand() * 2 - 1) ** 2;
+  n = Math.sqrt(n);
+  for (let i = 0; i < DIM; i++) v[i]! /= n;
+  return v;
+}
+const SYLLABLES = ["ka", "lo", "mi", "ne", "ra", "to", "vu", "se", "di", "po", "an", "el", "or", "us", "ip"];
+const VOCAB = Array.from({ length: 3000 }, (_, i) => SYLLABLES[i % 15]! + SYLLABLES[Math.floor(i / 15) % 15]! + SYLLABLES[Math.floor(i / 225) % 15]!);
+// Zipf-like word choice: a few words are common, most are rare, as in speech.
+const word = () => VOCAB[Math.floor(VOCAB.length * rand() ** 3)]!;
+const sentence = (n: number) => Array.from({ length: n }, word).join(" ");
+
+/** An embedder that returns a fresh random unit vector: the model's cost is not what this bench measures. */
+const queryEmbedder: Embedder = { model: "bench-random", dimension: async () => DIM, embed: async (texts) => texts.map(randomVector) };
+const TENANT = { projectId: "prj_bench", mode: "test" as const };
+
+function openBenchDb(): { db: Database; dir: string } {
+  const dir = mkdtempSync(join(tmpdir(), "parley-bench-search-"));
+  const db = openDatabase(join(dir, "parley.db"));
+  migrate(db);
+  // Chunks reference recordings and transcriptions; the bench loads chunks alone.
+  db.exec("PRAGMA foreign_keys = OFF");
+  db.query("UPDATE search_index SET model = ?, dimension = ?").run(queryEmbedder.model, DIM);
+  return { db, dir };
+}
+
+let nextRow = 1;
+/** Inserts `count` chunks for an end user in one transaction; keeps the vectors when asked (for the brute-force scan). */
+function load(db: Database, endUserId: string, count: number, keep?: Float32Array[]): void {
+  const chunk = db.query(
+    `INSERT INTO chunks (rowid, id, project_id, mode, end_user_id, recording_id, transcription_id, seq, start_ms, end_ms, speaker, recorded_at, text, owner_token, embedded_generation, created_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, ?, ?, ?, 1, ?)`,
+  );
+  const vector = db.query("INSERT INTO chunk_vectors (chunk_rowid, project_id, mode, end_user_id, recording_id, recorded_at, embedding) VALUES (?, ?, ?, ?, ?, ?, ?)");
+  const token = ownerToken(TENANT, endUserId);
+  db.transaction(() => {
+    for (let i = 0; i < count; i++) {
+      const row = nextRow++;
+      const recording = `rec_${endUserId}_${Math.floor(i / 40)}`;
+      const recordedAt = new Date(Date.UTC(2026, 0, 1) + Math.floor(i / 40) * 3_600_000).toISOString();
+      chunk.run(row, `chk_${row}`, TENANT.projectId, TENANT.mode, endUserId, recording, `txn_${recording}`, i % 40, (i % 40) * 45_000, (i % 40) * 45_000 + 45_000, recordedAt, sentence(60), token, "2026-01-01T00:00:00.000Z");
+      const v = randomVector();
+      vector.run(row, TENANT.projectId, TENANT.mode, endUserId, recording, recordedAt, v);
+      keep?.push(v);
+    }
+  })();
+}
+
+function bruteForce(vectors: Float32Array[], q: Float32Array, k: number): number[] {
+  const best: [number, number][] = [];
+  for (let i = 0; i < vectors.length; i++) {
+    const v = vectors[i]!;
+    let dot = 0;
+    for (let d = 0; d < DIM; d++) dot += v[d]! * q[d]!;
+    if (best.length < k || dot > best[best.length - 1]![1]) {
+      best.push([i, dot]);
+      best.sort((a, b) => b[1] - a[1]);
+      if (best.length > k) best.pop();
+    }
+  }
+  return best.map(([i]) => i);
+}
+
+function percentiles(ms: number[]): { p50: number; p95: number } {
+  const s = [...ms].sort((a, b) => a - b);
+  return { p50: s[Math.floor(s.length * 0.5)]!, p95: s[Math.min(s.length - 1, Math.ceil(s.length * 0.95) - 1)]! };
+}
+
+async function time(fn: () => unknown | Promise<unknown>): Promise<{ p50: number; p95: number }> {
+  for (let i = 0; i < 5; i++) await fn(); // warm caches and JIT
+  const ms: number[] = [];
+  for (let i = 0; i < QUERIES; i++) {
+    const t0 = performance.now();
+    await fn();
+    ms.push(performance.now() - t0);
+  }
+  return percentiles(ms);
+}
+
+const deps = (db: Database) => ({ db, log: createLogger("silent"), engines: { embedder: queryEmbedder } as never });
+const fmt = (p: { p50: number; p95: number }) => `p50 ${p.p50.toFixed(1).padStart(6)} ms   p95 ${p.p95.toFixed(1).padStart(6)} ms`;
+
+async function measure(label: string, db: Database, endUserId: string, vectors: Float32Array[], target: number) {
+  const filter: ChunkFilter = { ...TENANT, endUserId };
+  const hybrid = await time(() => retrieveChunks(deps(db), filter, sentence(6), LIMIT));
+  const knn = await time(() => vectorCandidates(db, filter, randomVector(), LIMIT * 4));
+  const brute = await time(() => bruteForce(vectors, randomVector(), LIMIT * 4));
+  console.log(`\n${label}`);
+  console.log(`  hybrid search (KNN + BM25 + RRF)   ${fmt(hybrid)}   target p95 <= ${target} ms: ${hybrid.p95 <= target ? "met" : "MISSED"}`);
+  console.log(`  vector KNN alone (vec0 partition)  ${fmt(knn)}`);
+  console.log(`  brute-force scan in JS (baseline)  ${fmt(brute)}   over ${vectors.length.toLocaleString()} vectors`);
+}
+
+console.log(`bench/search.ts: ${QUERIES} queries per measurement, ${DIM}-dim vectors, limit ${LIMIT}, 60-word chunks`);
+
+{
+  const { db, dir } = openBenchDb();
+  const vectors: Float32Array[] = [];
+  let t0 = performance.now();
+  load(db, "eu_one", 10_000, vectors);
+  console.log(`\nbuilt 10k chunks in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+  await measure("10k chunks, one end user", db, "eu_one", vectors, 30);
+  t0 = performance.now();
+  load(db, "eu_one", 90_000, vectors);
+  console.log(`\nbuilt 100k chunks in ${((performance.now() - t0) / 1000).toFixed(1)} s (+90k)`);
+  await measure("100k chunks, one end user", db, "eu_one", vectors, 30);
+  db.close();
+  rmSync(dir, { recursive: true, force: true });
+}
+
+{
+  const { db, dir } = openBenchDb();
+  const users = 1000;
+  const perUser = 1000;
+  const measured: Float32Array[] = [];
+  const t0 = performance.now();
+  let built = 0;
+  for (let u = 0; u < users; u++) {
+    load(db, `eu_${u}`, perUser, u === 0 ? measured : undefined);
+    built += perUser;
+    if ((performance.now() - t0) / 1000 > BUDGET_S) break;
+    if (built % 100_000 === 0) console.log(`  ... ${built.toLocaleString()} chunks in ${((performance.now() - t0) / 1000).toFixed(0)} s`);
+  }
+  const complete = built === users * perUser;
+  console.log(`\nbuilt ${built.toLocaleString()} chunks over ${built / perUser} end users in ${((performance.now() - t0) / 1000).toFixed(1)} s${complete ? "" : ` (build budget of ${BUDGET_S} s reached: the 1M tier is PARTIAL)`}`);
+  await measure(`${(built / 1_000_000).toFixed(2)}M chunks over ${built / perUser} end users (one end user's search)`, db, "eu_0", measured, 60);
+  db.close();
+  rmSync(dir, { recursive: true, force: true });
+}

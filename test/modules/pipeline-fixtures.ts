@@ -3,15 +3,15 @@ import type { Tenant } from "../../src/http/credentials";
 import { newId } from "../../src/ids";
 import type { RecordingStatus } from "../../src/modules/recordings/schema";
 import { insertRecording, updateRecordingRow } from "../../src/modules/recordings/store";
+import { RATE } from "../engines/signals";
 
-export const RATE = 16_000;
+// The engine tests' signal helpers, re-exported so pipeline tests build audio one way.
+export { silence, voicedBurst, wavBytes as wav } from "../engines/signals";
 
 /** A 440 Hz tone: loud enough for voice-activity detection. */
 export function tone(seconds: number, amplitude = 0.3): Float32Array {
   return Float32Array.from({ length: Math.round(seconds * RATE) }, (_, i) => amplitude * Math.sin((2 * Math.PI * 440 * i) / RATE));
 }
-
-export const silence = (seconds: number) => new Float32Array(Math.round(seconds * RATE));
 
 export function concat(...parts: Float32Array[]): Float32Array {
   const out = new Float32Array(parts.reduce((n, p) => n + p.length, 0));
@@ -21,25 +21,6 @@ export function concat(...parts: Float32Array[]): Float32Array {
     at += p.length;
   }
   return out;
-}
-
-/** 16-bit PCM mono WAV bytes of the samples. */
-export function wav(samples: Float32Array, rate = RATE): Uint8Array {
-  const buf = Buffer.alloc(44 + samples.length * 2);
-  buf.write("RIFF", 0);
-  buf.writeUInt32LE(36 + samples.length * 2, 4);
-  buf.write("WAVEfmt ", 8);
-  buf.writeUInt32LE(16, 16);
-  buf.writeUInt16LE(1, 20);
-  buf.writeUInt16LE(1, 22);
-  buf.writeUInt32LE(rate, 24);
-  buf.writeUInt32LE(rate * 2, 28);
-  buf.writeUInt16LE(2, 32);
-  buf.writeUInt16LE(16, 34);
-  buf.write("data", 36);
-  buf.writeUInt32LE(samples.length * 2, 40);
-  samples.forEach((s, i) => buf.writeInt16LE(Math.round(Math.max(-1, Math.min(1, s)) * 32767), 44 + i * 2));
-  return new Uint8Array(buf);
 }
 
 export type SeedOptions = { endUserId?: string | null; deviceId?: string | null; status?: RecordingStatus; error?: { code: string; message: string } };

@@ -1,3 +1,4 @@
+import { stripReasoning } from "../../engines/llama-llm";
 import type { ChatMessage, Completion, Llm } from "../../engines/llm";
 import type { Segment } from "../transcriptions/schema";
 import { MAP_PROMPT, renderSummary, type Template } from "./templates";
@@ -23,11 +24,6 @@ const stamp = (seconds: number) => `${Math.floor(seconds / 60)}:${String(Math.fl
 /** The transcript as the prompts describe it: "[m:ss] SPEAKER: text", one line per segment. */
 export function transcriptLines(segments: Segment[]): string[] {
   return segments.map((s) => `[${stamp(s.start)}] ${s.speaker}: ${s.text}`);
-}
-
-/** Reasoning models think aloud before answering; only the answer is kept. */
-export function stripReasoning(text: string): string {
-  return text.replace(/<think>[\s\S]*?<\/think>/g, "").replace(/^[\s\S]*<\/think>/, "").trim();
 }
 
 async function ask(llm: Llm, system: string, user: string, options: { jsonSchema?: object; maxTokens: number; signal: AbortSignal }): Promise<Completion> {

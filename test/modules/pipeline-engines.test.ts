@@ -1,0 +1,38 @@
+import { describe, expect, test } from "bun:test";
+import { ensureTestModels } from "../../scripts/test-models/cache";
+import { makeTenant, makeTestApp } from "../helpers";
+import { eventsOf, seedRecording, voicedBurst, wav } from "./pipeline-fixtures";
+
+const models = ensureTestModels();
+
+/**
+ * The whole pipeline on the real engines: ffmpeg, Silero VAD, whisper.cpp and llama.cpp,
+ * with tiny random-weight models. Random weights give random words, so this asserts the
+ * plumbing (statuses, shapes, times, events), never wording.
+ */
+describe("pipeline on the real engines with generated models", () => {
+  test("an uploaded recording is transcribed and summarised end to end", async () => {
+    const t = await makeTestApp({ env: { PARLEY_WHISPER_MODEL: models.whisper, PARLEY_LLM_MODEL: models.gguf } });
+    const tenant = makeTenant(t.deps);
+    const rec = await seedRecording(t.deps, { projectId: tenant.project.id, mode: "test" }, wav(voicedBurst(6, 0.5, 5.5)));
+    const posted = await t.call("POST", "/v1/transcriptions", { key: tenant.test, body: { recording_id: rec, language: "en" } });
+    expect(posted.status).toBe(202);
+    await t.deps.queue.drain();
+    const txn = (await t.call("GET", `/v1/transcriptions/${posted.body.id}`, { key: tenant.test })).body;
+    expect(txn).toMatchObject({ status: "completed", language: "en", duration_seconds: 6, model: models.whisper, diarization: "none", error: null });
+    expect(txn.segments.length).toBeGreaterThan(0);
+    for (const s of txn.segments) {
+      expect(s.start).toBeGreaterThanOrEqual(0);
+      expect(s.end).toBeGreaterThanOrEqual(s.start);
+      expect(s.end).toBeLessThanOrEqual(6);
+      expect(s.confidence).toBeGreaterThanOrEqual(0);
+      expect(s.confidence).toBeLessThanOrEqual(1);
+      expect(s.speaker).toBe("SPEAKER_1");
+    }
+    const sum = (await t.call("GET", `/v1/summaries?transcription_id=${txn.id}`, { key: tenant.test })).body.data[0];
+    expect(sum).toMatchObject({ status: "completed", template: "general", model: models.gguf, error: null });
+    expect(Object.keys(sum.structured).sort()).toEqual(["action_items", "decisions", "key_points", "summary", "title"]);
+    expect(typeof sum.text).toBe("string");
+    expect(eventsOf(t.deps, "summary.completed").map((e) => e.data.id)).toEqual([sum.id]);
+  });
+});

@@ -96,6 +96,19 @@ describe("summaries: happy path", () => {
     expect(list.data.map((x: any) => x.id)).toEqual([first.id]);
   });
 
+  test("Idempotency-Key replays the first answer without a re-run", async () => {
+    const { txn } = await s.transcribed({ autoSummarize: false });
+    const headers = { "idempotency-key": `sum-${txn.id}` };
+    const body = { transcription_id: txn.id, template: "general" };
+    const a = await s.app.call("POST", "/v1/summaries", { key: s.tenant.test, headers, body });
+    const b = await s.app.call("POST", "/v1/summaries", { key: s.tenant.test, headers, body });
+    expect(b.status).toBe(202);
+    expect(b.body).toEqual(a.body);
+    expect(b.headers.get("idempotent-replayed")).toBe("true");
+    expect(eventsOf(s.app.deps, "summary.started").filter((e) => e.data.id === a.body.id)).toHaveLength(1);
+    await s.app.deps.queue.drain();
+  });
+
   test("the auto-summary uses the configured template, and auto_summarize false starts none", async () => {
     await s.app.call("PUT", "/v1/config/project", { key: s.tenant.test, body: { auto_summarize: true, summary_template: "legal" } });
     const { txn } = await s.transcribed();

@@ -1,7 +1,9 @@
 import { beforeAll, describe, expect, test } from "bun:test";
 import { decryptWithServerSecret } from "../../src/crypto";
+import { recordEvent } from "../../src/events/outbox";
 import { issueCredential } from "../../src/http/credentials";
 import { setOrganizationPlan } from "../../src/modules/projects/store";
+import { fanOutEvents } from "../../src/modules/webhooks/delivery-store";
 import { makeTenant, makeTestApp } from "../helpers";
 
 // The API surface of webhooks (no delivery: see webhooks-delivery.test.ts).
@@ -165,5 +167,23 @@ describe("webhooks: security", () => {
   test("no credential is 401", async () => {
     expect((await t.call("GET", "/v1/webhooks")).status).toBe(401);
     expect((await create("sk_test_nope", { url: URL_OK, events: ["*"] })).status).toBe(401);
+  });
+});
+
+describe("webhooks: delivery log retention", () => {
+  test("finished deliveries are purged 30 days after they end; pending ones stay", async () => {
+    const w = (await create(acme.test, { url: "https://127.0.0.1:9/never", events: ["*"] })).body;
+    const tenant = { projectId: acme.project.id, mode: "test" as const };
+    for (let i = 0; i < 3; i++) t.deps.db.transaction(() => recordEvent(t.deps.db, tenant, "recording.created", { id: `rec_${i}` }, t.clock.now()))();
+    fanOutEvents(t.deps.db, t.clock.now());
+    const ids = t.deps.db.query<{ id: string }, [string]>("SELECT id FROM webhook_deliveries WHERE endpoint_id = ? ORDER BY id").all(w.id).map((r) => r.id);
+    expect(ids).toHaveLength(3);
+    const end = (id: string, status: string, at: Date) => t.deps.db.query("UPDATE webhook_deliveries SET status = ?, completed_at = ? WHERE id = ?").run(status, at.toISOString(), id);
+    end(ids[0]!, "succeeded", t.clock.now());
+    end(ids[1]!, "failed", new Date(t.clock.now().getTime() + 86_400_000));
+    t.clock.advance(30 * 86_400_000);
+    await t.runTask("webhooks-purge-deliveries");
+    const left = await t.call("GET", `/v1/webhooks/${w.id}/deliveries`, { key: acme.test });
+    expect(left.body.data.map((d: any) => d.id).sort()).toEqual([ids[1], ids[2]]);
   });
 });

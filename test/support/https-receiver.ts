@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdtempSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
@@ -49,6 +49,7 @@ export async function rerunTrustingCa(args: string[]): Promise<{ code: number; o
     stderr: "pipe",
   });
   const [out, err, code] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited]);
+  rmSync(tls.dir, { recursive: true, force: true });
   return { code, output: out + err };
 }
 

@@ -1,6 +1,7 @@
 import type { Deps } from "../../deps";
 import { onEventRecorded } from "../../events/outbox";
 import type { PeriodicTask } from "../../jobs/scheduler";
+import { purgeFinishedDeliveries } from "./delivery-store";
 import { webhookDispatcher } from "./dispatcher";
 
 /**
@@ -11,5 +12,8 @@ import { webhookDispatcher } from "./dispatcher";
 export function registerWebhookWork(deps: Deps): PeriodicTask[] {
   const dispatcher = webhookDispatcher(deps);
   onEventRecorded(() => dispatcher.kick());
-  return [{ name: "webhooks-dispatch", pattern: "* * * * * *", run: () => dispatcher.tick() }];
+  return [
+    { name: "webhooks-dispatch", pattern: "* * * * * *", run: () => dispatcher.tick() },
+    { name: "webhooks-purge-deliveries", pattern: "0 23 3 * * *", run: () => void purgeFinishedDeliveries(deps.db, deps.clock.now()) },
+  ];
 }

@@ -156,3 +156,10 @@ export function recordAttempt(db: Database, delivery: DeliveryRow, workerId: str
 export function releaseLease(db: Database, id: string, workerId: string): void {
   db.query("UPDATE webhook_deliveries SET lease_until = NULL, leased_by = NULL WHERE id = ? AND leased_by = ?").run(id, workerId);
 }
+
+/** The delivery log is kept for 30 days after a delivery ends; pending ones are never purged. */
+export const DELIVERY_RETENTION_MS = 30 * 86_400_000;
+
+export function purgeFinishedDeliveries(db: Database, now: Date): number {
+  return db.query("DELETE FROM webhook_deliveries WHERE status != 'pending' AND completed_at <= ?").run(new Date(now.getTime() - DELIVERY_RETENTION_MS).toISOString()).changes;
+}

@@ -35,4 +35,27 @@ describe("pipeline on the real engines with generated models", () => {
     expect(typeof sum.text).toBe("string");
     expect(eventsOf(t.deps, "summary.completed").map((e) => e.data.id)).toEqual([sum.id]);
   });
+
+  test("missing models fail the jobs with the command that installs them, never a crash", async () => {
+    const t = await makeTestApp({ env: { PARLEY_WHISPER_MODEL: "whisper-base.en", PARLEY_LLM_MODEL: "qwen2.5-1.5b-instruct-q4" } });
+    const tenant = makeTenant(t.deps);
+    const rec = await seedRecording(t.deps, { projectId: tenant.project.id, mode: "test" }, wav(voicedBurst(3, 0.5, 2.5)));
+    const posted = await t.call("POST", "/v1/transcriptions", { key: tenant.test, body: { recording_id: rec } });
+    await t.deps.queue.drain();
+    const txn = (await t.call("GET", `/v1/transcriptions/${posted.body.id}`, { key: tenant.test })).body;
+    expect(txn.status).toBe("failed");
+    expect(txn.error.code).toBe("processing_error");
+    expect(txn.error.message).toContain("parley models pull whisper-base.en");
+
+    // A transcription made with a working model, summarised on a server without the LLM.
+    const good = await makeTestApp({ env: { PARLEY_WHISPER_MODEL: models.whisper, PARLEY_LLM_MODEL: "qwen2.5-1.5b-instruct-q4" } });
+    const other = makeTenant(good.deps);
+    const rec2 = await seedRecording(good.deps, { projectId: other.project.id, mode: "test" }, wav(voicedBurst(3, 0.5, 2.5)));
+    await good.call("POST", "/v1/transcriptions", { key: other.test, body: { recording_id: rec2 } });
+    await good.deps.queue.drain();
+    const sum = (await good.call("GET", "/v1/summaries", { key: other.test })).body.data[0];
+    expect(sum.status).toBe("failed");
+    expect(sum.error.code).toBe("processing_error");
+    expect(sum.error.message).toContain("parley models pull qwen2.5-1.5b-instruct-q4");
+  });
 });

@@ -1,5 +1,6 @@
 import type { Deps } from "../../deps";
 import { LlmUnavailableError } from "../../engines/llm";
+import { MissingModelError } from "../../engines/missing-model";
 import { recordEvent } from "../../events/outbox";
 import type { Tenant } from "../../http/credentials";
 import type { Job } from "../../jobs/queue";
@@ -15,7 +16,8 @@ import { TEMPLATES } from "./templates";
 function toError(err: unknown): NonNullable<Summary["error"]> {
   if (err instanceof SummaryFailure) return { code: err.code, message: err.message };
   if (err instanceof TimeLimitError) return { code: "timeout", message: err.message };
-  if (err instanceof LlmUnavailableError) return { code: "processing_error", message: err.message };
+  // Their messages are written for the operator (a missing model names the command that installs it).
+  if (err instanceof LlmUnavailableError || err instanceof MissingModelError) return { code: "processing_error", message: err.message };
   return { code: "processing_error", message: `Summary failed: ${err instanceof Error ? err.message : String(err)}` };
 }
 

@@ -40,10 +40,11 @@ async function queryVector(deps: SearchDeps, query: string): Promise<Float32Arra
  * Scores are the fused RRF values (higher is better; comparable within one response).
  */
 export async function retrieveChunks(deps: SearchDeps, filter: ChunkFilter, query: string, limit: number): Promise<SearchResult[]> {
-  const depth = Math.max(limit * 4, 40);
+  // sqlite-vec's KNN cost grows with k (it keeps a sorted top-k per scanned block), so the
+  // vector side fetches twice the limit; BM25 candidates are cheap once the postings are read.
   const vector = await queryVector(deps, query);
-  const lists = [keywordCandidates(deps.db, filter, queryWords(query), depth)];
-  if (vector) lists.push(vectorCandidates(deps.db, filter, vector, depth));
+  const lists = [keywordCandidates(deps.db, filter, queryWords(query), Math.max(limit * 4, 40))];
+  if (vector) lists.push(vectorCandidates(deps.db, filter, vector, Math.max(limit * 2, 16)));
   const fused = new Map<number, number>();
   for (const list of lists) list.forEach((rowid, rank) => fused.set(rowid, (fused.get(rowid) ?? 0) + 1 / (RRF_K + rank + 1)));
   const best = [...fused].sort((a, b) => b[1] - a[1] || a[0] - b[0]).slice(0, limit);

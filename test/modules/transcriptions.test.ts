@@ -83,6 +83,16 @@ describe("transcriptions: happy path", () => {
     ]);
   });
 
+  test("speech longer than a window is cut into 30 s pieces", async () => {
+    const rec = await seedRecording(t.deps, tenant, wav(tone(70)));
+    const done = await transcribe(t, acme.test, rec);
+    expect(done.segments.map((s: any) => [Math.round(s.start), Math.round(s.end)])).toEqual([
+      [0, 30],
+      [30, 60],
+      [60, 70],
+    ]);
+  });
+
   test("list by recording_id, newest first; reprocessing adds a transcription and keeps the old one", async () => {
     const rec = await seedRecording(t.deps, tenant, speech);
     const first = await transcribe(t, acme.test, rec);

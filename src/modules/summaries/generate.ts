@@ -22,7 +22,7 @@ const MAX_ROUNDS = 6;
 const stamp = (seconds: number) => `${Math.floor(seconds / 60)}:${String(Math.floor(seconds % 60)).padStart(2, "0")}`;
 
 /** The transcript as the prompts describe it: "[m:ss] SPEAKER: text", one line per segment. */
-export function transcriptLines(segments: Segment[]): string[] {
+function transcriptLines(segments: Segment[]): string[] {
   return segments.map((s) => `[${stamp(s.start)}] ${s.speaker}: ${s.text}`);
 }
 

@@ -4,7 +4,7 @@ import type { Segment, Speaker, TranscriptionFailureCode } from "./schema";
 
 export const SAMPLE_RATE = 16_000;
 /** Whisper's own window: cutting the audio at pauses into pieces no longer than this keeps words whole. */
-export const MAX_WINDOW_SECONDS = 30;
+const MAX_WINDOW_SECONDS = 30;
 const MIN_AUDIO_SECONDS = 1;
 /** Speech regions are widened by this much so a word's onset or tail is not clipped. */
 const PAD_SECONDS = 0.2;
@@ -29,7 +29,7 @@ export type PipelineResult = { language: string; text: string; duration_seconds:
  * regions; silence between windows is never sent to the transcriber, and a region longer
  * than a window is cut into window-sized pieces.
  */
-export function planWindows(regions: SpeechRegion[], durationSeconds: number, maxSeconds = MAX_WINDOW_SECONDS): SpeechRegion[] {
+function planWindows(regions: SpeechRegion[], durationSeconds: number, maxSeconds = MAX_WINDOW_SECONDS): SpeechRegion[] {
   const windows: SpeechRegion[] = [];
   let current: SpeechRegion | null = null;
   for (const r of [...regions].sort((a, b) => a.start - b.start)) {

@@ -16,8 +16,8 @@ export const listTranscriptionsQuery = z.object({
 });
 export type ListTranscriptionsQuery = z.infer<typeof listTranscriptionsQuery>;
 
-export const TRANSCRIPTION_FAILURE_CODES = ["audio_quality_insufficient", "audio_too_short", "audio_format_unsupported", "processing_error", "timeout"] as const;
-export type TranscriptionFailureCode = (typeof TRANSCRIPTION_FAILURE_CODES)[number];
+/** Spec 6 transcription failure codes. */
+export type TranscriptionFailureCode = "audio_quality_insufficient" | "audio_too_short" | "audio_format_unsupported" | "processing_error" | "timeout";
 
 export type Segment = { start: number; end: number; text: string; speaker: string; confidence: number };
 export type Speaker = { id: string; label: string };

@@ -19,7 +19,7 @@ export const HAS_AUDIO = new Set(["uploaded", "processing", "completed", "failed
 type RecordingRef = { id: string; end_user_id: string | null };
 
 /** A recording the caller may see: same project and mode, and its own end user for end-user-scoped keys. */
-export function visibleRecording(db: Database, principal: Principal, recordingId: string) {
+function visibleRecording(db: Database, principal: Principal, recordingId: string) {
   const recording = findRecording(db, principal, recordingId);
   if (!recording || (principal.endUserId && recording.end_user_id !== principal.endUserId)) {
     throw new ApiError("resource_not_found", `No recording ${recordingId}.`, { param: "recording_id" });

@@ -21,6 +21,7 @@ if (!tls) {
   test("webhook delivery suite, in a child process trusting a test CA through NODE_EXTRA_CA_CERTS", async () => {
     const { code, output } = await rerunTrustingCa(["test", import.meta.path]);
     if (code !== 0) console.error(output);
+    else console.log(`child: ${output.match(/\d+ pass/)?.[0]}, ${output.match(/\d+ fail/)?.[0]}`);
     expect(output).toMatch(/\b[1-9]\d* pass/);
     expect(output).toMatch(/\b0 fail/);
     expect(code).toBe(0);
@@ -79,6 +80,16 @@ function deliverySuite(tls: TlsFiles) {
       expect(log.data[0]).toMatchObject({ webhook_id: wh.id, event_id: event.id, event_type: "recording.uploaded", status: "succeeded", attempt_count: 1, next_attempt_at: null });
       expect(log.data[0].last_attempt).toMatchObject({ response_status: 200, response_snippet: "ok", error: null });
       expect(log.data[0].last_attempt.latency_ms).toBeNumber();
+    });
+
+    test("once the periodic sweep has run, a new event is sent at once, woken by onEventRecorded", async () => {
+      const { t, emit, hook, drain } = await setup();
+      await hook("/woken");
+      await t.runTask("webhooks-dispatch");
+      const event = emit();
+      for (let i = 0; i < 500 && receiver.received.length === 0; i++) await Bun.sleep(10);
+      expect(receiver.received.map((r) => JSON.parse(r.body).id)).toEqual([event.id]);
+      await drain();
     });
 
     test("retries on 500 follow the schedule with the same evt_ id, then the delivery fails", async () => {

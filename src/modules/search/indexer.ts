@@ -31,7 +31,10 @@ export async function ensureIndexCurrent(deps: IndexDeps): Promise<IndexState> {
   if (state.model === embedder.model && state.dimension === dimension) return state;
   const now = deps.clock.now();
   deps.db.transaction(() => {
-    if (state.model === null && state.dimension === dimension) adoptIndexModel(deps.db, embedder.model, now);
+    // Re-read inside the transaction: a concurrent job may have rebuilt the table already.
+    const current = readIndexState(deps.db);
+    if (current.model === embedder.model && current.dimension === dimension) return;
+    if (current.model === null && current.dimension === dimension) adoptIndexModel(deps.db, embedder.model, now);
     else rebuildVectorTable(deps.db, embedder.model, dimension, now);
   })();
   const next = readIndexState(deps.db);

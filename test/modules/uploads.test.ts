@@ -311,6 +311,27 @@ describe("streaming uploads", () => {
   });
 });
 
+test("the periodic sweep removes what a crash between a PUT's write and its row update left behind", async () => {
+  const rec = await createRecording(t, acme.test);
+  const good = await put(t, acme.test, rec.id, fixture("tone-3s.wav"));
+  expect(good.status).toBe(200);
+  await t.call("POST", `/v1/recordings/${rec.id}/upload-url`, { key: acme.test, body: {} });
+  const rows = t.deps.db.query<any, [string]>("SELECT * FROM recording_uploads WHERE recording_id = ? ORDER BY created_at, credential_id").all(rec.id);
+  const [received, orphan] = [rows.find((r) => r.received_at), rows.find((r) => !r.received_at)];
+  // The crash: the object landed under the URL's key, the row never heard of it.
+  const orphanKey = received.storage_key.replace(received.credential_id, orphan.credential_id);
+  await t.deps.storage.write(orphanKey, (async function* () {
+    yield new Uint8Array(10);
+  })());
+  await t.runTask("sweep-partial-uploads");
+  expect(await t.deps.storage.size(orphanKey)).toBe(10);
+  t.clock.advance((t.deps.config.uploads.tokenTtlSeconds + 86_400) * 1000 + 1);
+  await t.runTask("sweep-partial-uploads");
+  expect(await t.deps.storage.size(orphanKey)).toBeNull();
+  expect(await t.deps.storage.size(received.storage_key)).toBe(fixture("tone-3s.wav").length);
+  expect(t.deps.db.query("SELECT 1 FROM recording_uploads WHERE credential_id = ?").get(orphan.credential_id)).toBeNull();
+});
+
 describe("uploads: security", () => {
   test("a device token uploads to its own device's recordings only", async () => {
     const eu = (await t.call("POST", "/v1/end-users", { key: acme.test, body: {} })).body;

@@ -2,9 +2,26 @@ import type { Deps } from "../../deps";
 import type { PeriodicTask } from "../../jobs/scheduler";
 import { registerObjectDeletion } from "../recordings/objects";
 import { registerUploadVerification } from "./complete";
+import { deleteUpload, listUnreceivedUploads, uploadObjectKey } from "./store";
 
 /** Temp files of interrupted writes older than this are removed (no live write takes a day). */
 const PARTIAL_MAX_AGE_MS = 24 * 3600 * 1000;
+
+/**
+ * Upload URLs that expired without a recorded PUT. A crash between a PUT's final rename and
+ * its row update leaves an object nothing refers to under the URL's key: it goes here, with
+ * the row. Rows are only old enough once the token can no longer be used.
+ */
+export async function sweepUnreceivedUploads(deps: Deps): Promise<number> {
+  const cutoff = new Date(deps.clock.now().getTime() - deps.config.uploads.tokenTtlSeconds * 1000 - PARTIAL_MAX_AGE_MS);
+  let removed = 0;
+  for (const upload of listUnreceivedUploads(deps.db, cutoff, 500)) {
+    await deps.storage.remove(uploadObjectKey(upload));
+    deleteUpload(deps.db, upload.credential_id);
+    removed++;
+  }
+  return removed;
+}
 
 /** Job handlers and periodic tasks of recordings and uploads, for src/background.ts. */
 export function registerRecordingWork(deps: Deps): PeriodicTask[] {
@@ -14,7 +31,10 @@ export function registerRecordingWork(deps: Deps): PeriodicTask[] {
     {
       name: "sweep-partial-uploads",
       pattern: "0 17 * * * *",
-      run: async () => void (await deps.storage.sweepPartial(new Date(deps.clock.now().getTime() - PARTIAL_MAX_AGE_MS))),
+      run: async () => {
+        await deps.storage.sweepPartial(new Date(deps.clock.now().getTime() - PARTIAL_MAX_AGE_MS));
+        await sweepUnreceivedUploads(deps);
+      },
     },
   ];
 }

@@ -3,12 +3,12 @@ import type { Principal } from "../../http/auth";
 import { consumeCredential, findLiveCredential, issueCredential, type Mode, type Tenant } from "../../http/credentials";
 import { ApiError } from "../../http/errors";
 import { chunksOf, ObjectTooLargeError } from "../../storage";
-import { DELETE_OBJECTS_JOB, recordingPrefix } from "../recordings/objects";
+import { DELETE_OBJECTS_JOB } from "../recordings/objects";
 import { PRE_UPLOAD } from "../recordings/schema";
 import { loadRecording } from "../recordings/service";
 import { findRecording, type StoredRecording, updateRecordingRow, upsertChunk } from "../recordings/store";
 import type { UploadReceipt, UploadUrl, UploadUrlBody } from "./schema";
-import { findUpload, insertUpload, markUploadReceived } from "./store";
+import { findUpload, insertUpload, markUploadReceived, uploadObjectKey } from "./store";
 
 /** Why a recording takes no bytes now, or null when it does. */
 function refusal(r: StoredRecording): string | null {
@@ -102,8 +102,7 @@ export async function receiveUpload(deps: Deps, slots: UploadSlots, token: strin
     if (!before || !upload) throw new ApiError("not_found", "The recording of this upload URL was deleted.");
     const why = refusal(before);
     if (why) throw new ApiError("resource_conflict", why);
-    const name = upload.chunk_index === null ? `upload-${credential.id}` : `chunk-${String(upload.chunk_index).padStart(6, "0")}-${credential.id}`;
-    const key = `${recordingPrefix(tenant, before.id)}${name}`;
+    const key = uploadObjectKey(upload);
     let written;
     try {
       written = await storage.write(key, chunksOf(request.body ?? new Blob([]).stream()), { maxBytes: config.uploads.maxBytes });

@@ -1,12 +1,13 @@
 import type { Database } from "bun:sqlite";
-import type { Tenant } from "../../http/credentials";
+import type { Mode, Tenant } from "../../http/credentials";
+import { recordingPrefix } from "../recordings/objects";
 
 /** An issued upload URL: what its up_ token may write. */
 export type UploadRow = {
   credential_id: string;
   recording_id: string;
   project_id: string;
-  mode: "test" | "live";
+  mode: Mode;
   chunk_index: number | null;
   content_type: string | null;
   declared_size: number | null;
@@ -39,4 +40,21 @@ export function markUploadReceived(db: Database, credentialId: string, storageKe
     now.toISOString(),
     credentialId,
   );
+}
+
+/** Where the PUT of an upload URL stores its bytes: one object per URL (decision 031). */
+export function uploadObjectKey(u: Pick<UploadRow, "credential_id" | "recording_id" | "project_id" | "mode" | "chunk_index">): string {
+  const name = u.chunk_index === null ? `upload-${u.credential_id}` : `chunk-${String(u.chunk_index).padStart(6, "0")}-${u.credential_id}`;
+  return `${recordingPrefix({ projectId: u.project_id, mode: u.mode }, u.recording_id)}${name}`;
+}
+
+/** Upload URLs that expired before any bytes were recorded for them, oldest first. */
+export function listUnreceivedUploads(db: Database, createdBefore: Date, limit: number): UploadRow[] {
+  return db
+    .query<UploadRow, [string, number]>("SELECT * FROM recording_uploads WHERE received_at IS NULL AND created_at < ? ORDER BY created_at LIMIT ?")
+    .all(createdBefore.toISOString(), limit);
+}
+
+export function deleteUpload(db: Database, credentialId: string): void {
+  db.query("DELETE FROM recording_uploads WHERE credential_id = ?").run(credentialId);
 }

@@ -9,15 +9,18 @@ const ATTEMPT_LOG_SIZE = 20;
 const FAN_OUT_BATCH = 500;
 
 type EventRow = { id: string; project_id: string; mode: string; type: string; data: string; created_at: string };
-type Subscriber = Pick<EndpointRow, "id" | "events" | "include_device_events"> & { plan: string };
+type SubscriberRow = Pick<EndpointRow, "id" | "events" | "include_device_events"> & { plan: string };
+type Subscriber = { id: string; types: Set<string>; deviceEvents: boolean };
 
-function subscribes(endpoint: Subscriber, type: string): boolean {
-  const events = JSON.parse(endpoint.events) as string[];
-  if (!events.includes("*") && !events.includes(type)) return false;
+function toSubscriber(row: SubscriberRow): Subscriber {
   // Device events also need the opt-in and the enterprise plan, checked again at fan-out
   // so a downgraded organization stops receiving them.
-  if (DEVICE_EVENT_TYPES.includes(type as EventType)) return endpoint.include_device_events === 1 && endpoint.plan === "enterprise";
-  return true;
+  return { id: row.id, types: new Set(JSON.parse(row.events) as string[]), deviceEvents: row.include_device_events === 1 && row.plan === "enterprise" };
+}
+
+function subscribes(endpoint: Subscriber, type: string): boolean {
+  if (!endpoint.types.has("*") && !endpoint.types.has(type)) return false;
+  return endpoint.deviceEvents || !DEVICE_EVENT_TYPES.includes(type as EventType);
 }
 
 /**
@@ -40,12 +43,13 @@ export function fanOutEvents(db: Database, now: Date): number {
       let endpoints = subscribers.get(tenantKey);
       if (!endpoints) {
         endpoints = db
-          .query<Subscriber, [string, string]>(
+          .query<SubscriberRow, [string, string]>(
             `SELECT e.id, e.events, e.include_device_events, o.plan FROM webhook_endpoints e
              JOIN projects p ON p.id = e.project_id JOIN organizations o ON o.id = p.organization_id
              WHERE e.project_id = ? AND e.mode = ? AND e.disabled_at IS NULL`,
           )
-          .all(event.project_id, event.mode);
+          .all(event.project_id, event.mode)
+          .map(toSubscriber);
         subscribers.set(tenantKey, endpoints);
       }
       for (const endpoint of endpoints) {

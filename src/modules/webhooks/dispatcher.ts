@@ -89,7 +89,7 @@ export class WebhookDispatcher {
     }, 0);
   }
 
-  /** Fans out and attempts everything due now, waiting for the attempts: for tests, benches and the CLI. */
+  /** Fans out and attempts everything due now, waiting for the attempts (tests and benches; serve uses tick and kick). */
   async drain(): Promise<void> {
     for (;;) {
       this.pump();

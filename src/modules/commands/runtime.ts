@@ -1,7 +1,7 @@
 import type { Database } from "bun:sqlite";
 import type { Tenant } from "../../http/credentials";
 import type { CommandResult } from "./schema";
-import { type CommandRow, expireDueCommands, findCommand, openCommands, transitionCommand } from "./store";
+import { type CommandRow, expireDueCommands, findCommand, transitionCommand } from "./store";
 
 /**
  * How long after delivery a start/stop command may disagree with the device's reported
@@ -33,11 +33,11 @@ export function applyCommandResults(db: Database, tenant: Tenant, deviceId: stri
  * recording_state is executed; one still contradicted once the grace period has passed
  * since delivery is failed. Commands delivered by this same heartbeat are not judged by it.
  */
-export function reconcileRecordingCommands(db: Database, tenant: Tenant, deviceId: string, deviceState: unknown, now: Date): void {
+export function reconcileRecordingCommands(db: Database, tenant: Tenant, open: readonly CommandRow[], deviceState: unknown, now: Date): void {
   if (typeof deviceState !== "string") return;
   const at = now.toISOString();
-  for (const row of openCommands(db, tenant, deviceId, "delivered")) {
-    if (row.type !== "start_recording" && row.type !== "stop_recording") continue;
+  for (const row of open) {
+    if (row.status !== "delivered" || (row.type !== "start_recording" && row.type !== "stop_recording")) continue;
     if (!row.delivered_at || row.delivered_at >= at) continue;
     const wantsRecording = row.type === "start_recording";
     if ((deviceState === "recording") === wantsRecording) {
@@ -52,12 +52,12 @@ export function reconcileRecordingCommands(db: Database, tenant: Tenant, deviceI
   }
 }
 
-/** Selects every unexpired pending command for this heartbeat's response: pending -> delivered, oldest first. */
-export function deliverPendingCommands(db: Database, tenant: Tenant, deviceId: string, now: Date): CommandRow[] {
+/** Selects every unexpired pending command of `open` for this heartbeat's response: pending -> delivered, oldest first. */
+export function deliverPendingCommands(db: Database, tenant: Tenant, open: readonly CommandRow[], now: Date): CommandRow[] {
   const at = now.toISOString();
   const delivered: CommandRow[] = [];
-  for (const row of openCommands(db, tenant, deviceId, "pending")) {
-    if (row.expires_at && row.expires_at <= at) continue; // the expiry sweep will mark it
+  for (const row of open) {
+    if (row.status !== "pending" || (row.expires_at && row.expires_at <= at)) continue; // the expiry sweep will mark expired ones
     if (transitionCommand(db, tenant, row.id, ["pending"], "delivered", { delivered_at: at })) {
       delivered.push({ ...row, status: "delivered", delivered_at: at });
     }

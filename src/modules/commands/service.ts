@@ -142,7 +142,7 @@ export function createResetCommand(deps: CommandDeps, principal: Principal, devi
     if (device.status !== "bound") {
       throw new ApiError("invalid_request", `Device ${device.id} is not bound; an unbound device holds no data to reset.`, { status: 409 });
     }
-    const open = [...openCommands(db, principal, deviceId, "pending"), ...openCommands(db, principal, deviceId, "delivered")].find((c) => c.type === "factory_reset");
+    const open = openCommands(db, principal, deviceId).find((c) => c.type === "factory_reset");
     if (open) throw new ApiError("resource_conflict", `A factory reset (${open.id}) is already in flight for this device; cancel it first.`);
     const id = newId("cmd_", now.getTime());
     const expiresAt = new Date(now.getTime() + RESET_TTL_SECONDS * 1000);

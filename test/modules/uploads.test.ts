@@ -301,6 +301,15 @@ describe("streaming uploads", () => {
     expect((await complete(rec.id, body)).body).toMatchObject({ status: "uploaded", chunk_count: 2, sha256: sha256(bytes) });
   });
 
+  test("a whole-file URL issued before streaming began cannot land on a streaming recording", async () => {
+    const rec = await createRecording(t, acme.test);
+    const whole = await t.call("POST", `/v1/recordings/${rec.id}/upload-url`, { key: acme.test, body: {} });
+    expect((await put(t, acme.test, rec.id, new Uint8Array(10), { chunk_index: 0 })).status).toBe(200);
+    const late = await t.call("PUT", pathOf(whole.body.upload_url), { rawBody: new Uint8Array(20) });
+    expect(late.status).toBe(409);
+    expect((await t.call("GET", `/v1/recordings/${rec.id}`, { key: acme.test })).body).toMatchObject({ is_streaming: true, chunk_count: 1 });
+  });
+
   test("a gap in the chunk numbers is 409 at completion", async () => {
     const rec = await createRecording(t, acme.test);
     await put(t, acme.test, rec.id, new Uint8Array(10), { chunk_index: 0 });

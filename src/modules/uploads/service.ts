@@ -115,6 +115,8 @@ export async function receiveUpload(deps: Deps, slots: UploadSlots, token: strin
       // The recording may have been deleted, completed or repaired while the bytes streamed in.
       const r = findRecording(db, tenant, before.id);
       if (!r || refusal(r)) return false;
+      // A whole-file PUT and a chunk PUT raced (each URL was valid when issued): the first to land decides.
+      if (upload.chunk_index === null ? r.is_streaming : !r.is_streaming && r.storage_key) return false;
       markUploadReceived(db, credential.id, key, written.size, now);
       let replaced: string | null;
       if (upload.chunk_index === null) {

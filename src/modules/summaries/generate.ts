@@ -71,7 +71,8 @@ export type GeneratedSummary = { structured: Record<string, unknown>; text: stri
 export async function generateSummary(llm: Llm, template: Template, segments: Segment[], signal: AbortSignal): Promise<GeneratedSummary> {
   const context = await llm.contextTokens();
   const outputTokens = Math.min(MAX_OUTPUT_TOKENS, Math.floor(context / 4));
-  const budget = context - outputTokens - FRAMING_TOKENS - Math.max(await llm.countTokens(template.prompt), await llm.countTokens(MAP_PROMPT.prompt));
+  const templateTokens = await llm.countTokens(template.prompt);
+  const budget = context - outputTokens - FRAMING_TOKENS - Math.max(templateTokens, await llm.countTokens(MAP_PROMPT.prompt));
   if (budget < 32) throw new SummaryFailure("processing_error", `The model's context (${context} tokens) is too small for the ${template.name} template.`);
 
   let lines = transcriptLines(segments);
@@ -88,7 +89,10 @@ export async function generateSummary(llm: Llm, template: Template, segments: Se
     lines = notes.filter(Boolean);
   }
 
-  const completion = await ask(llm, template.prompt, lines.join("\n"), { jsonSchema: template.schema, maxTokens: outputTokens, signal });
+  // The answer may use all the room the input leaves (at least outputTokens): a cut-off answer is not JSON.
+  const input = lines.join("\n");
+  const room = context - FRAMING_TOKENS - templateTokens - (await llm.countTokens(input));
+  const completion = await ask(llm, template.prompt, input, { jsonSchema: template.schema, maxTokens: Math.max(outputTokens, room), signal });
   const answer = stripReasoning(completion.text);
   let structured: unknown;
   try {

@@ -107,3 +107,25 @@ describe("factory reset (spec 2.6, 5)", () => {
     expect((await complete(d.id, cmd.id, cmd.grant_token)).status).toBe(401);
   });
 });
+
+describe("Idempotency-Key header on reset and commands (spec 8)", () => {
+  test("a replay returns the same command, and the stored record holds no credential", async () => {
+    const d = await boundDevice(t, acme.test);
+    const headers = { "idempotency-key": `reset-${d.id}` };
+    const first = await t.call("POST", `/v1/devices/${d.id}/reset`, { key: acme.test, headers });
+    const again = await t.call("POST", `/v1/devices/${d.id}/reset`, { key: acme.test, headers });
+    expect(first.status).toBe(201);
+    expect(again.status).toBe(201);
+    expect(again.headers.get("idempotent-replayed")).toBe("true");
+    expect(again.body).toEqual(first.body);
+    await d.heartbeat();
+    const cmdHeaders = { "idempotency-key": `cmd-${d.id}` };
+    const c1 = await t.call("POST", `/v1/devices/${d.id}/commands`, { key: acme.test, headers: cmdHeaders, body: { type: "trigger_upload" } });
+    const c2 = await t.call("POST", `/v1/devices/${d.id}/commands`, { key: acme.test, headers: cmdHeaders, body: { type: "trigger_upload" } });
+    expect(c2.body.id).toBe(c1.body.id);
+    const stored = t.deps.db.query<{ response_body: string }, []>("SELECT response_body FROM idempotency_keys").all().map((r) => r.response_body).join("\n");
+    expect(stored).not.toContain("rct_");
+    expect(stored).not.toContain(first.body.grant_token);
+    expect(stored).not.toContain(c1.body.grant_token);
+  });
+});

@@ -1,6 +1,7 @@
 import { Elysia } from "elysia";
 import type { Deps } from "../../deps";
 import { authentication, authorize } from "../../http/auth";
+import { idempotent } from "../../http/idempotency";
 import { idParam } from "../../http/schemas";
 import { commandParams, createCommandBody, listCommandsQuery, resetCompletionBody } from "./schema";
 import { cancelCommand, completeReset, createCommand, createResetCommand, getCommand, listCommands } from "./service";
@@ -11,11 +12,16 @@ export function commandsRoutes(deps: Deps) {
     .use(authentication(deps))
     .post(
       "/devices/:id/commands",
-      ({ principal, params, body, set }) => {
-        const { command, replayed } = createCommand(deps, authorize(principal, "devices:write"), params.id, body, clock.now());
-        set.status = replayed ? 200 : 201;
-        if (replayed) set.headers["idempotent-replayed"] = "true";
-        return command;
+      async (ctx) => {
+        const principal = authorize(ctx.principal, "devices:write");
+        const kept = await idempotent(deps, ctx, () => {
+          const { command, replayed } = createCommand(deps, principal, ctx.params.id, ctx.body, clock.now());
+          ctx.set.status = replayed ? 200 : 201;
+          if (replayed) ctx.set.headers["idempotent-replayed"] = "true";
+          return { id: command.id };
+        });
+        // The Idempotency-Key record keeps only the id: a grant_token is never persisted (spec 2.6).
+        return getCommand(deps, principal, ctx.params.id, kept.id);
       },
       {
         params: idParam,
@@ -23,7 +29,7 @@ export function commandsRoutes(deps: Deps) {
         detail: {
           summary: "Send a command to a device",
           description:
-            "Scope devices:write. 201 with the pending command (200 with the earlier one for a repeated idempotency_key). 409 invalid_request when the device is unbound or its last heartbeat is 60 s old or more; 409 resource_already_exists for start while recording / stop while not; 404 resource_not_found; 422 for factory_reset.",
+            "Scope devices:write. Idempotency-Key supported. 201 with the pending command (200 with the earlier one for a repeated idempotency_key). 409 invalid_request when the device is unbound or its last heartbeat is 60 s old or more; 409 resource_already_exists for start while recording / stop while not; 404 resource_not_found; 422 for factory_reset.",
         },
       },
     )
@@ -43,16 +49,20 @@ export function commandsRoutes(deps: Deps) {
     )
     .post(
       "/devices/:id/reset",
-      ({ principal, params, set }) => {
-        set.status = 201;
-        return createResetCommand(deps, authorize(principal, "devices:write"), params.id, clock.now());
+      async (ctx) => {
+        const principal = authorize(ctx.principal, "devices:write");
+        const kept = await idempotent(deps, ctx, () => {
+          ctx.set.status = 201;
+          return { id: createResetCommand(deps, principal, ctx.params.id, clock.now()).id };
+        });
+        return getCommand(deps, principal, ctx.params.id, kept.id);
       },
       {
         params: idParam,
         detail: {
           summary: "Factory-reset a device",
           description:
-            "Scope devices:write. No body. 201 with a factory_reset command whose grant_token is its rct_ completion credential. 409 invalid_request when unbound; 409 resource_conflict when a reset is already in flight.",
+            "Scope devices:write. No body; Idempotency-Key supported. 201 with a factory_reset command whose grant_token is its rct_ completion credential. 409 invalid_request when unbound; 409 resource_conflict when a reset is already in flight.",
         },
       },
     )

@@ -20,7 +20,7 @@ export const scopeSchema = z.discriminatedUnion("type", [
   z.object({ type: z.literal("recording"), recording_id: id }),
   z.object({ type: z.literal("library") }),
   z.object({ type: z.literal("selected"), recording_ids: z.array(id).min(1).max(100) }),
-  z.object({ type: z.literal("folder") }).passthrough(),
+  z.looseObject({ type: z.literal("folder") }),
 ]);
 export type ScopeBody = z.infer<typeof scopeSchema>;
 

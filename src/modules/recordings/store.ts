@@ -172,15 +172,19 @@ export type Chunk = { chunk_index: number; storage_key: string; size_bytes: numb
 /** Records a received chunk (a re-sent index replaces the earlier one) and returns the key it replaced, if any. */
 export function upsertChunk(db: Database, tenant: Tenant, recordingId: string, chunk: Chunk, now: Date): string | null {
   const previous = db
-    .query<{ storage_key: string }, [string, number]>("SELECT storage_key FROM recording_chunks WHERE recording_id = ? AND chunk_index = ?")
-    .get(recordingId, chunk.chunk_index);
+    .query<{ storage_key: string }, [string, number, string, string]>(
+      "SELECT storage_key FROM recording_chunks WHERE recording_id = ? AND chunk_index = ? AND project_id = ? AND mode = ?",
+    )
+    .get(recordingId, chunk.chunk_index, tenant.projectId, tenant.mode);
   db.query(
     `INSERT INTO recording_chunks (recording_id, project_id, mode, chunk_index, storage_key, size_bytes, sha256, created_at)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?)
      ON CONFLICT (recording_id, chunk_index) DO UPDATE SET storage_key = excluded.storage_key, size_bytes = excluded.size_bytes,
        sha256 = excluded.sha256, created_at = excluded.created_at`,
   ).run(recordingId, tenant.projectId, tenant.mode, chunk.chunk_index, chunk.storage_key, chunk.size_bytes, chunk.sha256, now.toISOString());
-  const count = db.query<{ n: number }, [string]>("SELECT COUNT(*) AS n FROM recording_chunks WHERE recording_id = ?").get(recordingId)?.n ?? 0;
+  const count =
+    db.query<{ n: number }, [string, string, string]>("SELECT COUNT(*) AS n FROM recording_chunks WHERE recording_id = ? AND project_id = ? AND mode = ?").get(recordingId, tenant.projectId, tenant.mode)
+      ?.n ?? 0;
   updateRecordingRow(db, tenant, recordingId, { chunk_count: count, is_streaming: 1, status: "streaming" }, now);
   return previous && previous.storage_key !== chunk.storage_key ? previous.storage_key : null;
 }
@@ -197,7 +201,8 @@ export function listChunks(db: Database, tenant: Tenant, recordingId: string): C
  * Forgets chunk rows: all of them after assembly, or those whose objects were lost. chunk_count
  * is left as it was, so a lost last chunk is still known to be missing.
  */
-export function deleteChunkRows(db: Database, recordingId: string, keys?: string[]): void {
-  if (!keys) db.query("DELETE FROM recording_chunks WHERE recording_id = ?").run(recordingId);
-  else for (const key of keys) db.query("DELETE FROM recording_chunks WHERE recording_id = ? AND storage_key = ?").run(recordingId, key);
+export function deleteChunkRows(db: Database, tenant: Tenant, recordingId: string, keys?: string[]): void {
+  const where = "recording_id = ? AND project_id = ? AND mode = ?";
+  if (!keys) db.query(`DELETE FROM recording_chunks WHERE ${where}`).run(recordingId, tenant.projectId, tenant.mode);
+  else for (const key of keys) db.query(`DELETE FROM recording_chunks WHERE ${where} AND storage_key = ?`).run(recordingId, tenant.projectId, tenant.mode, key);
 }

@@ -142,7 +142,7 @@ export async function verifyUpload(deps: Deps, tenant: Tenant, id: string): Prom
       // The staged object is confirmed absent: the completion is dropped and a retry answers staging_missing
       // (or, for chunks, names the first chunk to upload again).
       updateRecordingRow(db, tenant, id, { verification: null, completion: null, storage_key: current.is_streaming ? current.storage_key : null }, now);
-      if (lostChunks.length) deleteChunkRows(db, id, lostChunks);
+      if (lostChunks.length) deleteChunkRows(db, tenant, id, lostChunks);
       return false;
     }
     if (problem) {
@@ -171,7 +171,7 @@ export async function verifyUpload(deps: Deps, tenant: Tenant, id: string): Prom
     );
     if (current.is_streaming) {
       queue.enqueue(DELETE_OBJECTS_JOB, { keys: listChunks(db, tenant, id).map((c) => c.storage_key) });
-      deleteChunkRows(db, id);
+      deleteChunkRows(db, tenant, id);
     }
     const endedAt = current.recorded_at && probe ? new Date(Date.parse(current.recorded_at) + probe.durationSeconds * 1000).toISOString() : null;
     recordEvent(

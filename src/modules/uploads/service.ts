@@ -97,7 +97,7 @@ export async function receiveUpload(deps: Deps, slots: UploadSlots, token: strin
     // Taken only now, so a 413 or 429 above leaves the URL usable for a retry.
     if (!consumeCredential(db, credential.id, clock.now())) throw new ApiError("unauthorized", UNUSABLE_TOKEN);
     const tenant: Tenant = { projectId: credential.project_id, mode: credential.mode as Mode };
-    const upload = findUpload(db, credential.id);
+    const upload = findUpload(db, tenant, credential.id);
     const before = findRecording(db, tenant, credential.recording_id);
     if (!before || !upload) throw new ApiError("not_found", "The recording of this upload URL was deleted.");
     const why = refusal(before);
@@ -117,7 +117,7 @@ export async function receiveUpload(deps: Deps, slots: UploadSlots, token: strin
       if (!r || refusal(r)) return false;
       // A whole-file PUT and a chunk PUT raced (each URL was valid when issued): the first to land decides.
       if (upload.chunk_index === null ? r.is_streaming : !r.is_streaming && r.storage_key) return false;
-      markUploadReceived(db, credential.id, key, written.size, now);
+      markUploadReceived(db, tenant, credential.id, key, written.size, now);
       let replaced: string | null;
       if (upload.chunk_index === null) {
         replaced = r.storage_key;

@@ -29,16 +29,20 @@ export function insertUpload(
   ).run(u.credentialId, u.recordingId, tenant.projectId, tenant.mode, u.chunkIndex, u.contentType, u.declaredSize, now.toISOString());
 }
 
-export function findUpload(db: Database, credentialId: string): UploadRow | null {
-  return db.query<UploadRow, [string]>("SELECT * FROM recording_uploads WHERE credential_id = ?").get(credentialId);
+export function findUpload(db: Database, tenant: Tenant, credentialId: string): UploadRow | null {
+  return db
+    .query<UploadRow, [string, string, string]>("SELECT * FROM recording_uploads WHERE credential_id = ? AND project_id = ? AND mode = ?")
+    .get(credentialId, tenant.projectId, tenant.mode);
 }
 
-export function markUploadReceived(db: Database, credentialId: string, storageKey: string, size: number, now: Date): void {
-  db.query("UPDATE recording_uploads SET storage_key = ?, received_size = ?, received_at = ? WHERE credential_id = ?").run(
+export function markUploadReceived(db: Database, tenant: Tenant, credentialId: string, storageKey: string, size: number, now: Date): void {
+  db.query("UPDATE recording_uploads SET storage_key = ?, received_size = ?, received_at = ? WHERE credential_id = ? AND project_id = ? AND mode = ?").run(
     storageKey,
     size,
     now.toISOString(),
     credentialId,
+    tenant.projectId,
+    tenant.mode,
   );
 }
 
@@ -48,7 +52,7 @@ export function uploadObjectKey(u: Pick<UploadRow, "credential_id" | "recording_
   return `${recordingPrefix({ projectId: u.project_id, mode: u.mode }, u.recording_id)}${name}`;
 }
 
-/** Upload URLs that expired before any bytes were recorded for them, oldest first. */
+/** Upload URLs that expired before any bytes were recorded for them, oldest first, across tenants (a maintenance sweep). */
 export function listUnreceivedUploads(db: Database, createdBefore: Date, limit: number): UploadRow[] {
   return db
     .query<UploadRow, [string, number]>("SELECT * FROM recording_uploads WHERE received_at IS NULL AND created_at < ? ORDER BY created_at LIMIT ?")

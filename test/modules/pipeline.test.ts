@@ -114,6 +114,23 @@ describe("pipeline: crash recovery", () => {
     expect(eventsOf(t.deps, "transcription.completed").filter((e) => e.data.id === txn.id)).toHaveLength(1);
   });
 
+  test("a job whose every attempt died mid-run fails the transcription on its last attempt", async () => {
+    const { t, tenant, scope } = await pipelineApp();
+    const rec = await seedRecording(t.deps, scope, speech);
+    const txn = (await t.call("POST", "/v1/transcriptions", { key: tenant.test, body: { recording_id: rec } })).body;
+    const leaseUntil = new Date(t.clock.now().getTime() + 60_000).toISOString();
+    t.deps.db
+      .query("UPDATE jobs SET state = 'running', attempts = max_attempts - 1, leased_by = 'wrk_dead', lease_until = ? WHERE type = ?")
+      .run(leaseUntil, RUN_TRANSCRIPTION_JOB);
+    t.clock.advance(61_000);
+    await t.deps.queue.drain();
+    const failed = (await t.call("GET", `/v1/transcriptions/${txn.id}`, { key: tenant.test })).body;
+    expect(failed.status).toBe("failed");
+    expect(failed.error.code).toBe("processing_error");
+    expect(failed.error.message).toContain("interrupted 4 times");
+    expect(eventsOf(t.deps, "transcription.failed").map((e) => e.data.id)).toEqual([txn.id]);
+  });
+
   test("a job that runs again after it finished changes nothing and records no second event", async () => {
     const { t, tenant, scope } = await pipelineApp();
     const rec = await seedRecording(t.deps, scope, speech);

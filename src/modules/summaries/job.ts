@@ -6,7 +6,7 @@ import type { Tenant } from "../../http/credentials";
 import type { Job } from "../../jobs/queue";
 import { eventData } from "../transcriptions/schema";
 import { findTranscription } from "../transcriptions/store";
-import { limitFor, TimeLimitError, withTimeLimit } from "../transcriptions/time-limit";
+import { diedTooOften, limitFor, TimeLimitError, withTimeLimit } from "../transcriptions/time-limit";
 import { generateSummary, SummaryFailure } from "./generate";
 import { SUMMARY_EVENT_FIELDS, type Summary } from "./schema";
 import { RUN_SUMMARY_JOB, type RunSummaryPayload } from "./service";
@@ -39,6 +39,8 @@ export function runSummary(deps: Deps) {
     let settle: (now: Date) => boolean;
     let event: "summary.completed" | "summary.failed";
     try {
+      const interrupted = diedTooOften(job);
+      if (interrupted) throw new SummaryFailure("processing_error", interrupted);
       const limit = limitFor(deps.config.processing, transcription.duration_seconds ?? 0);
       const result = await withTimeLimit(limit, ({ signal }) => generateSummary(deps.engines.llm, template, transcription.segments, signal));
       event = "summary.completed";

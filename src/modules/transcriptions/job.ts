@@ -13,7 +13,7 @@ import { type PipelineEngines, type PipelineResult, SAMPLE_RATE, TranscriptionFa
 import { eventData, TRANSCRIPTION_EVENT_FIELDS, type Transcription } from "./schema";
 import { HAS_AUDIO, RUN_TRANSCRIPTION_JOB, type RunTranscriptionPayload, startTranscription } from "./service";
 import { findStoredTranscription, findTranscription, hasTranscription, markTranscriptionCompleted, markTranscriptionFailed, type StoredTranscription } from "./store";
-import { limitFor, TimeLimitError, withTimeLimit } from "./time-limit";
+import { diedTooOften, limitFor, TimeLimitError, withTimeLimit } from "./time-limit";
 
 /** Enqueued by the recordings module when a recording's upload is verified (contract 3). */
 export const AUTO_TRANSCRIBE_JOB = "transcriptions.auto";
@@ -88,6 +88,8 @@ export function runTranscription(deps: Deps, engines: PipelineEngines) {
     if (!stored || stored.record.status !== "processing") return;
     const recording = findRecording(deps.db, tenant, stored.record.recording_id);
     if (!recording) return;
+    const interrupted = diedTooOften(job);
+    if (interrupted) return fail(deps, tenant, stored, new TranscriptionFailure("processing_error", interrupted));
     try {
       complete(deps, tenant, stored, recording, await transcribeRecording(deps, engines, stored, recording));
     } catch (err) {

@@ -1,3 +1,5 @@
+import type { Job } from "../../jobs/queue";
+
 /** A job ran past its time limit (spec 6 failure code timeout). */
 export class TimeLimitError extends Error {}
 
@@ -45,4 +47,14 @@ export async function withTimeLimit<T>(initialMs: number, fn: (limit: TimeLimit)
 /** The limit for work on `audioSeconds` of audio: a fixed allowance plus a multiple of its length. */
 export function limitFor(processing: { minSeconds: number; timeFactor: number }, audioSeconds: number): number {
   return (processing.minSeconds + processing.timeFactor * audioSeconds) * 1000;
+}
+
+/**
+ * The processing handlers record every error on their record and never throw, so a job on
+ * its last attempt died mid-run on every earlier one (the process crashed or was killed,
+ * e.g. by a model that runs out of memory on this file). It is then failed, not retried.
+ */
+export function diedTooOften(job: Job): string | null {
+  if (job.attempts < job.maxAttempts) return null;
+  return `Processing was interrupted ${job.attempts - 1} times without finishing (the worker crashed or was stopped); giving up.`;
 }

@@ -32,6 +32,14 @@ describe("pipeline: upload to summary", () => {
     expect((await t.call("GET", `/v1/recordings/${recording.id}`, { key: tenant.test })).body.status).toBe("completed");
   });
 
+  test("an upload that probing flagged as not audio fails as audio_format_unsupported", async () => {
+    const { t, tenant, transcriptionsOf } = await pipelineApp();
+    const { recording } = await uploadedRecording(t, tenant.test, "not-audio.txt");
+    const [txn] = await transcriptionsOf(recording.id);
+    expect(txn).toMatchObject({ status: "failed", error: { code: "audio_format_unsupported" } });
+    expect(eventsOf(t.deps, "transcription.failed").map((e) => e.data.id)).toEqual([txn.id]);
+  });
+
   test("deleting the recording deletes its transcriptions and summaries", async () => {
     const { t, tenant, transcriptionsOf } = await pipelineApp();
     const { recording } = await uploadedRecording(t, tenant.test);

@@ -2,18 +2,14 @@ import type { Database } from "bun:sqlite";
 import type { Deps } from "../../deps";
 import { recordEvent } from "../../events/outbox";
 import { confineToEndUser, type Principal } from "../../http/auth";
-import type { Tenant } from "../../http/credentials";
 import { ApiError } from "../../http/errors";
 import type { Page } from "../../http/pagination";
 import { newId } from "../../ids";
+import { findDeviceRow } from "../devices/store";
 import { findEndUser } from "../end-users/store";
 import { DELETE_OBJECTS_JOB, recordingPrefix } from "./objects";
 import type { CreateRecordingBody, ListRecordingsQuery, Recording } from "./schema";
 import { deleteRecordingRow, findRecording, insertRecording, listRecordingRows, type StoredRecording, toRecording } from "./store";
-
-function deviceExists(db: Database, tenant: Tenant, id: string): boolean {
-  return !!db.query("SELECT 1 FROM devices WHERE id = ? AND project_id = ? AND mode = ? AND deleted_at IS NULL").get(id, tenant.projectId, tenant.mode);
-}
 
 /**
  * POST /recordings. A device token fixes device_id and end_user_id (body values are
@@ -27,7 +23,7 @@ export function createRecording(deps: Deps, principal: Principal, body: CreateRe
   if (!byDevice && endUserId && !findEndUser(db, principal, endUserId)) {
     throw new ApiError("resource_not_found", `No end user ${endUserId}.`, { param: "end_user_id" });
   }
-  if (!byDevice && deviceId && !deviceExists(db, principal, deviceId)) {
+  if (!byDevice && deviceId && !findDeviceRow(db, principal, deviceId)) {
     throw new ApiError("resource_not_found", `No device ${deviceId}.`, { param: "device_id" });
   }
   const at = now.toISOString();

@@ -83,7 +83,22 @@ describe("pipeline: the configuration hierarchy decides auto-processing", () => 
     const rec = await seedRecording(t.deps, scope, speech, { endUserId: eu, deviceId: dev });
     t.deps.queue.enqueue(AUTO_TRANSCRIBE_JOB, { project_id: scope.projectId, mode: "test", recording_id: rec });
     await t.deps.queue.drain();
-    expect((await transcriptionsOf(rec))[0]).toMatchObject({ status: "completed", language: "fr" });
+    const [fr] = await transcriptionsOf(rec);
+    expect(fr).toMatchObject({ status: "completed", language: "fr" });
+    const summariesOf = async (txn: string) => (await t.call("GET", `/v1/summaries?transcription_id=${txn}`, { key: tenant.test })).body.total;
+    expect(await summariesOf(fr.id)).toBe(1);
+
+    // auto_summarize follows the same hierarchy, decided for the recording's device and end user.
+    await put(`end-users/${eu}`, { auto_transcribe: true, auto_summarize: false });
+    const quiet = await seedRecording(t.deps, scope, speech, { endUserId: eu, deviceId: dev });
+    t.deps.queue.enqueue(AUTO_TRANSCRIBE_JOB, { project_id: scope.projectId, mode: "test", recording_id: quiet });
+    await t.deps.queue.drain();
+    expect(await summariesOf((await transcriptionsOf(quiet))[0].id)).toBe(0);
+    await put(`devices/${dev}`, { auto_transcribe: true, auto_summarize: true });
+    const loud = await seedRecording(t.deps, scope, speech, { endUserId: eu, deviceId: dev });
+    t.deps.queue.enqueue(AUTO_TRANSCRIBE_JOB, { project_id: scope.projectId, mode: "test", recording_id: loud });
+    await t.deps.queue.drain();
+    expect(await summariesOf((await transcriptionsOf(loud))[0].id)).toBe(1);
   });
 
   test("the auto job is idempotent and never adds to a transcription the caller started", async () => {

@@ -35,5 +35,6 @@ CREATE TABLE webhook_deliveries (
   updated_at TEXT NOT NULL,
   UNIQUE (endpoint_id, event_id)
 );
-CREATE INDEX webhook_deliveries_due ON webhook_deliveries(next_attempt_at) WHERE status = 'pending';
+-- Each endpoint's due deliveries, oldest first: the dispatcher takes a few per endpoint.
+CREATE INDEX webhook_deliveries_due ON webhook_deliveries(endpoint_id, next_attempt_at) WHERE status = 'pending';
 CREATE INDEX webhook_deliveries_page ON webhook_deliveries(endpoint_id, created_at DESC, id DESC);

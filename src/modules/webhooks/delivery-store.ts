@@ -64,23 +64,24 @@ export function fanOutEvents(db: Database, now: Date): number {
 export type DueDelivery = { id: string; endpoint_id: string };
 
 /**
- * Due deliveries, at most `perEndpoint` per endpoint and none of the endpoints already
- * at their limit, so one endpoint's backlog cannot fill every slot; oldest due first. A disabled endpoint has no pending delivery except
- * one an operator retried by hand, which is meant to run.
+ * Due deliveries: up to `perEndpoint` of each endpoint's oldest (none for the endpoints
+ * already at their limit), so one endpoint's backlog cannot fill every slot; then the
+ * oldest due first. One index probe per endpoint, so a large backlog costs no more per
+ * call than a small one. A disabled endpoint has no pending delivery except one an
+ * operator retried by hand, which is meant to run.
  */
 export function dueDeliveries(db: Database, now: Date, perEndpoint: number, limit: number, skipEndpoints: readonly string[]): DueDelivery[] {
   const at = now.toISOString();
   return db
-    .query<DueDelivery, [string, string, string, number, number]>(
-      `SELECT id, endpoint_id FROM (
-         SELECT d.id, d.endpoint_id, d.next_attempt_at,
-                ROW_NUMBER() OVER (PARTITION BY d.endpoint_id ORDER BY d.next_attempt_at, d.id) AS rn
-         FROM webhook_deliveries d
-         WHERE d.status = 'pending' AND d.next_attempt_at <= ? AND (d.lease_until IS NULL OR d.lease_until <= ?)
-           AND d.endpoint_id NOT IN (SELECT value FROM json_each(?)))
-       WHERE rn <= ? ORDER BY next_attempt_at, id LIMIT ?`,
+    .query<DueDelivery, [string, string, number, number]>(
+      `SELECT d.id, d.endpoint_id FROM webhook_endpoints e JOIN webhook_deliveries d ON d.id IN (
+         SELECT id FROM webhook_deliveries
+         WHERE endpoint_id = e.id AND status = 'pending' AND next_attempt_at <= ?1 AND (lease_until IS NULL OR lease_until <= ?1)
+         ORDER BY next_attempt_at LIMIT ?3)
+       WHERE e.id NOT IN (SELECT value FROM json_each(?2))
+       ORDER BY d.next_attempt_at, d.id LIMIT ?4`,
     )
-    .all(at, at, JSON.stringify(skipEndpoints), perEndpoint, limit);
+    .all(at, JSON.stringify(skipEndpoints), perEndpoint, limit);
 }
 
 /** Takes a delivery for one attempt; false when another worker holds it or it is no longer due. */

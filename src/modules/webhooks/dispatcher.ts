@@ -83,10 +83,12 @@ export class WebhookDispatcher {
   kick(): void {
     if (!this.active || this.kickPending) return;
     this.kickPending = true;
-    setTimeout(() => {
+    // setImmediate, not setTimeout(0): it coalesces the wake-ups of one turn without the
+    // timer's minimum delay, which bounded one endpoint's throughput.
+    setImmediate(() => {
       this.kickPending = false;
       this.pump();
-    }, 0);
+    });
   }
 
   /** Fans out and attempts everything due now, waiting for the attempts (tests and benches; serve uses tick and kick). */

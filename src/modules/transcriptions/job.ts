@@ -7,6 +7,7 @@ import type { Job } from "../../jobs/queue";
 import { resolveConfig } from "../config/service";
 import type { StoredRecording } from "../recordings/store";
 import { findRecording, setRecordingStatus } from "../recordings/store";
+import { INDEX_TRANSCRIPTION_JOB } from "../search/indexer";
 import { startSummary } from "../summaries/service";
 import { TEMPLATES as SUMMARY_TEMPLATES } from "../summaries/templates";
 import { type PipelineEngines, type PipelineResult, SAMPLE_RATE, TranscriptionFailure, transcribePcm } from "./pipeline";
@@ -17,8 +18,6 @@ import { diedTooOften, limitFor, TimeLimitError, withTimeLimit } from "./time-li
 
 /** Enqueued by the recordings module when a recording's upload is verified (contract 3). */
 export const AUTO_TRANSCRIBE_JOB = "transcriptions.auto";
-/** Handled by the search module: index a completed transcription (contract 4). */
-export const INDEX_TRANSCRIPTION_JOB = "search.index_transcription";
 
 type RecordingPayload = { project_id: string; mode: Tenant["mode"]; recording_id: string };
 

@@ -10,7 +10,7 @@ import { findRecording, setRecordingStatus } from "../recordings/store";
 import { INDEX_TRANSCRIPTION_JOB } from "../search/indexer";
 import { startSummary } from "../summaries/service";
 import { TEMPLATES as SUMMARY_TEMPLATES } from "../summaries/templates";
-import { type PipelineEngines, type PipelineResult, SAMPLE_RATE, TranscriptionFailure, transcribePcm } from "./pipeline";
+import { type PipelineResult, SAMPLE_RATE, TranscriptionFailure, transcribePcm } from "./pipeline";
 import { eventData, TRANSCRIPTION_EVENT_FIELDS, type Transcription } from "./schema";
 import { HAS_AUDIO, RUN_TRANSCRIPTION_JOB, type RunTranscriptionPayload, startTranscription } from "./service";
 import { findStoredTranscription, findTranscription, hasTranscription, markTranscriptionCompleted, markTranscriptionFailed, type StoredTranscription } from "./store";
@@ -32,7 +32,7 @@ function toFailure(err: unknown): TranscriptionFailure {
   return new TranscriptionFailure("processing_error", `Transcription failed: ${err instanceof Error ? err.message : String(err)}`);
 }
 
-async function transcribeRecording(deps: Deps, engines: PipelineEngines, stored: StoredTranscription, recording: StoredRecording): Promise<PipelineResult> {
+async function transcribeRecording(deps: Deps, stored: StoredTranscription, recording: StoredRecording): Promise<PipelineResult> {
   if (recording.error?.code === "audio_format_unsupported") throw new TranscriptionFailure("audio_format_unsupported", recording.error.message);
   const key = recording.storage_key;
   if (!key) throw new TranscriptionFailure("processing_error", `Recording ${recording.id} has no stored audio.`);
@@ -41,7 +41,7 @@ async function transcribeRecording(deps: Deps, engines: PipelineEngines, stored:
   return withTimeLimit(limitFor(processing, 0), async ({ signal, setLimit }) => {
     const pcm = await deps.storage.withLocalFile(key, (path) => deps.engines.audio.decodePcm16k(path, signal));
     setLimit(limitFor(processing, pcm.length / SAMPLE_RATE));
-    return transcribePcm(engines, pcm, { language: stored.requestedLanguage, signal });
+    return transcribePcm(deps.engines, pcm, { language: stored.requestedLanguage, signal });
   });
 }
 
@@ -80,7 +80,7 @@ function fail(deps: Deps, tenant: Tenant, stored: StoredTranscription, failure: 
  * after a crash, or a deleted recording) is left alone, and the final update is
  * conditional on status processing, so events and follow-up jobs happen once.
  */
-export function runTranscription(deps: Deps, engines: PipelineEngines) {
+export function runTranscription(deps: Deps) {
   return async (job: Job<RunTranscriptionPayload>): Promise<void> => {
     const tenant = tenantOf(job.payload);
     const stored = findStoredTranscription(deps.db, tenant, job.payload.transcription_id);
@@ -90,7 +90,7 @@ export function runTranscription(deps: Deps, engines: PipelineEngines) {
     const interrupted = diedTooOften(job);
     if (interrupted) return fail(deps, tenant, stored, new TranscriptionFailure("processing_error", interrupted));
     try {
-      complete(deps, tenant, stored, recording, await transcribeRecording(deps, engines, stored, recording));
+      complete(deps, tenant, stored, recording, await transcribeRecording(deps, stored, recording));
     } catch (err) {
       const failure = toFailure(err);
       if (failure.code === "processing_error") deps.log.warn("transcription failed", { transcription_id: stored.record.id, error: failure.message });
@@ -120,6 +120,6 @@ export function autoTranscribe(deps: Deps) {
 
 /** Registers the pipeline's transcription jobs on the queue. */
 export function registerTranscriptionJobs(deps: Deps): void {
-  deps.queue.register(RUN_TRANSCRIPTION_JOB, runTranscription(deps, deps.engines));
+  deps.queue.register(RUN_TRANSCRIPTION_JOB, runTranscription(deps));
   deps.queue.register(AUTO_TRANSCRIBE_JOB, autoTranscribe(deps));
 }

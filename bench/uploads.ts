@@ -1,7 +1,7 @@
 // Upload throughput and server memory: a PUT through the pre-signed URL of a real
 // `parley serve` child vs writing the same bytes straight to disk (write + fsync) in the
-// same run (the better of one write before and one after the PUT), and the server's
-// peak RSS during a 50 MB and a 200 MB upload. A bare Bun.serve that discards the body shows
+// same run (medians of 3 interleaved rounds), and the server's peak RSS over the rounds of
+// a 50 MB and a 200 MB upload. A bare Bun.serve that discards the body shows
 // the loopback HTTP ceiling the same client reaches, to tell HTTP cost from storage cost.
 // Run: node_modules/.bin/bun bench/uploads.ts [sizes in MB, default 50,200]
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
@@ -14,6 +14,8 @@ const BUN = process.execPath;
 const MB = 1024 * 1024;
 const sizes = (process.argv[2] ?? "50,200").split(",").map(Number);
 const block = new Uint8Array(MB).map((_, i) => (i * 31) & 0xff);
+const ROUNDS = 3;
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 function body(totalMb: number): ReadableStream<Uint8Array> {
   let sent = 0;
@@ -51,9 +53,13 @@ async function bareHttp(totalMb: number): Promise<number> {
       if (await fetch(`http://127.0.0.1:${port}/`, { method: "PUT", body: "" }).then((r) => r.ok, () => false)) break;
       await Bun.sleep(50);
     }
-    const started = performance.now();
-    await (await fetch(`http://127.0.0.1:${port}/`, { method: "PUT", body: body(totalMb), duplex: "half" } as RequestInit)).text();
-    return totalMb / ((performance.now() - started) / 1000);
+    const rates: number[] = [];
+    for (let round = 0; round < ROUNDS; round++) {
+      const started = performance.now();
+      await (await fetch(`http://127.0.0.1:${port}/`, { method: "PUT", body: body(totalMb), duplex: "half" } as RequestInit)).text();
+      rates.push(totalMb / ((performance.now() - started) / 1000));
+    }
+    return median(rates);
   } finally {
     child.kill();
     await child.exited;
@@ -76,21 +82,24 @@ async function serverUpload(totalMb: number) {
     }
     const api = async (path: string, b: unknown) =>
       (await fetch(`${base}/v1${path}`, { method: "POST", headers: { authorization: `Bearer ${key}`, "content-type": "application/json" }, body: JSON.stringify(b) })).json();
-    const rec = await api("/recordings", {});
-    const { upload_url } = await api(`/recordings/${rec.id}/upload-url`, {});
-    const directBefore = await diskWrite(dataDir, totalMb);
     const rssBefore = kb(server.pid, "VmRSS");
     let peak = rssBefore;
     const sampler = setInterval(() => (peak = Math.max(peak, kb(server.pid, "VmRSS"))), 20);
-    const started = performance.now();
-    const res = await fetch(upload_url, { method: "PUT", body: body(totalMb), duplex: "half" } as RequestInit);
-    const seconds = (performance.now() - started) / 1000;
+    const puts: number[] = [];
+    const directs: number[] = [];
+    // Interleaved rounds, medians reported: the machine is shared, single runs swing widely.
+    for (let round = 0; round < ROUNDS; round++) {
+      directs.push(await diskWrite(dataDir, totalMb));
+      const rec = await api("/recordings", {});
+      const { upload_url } = await api(`/recordings/${rec.id}/upload-url`, {});
+      const started = performance.now();
+      const res = await fetch(upload_url, { method: "PUT", body: body(totalMb), duplex: "half" } as RequestInit);
+      const receipt = await res.json();
+      puts.push(totalMb / ((performance.now() - started) / 1000));
+      if (receipt.file_size_bytes !== totalMb * MB) throw new Error(`upload failed: ${JSON.stringify(receipt)}`);
+    }
     clearInterval(sampler);
-    const receipt = await res.json();
-    if (receipt.file_size_bytes !== totalMb * MB) throw new Error(`upload failed: ${JSON.stringify(receipt)}`);
-    // The disk baseline on the same filesystem, before and after, so page-cache pressure hits both.
-    const direct = Math.max(await diskWrite(dataDir, totalMb), directBefore);
-    return { put: totalMb / seconds, direct, rssBeforeMb: rssBefore / 1024, peakMb: Math.max(peak, kb(server.pid, "VmHWM")) / 1024 };
+    return { put: median(puts), direct: median(directs), rssBeforeMb: rssBefore / 1024, peakMb: Math.max(peak, kb(server.pid, "VmHWM")) / 1024 };
   } finally {
     server.kill();
     await server.exited;

@@ -3,6 +3,7 @@ import type { Deps } from "../../deps";
 import { newId } from "../../ids";
 import {
   type AttemptTarget,
+  type DueDelivery,
   dueDeliveries,
   fanOutEvents,
   leaseDelivery,
@@ -108,29 +109,39 @@ export class WebhookDispatcher {
         this.started = true;
       }
       const now = clock.now();
-      while (fanOutEvents(db, now) > 0);
       const free = MAX_IN_FLIGHT - this.inFlight.size;
-      if (free <= 0) return;
-      const saturated = [...this.perEndpoint].filter(([, n]) => n >= PER_ENDPOINT).map(([id]) => id);
-      const leaseMs = this.deps.config.webhooks.timeoutMs + LEASE_MARGIN_MS;
-      for (const due of dueDeliveries(db, now, PER_ENDPOINT, free, saturated)) {
-        const busy = this.perEndpoint.get(due.endpoint_id) ?? 0;
-        if (busy >= PER_ENDPOINT || this.inFlight.has(due.id) || !leaseDelivery(db, due.id, this.workerId, now, leaseMs)) continue;
-        this.perEndpoint.set(due.endpoint_id, busy + 1);
-        const p = this.attempt(due.id)
-          .catch((err) => log.error("webhook attempt crashed", { delivery_id: due.id, error: String(err) }))
-          .finally(() => {
-            this.inFlight.delete(due.id);
-            const left = (this.perEndpoint.get(due.endpoint_id) ?? 1) - 1;
-            if (left > 0) this.perEndpoint.set(due.endpoint_id, left);
-            else this.perEndpoint.delete(due.endpoint_id);
-            this.kick();
-          });
-        this.inFlight.set(due.id, p);
-      }
+      // One transaction for the fan-out and all the leases of this turn: one commit, not one per delivery.
+      const leased = db.transaction(() => {
+        while (fanOutEvents(db, now) > 0);
+        if (free <= 0) return [];
+        const busy = new Map(this.perEndpoint);
+        const saturated = [...busy].filter(([, n]) => n >= PER_ENDPOINT).map(([id]) => id);
+        const leaseMs = this.deps.config.webhooks.timeoutMs + LEASE_MARGIN_MS;
+        return dueDeliveries(db, now, PER_ENDPOINT, free, saturated).filter((due) => {
+          const n = busy.get(due.endpoint_id) ?? 0;
+          if (n >= PER_ENDPOINT || this.inFlight.has(due.id) || !leaseDelivery(db, due.id, this.workerId, now, leaseMs)) return false;
+          busy.set(due.endpoint_id, n + 1);
+          return true;
+        });
+      })();
+      for (const due of leased) this.launch(due);
     } catch (err) {
       log.error("webhook dispatch failed", { error: String(err) });
     }
+  }
+
+  private launch(due: DueDelivery): void {
+    this.perEndpoint.set(due.endpoint_id, (this.perEndpoint.get(due.endpoint_id) ?? 0) + 1);
+    const p = this.attempt(due.id)
+      .catch((err) => this.deps.log.error("webhook attempt crashed", { delivery_id: due.id, error: String(err) }))
+      .finally(() => {
+        this.inFlight.delete(due.id);
+        const left = (this.perEndpoint.get(due.endpoint_id) ?? 1) - 1;
+        if (left > 0) this.perEndpoint.set(due.endpoint_id, left);
+        else this.perEndpoint.delete(due.endpoint_id);
+        this.kick();
+      });
+    this.inFlight.set(due.id, p);
   }
 
   private async attempt(deliveryId: string): Promise<void> {

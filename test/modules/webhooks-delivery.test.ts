@@ -218,19 +218,24 @@ function deliverySuite(tls: TlsFiles) {
     });
 
     test("a slow endpoint does not hold back another endpoint's deliveries", async () => {
-      const { emit, hook, drain, deliveries } = await setup({ PARLEY_WEBHOOK_TIMEOUT_MS: "10000" });
+      const { emit, hook, drain, deliveries } = await setup({ PARLEY_WEBHOOK_TIMEOUT_MS: "20000" });
       const slow = await hook("/slow");
       await hook("/fast");
-      receiver.behave((r) => (r.path.endsWith("/slow") ? { status: 200, delayMs: 1500 } : { status: 200 }));
+      // The slow receiver answers nothing until the gate opens.
+      let open!: () => void;
+      const gate = new Promise<void>((resolve) => (open = resolve));
+      receiver.behave((r) => (r.path.endsWith("/slow") ? { status: 200, until: gate } : { status: 200 }));
       for (let i = 0; i < 10; i++) emit("recording.created", { id: `rec_${i}` });
       const done = drain();
-      const fast = () => receiver.received.filter((r) => r.path.endsWith("/fast")).length;
-      for (let i = 0; i < 200 && fast() < 10; i++) await Bun.sleep(10);
-      expect(fast()).toBe(10);
-      // While the fast endpoint got everything, the slow one holds at most its own slots and none has finished.
-      expect(receiver.received.filter((r) => r.path.endsWith("/slow")).length).toBeLessThanOrEqual(4);
+      const count = (path: string) => receiver.received.filter((r) => r.path.endsWith(path)).length;
+      for (let i = 0; i < 1000 && count("/fast") < 10; i++) await Bun.sleep(10);
+      expect(count("/fast")).toBe(10);
+      // The slow endpoint holds at most its own 4 slots, and none of its attempts has finished.
+      expect(count("/slow")).toBeLessThanOrEqual(4);
       expect((await deliveries(slow.id)).data.every((d: any) => d.attempt_count === 0)).toBe(true);
+      open();
       await done;
+      expect(count("/slow")).toBe(10);
       expect((await deliveries(slow.id)).data.every((d: any) => d.status === "succeeded")).toBe(true);
     }, 30_000);
   });

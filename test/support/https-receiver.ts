@@ -54,8 +54,8 @@ export async function rerunTrustingCa(args: string[]): Promise<{ code: number; o
 }
 
 export type Received = { path: string; headers: Headers; body: string; receivedAt: number };
-/** What the receiver answers: a status, after an optional delay in ms. */
-export type Behavior = (req: Received) => { status: number; delayMs?: number; body?: string };
+/** What the receiver answers: a status, after an optional delay in ms or once `until` settles. */
+export type Behavior = (req: Received) => { status: number; delayMs?: number; until?: Promise<unknown>; body?: string };
 
 export type Receiver = {
   url: string;
@@ -75,8 +75,9 @@ export function startReceiver(tls: TlsFiles, behavior: Behavior = () => ({ statu
     async fetch(req) {
       const r: Received = { path: new URL(req.url).pathname, headers: req.headers, body: await req.text(), receivedAt: Date.now() };
       received.push(r);
-      const { status, delayMs, body } = current(r);
+      const { status, delayMs, until, body } = current(r);
       if (delayMs) await Bun.sleep(delayMs);
+      if (until) await until;
       return new Response(body ?? "ok", { status });
     },
   });

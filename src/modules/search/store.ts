@@ -154,21 +154,36 @@ export function vectorCandidates(db: Database, filter: ChunkFilter, vector: Floa
     .map((r) => r.chunk_rowid);
 }
 
-const vocabReady = new WeakSet<Database>();
+type DocCounts = { at: number; counts: Map<string, number> };
+const docCountCache = new WeakMap<Database, DocCounts>();
+/** Document counts are a heuristic input, so a few minutes' staleness is fine; counting a common word is not cheap. */
+const DOC_COUNT_TTL_MS = 10 * 60_000;
+const DOC_COUNT_MAX_TERMS = 50_000;
+
+/** How many chunks contain a word (FTS5 counts by walking the word's postings, so results are cached per connection). */
+function documentCount(db: Database, word: string): number {
+  let cache = docCountCache.get(db);
+  if (!cache || Date.now() - cache.at > DOC_COUNT_TTL_MS || cache.counts.size > DOC_COUNT_MAX_TERMS) {
+    db.exec("CREATE VIRTUAL TABLE IF NOT EXISTS temp.chunks_fts_vocab USING fts5vocab(main, chunks_fts, row)");
+    docCountCache.set(db, (cache = { at: Date.now(), counts: new Map() }));
+  }
+  let count = cache.counts.get(word);
+  if (count === undefined) {
+    count = db.query<{ doc: number }, [string]>("SELECT doc FROM temp.chunks_fts_vocab WHERE term = ?").get(word)?.doc ?? 0;
+    cache.counts.set(word, count);
+  }
+  return count;
+}
 
 /**
  * Drops words found in more than half of all chunks: BM25 gives them no weight (FTS5
  * floors their idf), yet walking their postings is most of a keyword query's cost.
- * Document counts come from an fts5vocab view, made per connection in the temp schema.
+ * MAX(rowid) stands in for the chunk count: it never undercounts, so it errs towards
+ * keeping a word.
  */
 function informativeWords(db: Database, words: string[]): string[] {
-  if (!vocabReady.has(db)) {
-    db.exec("CREATE VIRTUAL TABLE IF NOT EXISTS temp.chunks_fts_vocab USING fts5vocab(main, chunks_fts, row)");
-    vocabReady.add(db);
-  }
-  const total = db.query<{ n: number }, []>("SELECT COUNT(*) AS n FROM chunks").get()!.n;
-  const docs = db.query<{ doc: number }, [string]>("SELECT doc FROM temp.chunks_fts_vocab WHERE term = ?");
-  return words.filter((w) => (docs.get(w)?.doc ?? 0) <= total / 2);
+  const total = db.query<{ n: number | null }, []>("SELECT MAX(rowid) AS n FROM chunks").get()?.n ?? 0;
+  return words.filter((w) => documentCount(db, w) <= total / 2);
 }
 
 /**

@@ -17,6 +17,15 @@ export type JobHandler<P = unknown> = (job: Job<P>) => Promise<void> | void;
 
 export type EnqueueOptions = { runAt?: Date; dedupeKey?: string; maxAttempts?: number };
 
+/**
+ * Jobs that run a model (transcription, summaries, embedding) take minutes and the CPU
+ * or GPU; everything else (verifying an upload, starting a transcription, deleting
+ * bytes) takes milliseconds. Each lane has its own slots, so a quick job never waits
+ * behind a long one.
+ */
+export type Lane = "model" | "io";
+const IO_LANE_SLOTS = 4;
+
 type JobRow = { id: string; type: string; payload: string; attempts: number; max_attempts: number };
 
 const LEASE_MS = 60_000;
@@ -35,8 +44,9 @@ function backoffMs(attempts: number): number {
  * max_attempts, then the job is dead and kept for inspection.
  */
 export class JobQueue {
-  private handlers = new Map<string, JobHandler<any>>();
-  private running = 0;
+  private handlers = new Map<string, { handler: JobHandler<any>; lane: Lane }>();
+  private running: Record<Lane, number> = { model: 0, io: 0 };
+  private slots: Record<Lane, number>;
   private timer: ReturnType<typeof setTimeout> | null = null;
   private stopped = true;
   private inFlight = new Set<Promise<void>>();
@@ -46,11 +56,13 @@ export class JobQueue {
     private db: Database,
     private clock: Clock,
     private log: Logger,
-    private concurrency = 2,
-  ) {}
+    modelSlots = 2,
+  ) {
+    this.slots = { model: modelSlots, io: IO_LANE_SLOTS };
+  }
 
-  register<P>(type: string, handler: JobHandler<P>): void {
-    this.handlers.set(type, handler as JobHandler<any>);
+  register<P>(type: string, handler: JobHandler<P>, options: { lane?: Lane } = {}): void {
+    this.handlers.set(type, { handler: handler as JobHandler<any>, lane: options.lane ?? "io" });
   }
 
   /** Adds a job (a no-op returning null when an unfinished job has the same dedupe key). */
@@ -104,36 +116,49 @@ export class JobQueue {
 
   private poll(): void {
     if (this.stopped) return;
-    while (this.running < this.concurrency) {
-      const job = this.lease();
-      if (!job) break;
-      this.running++;
-      const p = this.execute(job).finally(() => {
-        this.running--;
-        this.inFlight.delete(p);
-        this.wake();
-      });
-      this.inFlight.add(p);
+    const modelTypes = [...this.handlers].filter(([, h]) => h.lane === "model").map(([type]) => type);
+    for (const lane of ["io", "model"] as const) {
+      while (this.running[lane] < this.slots[lane]) {
+        // Types nobody registered go to the io lane, where they fail fast as dead.
+        const job = this.lease(modelTypes, lane === "model");
+        if (!job) break;
+        this.running[lane]++;
+        const p = this.execute(job).finally(() => {
+          this.running[lane]--;
+          this.inFlight.delete(p);
+          this.wake();
+        });
+        this.inFlight.add(p);
+      }
     }
     this.schedule(POLL_MS);
   }
 
-  private lease(): Job | null {
+  /** Takes the next due job; with `types`, only of those types (inside) or only of others (outside). */
+  private lease(types?: string[], inside = true): Job | null {
     const now = this.clock.now();
+    const filter = types ? `AND type ${inside ? "" : "NOT "}IN (SELECT value FROM json_each(?))` : "";
     const row = this.db
-      .query<JobRow, [string, string, string, string, string]>(
+      .query<JobRow, string[]>(
         `UPDATE jobs SET state = 'running', attempts = attempts + 1, lease_until = ?, leased_by = ?, updated_at = ?
-         WHERE id = (SELECT id FROM jobs WHERE (state = 'queued' AND run_at <= ?) OR (state = 'running' AND lease_until <= ?)
+         WHERE id = (SELECT id FROM jobs WHERE ((state = 'queued' AND run_at <= ?) OR (state = 'running' AND lease_until <= ?)) ${filter}
                      ORDER BY run_at LIMIT 1)
          RETURNING id, type, payload, attempts, max_attempts`,
       )
-      .get(new Date(now.getTime() + LEASE_MS).toISOString(), this.workerId, now.toISOString(), now.toISOString(), now.toISOString());
+      .get(
+        new Date(now.getTime() + LEASE_MS).toISOString(),
+        this.workerId,
+        now.toISOString(),
+        now.toISOString(),
+        now.toISOString(),
+        ...(types ? [JSON.stringify(types)] : []),
+      );
     if (!row) return null;
     return { id: row.id, type: row.type, payload: JSON.parse(row.payload), attempts: row.attempts, maxAttempts: row.max_attempts };
   }
 
   private async execute(job: Job): Promise<void> {
-    const handler = this.handlers.get(job.type);
+    const handler = this.handlers.get(job.type)?.handler;
     // Long jobs (a transcription) keep their lease alive while they run.
     const renew = setInterval(() => {
       this.db.query("UPDATE jobs SET lease_until = ? WHERE id = ? AND leased_by = ?").run(new Date(this.clock.now().getTime() + LEASE_MS).toISOString(), job.id, this.workerId);

@@ -108,4 +108,29 @@ describe("durable job queue", () => {
     expect(await a.drain()).toBe(1);
     expect(state(id)).toMatchObject({ state: "done", attempts: 2 });
   });
+
+  test("quick io-lane jobs run while every model slot is busy", async () => {
+    const { db } = setup();
+    const queue = new JobQueue(db, new ManualClock(new Date()), createLogger("silent"), 2);
+    let release = () => {};
+    const blocked = new Promise<void>((r) => (release = r));
+    let modelRunning = 0;
+    queue.register("transcribe", async () => {
+      modelRunning++;
+      await blocked;
+    }, { lane: "model" });
+    const quickDone = Promise.withResolvers<void>();
+    queue.register("quick", () => quickDone.resolve());
+    queue.enqueue("transcribe", { n: 1 });
+    queue.enqueue("transcribe", { n: 2 });
+    queue.enqueue("transcribe", { n: 3 });
+    queue.start();
+    await Bun.sleep(50);
+    expect(modelRunning).toBe(2); // both model slots taken, the third waits
+    queue.enqueue("quick", {});
+    const finished = await Promise.race([quickDone.promise.then(() => "quick ran"), Bun.sleep(2000).then(() => "starved")]);
+    expect(finished).toBe("quick ran");
+    release();
+    await queue.stop();
+  });
 });

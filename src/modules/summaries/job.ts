@@ -61,5 +61,5 @@ export function runSummary(deps: Deps) {
 }
 
 export function registerSummaryJobs(deps: Deps): void {
-  deps.queue.register(RUN_SUMMARY_JOB, runSummary(deps));
+  deps.queue.register(RUN_SUMMARY_JOB, runSummary(deps), { lane: "model" });
 }

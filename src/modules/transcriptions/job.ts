@@ -120,6 +120,6 @@ export function autoTranscribe(deps: Deps) {
 
 /** Registers the pipeline's transcription jobs on the queue. */
 export function registerTranscriptionJobs(deps: Deps): void {
-  deps.queue.register(RUN_TRANSCRIPTION_JOB, runTranscription(deps));
+  deps.queue.register(RUN_TRANSCRIPTION_JOB, runTranscription(deps), { lane: "model" });
   deps.queue.register(AUTO_TRANSCRIBE_JOB, autoTranscribe(deps));
 }

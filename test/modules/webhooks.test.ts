@@ -1,9 +1,13 @@
 import { beforeAll, describe, expect, test } from "bun:test";
+import { buildDeps } from "../../src/boot";
+import { loadConfig } from "../../src/config";
 import { decryptWithServerSecret } from "../../src/crypto";
 import { recordEvent } from "../../src/events/outbox";
 import { issueCredential } from "../../src/http/credentials";
+import { createLogger } from "../../src/log";
 import { setOrganizationPlan } from "../../src/modules/projects/store";
 import { fanOutEvents } from "../../src/modules/webhooks/delivery-store";
+import { webhookDispatcher } from "../../src/modules/webhooks/dispatcher";
 import { makeTenant, makeTestApp } from "../helpers";
 
 // The API surface of webhooks (no delivery: see webhooks-delivery.test.ts).
@@ -185,5 +189,38 @@ describe("webhooks: delivery log retention", () => {
     await t.runTask("webhooks-purge-deliveries");
     const left = await t.call("GET", `/v1/webhooks/${w.id}/deliveries`, { key: acme.test });
     expect(left.body.data.map((d: any) => d.id).sort()).toEqual([ids[1], ids[2]]);
+  });
+});
+
+describe("webhooks: attempts refused before any request", () => {
+  const emitIn = (deps: typeof t.deps, projectId: string) => deps.db.transaction(() => recordEvent(deps.db, { projectId, mode: "test" }, "recording.created", { id: "rec_x" }, deps.clock.now()))();
+
+  test("a secret that cannot be unsealed is a recorded failed attempt, not a crash", async () => {
+    const app = await makeTestApp();
+    const tenant = makeTenant(app.deps);
+    const w = (await app.call("POST", "/v1/webhooks", { key: tenant.test, body: { url: "https://127.0.0.1:9/x", events: ["*"] } })).body;
+    app.deps.db.query("UPDATE webhook_endpoints SET secret_sealed = 'AAAA.BBBB.CCCC' WHERE id = ?").run(w.id);
+    emitIn(app.deps, tenant.project.id);
+    await webhookDispatcher(app.deps).drain();
+    const d = (await app.call("GET", `/v1/webhooks/${w.id}/deliveries`, { key: tenant.test })).body.data[0];
+    expect(d).toMatchObject({ status: "pending", attempt_count: 1 });
+    expect(d.last_attempt.error).toContain("cannot be unsealed");
+  });
+
+  test("with PARLEY_WEBHOOK_DENY_PRIVATE=1 an endpoint registered before on a private host is refused at send time", async () => {
+    const app = await makeTestApp();
+    const tenant = makeTenant(app.deps);
+    const w = (await app.call("POST", "/v1/webhooks", { key: tenant.test, body: { url: "https://10.9.8.7/x", events: ["*"] } })).body;
+    emitIn(app.deps, tenant.project.id);
+    const strict = buildDeps(loadConfig({ PARLEY_DATA_DIR: app.deps.config.dataDir, PARLEY_LOG_LEVEL: "silent", PARLEY_WEBHOOK_DENY_PRIVATE: "1" }), { clock: app.clock, log: createLogger("silent") });
+    try {
+      await webhookDispatcher(strict).drain();
+    } finally {
+      strict.db.close();
+    }
+    const d = (await app.call("GET", `/v1/webhooks/${w.id}/deliveries`, { key: tenant.test })).body.data[0];
+    expect(d).toMatchObject({ status: "pending", attempt_count: 1 });
+    expect(d.last_attempt).toMatchObject({ response_status: null, latency_ms: 0 });
+    expect(d.last_attempt.error).toContain("private networks");
   });
 });

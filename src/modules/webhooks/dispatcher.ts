@@ -170,15 +170,23 @@ export class WebhookDispatcher {
     const now = clock.now();
     const started = performance.now();
     const body = JSON.stringify({ id: event.id, type: event.type, created_at: event.created_at, data: JSON.parse(event.data) });
-    const secret = decryptWithServerSecret(serverSecret, endpoint.secret_sealed);
+    const refused = (error: string) => ({ at: now.toISOString(), latencyMs: 0, outcome: { ok: false, status: null, snippet: null, error } });
+    let secret: string;
+    try {
+      secret = decryptWithServerSecret(serverSecret, endpoint.secret_sealed);
+    } catch {
+      // A failed attempt, not a crash: otherwise the lease would lapse and it would loop unrecorded.
+      return refused("the signing secret cannot be unsealed: the server secret changed; recreate the endpoint");
+    }
+    // The creation check can be outlived by DNS changes; refuse again at send time.
+    const verdict = config.webhooks.denyPrivate ? await checkWebhookUrl(endpoint.url, true) : null;
+    if (verdict) return refused(verdict.message);
     const headers = {
       "content-type": "application/json",
       "user-agent": "Parley-Webhooks/1",
       ...signatureHeaders(secret, event.id, Math.floor(now.getTime() / 1000), body),
     };
-    // The creation check can be outlived by DNS changes; refuse again at send time.
-    const verdict = config.webhooks.denyPrivate ? await checkWebhookUrl(endpoint.url, true) : null;
-    const outcome = verdict ? { ok: false, status: null, snippet: null, error: verdict.message } : await post(endpoint.url, body, headers, config.webhooks.timeoutMs);
+    const outcome = await post(endpoint.url, body, headers, config.webhooks.timeoutMs);
     return { at: now.toISOString(), latencyMs: Math.round(performance.now() - started), outcome };
   }
 }

@@ -13,12 +13,16 @@ import { ensureDefaultOrganization } from "./modules/projects/store";
 import { loadServerSecret } from "./server-secret";
 import { createStorage } from "./storage";
 
+export function databasePath(config: Config): string {
+  return join(config.dataDir, "parley.db");
+}
+
 /** Opens and migrates the database and builds Deps; shared by `serve` and the other CLI commands. */
 export function buildDeps(config: Config, options: { clock?: Clock; log?: Logger; engines?: Engines } = {}): Deps {
   const clock = options.clock ?? systemClock;
   const log = options.log ?? createLogger(config.logLevel);
   mkdirSync(config.dataDir, { recursive: true });
-  const db = openDatabase(join(config.dataDir, "parley.db"));
+  const db = openDatabase(databasePath(config));
   migrate(db);
   ensureDefaultOrganization(db, clock.now());
   return {

@@ -1,7 +1,8 @@
 import { createApp } from "./app";
-import { buildDeps } from "./boot";
+import { buildDeps, databasePath } from "./boot";
 import type { Config } from "./config";
 import { registerBackgroundWork } from "./background";
+import { checkpointInBackground } from "./db/checkpointer";
 import { startScheduler } from "./jobs/scheduler";
 
 /** Boot: config -> db -> migrate -> engines -> jobs -> listen. Resolves once listening; stops cleanly on SIGINT/SIGTERM. */
@@ -10,9 +11,16 @@ export async function serve(config: Config): Promise<{ url: string; stop(): Prom
   const { db, log, queue } = deps;
   const tasks = registerBackgroundWork(deps);
 
+  const checkpointer = checkpointInBackground(db, databasePath(config));
   queue.start();
   const scheduler = startScheduler(tasks, log);
-  const app = createApp(deps).listen({ port: config.port, hostname: config.host, maxRequestBodySize: config.uploads.maxBytes + 1024 * 1024 });
+  const app = createApp(deps).listen({
+    port: config.port,
+    hostname: config.host,
+    maxRequestBodySize: config.uploads.maxBytes + 1024 * 1024,
+    // Bun's longest idle timeout: a wearable uploading over a weak link may stall for a while.
+    idleTimeout: 255,
+  });
   const url = `http://${config.host}:${app.server?.port}`;
   log.info("parley listening", { url, data_dir: config.dataDir, models_dir: config.modelsDir });
 
@@ -23,6 +31,7 @@ export async function serve(config: Config): Promise<{ url: string; stop(): Prom
       scheduler.stop();
       await app.stop();
       await queue.stop();
+      checkpointer.stop();
       db.close();
     })());
   for (const signal of ["SIGINT", "SIGTERM"] as const) process.once(signal, () => void stop().then(() => process.exit(0)));

@@ -4,6 +4,7 @@ import type { Config } from "./config";
 import { registerBackgroundWork } from "./background";
 import { checkpointInBackground } from "./db/checkpointer";
 import { startScheduler } from "./jobs/scheduler";
+import { webhookDispatcher } from "./modules/webhooks/dispatcher";
 
 /** Boot: config -> db -> migrate -> engines -> jobs -> listen. Resolves once listening; stops cleanly on SIGINT/SIGTERM. */
 export async function serve(config: Config): Promise<{ url: string; stop(): Promise<void> }> {
@@ -30,7 +31,7 @@ export async function serve(config: Config): Promise<{ url: string; stop(): Prom
       log.info("parley stopping");
       scheduler.stop();
       await app.stop();
-      await queue.stop();
+      await Promise.all([queue.stop(), webhookDispatcher(deps).stop()]);
       checkpointer.stop();
       db.close();
     })());

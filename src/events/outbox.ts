@@ -50,3 +50,15 @@ export function recordEvent(db: Database, tenant: Tenant, type: EventType, data:
   });
   return event;
 }
+
+export const EVENT_RETENTION_DAYS = 30;
+
+/**
+ * Scheduled purge of fanned-out events past their retention. Webhook retries finish
+ * within hours, so nothing still being delivered is this old; the delivery log of an
+ * event goes with it.
+ */
+export function purgeOldEvents(db: Database, now: Date): number {
+  const cutoff = new Date(now.getTime() - EVENT_RETENTION_DAYS * 86_400_000).toISOString();
+  return db.query("DELETE FROM events WHERE created_at <= ? AND dispatched_at IS NOT NULL").run(cutoff).changes;
+}

@@ -92,6 +92,12 @@ export class WebhookDispatcher {
     });
   }
 
+  /** Shutdown: no new attempts; the ones under way finish and are recorded, so a restart does not send them again. */
+  async stop(): Promise<void> {
+    this.active = false;
+    await Promise.allSettled(this.inFlight.values());
+  }
+
   /** Fans out and attempts everything due now, waiting for the attempts (tests and benches; serve uses tick and kick). */
   async drain(): Promise<void> {
     for (;;) {

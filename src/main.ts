@@ -12,7 +12,7 @@ export async function serve(config: Config): Promise<{ url: string; stop(): Prom
   const { db, log, queue } = deps;
   const tasks = registerBackgroundWork(deps);
 
-  const checkpointer = checkpointInBackground(db, databasePath(config));
+  const checkpointer = checkpointInBackground(db, databasePath(config), log);
   queue.start();
   const scheduler = startScheduler(tasks, log);
   const app = createApp(deps).listen({

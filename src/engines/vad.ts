@@ -38,13 +38,14 @@ export class SileroVad implements VoiceActivityDetector, SpeechProbabilities {
   readonly model = "silero-vad-v4";
   private session: Promise<{ ort: typeof import("onnxruntime-node"); session: InferenceSession }> | null = null;
 
-  constructor(private readonly modelPath = sileroModelPath()) {}
+  // Resolved on first use, not at boot: a compiled executable without the package must still start.
+  constructor(private readonly modelPath?: string) {}
 
   /** Loaded on first use and kept: the model is 1.8 MB and a session takes ~50 ms to build. */
   private load() {
     this.session ??= (async () => {
       const ort = await import("onnxruntime-node");
-      const session = await ort.InferenceSession.create(this.modelPath, { intraOpNumThreads: 1, interOpNumThreads: 1 });
+      const session = await ort.InferenceSession.create(this.modelPath ?? sileroModelPath(), { intraOpNumThreads: 1, interOpNumThreads: 1 });
       return { ort, session };
     })().catch((err) => {
       this.session = null;

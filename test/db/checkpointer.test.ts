@@ -3,12 +3,13 @@ import { statSync } from "node:fs";
 import { join } from "node:path";
 import { checkpointInBackground } from "../../src/db/checkpointer";
 import { openDatabase } from "../../src/db/open";
+import { createLogger } from "../../src/log";
 import { makeTempDir } from "../helpers";
 
 test("WAL checkpoints happen on the worker thread, not on the writer's connection", async () => {
   const path = join(makeTempDir(), "c.db");
   const db = openDatabase(path);
-  const checkpointer = checkpointInBackground(db, path, 50);
+  const checkpointer = checkpointInBackground(db, path, createLogger("silent"), 50);
   db.exec("CREATE TABLE t (x BLOB)");
   const before = statSync(path).size;
   const insert = db.query("INSERT INTO t VALUES (randomblob(4000))");

@@ -38,7 +38,7 @@ CREATE VIRTUAL TABLE chunk_vectors USING vec0(
   end_user_id TEXT PARTITION KEY,
   recording_id TEXT,
   recorded_at TEXT,
-  embedding FLOAT[384] distance_metric = cosine
+  embedding FLOAT[384]          -- unit vectors, so L2 orders exactly as cosine (and runs faster)
 );
 
 CREATE TRIGGER chunks_ai AFTER INSERT ON chunks BEGIN

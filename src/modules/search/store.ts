@@ -24,6 +24,18 @@ export type ChunkFilter = Tenant & { endUserId: string; recordingIds?: string[];
 
 export type IndexState = { model: string | null; dimension: number; generation: number };
 
+/**
+ * Vectors are stored and queried at unit length: L2 distance then orders exactly as cosine,
+ * and sqlite-vec's L2 scan is faster than its cosine one. Distance sqrt(2) is cosine 0.
+ */
+export function unit(v: Float32Array): Float32Array {
+  const norm = Math.hypot(...v);
+  return norm > 0 && Math.abs(norm - 1) > 1e-6 ? v.map((x) => x / norm) : v;
+}
+
+/** L2 distance of orthogonal unit vectors, less a margin for float rounding (cosine ~0.001). */
+const NO_SIMILARITY = Math.SQRT2 - 1e-3;
+
 /** vec0 partition keys cannot be NULL; recordings without an end user are kept under "". */
 const partitionOf = (endUserId: string | null) => endUserId ?? "";
 
@@ -78,7 +90,7 @@ export function rebuildVectorTable(db: Database, model: string, dimension: numbe
   db.exec("DROP TABLE chunk_vectors");
   db.exec(`CREATE VIRTUAL TABLE chunk_vectors USING vec0(
     chunk_rowid INTEGER PRIMARY KEY, project_id TEXT PARTITION KEY, mode TEXT PARTITION KEY, end_user_id TEXT PARTITION KEY,
-    recording_id TEXT, recorded_at TEXT, embedding FLOAT[${dimension}] distance_metric = cosine)`);
+    recording_id TEXT, recorded_at TEXT, embedding FLOAT[${dimension}])`);
   db.query("UPDATE search_index SET model = ?, dimension = ?, generation = generation + 1, updated_at = ? WHERE id = 1").run(model, dimension, now.toISOString());
 }
 
@@ -107,7 +119,7 @@ export function storeVectors(db: Database, chunks: PendingChunk[], vectors: Floa
       // The chunk may have been replaced or deleted while it was being embedded.
       if (!db.query("SELECT 1 FROM chunks WHERE rowid = ?").get(c.rowid)) return;
       upsertDelete.run(c.rowid);
-      insert.run(c.rowid, c.project_id, c.mode, partitionOf(c.end_user_id), c.recording_id, c.recorded_at ?? "", vectors[i]!);
+      insert.run(c.rowid, c.project_id, c.mode, partitionOf(c.end_user_id), c.recording_id, c.recorded_at ?? "", unit(vectors[i]!));
       mark.run(generation, c.rowid);
     });
     return true;
@@ -137,9 +149,9 @@ function chunkFilterSql(filter: ChunkFilter, alias: string): { sql: string; para
 }
 
 /**
- * Nearest chunks by cosine distance, best first; the partition keys confine the scan to
- * one end user. Chunks at distance 1 or more (no positive similarity) are not neighbours
- * in any useful sense and are left out.
+ * Nearest chunks, best first; the partition keys confine the scan to one end user. Chunks
+ * with no positive cosine similarity (L2 distance sqrt(2) or more between unit vectors)
+ * are not neighbours in any useful sense and are left out.
  */
 export function vectorCandidates(db: Database, filter: ChunkFilter, vector: Float32Array, k: number): number[] {
   const extra = chunkFilterSql(filter, "");
@@ -149,8 +161,8 @@ export function vectorCandidates(db: Database, filter: ChunkFilter, vector: Floa
        WHERE embedding MATCH ? AND k = ? AND project_id = ? AND mode = ? AND end_user_id = ?${extra.sql}
        ORDER BY distance`,
     )
-    .all(vector, k, filter.projectId, filter.mode, filter.endUserId, ...extra.params)
-    .filter((r) => r.distance < 1)
+    .all(unit(vector), k, filter.projectId, filter.mode, filter.endUserId, ...extra.params)
+    .filter((r) => r.distance < NO_SIMILARITY)
     .map((r) => r.chunk_rowid);
 }
 

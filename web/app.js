@@ -74,7 +74,12 @@ const views = {
     view.innerHTML = `<h2>Webhooks <span class="muted">${page.data.length}</span></h2>${table(page.data.length ? [
       ["URL", (w) => esc(w.url)],
       ["Events", (w) => esc(w.events.join(", "))],
-      ["State", (w) => (w.disabled_at ? `${status("disabled")} <span class="muted">since ${when(w.disabled_at)}: failing for 3 days</span>` : status("enabled"))],
+      ["State", (w) =>
+        w.disabled_at
+          ? `${status("disabled")} <span class="muted">since ${when(w.disabled_at)}, after 3 days of failures; retry a delivery to re-enable</span>`
+          : w.failing_since
+            ? `${badge("failing", "bad")} <span class="muted">since ${when(w.failing_since)}; disabled after 3 days</span>`
+            : status("enabled")],
       ["Created", (w) => when(w.created_at)],
     ] : [], page.data)}`;
   },

@@ -12,9 +12,10 @@ describe.skipIf(!hasChromium)("dashboard in a real browser", () => {
   let base: string;
   let acme: ReturnType<typeof makeTenant>;
   let server: { stop(): void };
+  let t: Awaited<ReturnType<typeof makeTestApp>>;
 
   beforeAll(async () => {
-    const t = await makeTestApp();
+    t = await makeTestApp();
     acme = makeTenant(t.deps, "acme");
     await t.call("POST", "/v1/end-users", { key: acme.test, body: { name: "Ada Lovelace", external_id: "patient-1" } });
     const listening = t.app.listen({ port: 0, hostname: "127.0.0.1" });
@@ -59,6 +60,26 @@ describe.skipIf(!hasChromium)("dashboard in a real browser", () => {
     await page.waitForSelector("#view h2:has-text('End users')");
     expect(await page.textContent("#view")).toContain("Nothing here yet");
     expect(failedRequests).toEqual([]);
+    await page.close();
+  });
+
+  test("a webhook endpoint disabled after 3 days of failures says so", async () => {
+    const created = await fetch(`${base}/v1/webhooks`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${acme.test}`, "content-type": "application/json" },
+      body: JSON.stringify({ url: "https://receiver.clinic.lan/parley", events: ["*"] }),
+    }).then((r) => r.json());
+    expect(created.id).toMatch(/^wh_/);
+    t.deps.db.query("UPDATE webhook_endpoints SET disabled_at = ?, failing_since = ? WHERE id = ?").run("2026-01-10T00:00:00.000Z", "2026-01-07T00:00:00.000Z", created.id);
+    const page = await browser.newPage();
+    await page.goto(`${base}/dashboard#/webhooks`);
+    await page.fill("input[name=key]", acme.test);
+    await page.click("button[type=submit]");
+    await page.waitForSelector("#view h2:has-text('Webhooks')");
+    const text = await page.textContent("#view");
+    expect(text).toContain("receiver.clinic.lan");
+    expect(text).toContain("disabled");
+    expect(text).toContain("after 3 days of failures");
     await page.close();
   });
 });

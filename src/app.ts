@@ -33,7 +33,7 @@ export function createApp(deps: Deps) {
   return new Elysia()
     .use(requestId)
     .use(errorHandling(deps.log))
-    .use(accessLog(deps.log))
+    .use(accessLog(deps.log, deps.config.logLevel === "debug"))
     .use(versioning)
     .use(jsonBody)
     .get("/healthz", () => ({ ok: true }))

@@ -80,12 +80,24 @@ export function issueCredential(db: Database, c: IssueCredential): { id: string;
 
 /** The live credential a bearer value stands for, or null when unknown, revoked or expired. */
 export function findLiveCredential(db: Database, token: string, now: Date): CredentialRow | null {
-  // Two indexed lookups: measured 3x faster than the equivalent JOIN on the hot auth path.
+  // No JOIN with projects: measured 3x slower than separate lookups on this hot path.
   const row = db.query<Omit<CredentialRow, "organization_id">, [string]>("SELECT * FROM credentials WHERE token_hash = ?").get(sha256Hex(token));
   if (!row || row.revoked_at) return null;
   if (row.expires_at && row.expires_at <= now.toISOString()) return null;
-  const project = db.query<{ organization_id: string }, [string]>("SELECT organization_id FROM projects WHERE id = ?").get(row.project_id);
-  return project ? { ...row, organization_id: project.organization_id } : null;
+  const organizationId = organizationOf(db, row.project_id);
+  return organizationId ? { ...row, organization_id: organizationId } : null;
+}
+
+// A project never changes organization, so this one lookup of the auth path is cached.
+// (The credential itself is read every time: a revocation takes effect at once.)
+const organizationByProject = new Map<string, string>();
+
+function organizationOf(db: Database, projectId: string): string | null {
+  const cached = organizationByProject.get(projectId);
+  if (cached) return cached;
+  const project = db.query<{ organization_id: string }, [string]>("SELECT organization_id FROM projects WHERE id = ?").get(projectId);
+  if (project) organizationByProject.set(projectId, project.organization_id);
+  return project?.organization_id ?? null;
 }
 
 /** Revokes every live credential of a kind bound to a device (unbind, token refresh). */

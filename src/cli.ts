@@ -30,6 +30,7 @@ const STANDALONE: Record<string, StandaloneCommand> = {
   models: (config, args) => modelsCommand(config, args),
   doctor: doctorCommand,
   simulate: simulateCommand,
+  demo: async (config, args) => (await import("./demo")).demoCommand(config, args),
 };
 
 const USAGE = `parley — self-hosted conversation capture
@@ -43,6 +44,7 @@ usage: parley [serve]                 start the appliance (default)
        parley doctor [--verify]       models, ffmpeg, GPU and the engines actually in use
        parley firmware add|publish|list  organization firmware releases for OTA
        parley simulate --devices N --api-key KEY  simulated wearables against a running server
+       parley demo [--devices N]     the appliance plus simulated wearables, for an offline demo
 
 Configuration comes from PARLEY_* environment variables (see README).`;
 

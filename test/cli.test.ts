@@ -81,4 +81,16 @@ describe("parley CLI", () => {
     }
     expect(await proc.exited).toBe(0);
   });
+
+  test("demo starts the appliance with a key and simulated wearables, and stops after --duration", async () => {
+    const dataDir = makeTempDir();
+    const port = String(20000 + Math.floor(Math.random() * 20000));
+    const demo = await parley(["demo", "--devices", "2", "--duration", "3"], { PARLEY_DATA_DIR: dataDir, PARLEY_PORT: port, PARLEY_LOG_LEVEL: "silent" });
+    expect(demo.code).toBe(0);
+    expect(demo.stdout).toContain(`http://127.0.0.1:${port}/dashboard`);
+    const key = demo.stdout.match(/sk_test_\w+/)?.[0];
+    expect(key).toBeDefined();
+    expect(demo.stdout).toContain("2 devices bound");
+    expect(demo.stdout).toMatch(/demo finished: heartbeats [1-9]/);
+  }, 30_000);
 });

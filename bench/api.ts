@@ -8,7 +8,7 @@ import { buildDeps } from "../src/boot";
 import { loadConfig } from "../src/config";
 import { createApiKey } from "../src/modules/keys/service";
 import { createProject } from "../src/modules/projects/service";
-import { freePort, fmt, runLoad, startServer } from "./support/load";
+import { fmt, runLoad, startBenchServers } from "./support/load";
 
 const seconds = Number(process.argv[2] ?? 5);
 const concurrency = Number(process.argv[3] ?? 32);
@@ -20,28 +20,21 @@ createProject(deps.db, "bench", deps.clock.now());
 const key = createApiKey(deps.db, { project: "bench", mode: "test" }, deps.clock.now()).key;
 deps.db.close();
 
-const helloPort = freePort();
-const parleyPort = freePort();
-const hello = await startServer([join(import.meta.dir, "support", "hello-world.ts"), String(helloPort)], {}, `http://127.0.0.1:${helloPort}/`);
-const parley = await startServer(
-  [join(import.meta.dir, "..", "src", "cli.ts"), "serve"],
-  { PARLEY_DATA_DIR: dataDir, PARLEY_PORT: String(parleyPort), PARLEY_LOG_LEVEL: "error", PARLEY_RATE_LIMIT_PER_SECOND: "0", PARLEY_RATE_LIMIT_PER_MINUTE: "0" },
-  `http://127.0.0.1:${parleyPort}/healthz`,
-);
+const servers = await startBenchServers(dataDir);
 
 try {
-  const base = `http://127.0.0.1:${parleyPort}/v1`;
+  const base = servers.parleyUrl;
   const auth = { authorization: `Bearer ${key}`, "content-type": "application/json" };
   const created = await (await fetch(`${base}/end-users`, { method: "POST", headers: auth, body: JSON.stringify({ name: "Bench" }) })).json();
   const load = { seconds, concurrency };
 
   // Warm both servers so JIT and caches are in the same state.
-  await runLoad(() => new Request(`http://127.0.0.1:${helloPort}/`), { seconds: 1, concurrency });
+  await runLoad(() => new Request(servers.helloUrl), { seconds: 1, concurrency });
   await runLoad(() => new Request(`${base}/end-users/${created.id}`, { headers: auth }), { seconds: 1, concurrency });
 
-  const helloGet = await runLoad(() => new Request(`http://127.0.0.1:${helloPort}/`), load);
+  const helloGet = await runLoad(() => new Request(servers.helloUrl), load);
   const getUser = await runLoad(() => new Request(`${base}/end-users/${created.id}`, { headers: auth }), load);
-  const helloPost = await runLoad(() => new Request(`http://127.0.0.1:${helloPort}/`, { method: "POST", headers: { "content-type": "application/json" }, body: '{"name":"Bench"}' }), load);
+  const helloPost = await runLoad(() => new Request(servers.helloUrl, { method: "POST", headers: { "content-type": "application/json" }, body: '{"name":"Bench"}' }), load);
   const postUser = await runLoad(() => new Request(`${base}/end-users`, { method: "POST", headers: auth, body: JSON.stringify({ name: "Bench", metadata: { n: 1 } }) }), load);
 
   console.log(`bench/api.ts  (${seconds} s each, ${concurrency} concurrent connections, loopback, 2-core machine)`);
@@ -52,8 +45,6 @@ try {
   console.log(`ratio GET  end user / hello-world: ${(getUser.perSecond / helloGet.perSecond).toFixed(2)}x  (target >= 0.5x)`);
   console.log(`ratio POST end user / hello-world: ${(postUser.perSecond / helloPost.perSecond).toFixed(2)}x`);
 } finally {
-  hello.kill();
-  parley.kill();
-  await Promise.all([hello.exited, parley.exited]);
+  await servers.stop();
   rmSync(dataDir, { recursive: true, force: true });
 }

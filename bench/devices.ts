@@ -12,7 +12,7 @@ import { bindDevice, createDevice } from "../src/modules/devices/service";
 import { createEndUser } from "../src/modules/end-users/service";
 import { createApiKey } from "../src/modules/keys/service";
 import { createProject } from "../src/modules/projects/service";
-import { freePort, fmt, runLoad, startServer } from "./support/load";
+import { fmt, runLoad, startBenchServers } from "./support/load";
 
 const seconds = Number(process.argv[2] ?? 5);
 const concurrency = Number(process.argv[3] ?? 32);
@@ -48,17 +48,10 @@ deps.db.transaction(() => {
 const seedSeconds = (performance.now() - seedStart) / 1000;
 deps.db.close();
 
-const helloPort = freePort();
-const parleyPort = freePort();
-const hello = await startServer([join(import.meta.dir, "support", "hello-world.ts"), String(helloPort)], {}, `http://127.0.0.1:${helloPort}/`);
-const parley = await startServer(
-  [join(import.meta.dir, "..", "src", "cli.ts"), "serve"],
-  { PARLEY_DATA_DIR: dataDir, PARLEY_PORT: String(parleyPort), PARLEY_LOG_LEVEL: "error", PARLEY_RATE_LIMIT_PER_SECOND: "0", PARLEY_RATE_LIMIT_PER_MINUTE: "0" },
-  `http://127.0.0.1:${parleyPort}/healthz`,
-);
+const servers = await startBenchServers(dataDir);
 
 try {
-  const base = `http://127.0.0.1:${parleyPort}/v1`;
+  const base = servers.parleyUrl;
   const pick = () => fleet[Math.floor(Math.random() * fleet.length)]!;
   const heartbeatBody = () =>
     JSON.stringify({
@@ -74,8 +67,8 @@ try {
     return new Request(`${base}/devices/${d.id}/heartbeat`, { method: "POST", headers: { authorization: `Bearer ${d.token}`, "content-type": "application/json" }, body: heartbeatBody() });
   };
   const state = () => new Request(`${base}/devices/${pick().id}/state`, { headers: { authorization: `Bearer ${key}` } });
-  const helloGetReq = () => new Request(`http://127.0.0.1:${helloPort}/`);
-  const helloPostReq = () => new Request(`http://127.0.0.1:${helloPort}/`, { method: "POST", headers: { "content-type": "application/json" }, body: heartbeatBody() });
+  const helloGetReq = () => new Request(servers.helloUrl);
+  const helloPostReq = () => new Request(servers.helloUrl, { method: "POST", headers: { "content-type": "application/json" }, body: heartbeatBody() });
   const load = { seconds, concurrency };
 
   // Warm both servers so JIT and caches are in the same state.
@@ -101,8 +94,6 @@ try {
   console.log(`ratio heartbeat / hello-world POST: ${(postHeartbeat.perSecond / helloPost.perSecond).toFixed(2)}x  (target >= 0.25x)  p99 ${postHeartbeat.p99Ms.toFixed(2)} ms (target < 10 ms)`);
   console.log(`at 4 connections: hello-world POST p99 ${helloLight.p99Ms.toFixed(2)} ms, state p99 ${stateLight.p99Ms.toFixed(2)} ms (${stateLight.perSecond.toFixed(0)} req/s), heartbeat p99 ${heartbeatLight.p99Ms.toFixed(2)} ms (${heartbeatLight.perSecond.toFixed(0)} req/s)  (target < 10 ms)`);
 } finally {
-  hello.kill();
-  parley.kill();
-  await Promise.all([hello.exited, parley.exited]);
+  await servers.stop();
   rmSync(dataDir, { recursive: true, force: true });
 }

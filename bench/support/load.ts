@@ -43,3 +43,27 @@ export function freePort(): number {
 export function fmt(r: LoadResult): string {
   return `${r.perSecond.toFixed(0).padStart(7)} req/s  p50 ${r.p50Ms.toFixed(2)} ms  p99 ${r.p99Ms.toFixed(2)} ms  (${r.requests} requests, ${r.errors} errors)`;
 }
+
+/**
+ * Starts the two servers every API bench compares: a bare Elysia hello-world and
+ * `parley serve` on `dataDir` with rate limits off. stop() ends both.
+ */
+export async function startBenchServers(dataDir: string) {
+  const helloPort = freePort();
+  const parleyPort = freePort();
+  const hello = await startServer([`${import.meta.dir}/hello-world.ts`, String(helloPort)], {}, `http://127.0.0.1:${helloPort}/`);
+  const parley = await startServer(
+    [`${import.meta.dir}/../../src/cli.ts`, "serve"],
+    { PARLEY_DATA_DIR: dataDir, PARLEY_PORT: String(parleyPort), PARLEY_LOG_LEVEL: "error", PARLEY_RATE_LIMIT_PER_SECOND: "0", PARLEY_RATE_LIMIT_PER_MINUTE: "0" },
+    `http://127.0.0.1:${parleyPort}/healthz`,
+  );
+  return {
+    helloUrl: `http://127.0.0.1:${helloPort}/`,
+    parleyUrl: `http://127.0.0.1:${parleyPort}/v1`,
+    async stop() {
+      hello.kill();
+      parley.kill();
+      await Promise.all([hello.exited, parley.exited]);
+    },
+  };
+}

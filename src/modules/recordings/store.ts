@@ -18,36 +18,15 @@ export type StoredRecording = Recording & {
   verification: "pending" | null;
 };
 
-type Row = {
-  id: string;
+/** The stored row: JSON and booleans as SQLite keeps them, plus the storage facts. */
+type Row = Omit<StoredRecording, "metadata" | "consent_obtained" | "is_streaming" | "error" | "completion" | "duration_exact"> & {
   project_id: string;
   mode: string;
-  end_user_id: string | null;
-  device_id: string | null;
-  name: string | null;
-  status: RecordingStatus;
-  duration_seconds: number | null;
-  file_size_bytes: number | null;
-  recorded_at: string | null;
   metadata: string;
   consent_obtained: number | null;
-  upload_method: Recording["upload_method"];
-  source: Recording["source"];
-  mime_type: string | null;
   is_streaming: number;
-  chunk_count: number;
-  format: string | null;
-  codec: string | null;
-  sha256: string | null;
   error: string | null;
-  storage_key: string | null;
-  staged_size: number | null;
-  staged_sha256: string | null;
   completion: string | null;
-  verification: "pending" | null;
-  uploaded_at: string | null;
-  created_at: string;
-  updated_at: string;
 };
 
 function toStored(row: Row): StoredRecording {

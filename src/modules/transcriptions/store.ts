@@ -3,26 +3,15 @@ import type { Tenant } from "../../http/credentials";
 import { type Page, type PageRequest, paginate } from "../../http/pagination";
 import type { Segment, Speaker, Transcription } from "./schema";
 
-type TranscriptionRow = {
-  id: string;
+/** The stored row: JSON as text, plus the owner and the language that was asked for. */
+type TranscriptionRow = Omit<Transcription, "segments" | "speakers" | "error"> & {
   project_id: string;
   mode: string;
-  recording_id: string;
   end_user_id: string | null;
-  status: Transcription["status"];
   requested_language: string | null;
-  language: string | null;
-  text: string | null;
-  duration_seconds: number | null;
   segments: string;
   speakers: string;
   error: string | null;
-  model: string | null;
-  diarization: string | null;
-  created_at: string;
-  started_at: string | null;
-  completed_at: string | null;
-  failed_at: string | null;
 };
 
 /** A row with what the API does not show (owner, requested language) beside the record. */

@@ -166,36 +166,55 @@ export function vectorCandidates(db: Database, filter: ChunkFilter, vector: Floa
     .map((r) => r.chunk_rowid);
 }
 
+/** A word as an FTS5 string: never read as query syntax. */
+const quoted = (word: string) => `"${word.replaceAll('"', '""')}"`;
+
 type DocCounts = { at: number; counts: Map<string, number> };
 const docCountCache = new WeakMap<Database, DocCounts>();
 /** Document counts are a heuristic input, so a few minutes' staleness is fine; counting a common word is not cheap. */
 const DOC_COUNT_TTL_MS = 10 * 60_000;
 const DOC_COUNT_MAX_TERMS = 50_000;
 
-/** How many chunks contain a word (FTS5 counts by walking the word's postings, so results are cached per connection). */
+/**
+ * How many chunks contain a word, counted through FTS5 itself so the word is stemmed as
+ * the index stems it. Counting walks the word's postings, so results are cached per connection.
+ */
 function documentCount(db: Database, word: string): number {
   let cache = docCountCache.get(db);
   if (!cache || Date.now() - cache.at > DOC_COUNT_TTL_MS || cache.counts.size > DOC_COUNT_MAX_TERMS) {
-    db.exec("CREATE VIRTUAL TABLE IF NOT EXISTS temp.chunks_fts_vocab USING fts5vocab(main, chunks_fts, row)");
     docCountCache.set(db, (cache = { at: Date.now(), counts: new Map() }));
   }
   let count = cache.counts.get(word);
   if (count === undefined) {
-    count = db.query<{ doc: number }, [string]>("SELECT doc FROM temp.chunks_fts_vocab WHERE term = ?").get(word)?.doc ?? 0;
+    count = db.query<{ n: number }, [string]>("SELECT COUNT(*) AS n FROM chunks_fts WHERE chunks_fts MATCH ?").get(`text : ${quoted(word)}`)!.n;
     cache.counts.set(word, count);
   }
   return count;
 }
 
+/** Postings a keyword query may walk: bounds its cost on large libraries (about 10 ms at 100k chunks on 2 cores). */
+const POSTINGS_BUDGET = 5_000;
+
 /**
- * Drops words found in more than half of all chunks: BM25 gives them no weight (FTS5
- * floors their idf), yet walking their postings is most of a keyword query's cost.
- * MAX(rowid) stands in for the chunk count: it never undercounts, so it errs towards
- * keeping a word.
+ * The words worth searching, rarest first. Words in more than half of all chunks are
+ * dropped: BM25 gives them no weight (FTS5 floors their idf), yet walking their postings
+ * was most of a keyword query's cost. Then words are kept, rarest first, while their
+ * postings fit a budget (the rarest always stays): the common words left out carry little
+ * BM25 weight, and the vector side still sees the whole query. MAX(rowid) stands in for
+ * the chunk count: it never undercounts, so it errs towards keeping a word.
  */
 function informativeWords(db: Database, words: string[]): string[] {
   const total = db.query<{ n: number | null }, []>("SELECT MAX(rowid) AS n FROM chunks").get()?.n ?? 0;
-  return words.filter((w) => documentCount(db, w) <= total / 2);
+  const counted = words.map((w) => ({ w, docs: documentCount(db, w) })).filter((x) => x.docs > 0 && x.docs <= total / 2);
+  counted.sort((a, b) => a.docs - b.docs);
+  const kept: string[] = [];
+  let postings = 0;
+  for (const { w, docs } of counted) {
+    if (kept.length > 0 && postings + docs > POSTINGS_BUDGET) break;
+    kept.push(w);
+    postings += docs;
+  }
+  return kept;
 }
 
 /**
@@ -206,7 +225,7 @@ function informativeWords(db: Database, words: string[]): string[] {
 export function keywordCandidates(db: Database, filter: ChunkFilter, words: string[], limit: number): number[] {
   const useful = informativeWords(db, words);
   if (useful.length === 0) return [];
-  const match = `owner_token : "${ownerToken(filter, filter.endUserId)}" AND text : (${useful.map((w) => `"${w.replaceAll('"', '""')}"`).join(" OR ")})`;
+  const match = `owner_token : "${ownerToken(filter, filter.endUserId)}" AND text : (${useful.map(quoted).join(" OR ")})`;
   const extra = chunkFilterSql(filter, "c.");
   const sql = extra.sql
     ? `SELECT c.rowid FROM chunks_fts JOIN chunks c ON c.rowid = chunks_fts.rowid

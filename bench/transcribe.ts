@@ -1,0 +1,139 @@
+// bench/transcribe.ts: wall time of our transcriber (WhisperTranscriber over @fugood/whisper.node)
+// on a 60 s clip vs whisper.cpp's own command-line program, same model, same audio, same
+// thread count, in the same run (target <= 1.05x); then the delay from upload-complete to
+// transcription.started on a real server (target < 500 ms).
+// Usage: bun bench/transcribe.ts [path to whisper.cpp's main/whisper-cli] [repetitions, default 3]
+// Building the CLI (offline, from the sources inside an npm package; about 2 minutes on 2 cores):
+//   npm install --ignore-scripts --prefix /tmp/wcpp smart-whisper
+//   cd /tmp/wcpp/node_modules/smart-whisper/whisper.cpp && mkdir -p scripts && touch scripts/get-flags.mk && make -j2 main
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { availableParallelism, tmpdir } from "node:os";
+import { join } from "node:path";
+import { ensureTestModels } from "../scripts/test-models/cache";
+import { buildDeps } from "../src/boot";
+import { loadConfig } from "../src/config";
+import { SileroVad } from "../src/engines/vad";
+import { WhisperTranscriber } from "../src/engines/whisper-transcriber";
+import { createApiKey } from "../src/modules/keys/service";
+import { createProject } from "../src/modules/projects/service";
+import { voicedBurst, wavBytes } from "../test/engines/signals";
+import { freePort, startServer } from "./support/load";
+
+const cli = process.argv[2] ?? "/tmp/wcpp/node_modules/smart-whisper/whisper.cpp/main";
+const repetitions = Number(process.argv[3] ?? 3);
+const threads = Math.min(8, availableParallelism());
+const models = ensureTestModels();
+const work = mkdtempSync(join(tmpdir(), "parley-bench-transcribe-"));
+
+/** 60 s of speech-like bursts separated by pauses, like a conversation. */
+function clip(seconds: number): Float32Array {
+  const pcm = new Float32Array(seconds * 16_000);
+  for (let t = 0; t < seconds; t += 10) pcm.set(voicedBurst(8, 0, 8).subarray(0, Math.min(8, seconds - t) * 16_000), t * 16_000);
+  return pcm;
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+const ms = (x: number) => `${x.toFixed(0)} ms`;
+
+async function timeOurs(pcm: Float32Array, withConfidence: boolean): Promise<{ cold: number; warm: number }> {
+  // Cold = a fresh engine (model load included), as the whisper.cpp CLI loads its model per run.
+  const t = new WhisperTranscriber({ model: "tiny", path: models.whisper, gpu: "off", threads, vad: withConfidence ? new SileroVad() : undefined });
+  const t0 = performance.now();
+  await t.transcribe(pcm, { language: "en" });
+  const cold = performance.now() - t0;
+  const t1 = performance.now();
+  await t.transcribe(pcm, { language: "en" });
+  return { cold, warm: performance.now() - t1 };
+}
+
+async function timeCli(wav: string): Promise<number> {
+  const t0 = performance.now();
+  // -bs 1: greedy decoding, the binding's strategy (the CLI defaults to beam search of 5).
+  const proc = Bun.spawn([cli, "-m", models.whisper, "-f", wav, "-l", "en", "-t", String(threads), "-bs", "1", "-np"], { stdout: "ignore", stderr: "pipe" });
+  const [stderr, code] = await Promise.all([new Response(proc.stderr).text(), proc.exited]);
+  if (code !== 0) throw new Error(`${cli} failed: ${stderr.split("\n").slice(-3).join(" ")}`);
+  return performance.now() - t0;
+}
+
+async function transcriberFigures() {
+  const pcm = clip(60);
+  const wav = join(work, "clip-60s.wav");
+  writeFileSync(wav, wavBytes(pcm));
+  console.log(`transcriber: 60 s clip, generated tiny ggml model (${models.whisper}), ${threads} threads, ${repetitions} runs, medians`);
+  const ours = { cold: [] as number[], warm: [] as number[], bare: [] as number[] };
+  const theirs: number[] = [];
+  const haveCli = existsSync(cli);
+  for (let i = 0; i < repetitions; i++) {
+    // Interleaved so machine noise hits both sides alike.
+    const withVad = await timeOurs(pcm, true);
+    ours.cold.push(withVad.cold);
+    ours.warm.push(withVad.warm);
+    ours.bare.push((await timeOurs(pcm, false)).cold);
+    if (haveCli) theirs.push(await timeCli(wav));
+  }
+  console.log(`  ours, fresh engine incl. load + VAD confidence pass: ${ms(median(ours.cold))}`);
+  console.log(`  ours, fresh engine incl. load, no confidence pass:   ${ms(median(ours.bare))}`);
+  console.log(`  ours, warm (model already loaded):                   ${ms(median(ours.warm))}`);
+  if (!haveCli) {
+    console.log(`  whisper.cpp CLI: not measured (${cli} not found; see the header of this file to build it)`);
+    return;
+  }
+  console.log(`  whisper.cpp CLI (${cli}), process wall time:   ${ms(median(theirs))}`);
+  console.log(`  ratio ours/CLI (fresh, incl. VAD):  ${(median(ours.cold) / median(theirs)).toFixed(2)}x   (target <= 1.05x)`);
+  console.log(`  ratio ours/CLI (fresh, no VAD):     ${(median(ours.bare) / median(theirs)).toFixed(2)}x`);
+}
+
+/** A real server: create a recording, upload a WAV, complete it, and read when transcription.started was recorded. */
+async function pipelineDelay() {
+  const dataDir = join(work, "data");
+  const env = { PARLEY_DATA_DIR: dataDir, PARLEY_LOG_LEVEL: "silent" };
+  const seed = buildDeps(loadConfig(env));
+  createProject(seed.db, "bench", seed.clock.now());
+  const key = createApiKey(seed.db, { project: "bench", mode: "test" }, seed.clock.now()).key;
+  seed.db.close();
+  const port = freePort();
+  const server = await startServer(
+    [join(import.meta.dir, "..", "src", "cli.ts"), "serve"],
+    { ...env, PARLEY_PORT: String(port), PARLEY_WHISPER_MODEL: models.whisper, PARLEY_RATE_LIMIT_PER_SECOND: "0", PARLEY_RATE_LIMIT_PER_MINUTE: "0" },
+    `http://127.0.0.1:${port}/healthz`,
+  );
+  try {
+    const base = `http://127.0.0.1:${port}/v1`;
+    const headers = { authorization: `Bearer ${key}`, "content-type": "application/json" };
+    const post = async (path: string, body: unknown) => {
+      const r = await fetch(`${base}${path}`, { method: "POST", headers, body: JSON.stringify(body) });
+      if (r.status >= 300) throw new Error(`POST ${path}: ${r.status} ${await r.text()}`);
+      return r.json() as Promise<Record<string, any>>;
+    };
+    const delays: number[] = [];
+    for (let i = 0; i < repetitions; i++) {
+      const rec = await post("/recordings", {});
+      const url = await post(`/recordings/${rec.id}/upload-url`, { content_type: "audio/wav" });
+      const put = await fetch(url.upload_url.replace(/^https?:\/\/[^/]+/, `http://127.0.0.1:${port}`), { method: "PUT", headers: { "content-type": "audio/wav" }, body: wavBytes(clip(5)) });
+      if (put.status !== 200) throw new Error(`PUT: ${put.status} ${await put.text()}`);
+      const completedAt = Date.now();
+      await post(`/recordings/${rec.id}/upload-complete`, {});
+      for (let tries = 0; tries < 200; tries++) {
+        const list = (await (await fetch(`${base}/transcriptions?recording_id=${rec.id}`, { headers })).json()) as { data?: { created_at: string; started_at: string | null }[] };
+        const started = list.data?.[0]?.started_at ?? list.data?.[0]?.created_at;
+        if (started) {
+          delays.push(Date.parse(started) - completedAt);
+          break;
+        }
+        await Bun.sleep(10);
+      }
+    }
+    if (delays.length === 0) throw new Error("no transcription was started");
+    console.log(`pipeline: upload-complete request sent -> transcription.started (server timestamp), ${delays.length} runs: median ${ms(median(delays))}, max ${ms(Math.max(...delays))}   (target < 500 ms)`);
+  } finally {
+    server.kill();
+    await server.exited;
+  }
+}
+
+try {
+  await transcriberFigures();
+  await pipelineDelay().catch((err) => console.log(`pipeline: not measured (${(err as Error).message})`));
+} finally {
+  rmSync(work, { recursive: true, force: true });
+}

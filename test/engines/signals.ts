@@ -22,7 +22,7 @@ export function voicedBurst(total: number, from: number, to: number): Float32Arr
 }
 
 /** A mono 16-bit WAV file of the samples, for code paths that start from a file. */
-export function wavBytes(pcm: Float32Array): Uint8Array {
+export function wavBytes(pcm: Float32Array): Uint8Array<ArrayBuffer> {
   const data = new Int16Array(pcm.length);
   for (let i = 0; i < pcm.length; i++) data[i] = Math.max(-32768, Math.min(32767, Math.round(pcm[i]! * 32767)));
   const header = new DataView(new ArrayBuffer(44));
@@ -39,5 +39,8 @@ export function wavBytes(pcm: Float32Array): Uint8Array {
   header.setUint16(34, 16, true);
   text(36, "data");
   header.setUint32(40, data.byteLength, true);
-  return Buffer.concat([new Uint8Array(header.buffer), new Uint8Array(data.buffer)]);
+  const out = new Uint8Array(44 + data.byteLength);
+  out.set(new Uint8Array(header.buffer));
+  out.set(new Uint8Array(data.buffer), 44);
+  return out;
 }

@@ -67,10 +67,13 @@ export async function startSimulation(options: SimulationOptions): Promise<Simul
   const deadline = options.durationSeconds > 0 ? Date.now() + options.durationSeconds * 1000 : Number.POSITIVE_INFINITY;
   const loop = async (device: SimulatedDevice) => {
     const base = options.intervalSeconds * 1000 * CHANNEL_FACTOR[device.channel];
-    await sleep(Math.random() * base); // stagger first contact
+    // A wearable reports as soon as it is bound (it is in touch with the phone app then);
+    // after that first contact the devices' schedules are spread over one interval.
+    let pause = Math.random() * base;
     while (!stopped && !device.stopped && Date.now() < deadline) {
       await device.tick().catch(() => void stats.heartbeatErrors++);
-      await sleep(base * (0.8 + Math.random() * 0.4));
+      await sleep(pause);
+      pause = base * (0.8 + Math.random() * 0.4);
     }
   };
   const timer = Number.isFinite(deadline) ? setTimeout(() => stop(), deadline - Date.now()) : null;

@@ -3,6 +3,7 @@ import type { Deps } from "./deps";
 import { accessLog } from "./http/access-log";
 import { errorHandling } from "./http/errors";
 import { jsonBody } from "./http/json-body";
+import { rateLimiting } from "./http/rate-limit";
 import { buildOpenApiDocument } from "./http/openapi";
 import { requestId } from "./http/request-id";
 import { versioning } from "./http/versioning";
@@ -34,12 +35,14 @@ export function createApp(deps: Deps) {
     .use(requestId)
     .use(errorHandling(deps.log))
     .use(accessLog(deps.log, deps.config.logLevel === "debug"))
+    .use(rateLimiting(deps))
     .use(versioning)
+    // Before the JSON parser: the upload target streams its body to storage untouched.
+    .use(uploadTargetRoutes(deps))
     .use(jsonBody)
     .get("/healthz", () => ({ ok: true }))
     .use(dashboardRoutes())
     .get("/v1/openapi.json", () => (openapi ??= buildOpenApiDocument(apiRoutes(deps))))
-    .use(uploadTargetRoutes(deps))
     .use(apiRoutes(deps));
 }
 

@@ -3,6 +3,7 @@ import { buildDeps, databasePath } from "./boot";
 import type { Config } from "./config";
 import { registerBackgroundWork } from "./background";
 import { checkpointInBackground } from "./db/checkpointer";
+import { releaseAbandonedIdempotencyClaims } from "./http/idempotency";
 import { startScheduler } from "./jobs/scheduler";
 import { webhookDispatcher } from "./modules/webhooks/dispatcher";
 
@@ -11,6 +12,7 @@ export async function serve(config: Config): Promise<{ url: string; stop(): Prom
   const deps = buildDeps(config);
   const { db, log, queue } = deps;
   const tasks = registerBackgroundWork(deps);
+  releaseAbandonedIdempotencyClaims(db);
 
   const checkpointer = checkpointInBackground(db, databasePath(config), log);
   queue.start();

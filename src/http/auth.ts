@@ -2,8 +2,7 @@ import type { Database } from "bun:sqlite";
 import { Elysia } from "elysia";
 import type { Clock } from "../clock";
 import { ApiError } from "./errors";
-import { type CredentialKind, type CredentialRow, findLiveCredential, type Mode, type Tenant } from "./credentials";
-import type { RateLimiter } from "./rate-limit";
+import { bearerToken, type CredentialKind, credentialOfRequest, type CredentialRow, type Mode, type Tenant } from "./credentials";
 import type { Scope } from "./scopes";
 
 /** Who is calling: the credential behind the Authorization header, resolved once per request. */
@@ -34,24 +33,17 @@ function toPrincipal(row: CredentialRow): Principal {
   };
 }
 
-const BEARER = /^Bearer\s+(\S+)\s*$/i;
-
 /**
  * Resolves `Authorization: Bearer ...` to a Principal for every route mounted after it
- * (401 when missing or not live), then applies the caller's rate limits.
+ * (401 when missing or not live). Rate limits were already counted before routing.
  */
-export function authentication(deps: { db: Database; clock: Clock; rateLimiter: RateLimiter }) {
+export function authentication(deps: { db: Database; clock: Clock }) {
   // Unnamed on purpose: each module mounts its own copy, and a named plugin would be deduplicated away.
   return new Elysia()
-    .derive({ as: "scoped" }, ({ request, set, server }) => {
-      const header = request.headers.get("authorization");
-      const token = header?.match(BEARER)?.[1];
-      const row = token ? findLiveCredential(deps.db, token, deps.clock.now()) : null;
-      // Unauthenticated callers are limited by address so guessing keys is throttled too.
-      const bucket = row ? row.id : `anon:${server?.requestIP(request)?.address ?? "local"}`;
-      deps.rateLimiter.check(bucket, set.headers as Record<string, string>);
-      if (!header) throw new ApiError("unauthorized", "No credential given: send Authorization: Bearer <key>.");
-      if (!token) throw new ApiError("unauthorized", "The Authorization header must be of the form 'Bearer <key>'.");
+    .derive({ as: "scoped" }, ({ request }) => {
+      if (!request.headers.has("authorization")) throw new ApiError("unauthorized", "No credential given: send Authorization: Bearer <key>.");
+      if (!bearerToken(request)) throw new ApiError("unauthorized", "The Authorization header must be of the form 'Bearer <key>'.");
+      const row = credentialOfRequest(deps.db, request, deps.clock.now());
       if (!row) throw new ApiError("unauthorized", "The credential is invalid, expired or revoked.");
       return { principal: toPrincipal(row) };
     });

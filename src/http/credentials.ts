@@ -88,6 +88,27 @@ export function findLiveCredential(db: Database, token: string, now: Date): Cred
   return organizationId ? { ...row, organization_id: organizationId } : null;
 }
 
+const BEARER = /^Bearer\s+(\S+)\s*$/i;
+const credentialByRequest = new WeakMap<Request, CredentialRow | null>();
+
+/** The bearer value of a request's Authorization header, or undefined when absent or malformed. */
+export function bearerToken(request: Request): string | undefined {
+  return request.headers.get("authorization")?.match(BEARER)?.[1];
+}
+
+/**
+ * The live credential behind a request's Authorization header, looked up once per request:
+ * the rate limiter (before routing) and authentication (per module) both need it.
+ */
+export function credentialOfRequest(db: Database, request: Request, now: Date): CredentialRow | null {
+  const known = credentialByRequest.get(request);
+  if (known !== undefined) return known;
+  const token = bearerToken(request);
+  const row = token ? findLiveCredential(db, token, now) : null;
+  credentialByRequest.set(request, row);
+  return row;
+}
+
 // A project never changes organization, so this one lookup of the auth path is cached.
 // (The credential itself is read every time: a revocation takes effect at once.)
 const organizationByProject = new Map<string, string>();

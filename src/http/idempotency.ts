@@ -17,7 +17,7 @@ type IdempotentContext = {
   set: { status?: number | string; headers: Record<string, string | number> };
 };
 
-type StoredRow = { request_hash: string; state: "in_flight" | "done"; response_status: number | null; response_body: string | null; created_at: string };
+type StoredRow = { credential_id: string | null; request_hash: string; state: "in_flight" | "done"; response_status: number | null; response_body: string | null; created_at: string };
 
 /** JSON with sorted keys, so the same payload always hashes the same. */
 function canonical(value: unknown): string {
@@ -33,7 +33,9 @@ function canonical(value: unknown): string {
  * Runs a create/trigger operation at most once per Idempotency-Key (spec 8): the same key
  * and payload replay the stored response (4xx included), a different payload is 409
  * idempotency_key_conflict, 5xx results are not kept, and a duplicate that arrives while
- * the first is running waits for it instead of writing twice.
+ * the first is running waits for it instead of writing twice. Only the credential that
+ * made the first request gets its replay: the response may hold what another key of the
+ * project is not allowed to see, so any other credential gets 409.
  */
 export async function idempotent<T>(deps: { db: Database; clock: Clock }, ctx: IdempotentContext, run: () => T | Promise<T>): Promise<T> {
   const key = ctx.request.headers.get("idempotency-key");
@@ -42,7 +44,7 @@ export async function idempotent<T>(deps: { db: Database; clock: Clock }, ctx: I
     throw new ApiError("invalid_request", "Idempotency-Key must be 1-255 letters, digits, hyphens or underscores.", { param: "Idempotency-Key" });
   }
   const { db, clock } = deps;
-  const { projectId, mode } = ctx.principal;
+  const { projectId, mode, credentialId } = ctx.principal;
   const operation = `${ctx.request.method} ${new URL(ctx.request.url).pathname}`;
   const requestHash = sha256Hex(canonical(ctx.body ?? null));
   const ids: [string, string, string, string] = [projectId, mode, operation, key];
@@ -56,17 +58,20 @@ export async function idempotent<T>(deps: { db: Database; clock: Clock }, ctx: I
     );
     const claimed = db
       .query(
-        `INSERT INTO idempotency_keys (project_id, mode, operation, key, request_hash, state, created_at)
-         VALUES (?, ?, ?, ?, ?, 'in_flight', ?) ON CONFLICT DO NOTHING`,
+        `INSERT INTO idempotency_keys (project_id, mode, operation, key, credential_id, request_hash, state, created_at)
+         VALUES (?, ?, ?, ?, ?, ?, 'in_flight', ?) ON CONFLICT DO NOTHING`,
       )
-      .run(...ids, requestHash, now.toISOString()).changes;
+      .run(...ids, credentialId, requestHash, now.toISOString()).changes;
     if (claimed === 1) break;
     const row = db
       .query<StoredRow, [string, string, string, string]>(
-        "SELECT request_hash, state, response_status, response_body, created_at FROM idempotency_keys WHERE project_id = ? AND mode = ? AND operation = ? AND key = ?",
+        "SELECT credential_id, request_hash, state, response_status, response_body, created_at FROM idempotency_keys WHERE project_id = ? AND mode = ? AND operation = ? AND key = ?",
       )
       .get(...ids);
     if (!row) continue;
+    if (row.credential_id !== credentialId) {
+      throw new ApiError("idempotency_key_conflict", "This Idempotency-Key was already used by another credential.", { param: "Idempotency-Key" });
+    }
     if (row.request_hash !== requestHash) {
       throw new ApiError("idempotency_key_conflict", "This Idempotency-Key was already used with different parameters.", { param: "Idempotency-Key" });
     }
@@ -101,4 +106,12 @@ export async function idempotent<T>(deps: { db: Database; clock: Clock }, ctx: I
 /** Scheduled purge of keys past their 24 hours (spec 8). */
 export function purgeExpiredIdempotencyKeys(db: Database, now: Date): number {
   return db.query("DELETE FROM idempotency_keys WHERE created_at <= ?").run(new Date(now.getTime() - IDEMPOTENCY_TTL_MS).toISOString()).changes;
+}
+
+/**
+ * At boot: claims left in flight by a process that died can never finish (one process
+ * serves the database), so they are dropped and a retry runs the operation afresh.
+ */
+export function releaseAbandonedIdempotencyClaims(db: Database): number {
+  return db.query("DELETE FROM idempotency_keys WHERE state = 'in_flight'").run().changes;
 }

@@ -1,4 +1,7 @@
+import type { Database } from "bun:sqlite";
+import { Elysia } from "elysia";
 import type { Clock } from "../clock";
+import { credentialOfRequest } from "./credentials";
 import { ApiError } from "./errors";
 
 type Window = { start: number; count: number };
@@ -60,4 +63,19 @@ export class RateLimiter {
   private forgetIdle(now: number): void {
     for (const [k, b] of this.buckets) if (b.minute.start + 60_000 < now) this.buckets.delete(k);
   }
+}
+
+/**
+ * Counts every request, before routing and body parsing, so every response (401, 404 and
+ * malformed-JSON 400 included) carries the X-RateLimit-* headers (spec 8). Callers are
+ * counted per credential; unauthenticated ones per address, so guessing keys is throttled too.
+ */
+export function rateLimiting(deps: { db: Database; clock: Clock; rateLimiter: RateLimiter }) {
+  return new Elysia({ name: "parley.rate-limit" })
+    .onRequest(({ request, set, server }) => {
+      const row = credentialOfRequest(deps.db, request, deps.clock.now());
+      const bucket = row ? row.id : `anon:${server?.requestIP(request)?.address ?? "local"}`;
+      deps.rateLimiter.check(bucket, set.headers as Record<string, string>);
+    })
+    .as("global");
 }

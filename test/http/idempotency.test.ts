@@ -83,4 +83,29 @@ describe("Idempotency-Key", () => {
     expect(new Set(replies.map((r) => r.body.id)).size).toBe(1);
     expect(count()).toBe(before + 1);
   });
+
+  test("a replay goes only to the credential that made the request: another key of the project gets 409, never the stored response", async () => {
+    const before = count();
+    const headers = { "idempotency-key": "whose-1" };
+    const first = await t.call("POST", "/v1/end-users", { key: acme.test, body: { name: "Mine" }, headers });
+    expect(first.status).toBe(201);
+    const readOnly = acme.key("test", { scopes: ["end_users:read"] });
+    const other = await t.call("POST", "/v1/end-users", { key: readOnly, body: { name: "Mine" }, headers });
+    expect(other.status).toBe(409);
+    expect(other.body.error).toMatchObject({ code: "idempotency_key_conflict", param: "Idempotency-Key" });
+    expect(JSON.stringify(other.body)).not.toContain(first.body.id);
+    expect(count()).toBe(before + 1);
+  });
+
+  test("claims left in flight by a dead process are released at boot, so a retry runs afresh", async () => {
+    const { releaseAbandonedIdempotencyClaims } = await import("../../src/http/idempotency");
+    const headers = { "idempotency-key": "crashed-1" };
+    const now = t.clock.now().toISOString();
+    t.deps.db
+      .query("INSERT INTO idempotency_keys (project_id, mode, operation, key, credential_id, request_hash, state, created_at) VALUES (?, 'test', 'POST /v1/end-users', 'crashed-1', NULL, 'x', 'in_flight', ?)")
+      .run(acme.project.id, now);
+    expect(releaseAbandonedIdempotencyClaims(t.deps.db)).toBe(1);
+    const retry = await t.call("POST", "/v1/end-users", { key: acme.test, body: { name: "After crash" }, headers });
+    expect(retry.status).toBe(201);
+  });
 });

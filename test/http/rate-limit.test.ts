@@ -50,4 +50,24 @@ describe("rate limits", () => {
     for (let i = 0; i < 3; i++) statuses.push((await t.call("GET", "/v1/end-users", { key: "sk_test_guess" })).status);
     expect(statuses).toEqual([401, 401, 429]);
   });
+
+  test("every response carries the headers: 401, unknown route, malformed JSON, bad version, validation error, the upload target", async () => {
+    const t = await makeTestApp();
+    const acme = makeTenant(t.deps);
+    const replies = [
+      await t.call("GET", "/v1/end-users"),
+      await t.call("GET", "/v1/no-such-thing", { key: acme.test }),
+      await t.call("POST", "/v1/end-users", { key: acme.test, rawBody: "{not json", headers: { "content-type": "application/json" } }),
+      await t.call("GET", "/v1/end-users", { key: acme.test, headers: { "parley-version": "yesterday" } }),
+      await t.call("GET", "/v1/end-users?limit=0", { key: acme.test }),
+      await t.call("PUT", "/v1/uploads/up_unknown", { rawBody: "bytes" }),
+      await t.call("GET", "/healthz"),
+    ];
+    expect(replies.map((r) => r.status)).toEqual([401, 404, 400, 400, 422, 401, 200]);
+    for (const r of replies) {
+      expect(r.headers.get("x-ratelimit-limit")).toBe("1000");
+      expect(Number(r.headers.get("x-ratelimit-remaining"))).toBeLessThan(1000);
+      expect(r.headers.get("request-id")).toStartWith("req_");
+    }
+  });
 });

@@ -8,6 +8,7 @@ import { createLogger } from "../../src/log";
 import { setOrganizationPlan } from "../../src/modules/projects/store";
 import { fanOutEvents } from "../../src/modules/webhooks/delivery-store";
 import { webhookDispatcher } from "../../src/modules/webhooks/dispatcher";
+import { checkWebhookUrl, DNS_TIMEOUT_MS } from "../../src/modules/webhooks/url-policy";
 import { makeTenant, makeTestApp } from "../helpers";
 
 // The API surface of webhooks (no delivery: see webhooks-delivery.test.ts).
@@ -97,15 +98,60 @@ describe("webhooks: validation", () => {
     expect(r.body.error).toMatchObject({ code: "validation_error", param });
   });
 
-  test("PARLEY_WEBHOOK_DENY_PRIVATE=1 refuses loopback, LAN and localhost but not public addresses", async () => {
-    const strict = await makeTestApp({ env: { PARLEY_WEBHOOK_DENY_PRIVATE: "1" } });
-    const tenant = makeTenant(strict.deps, "strict");
-    for (const url of ["https://127.0.0.1/h", "https://10.1.2.3/h", "https://172.20.0.1/h", "https://192.168.0.9/h", "https://169.254.1.1/h", "https://[::1]/h", "https://[fd00::1]/h", "https://localhost/h"]) {
+  describe("PARLEY_WEBHOOK_DENY_PRIVATE=1", () => {
+    let strict: typeof t;
+    let tenant: ReturnType<typeof makeTenant>;
+    beforeAll(async () => {
+      strict = await makeTestApp({ env: { PARLEY_WEBHOOK_DENY_PRIVATE: "1" } });
+      tenant = makeTenant(strict.deps, "strict");
+    });
+
+    test.each([
+      "https://127.0.0.1/h",
+      "https://10.1.2.3/h",
+      "https://172.20.0.1/h",
+      "https://192.168.0.9/h",
+      "https://169.254.1.1/h",
+      "https://100.64.0.1/h",
+      "https://198.18.0.1/h",
+      "https://198.19.255.254/h",
+      "https://224.0.0.1/h",
+      "https://239.255.255.250/h",
+      "https://240.0.0.1/h",
+      "https://255.255.255.255/h",
+      "https://0x7f.1/h",
+      "https://[::1]/h",
+      "https://[::]/h",
+      "https://[fd00::1]/h",
+      "https://[fe80::1]/h",
+      "https://[fec0::1]/h",
+      "https://[ff02::1]/h",
+      // IPv6 forms that carry an IPv4 address: URL rewrites them to hex groups.
+      "https://[::ffff:127.0.0.1]/h",
+      "https://[::ffff:a00:1]/h",
+      "https://[::127.0.0.1]/h",
+      "https://[64:ff9b::a00:1]/h",
+      "https://[64:ff9b::192.168.1.1]/h",
+      "https://localhost/h",
+    ])("refuses %s", async (url) => {
       const r = await strict.call("POST", "/v1/webhooks", { key: tenant.test, body: { url, events: ["*"] } });
       expect(r.status).toBe(422);
       expect(r.body.error.message).toContain("private networks");
-    }
-    expect((await strict.call("POST", "/v1/webhooks", { key: tenant.test, body: { url: "https://93.184.215.14/h", events: ["*"] } })).status).toBe(201);
+    });
+
+    test.each(["https://93.184.215.14/h", "https://198.20.0.1/h", "https://[2606:2800:21f:cb07:6820:80da:af6b:8b2c]/h", "https://[::ffff:93.184.215.14]/h", "https://[64:ff9b::5db8:d70e]/h"])(
+      "accepts the public address %s",
+      async (url) => {
+        expect((await strict.call("POST", "/v1/webhooks", { key: tenant.test, body: { url, events: ["*"] } })).status).toBe(201);
+      },
+    );
+
+    test("a DNS lookup that hangs is a 422 after the timeout, not a hung request", async () => {
+      const hangs = () => new Promise<never>(() => {});
+      const verdict = await checkWebhookUrl("https://hooks.example.com/h", true, { resolve: hangs, timeoutMs: 50 });
+      expect(verdict).toEqual({ param: "url", message: "The host hooks.example.com did not resolve within 50 ms." });
+      expect(DNS_TIMEOUT_MS).toBeLessThanOrEqual(5_000);
+    });
   });
 });
 

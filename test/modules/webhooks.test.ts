@@ -66,6 +66,19 @@ describe("webhooks: happy path", () => {
     expect((await t.call("DELETE", `/v1/webhooks/${w.id}`, { key: acme.test })).body.error.code).toBe("resource_not_found");
   });
 
+  test("the URL is stored and returned normalised, as it is checked and sent", async () => {
+    const r = await create(acme.test, { url: "HTTPS://Hooks.Example.COM:443/a/../parley?x=1#frag", events: ["*"] });
+    expect(r.status).toBe(201);
+    expect(r.body.url).toBe("https://hooks.example.com/parley?x=1#frag");
+    expect((await t.call("GET", `/v1/webhooks/${r.body.id}`, { key: acme.test })).body.url).toBe("https://hooks.example.com/parley?x=1#frag");
+    const row = t.deps.db.query<{ url: string }, [string]>("SELECT url FROM webhook_endpoints WHERE id = ?").get(r.body.id)!;
+    expect(row.url).toBe("https://hooks.example.com/parley?x=1#frag");
+    // A URL within the limit as sent but longer once percent-encoded is refused.
+    const long = await create(acme.test, { url: `https://hooks.example.com/${"é".repeat(1000)}`, events: ["*"] });
+    expect(long.status).toBe(422);
+    expect(long.body.error).toMatchObject({ code: "validation_error", param: "url" });
+  });
+
   test("loopback and LAN hosts are allowed by default", async () => {
     for (const url of ["https://127.0.0.1:8443/h", "https://192.168.1.20/h", "https://[::1]/h", "https://localhost/h"]) {
       expect((await create(acme.test, { url, events: ["*"] })).status).toBe(201);

@@ -5,8 +5,10 @@ import { pageQuery } from "../../http/pagination";
 /** Event types an endpoint may subscribe to: those of spec 6, or "*" for all of them. */
 export const subscribableEvent = z.enum([...EVENT_TYPES, "*"]);
 
+export const MAX_URL_LENGTH = 2048;
+
 export const createWebhookBody = z.object({
-  url: z.string().min(1).max(2048),
+  url: z.string().min(1).max(MAX_URL_LENGTH),
   events: z.array(subscribableEvent).min(1).max(EVENT_TYPES.length + 1),
   include_device_events: z.boolean().optional(),
 });

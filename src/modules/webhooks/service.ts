@@ -6,7 +6,7 @@ import { ApiError } from "../../http/errors";
 import type { Page } from "../../http/pagination";
 import { newId } from "../../ids";
 import { getOrganization } from "../projects/store";
-import type { CreateWebhookBody, ListDeliveriesQuery, WebhookDelivery, WebhookEndpoint } from "./schema";
+import { type CreateWebhookBody, type ListDeliveriesQuery, MAX_URL_LENGTH, type WebhookDelivery, type WebhookEndpoint } from "./schema";
 import { newSigningSecret } from "./signing";
 import { deleteEndpointRow, findDelivery, findEndpoint, insertEndpoint, listDeliveryRows, listEndpointRows, scheduleDeliveryNow, toDelivery, toEndpoint } from "./store";
 import { checkWebhookUrl } from "./url-policy";
@@ -29,12 +29,16 @@ export async function createWebhook(deps: WebhookDeps, principal: Principal, bod
   if (principal.endUserId) throw new ApiError("forbidden", "An end-user-scoped key cannot manage webhooks.");
   const verdict = await checkWebhookUrl(body.url, deps.config.webhooks.denyPrivate);
   if (verdict) throw new ApiError("validation_error", verdict.message, { param: verdict.param });
+  // Stored as URL writes it (lower-case host, default port dropped, dot segments resolved):
+  // the form that is checked is the form that is sent to and shown.
+  const url = new URL(body.url).href;
+  if (url.length > MAX_URL_LENGTH) throw new ApiError("validation_error", `url is longer than ${MAX_URL_LENGTH} characters once normalised.`, { param: "url" });
   assertDeviceEventsAllowed(deps.db, principal, body);
   const secret = newSigningSecret();
   const at = now.toISOString();
   const row = {
     id: newId("wh_", now.getTime()),
-    url: body.url,
+    url,
     events: JSON.stringify(body.events.includes("*") ? ["*"] : [...new Set(body.events)]),
     include_device_events: body.include_device_events ? 1 : 0,
     secret_sealed: encryptWithServerSecret(deps.serverSecret, secret),

@@ -54,11 +54,17 @@ export function recordEvent(db: Database, tenant: Tenant, type: EventType, data:
 export const EVENT_RETENTION_DAYS = 30;
 
 /**
- * Scheduled purge of fanned-out events past their retention. Webhook retries finish
- * within hours, so nothing still being delivered is this old; the delivery log of an
- * event goes with it.
+ * Scheduled purge of fanned-out events past their retention. Deleting an event deletes
+ * its webhook deliveries (ON DELETE CASCADE), so an event is kept while any delivery of
+ * it is pending (a manual retry can revive a month-old one) or has ended within the
+ * delivery log's own retention (the same 30 days, counted from when it ended).
  */
 export function purgeOldEvents(db: Database, now: Date): number {
   const cutoff = new Date(now.getTime() - EVENT_RETENTION_DAYS * 86_400_000).toISOString();
-  return db.query("DELETE FROM events WHERE created_at <= ? AND dispatched_at IS NOT NULL").run(cutoff).changes;
+  return db
+    .query(
+      `DELETE FROM events WHERE created_at <= ?1 AND dispatched_at IS NOT NULL
+       AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.event_id = events.id AND (d.status = 'pending' OR d.completed_at > ?1))`,
+    )
+    .run(cutoff).changes;
 }

@@ -55,7 +55,11 @@ describe("search: relevance", () => {
 
   test("limit defaults to 8 and caps the results", async () => {
     expect((await search({ query: "the", end_user_id: ada, limit: 2 })).body.results).toHaveLength(2);
-    expect((await search({ query: "the and a we", end_user_id: ada })).body.results.length).toBeLessThanOrEqual(8);
+    const cy = (await t.call("POST", "/v1/end-users", { key: acme.test, body: { name: "Cy" } })).body.id;
+    for (let i = 0; i < 12; i++) seedTranscript(t.deps, tenantOf(acme), { endUserId: cy, recordedAt: null, lines: [[0, 5, "SPEAKER_1", `Standup number ${i} about the roadmap.`]] });
+    await t.deps.queue.drain();
+    expect((await search({ query: "roadmap", end_user_id: cy, limit: 50 })).body.results).toHaveLength(12);
+    expect((await search({ query: "roadmap", end_user_id: cy })).body.results).toHaveLength(8);
   });
 
   test("filters: recording_ids, recorded_after (inclusive), recorded_before (exclusive)", async () => {
@@ -66,6 +70,15 @@ describe("search: relevance", () => {
     const before = await search({ query: "budget blood hiking", end_user_id: ada, recorded_before: "2026-01-12T09:00:00Z" });
     expect(new Set(before.body.results.map((x: any) => x.recording_id))).toEqual(new Set([recs.budget]));
     expect((await search({ query: "budget", end_user_id: ada, recording_ids: [] })).body.results).toEqual([]);
+  });
+
+  test("a date filter leaves out recordings without recorded_at, on the vector side as on the keyword side", async () => {
+    const undated = seedTranscript(t.deps, tenantOf(acme), { endUserId: ada, recordedAt: null, lines: [[0, 5, "SPEAKER_1", "The quokkas escaped from the enclosure."]] }).recordingId;
+    await t.deps.queue.drain();
+    const ids = async (body: object) => (await search({ query: "quokkas escaped", end_user_id: ada, ...body })).body.results.map((x: any) => x.recording_id);
+    expect(await ids({})).toContain(undated);
+    expect(await ids({ recorded_before: "2100-01-01T00:00:00Z" })).not.toContain(undated);
+    expect(await ids({ recorded_after: "2000-01-01T00:00:00Z" })).not.toContain(undated);
   });
 
   test("a query of punctuation only finds nothing by keyword but still answers", async () => {

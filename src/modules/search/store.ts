@@ -52,6 +52,7 @@ export function replaceRecordingChunks(db: Database, tenant: Tenant, owner: Chun
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   );
   const token = ownerToken(tenant, owner.endUserId);
+  forgetDocumentCounts(db, token);
   for (const c of chunks) {
     insert.run(
       newId("chk_", now.getTime()),
@@ -142,7 +143,9 @@ function chunkFilterSql(filter: ChunkFilter, alias: string): { sql: string; para
     params.push(filter.recordedAfter);
   }
   if (filter.recordedBefore) {
-    parts.push(`${alias}recorded_at < ?`);
+    // vec0 cannot hold NULL, so an unknown recorded_at is stored there as "", which sorts
+    // before every date: exclude it, as NULL is excluded on the keyword side.
+    parts.push(`${alias}recorded_at > ''`, `${alias}recorded_at < ?`);
     params.push(filter.recordedBefore);
   }
   return { sql: parts.map((p) => ` AND ${p}`).join(""), params };
@@ -169,25 +172,43 @@ export function vectorCandidates(db: Database, filter: ChunkFilter, vector: Floa
 /** A word as an FTS5 string: never read as query syntax. */
 const quoted = (word: string) => `"${word.replaceAll('"', '""')}"`;
 
-type DocCounts = { at: number; counts: Map<string, number> };
+/** Positive document counts per owner token and word, per connection. */
+type DocCounts = { at: number; size: number; byOwner: Map<string, Map<string, number>> };
 const docCountCache = new WeakMap<Database, DocCounts>();
-/** Document counts are a heuristic input, so a few minutes' staleness is fine; counting a common word is not cheap. */
+/** Counts only order and budget the words, so some staleness is fine; counting a common word is not cheap. */
 const DOC_COUNT_TTL_MS = 10 * 60_000;
 const DOC_COUNT_MAX_TERMS = 50_000;
 
+/** Called when an owner's chunks change, so its next search counts afresh. */
+function forgetDocumentCounts(db: Database, owner: string): void {
+  const cache = docCountCache.get(db);
+  const counts = cache?.byOwner.get(owner);
+  if (!cache || !counts) return;
+  cache.size -= counts.size;
+  cache.byOwner.delete(owner);
+}
+
 /**
- * How many chunks contain a word, counted through FTS5 itself so the word is stemmed as
- * the index stems it. Counting walks the word's postings, so results are cached per connection.
+ * How many of one end user's chunks contain a word, counted through FTS5 itself so the
+ * word is stemmed as the index stems it, and within the owner token so other tenants'
+ * data never changes which words a search keeps. Counting walks postings, so positive
+ * counts are cached; a zero is not (counting an absent word is cheap, and a cached zero
+ * would hide a word indexed a moment later).
  */
-function documentCount(db: Database, word: string): number {
+function documentCount(db: Database, owner: string, word: string): number {
   let cache = docCountCache.get(db);
-  if (!cache || Date.now() - cache.at > DOC_COUNT_TTL_MS || cache.counts.size > DOC_COUNT_MAX_TERMS) {
-    docCountCache.set(db, (cache = { at: Date.now(), counts: new Map() }));
+  if (!cache || Date.now() - cache.at > DOC_COUNT_TTL_MS || cache.size > DOC_COUNT_MAX_TERMS) {
+    docCountCache.set(db, (cache = { at: Date.now(), size: 0, byOwner: new Map() }));
   }
-  let count = cache.counts.get(word);
-  if (count === undefined) {
-    count = db.query<{ n: number }, [string]>("SELECT COUNT(*) AS n FROM chunks_fts WHERE chunks_fts MATCH ?").get(`text : ${quoted(word)}`)!.n;
-    cache.counts.set(word, count);
+  let counts = cache.byOwner.get(owner);
+  if (!counts) cache.byOwner.set(owner, (counts = new Map()));
+  const cached = counts.get(word);
+  if (cached !== undefined) return cached;
+  const match = `owner_token : "${owner}" AND text : ${quoted(word)}`;
+  const count = db.query<{ n: number }, [string]>("SELECT COUNT(*) AS n FROM chunks_fts WHERE chunks_fts MATCH ?").get(match)!.n;
+  if (count > 0) {
+    counts.set(word, count);
+    cache.size++;
   }
   return count;
 }
@@ -196,16 +217,16 @@ function documentCount(db: Database, word: string): number {
 const POSTINGS_BUDGET = 5_000;
 
 /**
- * The words worth searching, rarest first. Words in more than half of all chunks are
- * dropped: BM25 gives them no weight (FTS5 floors their idf), yet walking their postings
- * was most of a keyword query's cost. Then words are kept, rarest first, while their
- * postings fit a budget (the rarest always stays): the common words left out carry little
- * BM25 weight, and the vector side still sees the whole query. MAX(rowid) stands in for
- * the chunk count: it never undercounts, so it errs towards keeping a word.
+ * The words worth searching, rarest first, counted in the end user's own chunks. Words
+ * absent from them are dropped (they match nothing). The rest are kept, rarest first,
+ * while their postings fit a budget, and the rarest always stays, so a query with any
+ * matching word is never emptied. The budget only bites on large libraries: there the
+ * common words left out carry little BM25 weight (FTS5 floors the idf of a word in half
+ * the chunks), walking their postings was most of a keyword query's cost, and the vector
+ * side still sees the whole query.
  */
-function informativeWords(db: Database, words: string[]): string[] {
-  const total = db.query<{ n: number | null }, []>("SELECT MAX(rowid) AS n FROM chunks").get()?.n ?? 0;
-  const counted = words.map((w) => ({ w, docs: documentCount(db, w) })).filter((x) => x.docs > 0 && x.docs <= total / 2);
+function informativeWords(db: Database, owner: string, words: string[]): string[] {
+  const counted = words.map((w) => ({ w, docs: documentCount(db, owner, w) })).filter((x) => x.docs > 0);
   counted.sort((a, b) => a.docs - b.docs);
   const kept: string[] = [];
   let postings = 0;
@@ -223,9 +244,10 @@ function informativeWords(db: Database, words: string[]): string[] {
  * to apply recording and date filters.
  */
 export function keywordCandidates(db: Database, filter: ChunkFilter, words: string[], limit: number): number[] {
-  const useful = informativeWords(db, words);
+  const owner = ownerToken(filter, filter.endUserId);
+  const useful = informativeWords(db, owner, words);
   if (useful.length === 0) return [];
-  const match = `owner_token : "${ownerToken(filter, filter.endUserId)}" AND text : (${useful.map(quoted).join(" OR ")})`;
+  const match = `owner_token : "${owner}" AND text : (${useful.map(quoted).join(" OR ")})`;
   const extra = chunkFilterSql(filter, "c.");
   const sql = extra.sql
     ? `SELECT c.rowid FROM chunks_fts JOIN chunks c ON c.rowid = chunks_fts.rowid
@@ -239,14 +261,18 @@ export function keywordCandidates(db: Database, filter: ChunkFilter, words: stri
     .map((r) => r.rowid);
 }
 
-/** The chunks behind candidate rowids, re-checked against the tenant and end user (isolation never rests on a hash alone). */
+/**
+ * The chunks behind candidate rowids, re-checked against the tenant, end user and filters:
+ * isolation never rests on a hash alone, and both candidate lists answer to the same filters.
+ */
 export function chunksByRowid(db: Database, filter: ChunkFilter, rowids: number[]): Map<number, ChunkRecord> {
   if (rowids.length === 0) return new Map();
+  const extra = chunkFilterSql(filter, "");
   const rows = db
     .query<ChunkRecord, SQLQueryBindings[]>(
       `SELECT rowid, id AS chunk_id, recording_id, transcription_id, text AS chunk_text, speaker, start_ms, end_ms, recorded_at
-       FROM chunks WHERE rowid IN (${rowids.map(() => "?").join(", ")}) AND project_id = ? AND mode = ? AND end_user_id = ?`,
+       FROM chunks WHERE rowid IN (${rowids.map(() => "?").join(", ")}) AND project_id = ? AND mode = ? AND end_user_id = ?${extra.sql}`,
     )
-    .all(...rowids, filter.projectId, filter.mode, filter.endUserId);
+    .all(...rowids, filter.projectId, filter.mode, filter.endUserId, ...extra.params);
   return new Map(rows.map((r) => [r.rowid, r]));
 }

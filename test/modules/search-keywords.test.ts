@@ -1,0 +1,65 @@
+import { describe, expect, test } from "bun:test";
+import { makeTenant, makeTestApp } from "../helpers";
+import { type Line, seedTranscript } from "./search-corpus";
+
+// No embedding model is installed here, so search answers from keywords alone: these
+// are what a fresh install sees before `parley models pull`.
+async function keywordOnlyApp() {
+  const t = await makeTestApp({ env: { PARLEY_EMBEDDING_MODEL: "all-minilm-l6-v2" } });
+  const library = async () => {
+    const tenant = makeTenant(t.deps);
+    const endUser = (await t.call("POST", "/v1/end-users", { key: tenant.test, body: {} })).body.id as string;
+    const add = (lines: Line[]) => seedTranscript(t.deps, { projectId: tenant.project.id, mode: "test" }, { endUserId: endUser, recordedAt: null, lines }).recordingId;
+    const search = async (query: string) => (await t.call("POST", "/v1/recordings/search", { key: tenant.test, body: { query, end_user_id: endUser } })).body.results as any[];
+    return { add, search };
+  };
+  return { t, library };
+}
+
+const line = (text: string): Line[] => [[0, 5, "SPEAKER_1", text]];
+
+describe("keyword search without an embedding model", () => {
+  test("a one-chunk library finds its own words, even the commonest", async () => {
+    const { t, library } = await keywordOnlyApp();
+    const lib = await library();
+    const id = lib.add(line("The zebras crossed the river."));
+    await t.deps.queue.drain();
+    expect((await lib.search("zebras")).map((r) => r.recording_id)).toEqual([id]);
+    expect((await lib.search("the")).map((r) => r.recording_id)).toEqual([id]);
+    expect(await lib.search("giraffes")).toEqual([]);
+  });
+
+  test("another project's chunks do not change which words a search keeps", async () => {
+    const { t, library } = await keywordOnlyApp();
+    const mine = await library();
+    const id = mine.add(line("We saw llamas at the farm."));
+    for (const text of ["Budget review.", "Hiring plan.", "Vendor call."]) mine.add(line(text));
+    const theirs = await library();
+    for (let i = 0; i < 10; i++) theirs.add(line(`Llamas report number ${i}.`));
+    await t.deps.queue.drain();
+    expect((await mine.search("llamas")).map((r) => r.recording_id)).toEqual([id]);
+  });
+
+  test("a word searched before it was indexed is found once it is", async () => {
+    const { t, library } = await keywordOnlyApp();
+    const lib = await library();
+    lib.add(line("Nothing about animals here."));
+    await t.deps.queue.drain();
+    expect(await lib.search("okapi")).toEqual([]);
+    const id = lib.add(line("An okapi at the zoo."));
+    await t.deps.queue.drain();
+    expect((await lib.search("okapi")).map((r) => r.recording_id)).toEqual([id]);
+  });
+
+  test("on a large library the rarest words are kept and the common ones left out", async () => {
+    const { t, library } = await keywordOnlyApp();
+    const lib = await library();
+    // 30 s segments make one chunk each: "meeting" is in 5,200 chunks (above the postings budget), "tapir" in one.
+    lib.add(Array.from({ length: 5_200 }, (_, i): Line => [i * 30, i * 30 + 30, "SPEAKER_1", `Meeting note ${i}.${i === 7 ? " A tapir." : ""}`]));
+    await t.deps.queue.drain();
+    const found = await lib.search("meeting tapir");
+    expect(found[0].chunk_text).toContain("tapir");
+    expect(found.every((r) => r.chunk_text.includes("tapir"))).toBe(true);
+    expect((await lib.search("meeting")).length).toBe(8);
+  });
+});

@@ -1,11 +1,12 @@
 import type { Database } from "bun:sqlite";
 import { decryptWithServerSecret, encryptWithServerSecret } from "../../crypto";
 import { isReadOnly, type Principal } from "../../http/auth";
-import { consumeCredential, issueCredential, revokeDeviceCredentials } from "../../http/credentials";
+import { consumeCredential, issueCredential } from "../../http/credentials";
 import { ApiError } from "../../http/errors";
 import type { Page } from "../../http/pagination";
 import { newId } from "../../ids";
-import { type DeviceRow, findDeviceRow, updateDeviceFields } from "../devices/store";
+import { endBinding } from "../devices/service";
+import { type DeviceRow, findDeviceRow } from "../devices/store";
 import { signGrant } from "../grants/signing";
 import { CREATABLE_TYPES, type Command, type CommandType, type CreateCommandBody, type ListCommandsQuery, type ResetCompletionBody } from "./schema";
 import { type CommandRow, findCommand, findCommandByIdempotencyKey, insertCommand, listCommandRows, openCommands, revokeResetCredential, transitionCommand } from "./store";
@@ -164,7 +165,7 @@ export function createResetCommand(deps: CommandDeps, principal: Principal, devi
 /**
  * POST /devices/{id}/commands/{cmd_id}/complete with `Authorization: Bearer rct_...`: the
  * one call an rct_ credential can make, once, for its own command. An executed reset
- * unbinds the device (its token was wiped with everything else).
+ * unbinds the device (its token was wiped with everything else) and cancels what else was queued.
  */
 export function completeReset(deps: CommandDeps, principal: Principal, deviceId: string, commandId: string, body: ResetCompletionBody, now: Date): Command {
   const { db } = deps;
@@ -184,10 +185,8 @@ export function completeReset(deps: CommandDeps, principal: Principal, deviceId:
     if (!transitionCommand(db, principal, commandId, ["pending", "delivered"], body.status, fields)) {
       throw new ApiError("resource_conflict", `The factory reset is already ${row.status}.`);
     }
-    if (body.status === "executed") {
-      revokeDeviceCredentials(db, deviceId, now);
-      updateDeviceFields(db, principal, deviceId, { status: "unbound", end_user_id: null, bound_at: null }, at);
-    }
+    // The wiped device forgot its token and everything queued for its wearer.
+    if (body.status === "executed") endBinding(db, principal, deviceId, now);
     return presentCommand(deps, principal, findCommand(db, principal, deviceId, commandId) as CommandRow);
   })();
 }

@@ -96,6 +96,18 @@ export function expireDueCommands(db: Database, now: string): number {
   return db.query("UPDATE device_commands SET status = 'expired' WHERE status IN ('pending', 'delivered') AND expires_at <= ?").run(now).changes;
 }
 
+/**
+ * A device's binding ended (unbind, end-user deletion, device deletion, executed reset):
+ * its open commands become cancelled and every reset credential of the device is revoked,
+ * so nothing queued for one wearer reaches the next. Returns how many were cancelled.
+ */
+export function cancelOpenCommands(db: Database, tenant: Tenant, deviceId: string, now: string): number {
+  db.query("UPDATE credentials SET revoked_at = ? WHERE kind = 'reset' AND device_id = ? AND revoked_at IS NULL").run(now, deviceId);
+  return db
+    .query("UPDATE device_commands SET status = 'cancelled', cancelled_at = ? WHERE device_id = ? AND status IN ('pending', 'delivered') AND project_id = ? AND mode = ?")
+    .run(now, deviceId, tenant.projectId, tenant.mode).changes;
+}
+
 /** A cancelled factory reset's rct_ credential stops working with it. */
 export function revokeResetCredential(db: Database, commandId: string, now: string): void {
   db.query("UPDATE credentials SET revoked_at = ? WHERE kind = 'reset' AND command_id = ? AND revoked_at IS NULL").run(now, commandId);

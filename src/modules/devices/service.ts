@@ -4,8 +4,10 @@ import { issueCredential, revokeDeviceCredentials, type Tenant } from "../../htt
 import { ApiError } from "../../http/errors";
 import type { Page } from "../../http/pagination";
 import { newId } from "../../ids";
+import { cancelOpenCommands } from "../commands/store";
 import { resolveConfig } from "../config/service";
 import { findEndUser } from "../end-users/store";
+import { cancelInFlightOta } from "../firmware/store";
 import type { CreateDeviceBody, Device, DeviceState, ListDevicesQuery, UpdateDeviceBody } from "./schema";
 import { CAPABILITY } from "./schema";
 import { mergeSettings } from "./settings";
@@ -87,13 +89,28 @@ export function updateDevice(db: Database, principal: Principal, id: string, bod
   })();
 }
 
+/**
+ * Everything that ends with a binding, inside the caller's transaction (unbind, end-user
+ * deletion, device deletion, an executed factory reset): device tokens revoked, open
+ * commands cancelled and reset credentials revoked, so a device rebound to someone else
+ * never receives the previous wearer's commands nor honours their reset. Deletion also
+ * cancels the OTA assignment in flight; an unbind keeps it for the next wearer, since
+ * firmware belongs to the device, not to whoever wore it.
+ */
+export function endBinding(db: Database, tenant: Tenant, id: string, now: Date, options: { deleting?: boolean } = {}): void {
+  const at = now.toISOString();
+  revokeDeviceCredentials(db, id, now);
+  cancelOpenCommands(db, tenant, id, at);
+  if (options.deleting) cancelInFlightOta(db, tenant, id, at);
+  updateDeviceFields(db, tenant, id, { status: "unbound", end_user_id: null, bound_at: null, ...(options.deleting ? { deleted_at: at } : {}) }, at);
+}
+
 /** Soft delete: the row stays so its serial number remains reserved; its tokens stop working. */
 export function deleteDevice(db: Database, principal: Principal, id: string, now: Date): void {
   if (principal.endUserId) throw new ApiError("forbidden", "An end-user-scoped key cannot delete devices.");
   db.transaction(() => {
     loadDeviceRow(db, principal, id);
-    revokeDeviceCredentials(db, id, now);
-    updateDeviceFields(db, principal, id, { deleted_at: now.toISOString(), status: "unbound", end_user_id: null, bound_at: null }, now.toISOString());
+    endBinding(db, principal, id, now, { deleting: true });
   })();
 }
 
@@ -118,21 +135,20 @@ export function bindDevice(db: Database, principal: Principal, id: string, endUs
   })();
 }
 
-/** Spec 3.1 bound -> unbound: the device token is revoked, end_user_id becomes null. */
+/** Spec 3.1 bound -> unbound: the device token is revoked, end_user_id becomes null, open commands are cancelled. */
 export function unbindDevice(db: Database, principal: Principal, id: string, now: Date): Device {
   return db.transaction(() => {
     const row = loadDeviceRow(db, principal, id);
     if (row.status !== "bound") throw new ApiError("bad_request", "Device is not bound.");
-    revokeDeviceCredentials(db, id, now);
-    updateDeviceFields(db, principal, id, { status: "unbound", end_user_id: null, bound_at: null }, now.toISOString());
+    endBinding(db, principal, id, now);
     // Not loadDeviceRow: an end-user-scoped caller no longer sees the device once unbound.
     return presentDevice(db, principal, findDeviceRow(db, principal, id) as DeviceRow);
   })();
 }
 
 /**
- * A deleted end user is read-only, so the devices bound to it are released: unbound,
- * their tokens revoked, free to be bound to someone else. Recordings keep their device
+ * A deleted end user is read-only, so the devices bound to it are released (endBinding),
+ * free to be bound to someone else. Recordings keep their device
  * and end user (the history spec 4.1 keeps).
  */
 export function releaseDevicesOfEndUser(db: Database, tenant: Tenant, endUserId: string, now: Date): number {
@@ -140,10 +156,7 @@ export function releaseDevicesOfEndUser(db: Database, tenant: Tenant, endUserId:
     .query<{ id: string }, [string, string, string]>("SELECT id FROM devices WHERE project_id = ? AND mode = ? AND end_user_id = ? AND status = 'bound' AND deleted_at IS NULL")
     .all(tenant.projectId, tenant.mode, endUserId)
     .map((r) => r.id);
-  for (const id of ids) {
-    revokeDeviceCredentials(db, id, now);
-    updateDeviceFields(db, tenant, id, { status: "unbound", end_user_id: null, bound_at: null }, now.toISOString());
-  }
+  for (const id of ids) endBinding(db, tenant, id, now);
   return ids.length;
 }
 

@@ -115,3 +115,13 @@ export function transitionOta(
       .run(to, ...entries.map(([, v]) => v ?? null), id, tenant.projectId, tenant.mode, ...from).changes === 1
   );
 }
+
+/** A deleted device's assignment in flight is cancelled: nothing can fetch or report it any more. */
+export function cancelInFlightOta(db: Database, tenant: Tenant, deviceId: string, now: string): void {
+  db.query("UPDATE ota_assignments SET status = 'cancelled', cancelled_at = ? WHERE device_id = ? AND status IN ('pending', 'delivered') AND project_id = ? AND mode = ?").run(
+    now,
+    deviceId,
+    tenant.projectId,
+    tenant.mode,
+  );
+}

@@ -5,6 +5,7 @@ import { registerBackgroundWork } from "./background";
 import { checkpointInBackground } from "./db/checkpointer";
 import { releaseAbandonedIdempotencyClaims } from "./http/idempotency";
 import { startScheduler } from "./jobs/scheduler";
+import { checkSearchIndex } from "./modules/search/indexer";
 import { webhookDispatcher } from "./modules/webhooks/dispatcher";
 
 /** Boot: config -> db -> migrate -> engines -> jobs -> listen. Resolves once listening; stops cleanly on SIGINT/SIGTERM. */
@@ -16,6 +17,9 @@ export async function serve(config: Config): Promise<{ url: string; stop(): Prom
 
   const checkpointer = checkpointInBackground(db, databasePath(config), log);
   queue.start();
+  // The embedder's dimension against the vector index, once at start (issue 6). Not awaited:
+  // a mismatch queues a background re-index, and no failure here may stop the server booting.
+  void checkSearchIndex(deps).catch((err) => log.error("search index check at start failed", { error: String((err as Error)?.stack ?? err) }));
   const scheduler = startScheduler(tasks, log);
   const app = createApp(deps).listen({
     port: config.port,

@@ -2,8 +2,16 @@ import { describe, expect, test } from "bun:test";
 import { copyFileSync, cpSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { cachedTinyEmbedder, TINY_EMBEDDER_DIMENSION } from "../../scripts/test-models/onnx-embedder";
+import { Database } from "bun:sqlite";
+import { registerBackgroundWork } from "../../src/background";
+import { buildDeps, databasePath } from "../../src/boot";
+import { loadConfig } from "../../src/config";
+import { createEngines } from "../../src/engines";
+import { HashingTestEmbedder } from "../../src/engines/embedder.test-double";
 import { MissingModelError } from "../../src/engines/missing-model";
 import { TransformersEmbedder } from "../../src/engines/transformers-embedder";
+import { createLogger } from "../../src/log";
+import { serve } from "../../src/main";
 import { makeTempDir, makeTenant, makeTestApp } from "../helpers";
 import { BUDGET, DOCTOR, seedTranscript } from "../modules/search-corpus";
 
@@ -72,5 +80,32 @@ describe("search with the real embedder engine (createEngines)", () => {
     expect(r.status).toBe(200);
     expect(r.body.results[0].recording_id).toBe(budget);
     expect(t.deps.db.query("SELECT state FROM jobs WHERE type = 'search.index_transcription'").get()).toEqual({ state: "done" });
+  });
+});
+
+describe("serve checks the index against the embedder at start", () => {
+  test("an index built with another model is rebuilt and re-embedded in the background right after boot", async () => {
+    const config = loadConfig({ PARLEY_DATA_DIR: makeTempDir(), PARLEY_MODELS_DIR: modelsDir, PARLEY_EMBEDDING_MODEL: "tiny-embedder", PARLEY_PORT: "0", PARLEY_LOG_LEVEL: "silent" });
+    // A previous run indexed with another model (384 dimensions).
+    const log = createLogger("silent");
+    const before = buildDeps(config, { log, engines: { ...createEngines(config, log), embedder: new HashingTestEmbedder() } });
+    registerBackgroundWork(before);
+    seedTranscript(before, { projectId: makeTenant(before).project.id, mode: "test" }, { endUserId: null, recordedAt: null, lines: BUDGET });
+    await before.queue.drain();
+    before.db.close();
+
+    const server = await serve(config);
+    const db = new Database(databasePath(config), { readonly: true });
+    const state = () => db.query("SELECT model, dimension, (SELECT COUNT(*) FROM chunks WHERE embedded_generation < generation) AS pending FROM search_index").get();
+    try {
+      // The periodic check runs every 5 minutes; only the one at start can do this within seconds.
+      const deadline = Date.now() + 5_000;
+      while (Date.now() < deadline && (state() as { model: string; pending: number }).model !== "tiny-embedder") await Bun.sleep(25);
+      while (Date.now() < deadline && (state() as { pending: number }).pending > 0) await Bun.sleep(25);
+      expect(state()).toEqual({ model: "tiny-embedder", dimension: TINY_EMBEDDER_DIMENSION, pending: 0 });
+    } finally {
+      db.close();
+      await server.stop();
+    }
   });
 });

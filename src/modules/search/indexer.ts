@@ -81,6 +81,21 @@ export async function indexTranscription(deps: IndexDeps, payload: IndexTranscri
   }
 }
 
+/**
+ * The dimension check of issue 6: `serve` runs it once at start (in the background: it
+ * must never delay or crash boot), and the periodic task repeats it so a model installed
+ * or swapped while the server runs is picked up. Queues the re-index when chunks lack
+ * vectors; with no model installed there is nothing to do yet.
+ */
+export async function checkSearchIndex(deps: IndexDeps): Promise<void> {
+  try {
+    const state = await ensureIndexCurrent(deps);
+    if (countPendingChunks(deps.db, state.generation) > 0) deps.queue.enqueue(REINDEX_JOB, {}, { dedupeKey: REINDEX_JOB });
+  } catch (err) {
+    if (!(err instanceof MissingModelError)) throw err;
+  }
+}
+
 /** Job handlers and the periodic index check, for src/background.ts. */
 export function registerSearchWork(deps: IndexDeps): PeriodicTask[] {
   deps.queue.register<IndexTranscriptionPayload>(INDEX_TRANSCRIPTION_JOB, (job: Job<IndexTranscriptionPayload>) => indexTranscription(deps, job.payload));
@@ -94,19 +109,7 @@ export function registerSearchWork(deps: IndexDeps): PeriodicTask[] {
     }
   });
   return [
-    {
-      // The dimension check of issue 6, run shortly after start and then every few minutes,
-      // so a model swapped or installed while the server was down gets picked up.
-      name: "search-check-index",
-      pattern: "30 */5 * * * *",
-      run: async () => {
-        try {
-          const state = await ensureIndexCurrent(deps);
-          if (countPendingChunks(deps.db, state.generation) > 0) deps.queue.enqueue(REINDEX_JOB, {}, { dedupeKey: REINDEX_JOB });
-        } catch (err) {
-          if (!(err instanceof MissingModelError)) throw err;
-        }
-      },
-    },
+    // Every 5 minutes at :30 s; the check at start is serve's (see checkSearchIndex).
+    { name: "search-check-index", pattern: "30 */5 * * * *", run: () => checkSearchIndex(deps) },
   ];
 }

@@ -4,6 +4,22 @@ const flag = z
   .enum(["0", "1", "true", "false", ""])
   .transform((v) => v === "1" || v === "true");
 
+/** A whole number from the environment. Unlike z.coerce, an empty value is an error, not 0. */
+const whole = (min: number, max = Number.MAX_SAFE_INTEGER) =>
+  z
+    .string()
+    .regex(/^\d+$/, "a whole number")
+    .transform(Number)
+    .pipe(z.number().min(min).max(max));
+
+/** A decimal number from the environment; empty is an error. */
+const decimal = (min: number) =>
+  z
+    .string()
+    .regex(/^\d+(\.\d+)?$/, "a number")
+    .transform(Number)
+    .pipe(z.number().min(min));
+
 const seconds = z
   .string()
   .regex(/^\d+(,\d+)*$/, "comma-separated whole seconds")
@@ -11,20 +27,20 @@ const seconds = z
 
 /** PARLEY_* variables and their embedded defaults (README "Configuration" documents each). */
 const envSchema = z.object({
-  PARLEY_PORT: z.coerce.number().int().min(0).max(65535).default(8080),
+  PARLEY_PORT: whole(0, 65535).default(8080),
   PARLEY_HOST: z.string().min(1).default("127.0.0.1"),
   PARLEY_DATA_DIR: z.string().min(1).default("./data"),
   PARLEY_MODELS_DIR: z.string().min(1).default("./models"),
   PARLEY_PUBLIC_URL: z.url().optional(),
   PARLEY_LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
-  PARLEY_RATE_LIMIT_PER_SECOND: z.coerce.number().int().min(0).default(100),
-  PARLEY_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).default(1000),
+  PARLEY_RATE_LIMIT_PER_SECOND: whole(0).default(100),
+  PARLEY_RATE_LIMIT_PER_MINUTE: whole(0).default(1000),
   PARLEY_WEBHOOK_RETRY_DELAYS: seconds.default([60, 300, 1800, 7200, 28800]),
   PARLEY_WEBHOOK_DENY_PRIVATE: flag.default(false),
-  PARLEY_WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(1).default(30_000),
-  PARLEY_MAX_UPLOAD_BYTES: z.coerce.number().int().min(1).default(2 * 1024 ** 3),
-  PARLEY_MAX_CONCURRENT_UPLOADS: z.coerce.number().int().min(1).default(10),
-  PARLEY_UPLOAD_TOKEN_TTL_SECONDS: z.coerce.number().int().min(1).default(900),
+  PARLEY_WEBHOOK_TIMEOUT_MS: whole(1).default(30_000),
+  PARLEY_MAX_UPLOAD_BYTES: whole(1).default(2 * 1024 ** 3),
+  PARLEY_MAX_CONCURRENT_UPLOADS: whole(1).default(10),
+  PARLEY_UPLOAD_TOKEN_TTL_SECONDS: whole(1).default(900),
   PARLEY_S3_BUCKET: z.string().optional(),
   PARLEY_S3_ENDPOINT: z.string().optional(),
   PARLEY_S3_REGION: z.string().optional(),
@@ -40,11 +56,11 @@ const envSchema = z.object({
   PARLEY_OPENAI_BASE_URL: z.url().optional(),
   PARLEY_OPENAI_API_KEY: z.string().optional(),
   PARLEY_OPENAI_MODEL: z.string().optional(),
-  PARLEY_OPENAI_CONTEXT_TOKENS: z.coerce.number().int().min(512).default(8192),
-  PARLEY_OPENAI_TIMEOUT_MS: z.coerce.number().int().min(1).default(120_000),
-  PARLEY_JOB_CONCURRENCY: z.coerce.number().int().min(1).default(2),
-  PARLEY_PROCESSING_MIN_SECONDS: z.coerce.number().positive().default(120),
-  PARLEY_PROCESSING_TIME_FACTOR: z.coerce.number().min(0).default(3),
+  PARLEY_OPENAI_CONTEXT_TOKENS: whole(512).default(8192),
+  PARLEY_OPENAI_TIMEOUT_MS: whole(1).default(120_000),
+  PARLEY_JOB_CONCURRENCY: whole(1).default(2),
+  PARLEY_PROCESSING_MIN_SECONDS: decimal(0.001).default(120),
+  PARLEY_PROCESSING_TIME_FACTOR: decimal(0).default(3),
   PARLEY_SECRET: z.string().min(32).optional(),
 });
 

@@ -56,6 +56,9 @@ describe("parley CLI", () => {
     const noProject = await parley(["keys", "create", "--project", "nope", "--mode", "test"], env);
     expect(noProject.stderr).toContain("parley projects create nope");
     expect((await parley(["keys", "create", "--project", "p"], env)).code).toBe(2);
+    const emptyScopes = await parley(["keys", "create", "--project", "p", "--mode", "test", "--scopes", ","], env);
+    expect(emptyScopes.code).toBe(2);
+    expect(emptyScopes.stdout).not.toContain("sk_test_");
     expect((await parley(["keys", "--bogus"], env)).code).toBe(2);
     const badConfig = await parley(["projects", "list"], { ...env, PARLEY_PORT: "http" });
     expect(badConfig.code).toBe(1);

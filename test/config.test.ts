@@ -31,4 +31,11 @@ describe("config", () => {
     const message = (err as Error).message;
     for (const name of ["PARLEY_PORT", "PARLEY_WEBHOOK_RETRY_DELAYS", "PARLEY_GPU"]) expect(message).toContain(name);
   });
+
+  test("an empty number is an error, never a silent 0 (a random port, rate limits off)", () => {
+    for (const name of ["PARLEY_PORT", "PARLEY_RATE_LIMIT_PER_SECOND", "PARLEY_PROCESSING_TIME_FACTOR"]) {
+      expect(() => loadConfig({ [name]: "" })).toThrow(name);
+    }
+    expect(loadConfig({ PARLEY_PROCESSING_MIN_SECONDS: "0.5", PARLEY_RATE_LIMIT_PER_SECOND: "0" })).toMatchObject({ rateLimit: { perSecond: 0 } });
+  });
 });

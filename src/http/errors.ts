@@ -73,7 +73,8 @@ function toApiError(code: string | number, error: unknown): ApiError | null {
     const message = path ? `Invalid ${where} ${path}: ${v.valueError?.message ?? "invalid value"}` : `Invalid ${v.type ?? "request"}: ${v.valueError?.message ?? "invalid value"}`;
     return new ApiError("validation_error", message, path ? { param: path } : {});
   }
-  if (code === "PARSE") return new ApiError("invalid_request", "The request body is not valid JSON.");
+  // Elysia wraps what our body parser throws; its own verdict is the cause.
+  if (code === "PARSE") return (error as Error).cause instanceof ApiError ? ((error as Error).cause as ApiError) : new ApiError("invalid_request", "The request body is not valid JSON.");
   if (code === "NOT_FOUND") return new ApiError("not_found", "Unrecognized request URL.");
   return null;
 }

@@ -24,6 +24,33 @@ describe("request ids and error bodies", () => {
     expect(r.body.error.code).toBe("invalid_request");
   });
 
+  test("bodies are bounded: over 1 MiB is 413, nesting past 32 levels is 400, neither reaches the validator", async () => {
+    const big = await t.call("POST", "/v1/end-users", { key: acme.test, body: { metadata: { blob: "x".repeat(1024 * 1024) } } });
+    expect(big.status).toBe(413);
+    expect(big.body.error.code).toBe("payload_too_large");
+    const chunked = new ReadableStream({
+      start(c) {
+        for (let i = 0; i < 3; i++) c.enqueue(new TextEncoder().encode(`{"name":"${"y".repeat(600 * 1024)}"}`));
+        c.close();
+      },
+    });
+    const streamed = await t.app.handle(new Request("http://localhost/v1/end-users", { method: "POST", headers: { authorization: `Bearer ${acme.test}`, "content-type": "application/json" }, body: chunked }));
+    expect(streamed.status).toBe(413);
+    const deep = await t.call("POST", "/v1/end-users", { key: acme.test, rawBody: `{"metadata":${"[".repeat(100_000)}${"]".repeat(100_000)}}`, headers: { "content-type": "application/json" } });
+    expect(deep.status).toBe(400);
+    expect(deep.body.error.code).toBe("invalid_request");
+    const strings = await t.call("POST", "/v1/end-users", { key: acme.test, body: { name: "[[[[{{{{\\\"", metadata: { a: { b: { c: 1 } } } } });
+    expect(strings.status).toBe(201);
+  });
+
+  test("request bodies are JSON only: a form body is 400, an empty body with any type is {}", async () => {
+    const form = await t.call("POST", "/v1/end-users", { key: acme.test, rawBody: "name=Ada", headers: { "content-type": "application/x-www-form-urlencoded" } });
+    expect(form.status).toBe(400);
+    expect(form.body.error.code).toBe("invalid_request");
+    const empty = await t.call("POST", "/v1/end-users", { key: acme.test, rawBody: "", headers: { "content-type": "text/plain" } });
+    expect(empty.status).toBe(201);
+  });
+
   test("unknown routes are 404 not_found in the error body", async () => {
     const r = await t.call("GET", "/v1/no-such-thing", { key: acme.test });
     expect(r.status).toBe(404);

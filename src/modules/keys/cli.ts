@@ -20,9 +20,12 @@ export function keysCommand(deps: Deps, args: string[]): void {
   switch (positionals[0]) {
     case "create": {
       if (!values.project || (values.mode !== "test" && values.mode !== "live")) throw new UsageError(USAGE);
+      const scopes = values.scopes?.split(",").map((s) => s.trim()).filter(Boolean);
+      // An empty --scopes must not fall through to a full-access secret key.
+      if (scopes?.length === 0) throw new UsageError(`--scopes needs at least one scope.\n${USAGE}`);
       const key = createApiKey(
         deps.db,
-        { project: values.project, mode: values.mode, scopes: values.scopes?.split(",").map((s) => s.trim()).filter(Boolean), endUserId: values["end-user"], name: values.name },
+        { project: values.project, mode: values.mode, scopes, endUserId: values["end-user"], name: values.name },
         deps.clock.now(),
       );
       printRecord({ id: key.id, key: key.key, hint: key.hint, mode: key.mode, scopes: key.scopes, end_user_id: key.end_user_id }, json);

@@ -112,6 +112,20 @@ describe("recordings: errors", () => {
     expect(b.body.error).toMatchObject({ code: "resource_not_found", param: "device_id" });
   });
 
+  test("a deleted end user is read-only: creating a recording for it is 409 resource_conflict, by a secret or its scoped key", async () => {
+    const eu = await endUser();
+    const scoped = acme.key("test", { endUserId: eu.id });
+    expect((await t.call("DELETE", `/v1/end-users/${eu.id}`, { key: acme.test })).status).toBe(204);
+    for (const [key, body] of [[acme.test, { end_user_id: eu.id }], [scoped, {}]] as const) {
+      const r = await t.call("POST", "/v1/recordings", { key, body });
+      expect(r.status).toBe(409);
+      expect(r.body.error).toMatchObject({ code: "resource_conflict", param: "end_user_id" });
+      expect(r.body.error.message).toContain("deleted");
+    }
+    const listed = await t.call("GET", `/v1/recordings?end_user_id=${eu.id}`, { key: acme.test });
+    expect(listed.body.data).toEqual([]);
+  });
+
   test("unknown ids are 404 not_found", async () => {
     for (const [m, p] of [["GET", ""], ["GET", "/audio"], ["DELETE", ""]] as const) {
       const r = await t.call(m, `/v1/recordings/rec_nope${p}`, { key: acme.test });

@@ -13,15 +13,19 @@ import { deleteRecordingRow, findRecording, insertRecording, listRecordingRows, 
 
 /**
  * POST /recordings. A device token fixes device_id and end_user_id (body values are
- * ignored, spec 4.3); an API key may name both, and they must exist in its project and mode.
+ * ignored, spec 4.3); an API key may name both, and they must exist in its project and mode
+ * (and the end user must not be deleted).
  */
 export function createRecording(deps: Deps, principal: Principal, body: CreateRecordingBody, now: Date): Recording {
   const { db } = deps;
   const byDevice = principal.kind === "device";
   const endUserId = byDevice ? principal.endUserId : confineToEndUser(principal, body.end_user_id);
   const deviceId = byDevice ? principal.deviceId : (body.device_id ?? null);
-  if (!byDevice && endUserId && !findEndUser(db, principal, endUserId)) {
-    throw new ApiError("resource_not_found", `No end user ${endUserId}.`, { param: "end_user_id" });
+  if (!byDevice && endUserId) {
+    const endUser = findEndUser(db, principal, endUserId);
+    if (!endUser) throw new ApiError("resource_not_found", `No end user ${endUserId}.`, { param: "end_user_id" });
+    // Spec 2.2: a deleted end user is read-only, so nothing new is recorded for it. (Its devices' tokens were revoked with it.)
+    if (endUser.deleted_at) throw new ApiError("resource_conflict", `End user ${endUserId} is deleted; no recordings can be added to it.`, { param: "end_user_id" });
   }
   if (!byDevice && deviceId && !findDeviceRow(db, principal, deviceId)) {
     throw new ApiError("resource_not_found", `No device ${deviceId}.`, { param: "device_id" });

@@ -4,7 +4,8 @@ import { issueCredential } from "../../src/http/credentials";
 import { makeTenant, makeTestApp } from "../helpers";
 import { BUDGET, DOCTOR, HIKING, type Line, seedRecording, seedTranscript } from "./search-corpus";
 
-type StubReply = { status?: number; content?: string; raw?: string };
+/** `hold` keeps the reply back until the promise settles: a model still answering. */
+type StubReply = { status?: number; content?: string; raw?: string; hold?: Promise<void> };
 /** A local server speaking OpenAI chat-completions; it records each request and answers what the test scripted. */
 const stub: { requests: { body: any; authorization: string | null }[]; reply: StubReply } = { requests: [], reply: {} };
 const server = Bun.serve({
@@ -14,6 +15,7 @@ const server = Bun.serve({
     if (new URL(req.url).pathname !== "/v1/chat/completions") return new Response("not found", { status: 404 });
     stub.requests.push({ body: await req.json(), authorization: req.headers.get("authorization") });
     const r = stub.reply;
+    await r.hold;
     if (r.raw !== undefined) return new Response(r.raw, { status: r.status ?? 200 });
     return Response.json(
       {
@@ -109,6 +111,14 @@ describe("ask: sessions", () => {
     expect(session.last_message_at).toBe(message.created_at);
   });
 
+  test("titles: trimmed, at most 200 characters counted as code points; the default is cut between code points", async () => {
+    expect((await create({ scope: { type: "library" }, end_user_id: ada, title: "  Budget  " })).body.title).toBe("Budget");
+    expect((await create({ scope: { type: "library" }, end_user_id: ada, title: "🦓".repeat(200) })).body.title).toBe("🦓".repeat(200));
+    const r = await create({ scope: { type: "library" }, end_user_id: ada, initial_message: { content: `${"a".repeat(199)}🦓🦓 budget?` } });
+    expect(r.status).toBe(200);
+    expect((await t.call("GET", `/v1/ask/sessions/${r.body.session_id}`, { key: acme.test })).body.title).toBe(`${"a".repeat(199)}🦓`);
+  });
+
   test("recording scope answers from the whole transcript and returns no sources", async () => {
     const r = await create({ scope: { type: "recording", recording_id: recs.doctor }, initial_message: { content: "What about the blood pressure?" } });
     expect(r.status).toBe(200);
@@ -142,6 +152,7 @@ describe("ask: errors", () => {
     [{ scope: { type: "selected", recording_ids: [] }, end_user_id: "eu_x" }, "scope.recording_ids"],
     [{ scope: { type: "library" } }, "end_user_id"],
     [{ scope: { type: "library" }, end_user_id: "eu_x", title: "" }, "title"],
+    [{ scope: { type: "library" }, end_user_id: "eu_x", title: "   " }, "title"],
     [{ scope: { type: "library" }, end_user_id: "eu_x", title: "x".repeat(201) }, "title"],
     [{ scope: { type: "library" }, end_user_id: "eu_x", initial_message: { content: "" } }, "initial_message.content"],
   ])("create %j is 422 naming %s", async (body, param) => {
@@ -196,6 +207,8 @@ describe("ask: errors", () => {
     const r = await create({ scope: { type: "library" }, end_user_id: ada, initial_message: { content: "What is the budget?", provider: "llama_cpp" } });
     expect(r.status).toBe(502);
     expect(r.body.error.code).toBe("model_failure");
+    // The error body keeps spec 7's shape (decision 065): the session is named by Location and the message.
+    expect(Object.keys(r.body.error).sort()).toEqual(["code", "message", "request_id"]);
     const sessionId = r.headers.get("location")!.split("/").pop()!;
     expect(r.body.error.message).toContain(sessionId);
     const history = await t.call("GET", `/v1/ask/sessions/${sessionId}/messages`, { key: acme.test });
@@ -205,6 +218,20 @@ describe("ask: errors", () => {
     expect(retry.status).toBe(200);
     expect(stub.requests[0]!.body.messages.filter((m: any) => m.role === "user")).toHaveLength(1);
     expect((await t.call("GET", `/v1/ask/sessions/${sessionId}`, { key: acme.test })).body.message_count).toBe(3);
+  });
+
+  test("a session deleted while its model is answering is 404 not_found, and nothing is left of it", async () => {
+    let release!: () => void;
+    stub.reply = { hold: new Promise<void>((resolve) => (release = resolve)) };
+    const s = await library();
+    const answering = ask(s.id, { content: "budget?", provider: "openai_compatible" });
+    while (stub.requests.length === 0) await Bun.sleep(5);
+    expect((await t.call("DELETE", `/v1/ask/sessions/${s.id}`, { key: acme.test })).status).toBe(204);
+    release();
+    const r = await answering;
+    expect(r.status).toBe(404);
+    expect(r.body.error.code).toBe("not_found");
+    expect(t.deps.db.query("SELECT COUNT(*) AS n FROM ask_messages WHERE session_id = ?").get(s.id)).toEqual({ n: 0 });
   });
 
   test.each([
@@ -252,6 +279,22 @@ describe("ask: the openai_compatible provider and citations", () => {
     for (const c of citations) expect(given.has(`${c.recording_id}@${c.start_ms}`)).toBe(true);
     expect(r.body.message.content).toBe("Budget is set. The launch moved. Made up and.");
     expect(r.body.message.content).not.toContain("[");
+  });
+
+  test("sources are the passages the model was given, when the lowest-ranked ones did not fit its window", async () => {
+    const dee = (await t.call("POST", "/v1/end-users", { key: acme.test, body: { name: "Dee" } })).body.id;
+    const wordy = `The warehouse inventory ${"lists pallets of assorted goods and ".repeat(40)}more.`;
+    const lines = Array.from({ length: 10 }, (_, i): Line => [i * 30, i * 30 + 30, "SPEAKER_1", `Part ${i}. ${wordy}`]);
+    seedTranscript(t.deps, { projectId: acme.project.id, mode: "test" }, { endUserId: dee, recordedAt: null, lines });
+    await t.deps.queue.drain();
+    const r = await create({ scope: { type: "library" }, end_user_id: dee, initial_message: { content: "warehouse inventory", provider: "openai_compatible" } });
+    expect(r.status).toBe(200);
+    const shown = stub.requests[0]!.body.messages[0].content.match(/^\[\d+\] \(recording/gm).length;
+    expect(shown).toBeGreaterThan(0);
+    expect(shown).toBeLessThan(8);
+    expect(r.body.sources).toHaveLength(shown);
+    const stored = t.deps.db.query<{ sources: string }, [string]>("SELECT sources FROM ask_messages WHERE session_id = ? AND role = 'assistant'").get(r.body.session_id)!;
+    expect(JSON.parse(stored.sources)).toEqual(r.body.sources);
   });
 
   test("multi-turn: earlier turns are in the prompt", async () => {

@@ -24,10 +24,19 @@ export const scopeSchema = z.discriminatedUnion("type", [
 ]);
 export type ScopeBody = z.infer<typeof scopeSchema>;
 
+/** Session titles are at most this many characters, counted in code points so an emoji counts once. */
+export const TITLE_MAX = 200;
+
 export const createSessionBody = z.object({
   scope: scopeSchema,
   initial_message: messageBody.optional(),
-  title: z.string().min(1).max(200).optional(),
+  // Trimmed first: a title of spaces alone would show as a blank row in a session list.
+  title: z
+    .string()
+    .trim()
+    .min(1)
+    .refine((t) => [...t].length <= TITLE_MAX, `Too big: expected at most ${TITLE_MAX} characters`)
+    .optional(),
   end_user_id: id.optional(),
 });
 export type CreateSessionBody = z.infer<typeof createSessionBody>;

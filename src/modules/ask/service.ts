@@ -13,7 +13,7 @@ import { requireEndUser, retrieveChunks } from "../search/service";
 import { latestCompletedTranscription } from "../transcriptions/store";
 import { contentOf, type Passage, toParts } from "./answer";
 import { type PreparedTurn, prepareTurn, runTurn } from "./providers";
-import type { AskMessage, AskProvider, AskResult, AskSession, CreateSessionBody, ListSessionsQuery, MessageBody } from "./schema";
+import { type AskMessage, type AskProvider, type AskResult, type AskSession, type CreateSessionBody, type ListSessionsQuery, type MessageBody, TITLE_MAX } from "./schema";
 import { appendMessage, conversation, deleteSessionRow, findSession, insertSession, listMessageRows, listSessionRows } from "./store";
 
 type AskDeps = Pick<Deps, "db" | "clock" | "config" | "engines" | "log">;
@@ -36,6 +36,14 @@ export function getSession(deps: Pick<Deps, "db">, principal: Principal, id: str
   if (!session || (principal.endUserId && session.end_user_id !== principal.endUserId)) throw new ApiError("not_found", `No Ask session ${id}.`, { param: "id" });
   return session;
 }
+
+/** The default title: the initial message's first characters, cut between code points (never inside an emoji), else "New chat". */
+function defaultTitle(content: string | undefined): string {
+  return [...(content ?? "").trim()].slice(0, TITLE_MAX).join("").trim() || "New chat";
+}
+
+/** A session deleted while its turn ran is not found, as it would be for any later request. */
+const sessionGone = (id: string) => new ApiError("not_found", `Ask session ${id} was deleted while it was being answered.`);
 
 function newSession(deps: AskDeps, principal: Principal, body: CreateSessionBody): AskSession {
   const { scope } = body;
@@ -65,7 +73,7 @@ function newSession(deps: AskDeps, principal: Principal, body: CreateSessionBody
     id: newId("as_", now.getTime()),
     end_user_id: endUserId,
     scope: { type: scope.type, recording_ids: recordingIds, recording_title: recordingTitle },
-    title: body.title ?? body.initial_message?.content.slice(0, 200) ?? "New chat",
+    title: body.title ?? defaultTitle(body.initial_message?.content),
     message_count: 0,
     last_message_at: null,
     last_model: null,
@@ -78,7 +86,8 @@ function newSession(deps: AskDeps, principal: Principal, body: CreateSessionBody
 /**
  * POST /ask/sessions. With an initial message the first turn runs at once; if it is refused
  * (409, 413, 4xx) the session is not kept, but after a 502 it is, so the caller can retry
- * against it (its id is in the Location header and the error message).
+ * against it: its id is in the Location header and the error message, since the error
+ * body keeps spec 7's shape (decision 065).
  */
 export async function createSession(deps: AskDeps, principal: Principal, body: CreateSessionBody): Promise<{ status: 200 | 201; body: AskSession | AskResult }> {
   const session = newSession(deps, principal, body);
@@ -142,7 +151,7 @@ async function askInSession(deps: AskDeps, principal: Principal, session: AskSes
     context_refs: body.context_refs ?? [],
     created_at: asked,
   };
-  appendMessage(deps.db, principal, question, []);
+  if (!appendMessage(deps.db, principal, question, [])) throw sessionGone(session.id);
 
   let answer: Awaited<ReturnType<typeof runTurn>>;
   try {
@@ -157,6 +166,9 @@ async function askInSession(deps: AskDeps, principal: Principal, session: AskSes
     }
     throw err;
   }
+  // Only what the model read: prepareTurn may have dropped passages to fit its window (source i is passage i + 1).
+  const read = new Set(turn.passages.map((p) => p.n));
+  const given = sources.filter((_, i) => read.has(i + 1));
   const parts = toParts(answer.text, turn.passages);
   const answered = deps.clock.now().toISOString();
   const message: AskMessage = {
@@ -172,8 +184,8 @@ async function askInSession(deps: AskDeps, principal: Principal, session: AskSes
     context_refs: [],
     created_at: answered,
   };
-  appendMessage(deps.db, principal, message, sources);
-  return { session_id: session.id, message, sources };
+  if (!appendMessage(deps.db, principal, message, given)) throw sessionGone(session.id);
+  return { session_id: session.id, message, sources: given };
 }
 
 /** POST /ask/sessions/{id}/messages. */

@@ -93,9 +93,19 @@ export function listSessionRows(db: Database, tenant: Tenant, endUserId: string 
   return paginate<SessionRow, AskSession>(db, { table: "ask_sessions", where, params }, page, toSession);
 }
 
-/** Appends a message and moves the session's counters; assistant messages also set last_model/last_provider. */
-export function appendMessage(db: Database, tenant: Tenant, m: AskMessage, sources: SearchResult[]): void {
-  db.transaction(() => {
+/**
+ * Appends a message and moves the session's counters; assistant messages also set
+ * last_model/last_provider. False, and nothing written, when the session is gone (deleted
+ * while its model was answering).
+ */
+export function appendMessage(db: Database, tenant: Tenant, m: AskMessage, sources: SearchResult[]): boolean {
+  return db.transaction(() => {
+    const moved = db.query(
+      `UPDATE ask_sessions SET message_count = message_count + 1, last_message_at = ?, updated_at = ?,
+         last_model = COALESCE(?, last_model), last_provider = COALESCE(?, last_provider)
+       WHERE id = ? AND project_id = ? AND mode = ?`,
+    ).run(m.created_at, m.created_at, m.model, m.provider, m.session_id, tenant.projectId, tenant.mode);
+    if (moved.changes === 0) return false;
     db.query(
       `INSERT INTO ask_messages (id, session_id, project_id, mode, role, content, parts, context_refs, sources, tokens, model, provider, finish_reason, created_at)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
@@ -115,11 +125,7 @@ export function appendMessage(db: Database, tenant: Tenant, m: AskMessage, sourc
       m.finish_reason,
       m.created_at,
     );
-    db.query(
-      `UPDATE ask_sessions SET message_count = message_count + 1, last_message_at = ?, updated_at = ?,
-         last_model = COALESCE(?, last_model), last_provider = COALESCE(?, last_provider)
-       WHERE id = ? AND project_id = ? AND mode = ?`,
-    ).run(m.created_at, m.created_at, m.model, m.provider, m.session_id, tenant.projectId, tenant.mode);
+    return true;
   })();
 }
 

@@ -1,3 +1,4 @@
+import { stripReasoning } from "./llama-llm";
 import { type ChatMessage, type Completion, type Llm, LlmUnavailableError } from "./llm";
 
 export type OpenAiCompatibleOptions = {
@@ -71,7 +72,8 @@ export class OpenAiCompatibleLlm implements Llm {
     const choice = parsed.choices?.[0];
     if (typeof choice?.message?.content !== "string") throw new LlmUnavailableError("The OpenAI-compatible server answered without a message.");
     return {
-      text: choice.message.content,
+      // Reasoning models served this way (vLLM, Ollama) return their <think> text in the content too.
+      text: stripReasoning(choice.message.content),
       tokens: {
         input: parsed.usage?.prompt_tokens ?? 0,
         output: parsed.usage?.completion_tokens ?? 0,

@@ -9,7 +9,8 @@ const server = Bun.serve({
   async fetch(req: Request): Promise<Response> {
     last = { path: new URL(req.url).pathname, body: await req.json(), authorization: req.headers.get("authorization") };
     if (last.body.model === "slow") await Bun.sleep(2_000);
-    return Response.json({ choices: [{ message: { role: "assistant", content: '{"ok":true}' }, finish_reason: "length" }], usage: { prompt_tokens: 5, completion_tokens: 2 } });
+    const content = last.body.model === "thinker" ? "<think>The user wants a number.\nSay 42.</think>\n\nThe answer is 42 [1]." : '{"ok":true}';
+    return Response.json({ choices: [{ message: { role: "assistant", content }, finish_reason: "length" }], usage: { prompt_tokens: 5, completion_tokens: 2 } });
   },
 });
 afterAll(() => server.stop(true));
@@ -23,6 +24,10 @@ describe("OpenAI-compatible LLM engine", () => {
     expect(last.authorization).toBeNull();
     expect(last.body).toMatchObject({ model: "m", max_tokens: 16, temperature: 0, response_format: { type: "json_schema", json_schema: { schema: { type: "object" } } } });
     expect(out).toEqual({ text: '{"ok":true}', tokens: { input: 5, output: 2, cached: 0 }, finishReason: "length" });
+  });
+
+  test("a reasoning model's <think> text is stripped, as for the embedded model", async () => {
+    expect((await llm("thinker").complete({ messages: [{ role: "user", content: "hi" }] })).text).toBe("The answer is 42 [1].");
   });
 
   test("context window is the configured one; tokens are estimated at four characters each", async () => {

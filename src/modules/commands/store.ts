@@ -98,11 +98,15 @@ export function expireDueCommands(db: Database, now: string): number {
 
 /**
  * A device's binding ended (unbind, end-user deletion, device deletion, executed reset):
- * its open commands become cancelled and every reset credential of the device is revoked,
- * so nothing queued for one wearer reaches the next. Returns how many were cancelled.
+ * its open commands become cancelled and the rct_ of an open reset is revoked, so nothing
+ * queued for one wearer reaches the next. An acknowledged reset's rct_ is left as it is
+ * (used), so a device resending its acknowledgement still learns 409, not 401.
  */
 export function cancelOpenCommands(db: Database, tenant: Tenant, deviceId: string, now: string): number {
-  db.query("UPDATE credentials SET revoked_at = ? WHERE kind = 'reset' AND device_id = ? AND revoked_at IS NULL").run(now, deviceId);
+  db.query(
+    `UPDATE credentials SET revoked_at = ? WHERE kind = 'reset' AND device_id = ? AND revoked_at IS NULL
+       AND command_id IN (SELECT id FROM device_commands WHERE device_id = ? AND status IN ('pending', 'delivered'))`,
+  ).run(now, deviceId, deviceId);
   return db
     .query("UPDATE device_commands SET status = 'cancelled', cancelled_at = ? WHERE device_id = ? AND status IN ('pending', 'delivered') AND project_id = ? AND mode = ?")
     .run(now, deviceId, tenant.projectId, tenant.mode).changes;

@@ -128,4 +128,25 @@ describe("Idempotency-Key header on reset and commands (spec 8)", () => {
     expect(stored).not.toContain(first.body.grant_token);
     expect(stored).not.toContain(c1.body.grant_token);
   });
+
+  test("a replayed key whose first request got a 4xx returns the same error, status and body (spec 7), on both routes", async () => {
+    const d = await boundDevice(t, acme.test);
+    const headers = { "idempotency-key": `offline-${d.id}` };
+    // Never heard from: 409 invalid_request, and still that error once the device is online.
+    const first = await t.call("POST", `/v1/devices/${d.id}/commands`, { key: acme.test, headers, body: { type: "trigger_upload" } });
+    expect(first.status).toBe(409);
+    await d.heartbeat();
+    const again = await t.call("POST", `/v1/devices/${d.id}/commands`, { key: acme.test, headers, body: { type: "trigger_upload" } });
+    expect(again.status).toBe(409);
+    expect(again.headers.get("idempotent-replayed")).toBe("true");
+    expect(again.body).toEqual(first.body);
+
+    const dev = (await t.call("POST", "/v1/devices", { key: acme.test, body: { serial_number: `IDEM-UNB-${Date.now()}`, model: "parley_pin" } })).body;
+    const resetHeaders = { "idempotency-key": `reset-unbound-${dev.id}` };
+    const refused = await t.call("POST", `/v1/devices/${dev.id}/reset`, { key: acme.test, headers: resetHeaders });
+    expect([refused.status, refused.body.error.code]).toEqual([409, "invalid_request"]);
+    const replay = await t.call("POST", `/v1/devices/${dev.id}/reset`, { key: acme.test, headers: resetHeaders });
+    expect(replay.status).toBe(409);
+    expect(replay.body).toEqual(refused.body);
+  });
 });

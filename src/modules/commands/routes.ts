@@ -1,10 +1,19 @@
 import { Elysia } from "elysia";
 import type { Deps } from "../../deps";
 import { authentication, authorize } from "../../http/auth";
+import type { ErrorBody } from "../../http/errors";
 import { idempotent } from "../../http/idempotency";
 import { idParam } from "../../http/schemas";
 import { commandParams, createCommandBody, listCommandsQuery, resetCompletionBody } from "./schema";
 import { cancelCommand, completeReset, createCommand, createResetCommand, getCommand, listCommands } from "./service";
+
+/**
+ * A replayed Idempotency-Key whose first request got a 4xx yields the stored error body
+ * (idempotent() has already set its status): it goes back unchanged (spec 7), not looked up.
+ */
+function isReplayedError(kept: unknown): kept is ErrorBody {
+  return typeof kept === "object" && kept !== null && "error" in kept;
+}
 
 export function commandsRoutes(deps: Deps) {
   const { clock } = deps;
@@ -21,7 +30,7 @@ export function commandsRoutes(deps: Deps) {
           return { id: command.id };
         });
         // The Idempotency-Key record keeps only the id: a grant_token is never persisted (spec 2.6).
-        return getCommand(deps, principal, ctx.params.id, kept.id);
+        return isReplayedError(kept) ? kept : getCommand(deps, principal, ctx.params.id, kept.id);
       },
       {
         params: idParam,
@@ -55,7 +64,7 @@ export function commandsRoutes(deps: Deps) {
           ctx.set.status = 201;
           return { id: createResetCommand(deps, principal, ctx.params.id, clock.now()).id };
         });
-        return getCommand(deps, principal, ctx.params.id, kept.id);
+        return isReplayedError(kept) ? kept : getCommand(deps, principal, ctx.params.id, kept.id);
       },
       {
         params: idParam,

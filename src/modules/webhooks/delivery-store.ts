@@ -61,27 +61,52 @@ export function fanOutEvents(db: Database, now: Date): number {
   })();
 }
 
-export type DueDelivery = { id: string; endpoint_id: string };
+export type DueDelivery = { id: string; endpoint_id: string; project_id: string };
+
+/** How many attempts may run at once per endpoint and per project, how many to pick now, and what this process already runs. */
+export type DueLimits = {
+  perEndpoint: number;
+  perProject: number;
+  limit: number;
+  busyEndpoints: Record<string, number>;
+  busyProjects: Record<string, number>;
+};
 
 /**
- * Due deliveries: up to `perEndpoint` of each endpoint's oldest (none for the endpoints
- * already at their limit), so one endpoint's backlog cannot fill every slot; then the
- * oldest due first. One index probe per endpoint, so a large backlog costs no more per
- * call than a small one. A disabled endpoint has no pending delivery except one an
- * operator retried by hand, which is meant to run.
+ * Due deliveries, picked fairly: each endpoint offers its oldest due deliveries up to its
+ * free slots, each project takes offers up to its free slots, endpoint by endpoint
+ * (round-robin), and projects take turns the same way: every project's next attempt
+ * comes before any project's one after that, the least busy first. So no endpoint's or
+ * project's backlog, nor attempts hanging on dead endpoints, can hold the slots another
+ * project needs. One index probe per endpoint, so a large backlog costs no more per call
+ * than a small one. A disabled endpoint has no pending delivery except one an operator
+ * retried by hand, which is meant to run.
  */
-export function dueDeliveries(db: Database, now: Date, perEndpoint: number, limit: number, skipEndpoints: readonly string[]): DueDelivery[] {
-  const at = now.toISOString();
+export function dueDeliveries(db: Database, now: Date, limits: DueLimits): DueDelivery[] {
   return db
-    .query<DueDelivery, [string, string, number, number]>(
-      `SELECT d.id, d.endpoint_id FROM webhook_endpoints e JOIN webhook_deliveries d ON d.id IN (
-         SELECT id FROM webhook_deliveries
-         WHERE endpoint_id = e.id AND status = 'pending' AND next_attempt_at <= ?1 AND (lease_until IS NULL OR lease_until <= ?1)
-         ORDER BY next_attempt_at LIMIT ?3)
-       WHERE e.id NOT IN (SELECT value FROM json_each(?2))
-       ORDER BY d.next_attempt_at, d.id LIMIT ?4`,
+    .query<DueDelivery, [string, string, string, number, number, number]>(
+      `WITH busy_endpoint AS (SELECT key AS id, value AS n FROM json_each(?2)),
+       busy_project AS (SELECT key AS id, value AS n FROM json_each(?3)),
+       offered AS (
+         SELECT d.id, d.endpoint_id, d.project_id, d.next_attempt_at,
+           COALESCE(be.n, 0) + ROW_NUMBER() OVER (PARTITION BY d.endpoint_id ORDER BY d.next_attempt_at, d.id) AS endpoint_turn,
+           COALESCE(bp.n, 0) AS project_busy
+         FROM webhook_endpoints e
+         LEFT JOIN busy_endpoint be ON be.id = e.id
+         LEFT JOIN busy_project bp ON bp.id = e.project_id
+         JOIN webhook_deliveries d ON d.id IN (
+           SELECT id FROM webhook_deliveries
+           WHERE endpoint_id = e.id AND status = 'pending' AND next_attempt_at <= ?1 AND (lease_until IS NULL OR lease_until <= ?1)
+           ORDER BY next_attempt_at LIMIT ?4)
+         WHERE COALESCE(be.n, 0) < ?4 AND COALESCE(bp.n, 0) < ?5),
+       taken AS (
+         SELECT id, endpoint_id, project_id, next_attempt_at,
+           project_busy + ROW_NUMBER() OVER (PARTITION BY project_id ORDER BY endpoint_turn, next_attempt_at, id) AS project_turn
+         FROM offered WHERE endpoint_turn <= ?4)
+       SELECT id, endpoint_id, project_id FROM taken WHERE project_turn <= ?5
+       ORDER BY project_turn, next_attempt_at, id LIMIT ?6`,
     )
-    .all(at, JSON.stringify(skipEndpoints), perEndpoint, limit);
+    .all(now.toISOString(), JSON.stringify(limits.busyEndpoints), JSON.stringify(limits.busyProjects), limits.perEndpoint, limits.perProject, limits.limit);
 }
 
 /** Takes a delivery for one attempt; false when another worker holds it or it is no longer due. */
@@ -112,7 +137,41 @@ export function loadAttemptTarget(db: Database, id: string): AttemptTarget | nul
   return endpoint && event ? { delivery, endpoint, event } : null;
 }
 
-export type AttemptOutcome = { attempt: DeliveryAttempt; ok: boolean; retryDelaysSeconds: readonly number[]; disableAfterMs: number };
+export type AttemptOutcome = {
+  attempt: DeliveryAttempt;
+  ok: boolean;
+  retryDelaysSeconds: readonly number[];
+  disableAfterMs: number;
+  /** A failure this long after the previous one starts a new streak instead of extending it. */
+  streakGapMs: number;
+};
+
+type StreakRow = Pick<EndpointRow, "failing_since" | "last_failed_at" | "disabled_at" | "updated_at">;
+
+/**
+ * Extends or restarts the endpoint's failure streak and disables it once the streak is
+ * disableAfterMs long. Returns whether the endpoint is (now) disabled. A streak spans
+ * only failures close together: one failure, days without traffic and another failure
+ * are two short streaks, not days of continuous failure.
+ */
+function recordFailure(db: Database, endpointId: string, outcome: AttemptOutcome, now: Date): boolean {
+  const at = now.toISOString();
+  const ep = db.query<StreakRow, [string]>("SELECT failing_since, last_failed_at, disabled_at, updated_at FROM webhook_endpoints WHERE id = ?").get(endpointId);
+  if (!ep) return false;
+  const stale = !ep.last_failed_at || now.getTime() - Date.parse(ep.last_failed_at) > outcome.streakGapMs;
+  // A disabled endpoint keeps the streak that disabled it (a failed manual retry changes nothing).
+  const restart = !ep.disabled_at && (!ep.failing_since || stale);
+  const failingSince = restart ? at : ep.failing_since!;
+  const disable = !ep.disabled_at && now.getTime() - Date.parse(failingSince) >= outcome.disableAfterMs;
+  db.query("UPDATE webhook_endpoints SET failing_since = ?, last_failed_at = ?, disabled_at = ?, updated_at = ? WHERE id = ?").run(
+    failingSince,
+    at,
+    disable ? at : ep.disabled_at,
+    restart || disable ? at : ep.updated_at, // updated_at tracks what the API shows, not last_failed_at
+    endpointId,
+  );
+  return disable || ep.disabled_at !== null;
+}
 
 /**
  * Records one attempt: success ends the delivery and clears the endpoint's failure
@@ -129,14 +188,7 @@ export function recordAttempt(db: Database, delivery: DeliveryRow, workerId: str
     if (outcome.ok) {
       db.query("UPDATE webhook_endpoints SET failing_since = NULL, disabled_at = NULL, updated_at = ? WHERE id = ? AND (failing_since IS NOT NULL OR disabled_at IS NOT NULL)").run(at, current.endpoint_id);
     } else {
-      db.query("UPDATE webhook_endpoints SET failing_since = ?, updated_at = ? WHERE id = ? AND failing_since IS NULL").run(at, at, current.endpoint_id);
-      db.query("UPDATE webhook_endpoints SET disabled_at = ?, updated_at = ? WHERE id = ? AND disabled_at IS NULL AND failing_since <= ?").run(
-        at,
-        at,
-        current.endpoint_id,
-        new Date(now.getTime() - outcome.disableAfterMs).toISOString(),
-      );
-      disabled = db.query<{ d: string | null }, [string]>("SELECT disabled_at AS d FROM webhook_endpoints WHERE id = ?").get(current.endpoint_id)?.d != null;
+      disabled = recordFailure(db, current.endpoint_id, outcome, now);
       // Nothing else of a disabled endpoint stays scheduled (attempts in flight finish and stop here).
       if (disabled) {
         db.query(

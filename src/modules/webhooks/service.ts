@@ -48,7 +48,7 @@ export async function createWebhook(deps: WebhookDeps, principal: Principal, bod
     updated_at: at,
   };
   insertEndpoint(deps.db, principal, row);
-  return { ...toEndpoint({ ...row, project_id: principal.projectId, mode: principal.mode }), secret };
+  return { ...toEndpoint({ ...row, project_id: principal.projectId, mode: principal.mode, last_failed_at: null }), secret };
 }
 
 function endpointOf(db: Database, principal: Principal, id: string) {

@@ -12,6 +12,8 @@ export type EndpointRow = {
   include_device_events: number;
   secret_sealed: string;
   failing_since: string | null;
+  /** The latest failed attempt: how far apart failures are decides whether they form one streak. */
+  last_failed_at: string | null;
   disabled_at: string | null;
   created_at: string;
   updated_at: string;
@@ -67,7 +69,7 @@ export function toDelivery(row: DeliveryRow): WebhookDelivery {
   };
 }
 
-export function insertEndpoint(db: Database, tenant: Tenant, row: Omit<EndpointRow, "project_id" | "mode">): void {
+export function insertEndpoint(db: Database, tenant: Tenant, row: Omit<EndpointRow, "project_id" | "mode" | "last_failed_at">): void {
   db.query(
     `INSERT INTO webhook_endpoints (id, project_id, mode, url, events, include_device_events, secret_sealed, failing_since, disabled_at, created_at, updated_at)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,

@@ -15,7 +15,7 @@ import { recordEvent } from "../src/events/outbox";
 import { createApiKey } from "../src/modules/keys/service";
 import { createProject } from "../src/modules/projects/service";
 import { registerWebhookWork } from "../src/modules/webhooks/background";
-import { webhookDispatcher } from "../src/modules/webhooks/dispatcher";
+import { CONCURRENCY, webhookDispatcher } from "../src/modules/webhooks/dispatcher";
 import { rerunTrustingCa, startReceiver, TLS_DIR_ENV, tlsFilesIn, trustedTlsFiles } from "../test/support/https-receiver";
 
 const tls = trustedTlsFiles();
@@ -102,7 +102,7 @@ async function bench(burst: number) {
     return { delivered: s.count, expected, perSecond: s.count / seconds, p50: pct(delays, 50), p95: pct(delays, 95) };
   }
 
-  /** Baseline: bare POSTs of the same size to the same receiver, `concurrency` at a time (the dispatcher's bounds: 4 per endpoint, 64 in all). */
+  /** Baseline: bare POSTs of the same size to the same receiver, `concurrency` at a time (the dispatcher's bounds: per endpoint, and per project, which one project's 50 endpoints share). */
   async function baseline(requests: number, concurrency: number) {
     await stats("/reset");
     const body = JSON.stringify({ id: "evt_x", type: "recording.created", created_at: new Date().toISOString(), data: { id: "rec_1", status: "created" } });
@@ -121,18 +121,18 @@ async function bench(burst: number) {
 
   try {
     await run(1, 50, null); // warm-up: TLS sessions, JIT
-    const base4 = await baseline(1000, 4);
-    const base = await baseline(2000, 64);
+    const base4 = await baseline(1000, CONCURRENCY.perEndpoint);
+    const base = await baseline(2000, CONCURRENCY.perProject);
     const one = await run(1, burst, null);
     const fifty = await run(50, Math.max(1, Math.round(burst / 10)), null);
     const paced1 = await run(1, 200, 50);
     const paced50 = await run(50, 40, 10);
     const f = (n: number) => n.toFixed(0).padStart(6);
     console.log("bench/webhooks.ts  (loopback HTTPS receiver in its own process, 2-core machine)");
-    console.log(`baseline: bare POSTs, 4 concurrent           ${f(base4)} req/s`);
-    console.log(`baseline: bare POSTs, 64 concurrent          ${f(base)} req/s`);
-    console.log(`burst, 1 endpoint   (${one.expected} deliveries)     ${f(one.perSecond)} deliveries/s  (${(one.perSecond / base4).toFixed(2)}x the 4-concurrent baseline; ${one.delivered}/${one.expected})`);
-    console.log(`burst, 50 endpoints (${fifty.expected} deliveries)    ${f(fifty.perSecond)} deliveries/s  (${(fifty.perSecond / base).toFixed(2)}x the 64-concurrent baseline; ${fifty.delivered}/${fifty.expected})`);
+    console.log(`baseline: bare POSTs, ${CONCURRENCY.perEndpoint} concurrent           ${f(base4)} req/s`);
+    console.log(`baseline: bare POSTs, ${CONCURRENCY.perProject} concurrent          ${f(base)} req/s`);
+    console.log(`burst, 1 endpoint   (${one.expected} deliveries)     ${f(one.perSecond)} deliveries/s  (${(one.perSecond / base4).toFixed(2)}x the ${CONCURRENCY.perEndpoint}-concurrent baseline; ${one.delivered}/${one.expected})`);
+    console.log(`burst, 50 endpoints (${fifty.expected} deliveries)    ${f(fifty.perSecond)} deliveries/s  (${(fifty.perSecond / base).toFixed(2)}x the ${CONCURRENCY.perProject}-concurrent baseline; ${fifty.delivered}/${fifty.expected})`);
     console.log(`event -> first attempt, 1 endpoint, 50 events/s:  p50 ${paced1.p50} ms  p95 ${paced1.p95} ms  (target p95 < 1000 ms)`);
     console.log(`event -> first attempt, 50 endpoints, 10 events/s: p50 ${paced50.p50} ms  p95 ${paced50.p95} ms  (target p95 < 1000 ms)`);
     console.log(`event -> first attempt during the 1-endpoint burst: p50 ${one.p50} ms  p95 ${one.p95} ms (queueing included)`);

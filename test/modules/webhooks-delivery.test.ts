@@ -8,9 +8,9 @@ import type { Mode } from "../../src/http/credentials";
 import { createLogger } from "../../src/log";
 import { setOrganizationPlan } from "../../src/modules/projects/store";
 import { fanOutEvents, leaseDelivery } from "../../src/modules/webhooks/delivery-store";
-import { DISABLE_AFTER_MS, webhookDispatcher } from "../../src/modules/webhooks/dispatcher";
+import { CONCURRENCY, DISABLE_AFTER_MS, webhookDispatcher } from "../../src/modules/webhooks/dispatcher";
 import { makeTenant, makeTestApp } from "../helpers";
-import { makeTestCa, type Receiver, rerunTrustingCa, startReceiver, type TlsFiles, trustedTlsFiles } from "../support/https-receiver";
+import { makeTestCa, type Receiver, rerunTrustingCa, startGatedRelay, startReceiver, type TlsFiles, trustedTlsFiles } from "../support/https-receiver";
 
 // Delivery over real HTTPS. Bun trusts NODE_EXTRA_CA_CERTS only if it is set when the
 // process starts, so this file re-runs itself in a child `bun test` that trusts a
@@ -154,6 +154,24 @@ function deliverySuite(tls: TlsFiles) {
       }
     });
 
+    test("DELETE cancels an attempt already on its way: it never reaches the receiver", async () => {
+      const { t, acme, emit, drain } = await setup({ PARLEY_WEBHOOK_TIMEOUT_MS: "20000" });
+      const relay = await startGatedRelay(receiver.url);
+      try {
+        const wh = (await t.call("POST", "/v1/webhooks", { key: acme.test, body: { url: `${relay.url}/cancelled`, events: ["*"] } })).body;
+        emit();
+        const done = drain();
+        for (let i = 0; i < 500 && relay.connections() === 0; i++) await Bun.sleep(10);
+        expect(relay.connections()).toBe(1); // connected, held before the TLS handshake
+        expect((await t.call("DELETE", `/v1/webhooks/${wh.id}`, { key: acme.test })).status).toBe(204);
+        relay.open();
+        await done;
+        expect(receiver.received).toHaveLength(0);
+      } finally {
+        relay.stop();
+      }
+    }, 30_000);
+
     test("after DELETE nothing more is delivered, neither retries nor new events", async () => {
       const { t, acme, emit, hook, drain } = await setup();
       const wh = await hook("/deleted");
@@ -238,6 +256,32 @@ function deliverySuite(tls: TlsFiles) {
       expect(count("/slow")).toBe(10);
       expect((await deliveries(slow.id)).data.every((d: any) => d.status === "succeeded")).toBe(true);
     }, 30_000);
+
+    test("dead endpoints of one project do not delay another project's first attempt", async () => {
+      const { t, emit, hook, drain } = await setup({ PARLEY_WEBHOOK_TIMEOUT_MS: "20000" });
+      const other = makeTenant(t.deps);
+      // Project A: 20 endpoints that answer nothing until the gate opens, 5 events each.
+      let open!: () => void;
+      const gate = new Promise<void>((resolve) => (open = resolve));
+      receiver.behave((r) => (r.path.includes("/dead-") ? { status: 200, until: gate } : { status: 200 }));
+      for (let i = 0; i < 20; i++) await hook(`/dead-${i}`);
+      for (let i = 0; i < 5; i++) emit("recording.created", { id: `rec_${i}` });
+      await t.runTask("webhooks-dispatch"); // serve mode: from now on each event wakes the dispatcher
+      const paths = (part: string) => receiver.received.filter((r) => r.path.includes(part)).map((r) => r.path);
+      for (let i = 0; i < 500 && paths("/dead-").length < CONCURRENCY.perProject; i++) await Bun.sleep(10);
+      // A holds its project's slots only, one per endpoint before any endpoint gets a second.
+      expect(paths("/dead-")).toHaveLength(CONCURRENCY.perProject);
+      expect(new Set(paths("/dead-")).size).toBe(CONCURRENCY.perProject);
+      // Project B's event goes out while all of A's attempts still hang.
+      await hook("/alive", {}, other.test);
+      emit("recording.created", { id: "rec_b" }, "test", other.project.id);
+      for (let i = 0; i < 500 && paths("/alive").length === 0; i++) await Bun.sleep(10);
+      expect(paths("/alive")).toHaveLength(1);
+      expect(paths("/dead-")).toHaveLength(CONCURRENCY.perProject);
+      open();
+      await drain();
+      expect(paths("/dead-")).toHaveLength(100);
+    }, 60_000);
   });
 
   describe("durability", () => {
@@ -302,30 +346,50 @@ function deliverySuite(tls: TlsFiles) {
       const { t, acme, emit, hook, drain, deliveries } = await setup({ PARLEY_WEBHOOK_RETRY_DELAYS: "60" });
       const wh = await hook("/dying");
       receiver.behave(() => ({ status: 500 }));
+      const endpoint = async () => (await t.call("GET", `/v1/webhooks/${wh.id}`, { key: acme.test })).body;
       emit();
       await drain();
       const started = t.clock.now().getTime();
-      expect((await t.call("GET", `/v1/webhooks/${wh.id}`, { key: acme.test })).body).toMatchObject({ status: "enabled", failing_since: new Date(started).toISOString() });
-      t.clock.advance(DISABLE_AFTER_MS - 120_000);
+      expect(await endpoint()).toMatchObject({ status: "enabled", failing_since: new Date(started).toISOString() });
+      // One event every 12 hours, each failing: a continuous streak.
+      while (t.clock.now().getTime() + 12 * 3_600_000 < started + DISABLE_AFTER_MS) {
+        t.clock.advance(12 * 3_600_000);
+        emit();
+        await drain();
+        expect(await endpoint()).toMatchObject({ status: "enabled", failing_since: new Date(started).toISOString() });
+      }
+      t.clock.advance(started + DISABLE_AFTER_MS - t.clock.now().getTime());
       emit();
-      await drain();
-      expect((await t.call("GET", `/v1/webhooks/${wh.id}`, { key: acme.test })).body.status).toBe("enabled");
-      t.clock.advance(120_000);
-      await drain(); // the retry of the second event fails 3 days after the first failure
-      const disabled = (await t.call("GET", `/v1/webhooks/${wh.id}`, { key: acme.test })).body;
-      expect(disabled).toMatchObject({ status: "disabled", disabled_at: t.clock.now().toISOString() });
+      await drain(); // this failure comes 3 days after the first
+      expect(await endpoint()).toMatchObject({ status: "disabled", disabled_at: t.clock.now().toISOString() });
       const sent = receiver.received.length;
       emit();
       t.clock.advance(3_600_000);
       await drain();
       expect(receiver.received).toHaveLength(sent);
       const log = (await deliveries(wh.id)).data;
-      expect(log).toHaveLength(2);
+      expect(log).toHaveLength(7);
       expect(log.every((d: any) => d.status === "failed")).toBe(true);
       receiver.behave(() => ({ status: 200 }));
       expect((await t.call("POST", `/v1/webhooks/${wh.id}/deliveries/${log[0].id}/retry`, { key: acme.test })).status).toBe(202);
       await drain();
       expect((await t.call("GET", `/v1/webhooks/${wh.id}`, { key: acme.test })).body).toMatchObject({ status: "enabled", disabled_at: null, failing_since: null });
+    });
+
+    test("failures days apart are not continuous failure: a failure after a quiet spell starts a new streak", async () => {
+      const { t, acme, emit, hook, drain } = await setup({ PARLEY_WEBHOOK_RETRY_DELAYS: "60" });
+      const wh = await hook("/quiet");
+      receiver.behave(() => ({ status: 500 }));
+      const endpoint = async () => (await t.call("GET", `/v1/webhooks/${wh.id}`, { key: acme.test })).body;
+      emit();
+      await drain();
+      t.clock.advance(60_000);
+      await drain(); // the last retry fails too: the delivery is over
+      // Four days without traffic, then one more failure.
+      t.clock.advance(4 * 86_400_000);
+      emit();
+      await drain();
+      expect(await endpoint()).toMatchObject({ status: "enabled", disabled_at: null, failing_since: t.clock.now().toISOString() });
     });
   });
 }

@@ -1,5 +1,6 @@
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { type AddressInfo, connect, createServer, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
@@ -88,5 +89,60 @@ export function startReceiver(tls: TlsFiles, behavior: Behavior = () => ({ statu
       current = b;
     },
     stop: () => void server.stop(true),
+  };
+}
+
+export type Relay = { url: string; connections(): number; open(): void; stop(): void };
+
+/**
+ * A TCP relay in front of a receiver that holds every connection's bytes until `open()`:
+ * an attempt stays on its way (connected, TLS not yet done, nothing received) for as
+ * long as a test needs. A client that hangs up before then is never passed on.
+ */
+export async function startGatedRelay(targetUrl: string): Promise<Relay> {
+  const target = new URL(targetUrl);
+  const sockets = new Set<Socket>();
+  const held: (() => void)[] = [];
+  let opened = false;
+  let connections = 0;
+  const track = (s: Socket) => {
+    sockets.add(s);
+    s.on("close", () => sockets.delete(s));
+    s.on("error", () => s.destroy());
+  };
+  const server = createServer((client) => {
+    connections++;
+    track(client);
+    const buffered: Buffer[] = [];
+    const hold = (b: Buffer) => buffered.push(b);
+    client.on("data", hold);
+    const pass = () => {
+      if (client.destroyed || client.readableEnded) return;
+      const upstream = connect(Number(target.port), target.hostname, () => {
+        client.off("data", hold);
+        for (const b of buffered) upstream.write(b);
+        client.pipe(upstream);
+        upstream.pipe(client);
+      });
+      track(upstream);
+      client.on("close", () => upstream.destroy());
+      upstream.on("close", () => client.destroy());
+    };
+    if (opened) pass();
+    else held.push(pass);
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `${target.protocol}//127.0.0.1:${port}${target.pathname}`,
+    connections: () => connections,
+    open: () => {
+      opened = true;
+      for (const pass of held.splice(0)) pass();
+    },
+    stop: () => {
+      for (const s of sockets) s.destroy();
+      server.close();
+    },
   };
 }

@@ -11,53 +11,29 @@ import {
   recordAttempt,
   releaseForeignLeases,
 } from "./delivery-store";
+import { type PostResult, postWebhook } from "./http-post";
 import { signatureHeaders } from "./signing";
 import { checkWebhookUrl } from "./url-policy";
 
-/** Attempts in flight at once across all endpoints, and per endpoint: a slow endpoint holds at most its own slots. */
-const MAX_IN_FLIGHT = 64;
-const PER_ENDPOINT = 4;
+/**
+ * Attempts in flight at once: in all, per project and per endpoint. A dead endpoint holds
+ * at most its own slots, and a project with many dead endpoints at most its own: with the
+ * project cap a quarter of the total, it takes four projects full of dead endpoints at
+ * once to fill every slot, and a slot that frees goes to the least busy project first.
+ */
+export const CONCURRENCY = { total: 64, perProject: 16, perEndpoint: 4 } as const;
 /** An endpoint failing without a single success for this long is disabled. */
 export const DISABLE_AFTER_MS = 3 * 86_400_000;
-const SNIPPET_BYTES = 500;
+/**
+ * Failures further apart than this are separate streaks: at least the whole retry
+ * schedule (a dead endpoint with one event fails that often) and at least a day, so an
+ * endpoint that fails each day's only event still counts as continuously failing.
+ */
+export function streakGapMs(retryDelaysSeconds: readonly number[]): number {
+  return Math.max(86_400_000, retryDelaysSeconds.reduce((sum, s) => sum + s, 0) * 1000);
+}
 /** The lease outlives the attempt's timeout, so only a dead process loses one (and it is retried). */
 const LEASE_MARGIN_MS = 30_000;
-
-type PostResult = { ok: boolean; status: number | null; snippet: string | null; error: string | null };
-
-async function readSnippet(res: Response): Promise<string | null> {
-  if (!res.body) return null;
-  const reader = res.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  try {
-    while (size < SNIPPET_BYTES) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      chunks.push(value);
-      size += value.length;
-    }
-  } catch {
-    // The status decides the outcome; a body cut short only shortens the snippet.
-  } finally {
-    void reader.cancel().catch(() => {});
-  }
-  const text = new TextDecoder().decode(Buffer.concat(chunks).subarray(0, SNIPPET_BYTES));
-  return text || null;
-}
-
-/** One POST: success is a 2xx within the timeout; redirects are not followed (a 3xx is a failure). */
-async function post(url: string, body: string, headers: Record<string, string>, timeoutMs: number): Promise<PostResult> {
-  const signal = AbortSignal.timeout(timeoutMs);
-  try {
-    const res = await fetch(url, { method: "POST", body, headers, signal, redirect: "manual" });
-    const ok = res.status >= 200 && res.status < 300;
-    return { ok, status: res.status, snippet: await readSnippet(res), error: ok ? null : `HTTP ${res.status}` };
-  } catch (err) {
-    const error = signal.aborted ? `timed out after ${timeoutMs} ms` : err instanceof Error ? err.message : String(err);
-    return { ok: false, status: null, snippet: null, error };
-  }
-}
 
 /**
  * Fans outbox events out to endpoints and runs due delivery attempts, concurrently and
@@ -67,7 +43,9 @@ async function post(url: string, body: string, headers: Record<string, string>, 
 export class WebhookDispatcher {
   readonly workerId = newId("whw_");
   private inFlight = new Map<string, Promise<void>>();
-  private perEndpoint = new Map<string, number>();
+  /** Per endpoint with attempts in flight: how many, and the switch that cancels them when it is deleted. */
+  private endpoints = new Map<string, { running: number; cancel: AbortController }>();
+  private perProject = new Map<string, number>();
   private active = false;
   private started = false;
   private kickPending = false;
@@ -115,20 +93,15 @@ export class WebhookDispatcher {
         this.started = true;
       }
       const now = clock.now();
-      const free = MAX_IN_FLIGHT - this.inFlight.size;
+      const free = CONCURRENCY.total - this.inFlight.size;
       // One transaction for the fan-out and all the leases of this turn: one commit, not one per delivery.
       const leased = db.transaction(() => {
         while (fanOutEvents(db, now) > 0);
         if (free <= 0) return [];
-        const busy = new Map(this.perEndpoint);
-        const saturated = [...busy].filter(([, n]) => n >= PER_ENDPOINT).map(([id]) => id);
         const leaseMs = this.deps.config.webhooks.timeoutMs + LEASE_MARGIN_MS;
-        return dueDeliveries(db, now, PER_ENDPOINT, free, saturated).filter((due) => {
-          const n = busy.get(due.endpoint_id) ?? 0;
-          if (n >= PER_ENDPOINT || this.inFlight.has(due.id) || !leaseDelivery(db, due.id, this.workerId, now, leaseMs)) return false;
-          busy.set(due.endpoint_id, n + 1);
-          return true;
-        });
+        const busyEndpoints = Object.fromEntries([...this.endpoints].map(([id, e]) => [id, e.running]));
+        const due = dueDeliveries(db, now, { ...CONCURRENCY, limit: free, busyEndpoints, busyProjects: Object.fromEntries(this.perProject) });
+        return due.filter((d) => !this.inFlight.has(d.id) && leaseDelivery(db, d.id, this.workerId, now, leaseMs));
       })();
       for (const due of leased) this.launch(due);
     } catch (err) {
@@ -136,25 +109,38 @@ export class WebhookDispatcher {
     }
   }
 
+  /**
+   * Cancels the attempts in flight to a deleted endpoint, so nothing reaches it after
+   * DELETE returns (its deliveries went with it, so none is attempted again).
+   */
+  cancelEndpoint(endpointId: string): void {
+    this.endpoints.get(endpointId)?.cancel.abort();
+  }
+
   private launch(due: DueDelivery): void {
-    this.perEndpoint.set(due.endpoint_id, (this.perEndpoint.get(due.endpoint_id) ?? 0) + 1);
-    const p = this.attempt(due.id)
+    const slot = this.endpoints.get(due.endpoint_id) ?? { running: 0, cancel: new AbortController() };
+    slot.running++;
+    this.endpoints.set(due.endpoint_id, slot);
+    this.perProject.set(due.project_id, (this.perProject.get(due.project_id) ?? 0) + 1);
+    const p = this.attempt(due.id, slot.cancel.signal)
       .catch((err) => this.deps.log.error("webhook attempt crashed", { delivery_id: due.id, error: String(err) }))
       .finally(() => {
         this.inFlight.delete(due.id);
-        const left = (this.perEndpoint.get(due.endpoint_id) ?? 1) - 1;
-        if (left > 0) this.perEndpoint.set(due.endpoint_id, left);
-        else this.perEndpoint.delete(due.endpoint_id);
+        if (--slot.running === 0) this.endpoints.delete(due.endpoint_id);
+        const left = (this.perProject.get(due.project_id) ?? 1) - 1;
+        if (left > 0) this.perProject.set(due.project_id, left);
+        else this.perProject.delete(due.project_id);
         this.kick();
       });
     this.inFlight.set(due.id, p);
   }
 
-  private async attempt(deliveryId: string): Promise<void> {
+  private async attempt(deliveryId: string, cancel: AbortSignal): Promise<void> {
     const { db, clock, config, log } = this.deps;
     const target = loadAttemptTarget(db, deliveryId);
     if (!target) return; // endpoint or event deleted: the delivery row went with it
-    const result = await this.send(target);
+    const result = await this.send(target, cancel);
+    if (cancel.aborted) return; // the endpoint was deleted, and its deliveries with it: nothing to record
     const { delivery, endpoint } = target;
     if (!result.outcome.ok) log.warn("webhook attempt failed", { delivery_id: delivery.id, webhook_id: endpoint.id, attempt: delivery.attempt_count + 1, error: result.outcome.error });
     recordAttempt(
@@ -166,12 +152,13 @@ export class WebhookDispatcher {
         attempt: { attempted_at: result.at, latency_ms: result.latencyMs, response_status: result.outcome.status, response_snippet: result.outcome.snippet, error: result.outcome.error },
         retryDelaysSeconds: config.webhooks.retryDelaysSeconds,
         disableAfterMs: DISABLE_AFTER_MS,
+        streakGapMs: streakGapMs(config.webhooks.retryDelaysSeconds),
       },
       clock.now(),
     );
   }
 
-  private async send({ endpoint, event }: AttemptTarget): Promise<{ at: string; latencyMs: number; outcome: PostResult }> {
+  private async send({ endpoint, event }: AttemptTarget, cancel: AbortSignal): Promise<{ at: string; latencyMs: number; outcome: PostResult }> {
     const { clock, config, serverSecret } = this.deps;
     const now = clock.now();
     const started = performance.now();
@@ -192,7 +179,7 @@ export class WebhookDispatcher {
       "user-agent": "Parley-Webhooks/1",
       ...signatureHeaders(secret, event.id, Math.floor(now.getTime() / 1000), body),
     };
-    const outcome = await post(endpoint.url, body, headers, config.webhooks.timeoutMs);
+    const outcome = await postWebhook(endpoint.url, body, headers, config.webhooks.timeoutMs, cancel);
     return { at: now.toISOString(), latencyMs: Math.round(performance.now() - started), outcome };
   }
 }

@@ -36,9 +36,10 @@ export function webhooksRoutes(deps: Deps) {
       "/webhooks/:id",
       ({ principal, params, set }) => {
         deleteWebhook(db, authorize(principal, "webhooks:write"), params.id);
+        webhookDispatcher(deps).cancelEndpoint(params.id);
         set.status = 204;
       },
-      { params: webhookParams, detail: { summary: "Delete a webhook endpoint", description: "Scope webhooks:write. Pending deliveries to it stop." } },
+      { params: webhookParams, detail: { summary: "Delete a webhook endpoint", description: "Scope webhooks:write. Pending deliveries to it stop; attempts in flight are cancelled." } },
     )
     .get("/webhooks/:id/deliveries", ({ principal, params, query }) => listDeliveries(db, authorize(principal, "webhooks:read"), params.id, query), {
       params: webhookParams,

@@ -28,13 +28,17 @@ describe("factory reset (spec 2.6, 5)", () => {
     expect(hb.body.commands[0]).toMatchObject({ id: r.body.id, status: "delivered", grant_token: r.body.grant_token });
   });
 
-  test("read-only restricted keys see grant_token null; full and write keys see it", async () => {
+  test("only secret keys and restricted keys holding devices:write see the rct_; other restricted keys see null", async () => {
     const d = await boundDevice(t, acme.test);
     const cmd = (await reset(d.id)).body;
     const readOnly = acme.key("test", { scopes: ["devices:read"] });
+    // A write scope elsewhere does not let a key complete a reset it could not start.
+    const writesElsewhere = acme.key("test", { scopes: ["devices:read", "webhooks:write", "recordings:write"] });
     const readWrite = acme.key("test", { scopes: ["devices:read", "devices:write"] });
-    expect((await t.call("GET", `/v1/devices/${d.id}/commands/${cmd.id}`, { key: readOnly })).body.grant_token).toBeNull();
-    expect((await t.call("GET", `/v1/devices/${d.id}/commands`, { key: readOnly })).body.data[0].grant_token).toBeNull();
+    for (const key of [readOnly, writesElsewhere]) {
+      expect((await t.call("GET", `/v1/devices/${d.id}/commands/${cmd.id}`, { key })).body.grant_token).toBeNull();
+      expect((await t.call("GET", `/v1/devices/${d.id}/commands`, { key })).body.data[0].grant_token).toBeNull();
+    }
     expect((await t.call("GET", `/v1/devices/${d.id}/commands/${cmd.id}`, { key: readWrite })).body.grant_token).toBe(cmd.grant_token);
     expect((await t.call("GET", `/v1/devices/${d.id}/commands/${cmd.id}`, { key: acme.test })).body.grant_token).toBe(cmd.grant_token);
   });
@@ -57,7 +61,7 @@ describe("factory reset (spec 2.6, 5)", () => {
     expect((await complete(d.id, other.id, rct)).status).toBe(403);
     const ok = await complete(d.id, cmd.id, rct, { status: "executed", result: { wiped: true } });
     expect(ok.status).toBe(200);
-    expect(ok.body).toMatchObject({ id: cmd.id, status: "executed", result: { wiped: true } });
+    expect(ok.body).toMatchObject({ id: cmd.id, status: "executed", result: { wiped: true }, grant_token: null });
     const again = await complete(d.id, cmd.id, rct);
     expect(again.status).toBe(409);
     expect(again.body.error.code).toBe("resource_conflict");

@@ -1,6 +1,6 @@
 import type { Database } from "bun:sqlite";
 import { decryptWithServerSecret, encryptWithServerSecret } from "../../crypto";
-import { isReadOnly, type Principal } from "../../http/auth";
+import type { Principal } from "../../http/auth";
 import { consumeCredential, issueCredential } from "../../http/credentials";
 import { ApiError } from "../../http/errors";
 import type { Page } from "../../http/pagination";
@@ -35,14 +35,26 @@ function loadCommand(db: Database, principal: Principal, deviceId: string, id: s
 }
 
 /**
+ * Who sees a factory reset's rct_ (spec 5, decision 022): whoever could have reset the
+ * device (secret keys, restricted keys holding devices:write) and the device it is
+ * delivered to. A restricted key whose only writes are elsewhere (webhooks:write, say)
+ * could otherwise complete a reset it was never allowed to start; the rct_ caller itself
+ * gets null back, its credential being spent.
+ */
+function maySeeResetCredential(principal: Principal): boolean {
+  if (principal.kind === "secret" || principal.kind === "device") return true;
+  return principal.kind === "restricted" && (principal.scopes ?? []).includes("devices:write");
+}
+
+/**
  * The API shape. grant_token is computed, never stored: for ordinary commands an Ed25519
  * command grant the device can check when the phone relays it; for factory_reset the rct_
- * completion credential, hidden (null) from read-only restricted keys (spec 5).
+ * completion credential, or null for callers that may not hold it.
  */
 export function presentCommand(deps: CommandDeps, principal: Principal, row: CommandRow): Command {
   let grantToken: string | null;
   if (row.type === "factory_reset") {
-    grantToken = row.grant_secret && !isReadOnly(principal) ? decryptWithServerSecret(deps.serverSecret, row.grant_secret) : null;
+    grantToken = row.grant_secret && maySeeResetCredential(principal) ? decryptWithServerSecret(deps.serverSecret, row.grant_secret) : null;
   } else {
     grantToken = signGrant(deps.serverSecret, principal.organizationId, { typ: "command", cmd: row.id, dev: row.device_id, type: row.type, exp: row.expires_at });
   }

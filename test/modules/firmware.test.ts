@@ -1,8 +1,8 @@
 import { beforeAll, describe, expect, test } from "bun:test";
 import { createHash } from "node:crypto";
-import { writeFileSync } from "node:fs";
+import { rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { addFirmware, publishRelease } from "../../src/modules/firmware/releases";
+import { addFirmware, firmwarePath, publishRelease } from "../../src/modules/firmware/releases";
 import { makeTempDir, makeTenant, makeTestApp } from "../helpers";
 import { boundDevice } from "./device-runtime-fixtures";
 
@@ -124,6 +124,21 @@ describe("OTA assignment (spec 2.11, 3.5, 4.2)", () => {
     expect((await t.call("GET", `/v1/devices/${d.id}/ota/${ota.id}/firmware`, { key: e.token })).status).toBe(403);
     expect((await t.call("GET", `/v1/devices/${d.id}/ota/${ota.id}/firmware`, { key: acme.test })).status).toBe(403);
     expect((await t.call("GET", `/v1/devices/${d.id}/ota/${ota.id}/firmware`)).status).toBe(401);
+  });
+});
+
+describe("firmware download with the image gone from the data dir", () => {
+  test("404 not_found in the spec's error body (no broken stream), naming the release", async () => {
+    const fw = release("6.0.0");
+    const d = await boundDevice(t, acme.test);
+    const ota = (await assign(d.id, fw.id)).body;
+    await d.heartbeat();
+    rmSync(firmwarePath(t.deps.config.dataDir, fw.id));
+    const dl = await t.call("GET", `/v1/devices/${d.id}/ota/${ota.id}/firmware`, { key: d.token });
+    expect(dl.status).toBe(404);
+    expect(dl.body.error).toMatchObject({ code: "not_found" });
+    expect(dl.body.error.message).toContain(fw.id);
+    expect(dl.body.error.request_id).toBeString();
   });
 });
 

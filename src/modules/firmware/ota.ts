@@ -1,4 +1,6 @@
 import type { Database } from "bun:sqlite";
+import { existsSync } from "node:fs";
+import type { Deps } from "../../deps";
 import type { Principal } from "../../http/auth";
 import type { Tenant } from "../../http/credentials";
 import { ApiError } from "../../http/errors";
@@ -114,12 +116,24 @@ export function otaForHeartbeat(db: Database, tenant: Tenant, deviceId: string, 
   return present(db, findOta(db, tenant, deviceId, current.id) as OtaRow);
 }
 
-/** GET /devices/{id}/ota/{ota_id}/firmware (device token): the file of an assignment in flight, with its sha256. */
-export function firmwareDownload(db: Database, dataDir: string, principal: Principal, deviceId: string, otaId: string): { path: string; sha256: string; version: string } {
+/**
+ * GET /devices/{id}/ota/{ota_id}/firmware (device token): the file of an assignment in
+ * flight, with its sha256. A release whose file has gone from the data dir (a restore
+ * without data/firmware/, a hand deletion) is 404 not_found: the device reports the
+ * assignment failed with that message, so the operator sees it on the assignment, and the
+ * server log names the missing path. Retrying could not help until someone restores it.
+ */
+export function firmwareDownload(deps: Pick<Deps, "db" | "config" | "log">, principal: Principal, deviceId: string, otaId: string): { path: string; sha256: string; version: string } {
+  const { db } = deps;
   if (principal.kind !== "device") throw new ApiError("forbidden", "Only the device's own token downloads its firmware.");
   if (principal.deviceId !== deviceId) throw new ApiError("forbidden", "This device token belongs to another device.");
   const row = findOta(db, principal, deviceId, otaId);
   if (!row || !IN_FLIGHT.includes(row.status)) throw new ApiError("not_found", "OTA assignment not found or no longer in flight", { param: "ota_id" });
   const fw = findFirmware(db, principal.organizationId, row.firmware_release_id) as FirmwareRow;
-  return { path: firmwarePath(dataDir, fw.id), sha256: fw.sha256, version: fw.version };
+  const path = firmwarePath(deps.config.dataDir, fw.id);
+  if (!existsSync(path)) {
+    deps.log.error("firmware file missing", { firmware_release_id: fw.id, path, ota_id: otaId });
+    throw new ApiError("not_found", `The image of firmware ${fw.version} (${fw.id}) is missing on the server; report the update as failed.`);
+  }
+  return { path, sha256: fw.sha256, version: fw.version };
 }

@@ -58,12 +58,12 @@ export function firmwareRoutes(deps: Deps) {
     .get(
       "/devices/:id/ota/:ota_id/firmware",
       ({ principal, params, set }) => {
-        const file = firmwareDownload(db, deps.config.dataDir, principal, params.id, params.ota_id);
+        const file = firmwareDownload(deps, principal, params.id, params.ota_id);
         set.headers["content-type"] = "application/octet-stream";
         set.headers["x-firmware-sha256"] = file.sha256;
         set.headers["x-firmware-version"] = file.version;
         return Bun.file(file.path);
       },
-      { params: otaParams, detail: { summary: "Download assigned firmware", description: "Device token of this device only, while the assignment is in flight. Header X-Firmware-SHA256." } },
+      { params: otaParams, detail: { summary: "Download assigned firmware", description: "Device token of this device only, while the assignment is in flight. Header X-Firmware-SHA256. 404 not_found when the assignment is not in flight or the release's image is missing on the server." } },
     );
 }

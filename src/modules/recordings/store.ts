@@ -92,6 +92,14 @@ export function insertRecording(db: Database, tenant: Tenant, r: Recording): voi
   );
 }
 
+/**
+ * Recordings whose accepted completion awaits verification, across tenants (a maintenance sweep).
+ * Unbounded: a verification normally lasts seconds, so only a handful are pending at once.
+ */
+export function listPendingVerifications(db: Database): { id: string; project_id: string; mode: Tenant["mode"] }[] {
+  return db.query<{ id: string; project_id: string; mode: Tenant["mode"] }, []>("SELECT id, project_id, mode FROM recordings WHERE verification = 'pending'").all();
+}
+
 /** A recording of the tenant's project and mode, or null. Other modules use it to load the audio behind a recording. */
 export function findRecording(db: Database, tenant: Tenant, id: string): StoredRecording | null {
   const row = db.query<Row, [string, string, string]>("SELECT * FROM recordings WHERE id = ? AND project_id = ? AND mode = ?").get(id, tenant.projectId, tenant.mode);
@@ -161,11 +169,27 @@ export function upsertChunk(db: Database, tenant: Tenant, recordingId: string, c
      ON CONFLICT (recording_id, chunk_index) DO UPDATE SET storage_key = excluded.storage_key, size_bytes = excluded.size_bytes,
        sha256 = excluded.sha256, created_at = excluded.created_at`,
   ).run(recordingId, tenant.projectId, tenant.mode, chunk.chunk_index, chunk.storage_key, chunk.size_bytes, chunk.sha256, now.toISOString());
-  const count =
-    db.query<{ n: number }, [string, string, string]>("SELECT COUNT(*) AS n FROM recording_chunks WHERE recording_id = ? AND project_id = ? AND mode = ?").get(recordingId, tenant.projectId, tenant.mode)
-      ?.n ?? 0;
-  updateRecordingRow(db, tenant, recordingId, { chunk_count: count, is_streaming: 1, status: "streaming" }, now);
+  // chunk_count only grows (one past the highest index seen): recounting rows would forget chunks
+  // whose objects were lost (deleteChunkRows), and a re-sent early chunk would hide a missing last one.
+  db.query("UPDATE recordings SET chunk_count = MAX(chunk_count, ?), is_streaming = 1, status = 'streaming', updated_at = ? WHERE id = ? AND project_id = ? AND mode = ?").run(
+    chunk.chunk_index + 1,
+    now.toISOString(),
+    recordingId,
+    tenant.projectId,
+    tenant.mode,
+  );
   return previous && previous.storage_key !== chunk.storage_key ? previous.storage_key : null;
+}
+
+/** Bytes of the recording's received chunks, leaving out one index (the chunk about to be replaced). */
+export function chunkBytes(db: Database, tenant: Tenant, recordingId: string, exceptIndex: number | null = null): number {
+  return (
+    db
+      .query<{ n: number | null }, [string, string, string, number]>(
+        "SELECT SUM(size_bytes) AS n FROM recording_chunks WHERE recording_id = ? AND project_id = ? AND mode = ? AND chunk_index IS NOT ?",
+      )
+      .get(recordingId, tenant.projectId, tenant.mode, exceptIndex ?? -1)?.n ?? 0
+  );
 }
 
 export function listChunks(db: Database, tenant: Tenant, recordingId: string): Chunk[] {
@@ -177,8 +201,8 @@ export function listChunks(db: Database, tenant: Tenant, recordingId: string): C
 }
 
 /**
- * Forgets chunk rows: all of them after assembly, or those whose objects were lost. chunk_count
- * is left as it was, so a lost last chunk is still known to be missing.
+ * Forgets chunk rows: all of them after assembly or a repair, or those whose objects were lost.
+ * chunk_count is left as it was, so every forgotten chunk is still known to be missing.
  */
 export function deleteChunkRows(db: Database, tenant: Tenant, recordingId: string, keys?: string[]): void {
   const where = "recording_id = ? AND project_id = ? AND mode = ?";

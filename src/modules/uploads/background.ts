@@ -1,8 +1,9 @@
 import type { Deps } from "../../deps";
 import type { PeriodicTask } from "../../jobs/scheduler";
 import { registerObjectDeletion } from "../recordings/objects";
-import { registerUploadVerification } from "./complete";
+import { listPendingVerifications } from "../recordings/store";
 import { deleteUpload, listUnreceivedUploads, uploadObjectKey } from "./store";
+import { enqueueVerification, registerUploadVerification } from "./verify";
 
 /** Temp files of interrupted writes older than this are removed (no live write takes a day). */
 const PARTIAL_MAX_AGE_MS = 24 * 3600 * 1000;
@@ -23,11 +24,28 @@ export async function sweepUnreceivedUploads(deps: Deps): Promise<number> {
   return removed;
 }
 
-/** Job handlers and periodic tasks of recordings and uploads, for src/background.ts. */
+/**
+ * Queues verification again for every recording still waiting for it. A job that failed its
+ * last attempt is dead and would leave the recording pending forever (425 to upload-complete,
+ * 409 to upload-url); enqueueing is a no-op where a job is still queued or running.
+ */
+export function resumePendingVerifications(deps: Deps): number {
+  const pending = listPendingVerifications(deps.db);
+  for (const r of pending) enqueueVerification(deps.queue, { projectId: r.project_id, mode: r.mode }, r.id);
+  return pending.length;
+}
+
+/**
+ * Job handlers and periodic tasks of recordings and uploads, for src/background.ts. It runs
+ * once per process at boot, so it also revives verifications whose jobs died before.
+ */
 export function registerRecordingWork(deps: Deps): PeriodicTask[] {
   registerUploadVerification(deps);
   registerObjectDeletion(deps);
+  resumePendingVerifications(deps);
   return [
+    // Clients that gave up retrying upload-complete (which revives the job too) are not left behind for long.
+    { name: "resume-pending-verifications", pattern: "0 */15 * * * *", run: () => void resumePendingVerifications(deps) },
     {
       name: "sweep-partial-uploads",
       pattern: "0 17 * * * *",

@@ -136,3 +136,21 @@ export function revokeDeviceCredentials(db: Database, deviceId: string, now: Dat
 export function consumeCredential(db: Database, id: string, now: Date): boolean {
   return db.query("UPDATE credentials SET used_at = ? WHERE id = ? AND used_at IS NULL").run(now.toISOString(), id).changes === 1;
 }
+
+/** How long a spent token's row is kept after it stopped working, for diagnosis. */
+export const SPENT_TOKEN_RETENTION_MS = 7 * 24 * 60 * 60 * 1000;
+
+/**
+ * Scheduled purge of tokens that can never work again: upload, reset and device tokens
+ * that expired, were used or were revoked a week ago or more. API keys stay: their hints
+ * remain listed after revocation.
+ */
+export function purgeSpentTokens(db: Database, now: Date): number {
+  const cutoff = new Date(now.getTime() - SPENT_TOKEN_RETENTION_MS).toISOString();
+  return db
+    .query(
+      `DELETE FROM credentials WHERE kind IN ('upload', 'reset', 'device')
+         AND (expires_at <= ?1 OR used_at <= ?1 OR revoked_at <= ?1)`,
+    )
+    .run(cutoff).changes;
+}

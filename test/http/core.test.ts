@@ -159,4 +159,23 @@ describe("OpenAPI", () => {
     expect(post.requestBody.content["application/json"].schema.properties.email).toBeDefined();
     expect(r.body.paths["/v1/end-users"].get.parameters.map((p: any) => p.name)).toContain("external_id");
   });
+
+  test("every operation documents the error body and the version header; POSTs the Idempotency-Key", async () => {
+    const r = await t.call("GET", "/v1/openapi.json");
+    const ops = Object.values(r.body.paths as Record<string, Record<string, any>>).flatMap((item) => Object.entries(item));
+    expect(ops.length).toBeGreaterThan(50);
+    for (const [method, op] of ops) {
+      expect(op.responses["4XX"].$ref).toBe("#/components/responses/Error");
+      const refs = op.parameters.map((p: any) => p.$ref).filter(Boolean);
+      expect(refs).toContain("#/components/parameters/ParleyVersion");
+      if (method === "post") expect(refs).toContain("#/components/parameters/IdempotencyKey");
+    }
+    expect(r.body.components.schemas.Error.properties.error.required).toEqual(["code", "message"]);
+  });
+
+  test("docs/api/openapi.json is the document the code generates (bun scripts/openapi.ts rewrites it)", async () => {
+    const r = await t.call("GET", "/v1/openapi.json");
+    const committed = await Bun.file(new URL("../../docs/api/openapi.json", import.meta.url)).json();
+    expect(committed).toEqual(r.body);
+  });
 });

@@ -7,7 +7,8 @@ import { idempotent } from "../../http/idempotency";
 import { idParam } from "../../http/schemas";
 import { completeUpload, VerificationPending } from "./complete";
 import { uploadCompleteBody, uploadUrlBody } from "./schema";
-import { issueUploadUrl, receiveUpload, UploadSlots } from "./service";
+import { receiveUpload, UploadSlots } from "./receive";
+import { issueUploadUrl } from "./service";
 
 const DEVICE = { tokens: ["device"] } as const;
 
@@ -56,6 +57,6 @@ export function uploadTargetRoutes(deps: Deps) {
   const slots = new UploadSlots(deps.config.uploads.maxConcurrent);
   return new Elysia({ name: "parley.upload-target" }).put("/v1/uploads/:token", ({ params, request }) => receiveUpload(deps, slots, params.token, request), {
     params: z.object({ token: z.string().min(1).max(200) }),
-    detail: { tags: ["Recordings"], summary: "Upload audio bytes", description: "No Authorization header: the URL from upload-url is the credential. 413 over the size limit, 429 over 10 concurrent uploads per project." },
+    detail: { tags: ["Recordings"], summary: "Upload audio bytes", description: "No Authorization header: the URL from upload-url is the credential. 400 for an empty body or one shorter than the file_size_bytes given to upload-url; 413 over the size limit or that size; 429 over 10 concurrent uploads per project." },
   });
 }

@@ -2,7 +2,8 @@ import { z } from "zod";
 
 export const uploadUrlBody = z.object({
   content_type: z.string().min(1).max(255).optional(),
-  file_size_bytes: z.number().int().min(0).optional(),
+  /** When given, the PUT must carry exactly this many bytes; empty bodies are refused, so at least 1. */
+  file_size_bytes: z.number().int().min(1).optional(),
   /** Streaming uploads: the URL is for this numbered chunk (0-based) rather than the whole file. */
   chunk_index: z.number().int().min(0).max(100_000).optional(),
 });

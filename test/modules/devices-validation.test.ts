@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, test } from "bun:test";
 import { makeTenant, makeTestApp } from "../helpers";
+import { boundDevice } from "./device-runtime-fixtures";
 
 let t: Awaited<ReturnType<typeof makeTestApp>>;
 let acme: ReturnType<typeof makeTenant>;
@@ -107,5 +108,30 @@ describe("POST /devices: body rules (decisions.md)", () => {
     expect(full.status).toBe(201);
     expect(full.body.capabilities).toBe(7);
     expect((await t.call("POST", "/v1/devices", { key: acme.test, body: base() })).body.capabilities).toBe(1);
+  });
+});
+
+describe("unknown top-level fields are 422 naming the field on every API-key write body", () => {
+  test.each([
+    ["PATCH /devices/{id}", "PATCH", () => `/v1/devices/${deviceId}`, { status: "unbound" }, "status"],
+    ["POST /devices", "POST", () => "/v1/devices", { serial_number: `VS-U-${++serial}`, model: "parley_pin", status: "bound" }, "status"],
+    ["POST /devices/{id}/bind", "POST", () => `/v1/devices/${deviceId}/bind`, { end_user_id: "eu_x", device_token: "dtok_mine" }, "device_token"],
+    ["POST /devices/{id}/commands", "POST", () => `/v1/devices/${deviceId}/commands`, { type: "trigger_upload", priority: 1 }, "priority"],
+    ["POST /devices/{id}/ota", "POST", () => `/v1/devices/${deviceId}/ota`, { firmware_release_id: "fw_x", force: true }, "force"],
+    ["POST /devices/{id}/wifi-config/grant", "POST", () => `/v1/devices/${deviceId}/wifi-config/grant`, { expires_in_seconds: 900, ssid: "home" }, "ssid"],
+    ["POST /devices/{id}/deprovision/grant", "POST", () => `/v1/devices/${deviceId}/deprovision/grant`, { nonce: "n".repeat(16), reason: "x" }, "reason"],
+  ] as const)("%s", async (_name, method, path, body, param) => {
+    const before = (await t.call("GET", `/v1/devices/${deviceId}`, { key: acme.test })).body;
+    const r = await t.call(method, path(), { key: acme.test, body });
+    expect(r.status).toBe(422);
+    expect(r.body.error).toMatchObject({ code: "validation_error", param });
+    expect(r.body.error.message).toContain(param);
+    expect((await t.call("GET", `/v1/devices/${deviceId}`, { key: acme.test })).body).toEqual(before);
+  });
+
+  test("the device-facing heartbeat still ignores fields newer firmware may send", async () => {
+    const d = await boundDevice(t, acme.test);
+    const r = await d.heartbeat({ battery_percent: 80, thermal_state: "nominal" });
+    expect(r.status).toBe(200);
   });
 });

@@ -1,13 +1,14 @@
 import { z } from "zod";
 import { pageQuery } from "../../http/pagination";
 import { metadataSchema } from "../../http/schemas";
+import { strictBody } from "../devices/schema";
 
 /** Types a caller may create through POST /commands; factory_reset only comes from POST /reset. */
 export const CREATABLE_TYPES = ["start_recording", "stop_recording", "trigger_upload"] as const;
 export type CommandType = (typeof CREATABLE_TYPES)[number] | "factory_reset";
 export type CommandStatus = "pending" | "delivered" | "executed" | "failed" | "expired" | "cancelled";
 
-export const createCommandBody = z.object({
+export const createCommandBody = strictBody({
   // A plain string here, checked in the service, so factory_reset gets its own explanation.
   type: z.string().min(1).max(64),
   params: z
@@ -31,7 +32,11 @@ export const listCommandsQuery = z.object({
 });
 export type ListCommandsQuery = z.infer<typeof listCommandsQuery>;
 
-/** Body of the factory-reset acknowledgement, authenticated by the command's rct_ credential. */
+/**
+ * Body of the factory-reset acknowledgement, authenticated by the command's rct_
+ * credential. Sent by device firmware, so like the heartbeat it tolerates fields it does
+ * not know: firmware in the field cannot be upgraded in step with the server.
+ */
 export const resetCompletionBody = z.object({
   status: z.enum(["executed", "failed"]),
   result: z.record(z.string(), z.unknown()).nullish(),

@@ -2,7 +2,12 @@ import { z } from "zod";
 import { CHANNELS } from "../devices/schema";
 import { commandResult } from "../commands/schema";
 
-/** POST /devices/{id}/heartbeat (decisions.md); every field optional, plus `ota_status` (decision 026). */
+/**
+ * POST /devices/{id}/heartbeat (decisions.md); every field optional, plus `ota_status`
+ * (decision 026). Unlike the API-key bodies it ignores fields it does not know: firmware
+ * in the field cannot be upgraded in step with the server, and a refused heartbeat would
+ * leave a device that reports something new looking offline and deaf to its commands.
+ */
 export const heartbeatBody = z.object({
   battery_percent: z.number().int().min(0).max(100).optional(),
   storage_used_mb: z.number().int().min(0).max(10_000_000).optional(),

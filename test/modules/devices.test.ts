@@ -1,4 +1,5 @@
 import { beforeAll, describe, expect, test } from "bun:test";
+import { writeOrganizationConfig } from "../../src/modules/config/service";
 import { makeTenant, makeTestApp } from "../helpers";
 
 let t: Awaited<ReturnType<typeof makeTestApp>>;
@@ -254,5 +255,35 @@ describe("devices: GET /state and GET /settings (spec 4.2)", () => {
     t.clock.advance(15 * 60 * 1000);
     expect((await t.call("GET", `/v1/devices/${d.id}/settings`, { key: acme.test })).body.current_status.network_type).toBe("offline");
     expect((await t.call("GET", "/v1/devices/dev_nope/settings", { key: acme.test })).status).toBe(404);
+  });
+
+  test("settings updated_at is the latest change of the device row and of every configuration level that applies", async () => {
+    const tenant = makeTenant(t.deps, "settings-levels");
+    const user = (await t.call("POST", "/v1/end-users", { key: tenant.test, body: {} })).body;
+    const d = (await t.call("POST", "/v1/devices", { key: tenant.test, body: { serial_number: "LVL-1", model: "parley_pin" } })).body;
+    const view = async () => (await t.call("GET", `/v1/devices/${d.id}/settings`, { key: tenant.test })).body;
+    const later = () => {
+      t.clock.advance(60_000);
+      return t.clock.now().toISOString();
+    };
+    const bindAt = later();
+    await t.call("POST", `/v1/devices/${d.id}/bind`, { key: tenant.test, body: { end_user_id: user.id } });
+    expect((await view()).updated_at).toBe(bindAt);
+
+    const projectAt = later();
+    await t.call("PUT", "/v1/config/project", { key: tenant.test, body: { settings: { audio: { codec: "aac" } } } });
+    expect(await view()).toMatchObject({ settings: { audio: { codec: "aac" } }, updated_at: projectAt });
+
+    const endUserAt = later();
+    await t.call("PUT", `/v1/config/end-users/${user.id}`, { key: tenant.test, body: { settings: { power: { auto_sleep_minutes: 5 } } } });
+    expect(await view()).toMatchObject({ settings: { power: { auto_sleep_minutes: 5 } }, updated_at: endUserAt });
+
+    const orgAt = later();
+    writeOrganizationConfig(t.deps.db, tenant.project.organization_id, { settings: { audio: { bitrate_kbps: 64 } } }, t.clock.now());
+    try {
+      expect(await view()).toMatchObject({ settings: { audio: { bitrate_kbps: 64 } }, updated_at: orgAt });
+    } finally {
+      writeOrganizationConfig(t.deps.db, tenant.project.organization_id, null, t.clock.now());
+    }
   });
 });

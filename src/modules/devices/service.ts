@@ -6,6 +6,7 @@ import type { Page } from "../../http/pagination";
 import { newId } from "../../ids";
 import { cancelOpenCommands } from "../commands/store";
 import { resolveConfig } from "../config/service";
+import { findOrganizationOverrides, findOverrides, organizationOf } from "../config/store";
 import { findEndUser } from "../end-users/store";
 import { cancelInFlightOta } from "../firmware/store";
 import type { CreateDeviceBody, Device, DeviceState, ListDevicesQuery, UpdateDeviceBody } from "./schema";
@@ -216,6 +217,22 @@ export function getDeviceSettingsView(db: Database, principal: Principal, id: st
       storage_used_mb: row.storage_used_mb,
       storage_total_mb: row.storage_total_mb,
     },
-    updated_at: row.updated_at,
+    updated_at: settingsUpdatedAt(db, principal, row),
   };
+}
+
+/**
+ * When this device's settings last changed: its row (which also holds its own overrides)
+ * or any configuration level above it that applies - organization, project, and the end
+ * user it is bound to. A level's change to non-settings keys moves it too: an early
+ * "changed" costs a client one refetch, a missed one leaves it with stale settings.
+ */
+function settingsUpdatedAt(db: Database, tenant: Tenant, row: DeviceRow): string {
+  const levels = [
+    findOrganizationOverrides(db, organizationOf(db, tenant)),
+    findOverrides(db, tenant, "project", tenant.projectId),
+    row.end_user_id ? findOverrides(db, tenant, "end_user", row.end_user_id) : null,
+  ];
+  // ISO-8601 UTC strings of one format: text order is time order.
+  return levels.reduce((latest, level) => (level && level.updated_at > latest ? level.updated_at : latest), row.updated_at);
 }

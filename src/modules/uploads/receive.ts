@@ -115,7 +115,8 @@ export async function receiveUpload(deps: Deps, slots: UploadSlots, token: strin
       if (err instanceof ObjectTooLargeError) throw new ApiError("payload_too_large", rule.tooLarge);
       throw err;
     }
-    const refused = rule.exact !== null && written.size < rule.exact ? new ApiError("invalid_request", `${written.size} bytes arrived; this upload URL was issued for ${rule.exact} (file_size_bytes).`) : record(deps, tenant, upload, key, written);
+    const short = rule.exact !== null && written.size < rule.exact;
+    const refused = short ? new ApiError("invalid_request", `${written.size} bytes arrived; this upload URL was issued for ${rule.exact} (file_size_bytes).`) : recordReceipt(deps, tenant, upload, key, written);
     if (refused) {
       await storage.remove(key);
       throw refused;
@@ -127,7 +128,7 @@ export async function receiveUpload(deps: Deps, slots: UploadSlots, token: strin
 }
 
 /** Points the recording at the stored object in one transaction, or says why it no longer may. */
-function record(deps: Deps, tenant: Tenant, upload: UploadRow, key: string, written: { size: number; sha256: string }): ApiError | null {
+function recordReceipt(deps: Deps, tenant: Tenant, upload: UploadRow, key: string, written: { size: number; sha256: string }): ApiError | null {
   const { db, clock, queue } = deps;
   const now = clock.now();
   return db.transaction((): ApiError | null => {

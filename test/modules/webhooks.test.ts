@@ -8,6 +8,7 @@ import { createLogger } from "../../src/log";
 import { setOrganizationPlan } from "../../src/modules/projects/store";
 import { fanOutEvents } from "../../src/modules/webhooks/delivery-store";
 import { webhookDispatcher } from "../../src/modules/webhooks/dispatcher";
+import { type Offer, pickFairly } from "../../src/modules/webhooks/fair-share";
 import { checkWebhookUrl, DNS_TIMEOUT_MS } from "../../src/modules/webhooks/url-policy";
 import { makeTenant, makeTestApp } from "../helpers";
 
@@ -281,5 +282,25 @@ describe("webhooks: attempts refused before any request", () => {
     expect(d).toMatchObject({ status: "pending", attempt_count: 1 });
     expect(d.last_attempt).toMatchObject({ response_status: null, latency_ms: 0 });
     expect(d.last_attempt.error).toContain("private networks");
+  });
+});
+
+describe("webhooks: due deliveries are shared fairly", () => {
+  // Offers named project.endpoint.n, due in that order within each endpoint.
+  const offers = (spec: Record<string, number>): Offer[] =>
+    Object.entries(spec).flatMap(([endpoint, n]) =>
+      Array.from({ length: n }, (_, i) => ({ id: `${endpoint}.${i}`, endpoint_id: endpoint, project_id: endpoint.split(".")[0]!, next_attempt_at: `2026-01-01T00:00:0${i}.000Z` })),
+    );
+  const limits = { perEndpoint: 2, perProject: 3, limit: 64, busyEndpoints: {}, busyProjects: {} };
+
+  test("projects take turns and endpoints within a project take turns, up to each cap", () => {
+    const picked = pickFairly(offers({ "a.1": 5, "a.2": 5, "b.1": 1 }), limits).map((o) => o.id);
+    expect(picked).toEqual(["a.1.0", "b.1.0", "a.2.0", "a.1.1"]);
+  });
+
+  test("the least busy project goes first; a saturated one gets nothing", () => {
+    const busy = { ...limits, limit: 2, busyProjects: { a: 2, c: 3 }, busyEndpoints: { "b.1": 1 } };
+    const picked = pickFairly(offers({ "a.1": 3, "b.1": 3, "c.1": 3 }), busy).map((o) => o.id);
+    expect(picked).toEqual(["b.1.0", "a.1.0"]);
   });
 });

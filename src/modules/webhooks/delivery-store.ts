@@ -1,6 +1,7 @@
 import type { Database } from "bun:sqlite";
 import { DEVICE_EVENT_TYPES, type EventType } from "../../events/outbox";
 import { newId } from "../../ids";
+import { type Offer, pickFairly, type ShareLimits } from "./fair-share";
 import type { DeliveryAttempt } from "./schema";
 import type { DeliveryRow, EndpointRow } from "./store";
 
@@ -61,52 +62,29 @@ export function fanOutEvents(db: Database, now: Date): number {
   })();
 }
 
-export type DueDelivery = { id: string; endpoint_id: string; project_id: string };
-
-/** How many attempts may run at once per endpoint and per project, how many to pick now, and what this process already runs. */
-export type DueLimits = {
-  perEndpoint: number;
-  perProject: number;
-  limit: number;
-  busyEndpoints: Record<string, number>;
-  busyProjects: Record<string, number>;
-};
+export type DueDelivery = Offer;
 
 /**
- * Due deliveries, picked fairly: each endpoint offers its oldest due deliveries up to its
- * free slots, each project takes offers up to its free slots, endpoint by endpoint
- * (round-robin), and projects take turns the same way: every project's next attempt
- * comes before any project's one after that, the least busy first. So no endpoint's or
- * project's backlog, nor attempts hanging on dead endpoints, can hold the slots another
- * project needs. One index probe per endpoint, so a large backlog costs no more per call
- * than a small one. A disabled endpoint has no pending delivery except one an operator
- * retried by hand, which is meant to run.
+ * Due deliveries, picked fairly between projects and endpoints (`pickFairly`), so no
+ * backlog, nor attempts hanging on dead endpoints, holds the slots another project
+ * needs. Each endpoint offers its oldest due deliveries (up to perEndpoint); saturated
+ * endpoints and projects offer none. One index probe per endpoint, so a large backlog
+ * costs no more per call than a small one. A disabled endpoint has no pending delivery
+ * except one an operator retried by hand, which is meant to run.
  */
-export function dueDeliveries(db: Database, now: Date, limits: DueLimits): DueDelivery[] {
-  return db
-    .query<DueDelivery, [string, string, string, number, number, number]>(
-      `WITH busy_endpoint AS (SELECT key AS id, value AS n FROM json_each(?2)),
-       busy_project AS (SELECT key AS id, value AS n FROM json_each(?3)),
-       offered AS (
-         SELECT d.id, d.endpoint_id, d.project_id, d.next_attempt_at,
-           COALESCE(be.n, 0) + ROW_NUMBER() OVER (PARTITION BY d.endpoint_id ORDER BY d.next_attempt_at, d.id) AS endpoint_turn,
-           COALESCE(bp.n, 0) AS project_busy
-         FROM webhook_endpoints e
-         LEFT JOIN busy_endpoint be ON be.id = e.id
-         LEFT JOIN busy_project bp ON bp.id = e.project_id
-         JOIN webhook_deliveries d ON d.id IN (
-           SELECT id FROM webhook_deliveries
-           WHERE endpoint_id = e.id AND status = 'pending' AND next_attempt_at <= ?1 AND (lease_until IS NULL OR lease_until <= ?1)
-           ORDER BY next_attempt_at LIMIT ?4)
-         WHERE COALESCE(be.n, 0) < ?4 AND COALESCE(bp.n, 0) < ?5),
-       taken AS (
-         SELECT id, endpoint_id, project_id, next_attempt_at,
-           project_busy + ROW_NUMBER() OVER (PARTITION BY project_id ORDER BY endpoint_turn, next_attempt_at, id) AS project_turn
-         FROM offered WHERE endpoint_turn <= ?4)
-       SELECT id, endpoint_id, project_id FROM taken WHERE project_turn <= ?5
-       ORDER BY project_turn, next_attempt_at, id LIMIT ?6`,
+export function dueDeliveries(db: Database, now: Date, limits: ShareLimits): DueDelivery[] {
+  const saturated = (busy: Record<string, number>, cap: number) => JSON.stringify(Object.keys(busy).filter((k) => busy[k]! >= cap));
+  // No endpoint can use more offers than there are free slots; usually few are free (attempts finish one by one), so fewer rows.
+  const offers = db
+    .query<Offer, [string, string, string, number]>(
+      `SELECT d.id, d.endpoint_id, d.project_id, d.next_attempt_at FROM webhook_endpoints e JOIN webhook_deliveries d ON d.id IN (
+         SELECT id FROM webhook_deliveries
+         WHERE endpoint_id = e.id AND status = 'pending' AND next_attempt_at <= ?1 AND (lease_until IS NULL OR lease_until <= ?1)
+         ORDER BY next_attempt_at LIMIT ?4)
+       WHERE e.id NOT IN (SELECT value FROM json_each(?2)) AND e.project_id NOT IN (SELECT value FROM json_each(?3))`,
     )
-    .all(now.toISOString(), JSON.stringify(limits.busyEndpoints), JSON.stringify(limits.busyProjects), limits.perEndpoint, limits.perProject, limits.limit);
+    .all(now.toISOString(), saturated(limits.busyEndpoints, limits.perEndpoint), saturated(limits.busyProjects, limits.perProject), Math.min(limits.perEndpoint, limits.limit));
+  return pickFairly(offers, limits);
 }
 
 /** Takes a delivery for one attempt; false when another worker holds it or it is no longer due. */

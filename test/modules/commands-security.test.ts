@@ -67,6 +67,13 @@ describe("device runtime security matrix", () => {
     expect(r.status).toBe(404);
   });
 
+  // Spec 5 rule 4: none of these is among the five device-token endpoints, even for its own device.
+  test.each(cases)("$name: the device's own token gets 403", async (c) => {
+    const r = await t.call(c.method, c.path(), { key: device.token, body: c.body?.() });
+    expect(r.status).toBe(403);
+    expect(r.body.error.code).toBe("forbidden");
+  });
+
   test.each(cases)("$name: no credential is 401", async (c) => {
     expect((await t.call(c.method, c.path(), { body: c.body?.() })).status).toBe(401);
   });

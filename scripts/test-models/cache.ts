@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { writeTinyGguf } from "./gguf";
 import { writeTinyWhisperModel } from "./whisper-ggml";
 
-export type TestModels = { dir: string; whisper: string; gguf: string };
+export type TestModels = { dir: string; whisper: string; whisperMultilingual: string; gguf: string };
 
 /** A fingerprint of the generators, so a change to them regenerates the cached files. */
 function generatorVersion(): string {
@@ -23,13 +23,14 @@ function ensure(path: string, write: (p: string) => void) {
 }
 
 /**
- * The tiny generated models (whisper ggml and llama GGUF), cached under the OS temp
+ * The tiny generated models (whisper ggml, English-only and multilingual, and llama GGUF), cached under the OS temp
  * folder keyed by the generators' source, so the whole suite generates them once.
  */
 export function ensureTestModels(): TestModels {
   const dir = join(tmpdir(), `parley-test-models-${generatorVersion()}`);
-  const models = { dir, whisper: join(dir, "tiny-whisper.bin"), gguf: join(dir, "tiny-llama.gguf") };
-  ensure(models.whisper, writeTinyWhisperModel);
+  const models = { dir, whisper: join(dir, "tiny-whisper.bin"), whisperMultilingual: join(dir, "tiny-whisper-multilingual.bin"), gguf: join(dir, "tiny-llama.gguf") };
+  ensure(models.whisper, (p) => writeTinyWhisperModel(p));
+  ensure(models.whisperMultilingual, (p) => writeTinyWhisperModel(p, { multilingual: true }));
   ensure(models.gguf, writeTinyGguf);
   return models;
 }

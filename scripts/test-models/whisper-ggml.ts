@@ -7,7 +7,9 @@ import { dirname } from "node:path";
  * point is to run the real loading and inference code in tests and benches.
  */
 
-const N_VOCAB = 51864; // English-only vocabulary size: whisper.cpp infers the token layout from it
+/** Vocabulary sizes: whisper.cpp infers the token layout (and whether it detects languages) from them. */
+const N_VOCAB_ENGLISH = 51864;
+const N_VOCAB_MULTILINGUAL = 51865;
 const N_STATE = 32;
 const N_HEAD = 2;
 const N_AUDIO_CTX = 1500; // fixed by the 30 s window and the conv stride
@@ -51,7 +53,7 @@ class Writer {
 
 type Tensor = { name: string; ne: number[]; f16: boolean };
 
-function tensors(): Tensor[] {
+function tensors(nVocab: number): Tensor[] {
   const n = N_STATE;
   const mat = (name: string, ne: number[]): Tensor => ({ name, ne, f16: true });
   const vec = (name: string, ne: number[]): Tensor => ({ name, ne, f16: false });
@@ -86,7 +88,7 @@ function tensors(): Tensor[] {
     vec("encoder.ln_post.bias", [n]),
     ...block("encoder.blocks.0", false),
     vec("decoder.positional_embedding", [n, N_TEXT_CTX]),
-    mat("decoder.token_embedding.weight", [n, N_VOCAB]),
+    mat("decoder.token_embedding.weight", [n, nVocab]),
     vec("decoder.ln.weight", [n]),
     vec("decoder.ln.bias", [n]),
     ...block("decoder.blocks.0", true),
@@ -108,19 +110,27 @@ function tensorData(t: Tensor, rand: () => number): Uint8Array {
   return new Uint8Array(out.buffer);
 }
 
+export type TinyWhisperOptions = {
+  seed?: number;
+  /** A multilingual vocabulary (language tokens, detection), like ggml-base.bin rather than ggml-base.en.bin. */
+  multilingual?: boolean;
+};
+
 /** The model's bytes: hparams, mel filters, vocabulary, tensors (about 4 MB). */
-export function tinyWhisperModel(seed = 1): Uint8Array {
-  const rand = random(seed);
+export function tinyWhisperModel(options: TinyWhisperOptions = {}): Uint8Array {
+  const rand = random(options.seed ?? 1);
+  const nVocab = options.multilingual ? N_VOCAB_MULTILINGUAL : N_VOCAB_ENGLISH;
   const w = new Writer();
   w.i32(0x67676d6c); // "ggml"
-  w.i32(N_VOCAB, N_AUDIO_CTX, N_STATE, N_HEAD, 1, N_TEXT_CTX, N_STATE, N_HEAD, 1, N_MELS, FTYPE_F16);
+  w.i32(nVocab, N_AUDIO_CTX, N_STATE, N_HEAD, 1, N_TEXT_CTX, N_STATE, N_HEAD, 1, N_MELS, FTYPE_F16);
   w.i32(N_MELS, N_FFT);
   const filters = new Float32Array(N_MELS * N_FFT);
   for (let i = 0; i < filters.length; i++) filters[i] = rand() * 0.01;
   w.bytes(new Uint8Array(filters.buffer));
-  // The text tokens (ids below end-of-text, 50256); whisper.cpp names the special ones itself.
-  // Id 220 must be the single space: whisper.cpp looks it up by value.
-  const textTokens = 50256;
+  // The text tokens (ids below end-of-text: 50256, or 50257 in a multilingual vocabulary);
+  // whisper.cpp names the special ones itself. Id 220 must be the single space: whisper.cpp
+  // looks it up by value.
+  const textTokens = options.multilingual ? 50257 : 50256;
   w.i32(textTokens);
   const enc = new TextEncoder();
   for (let id = 0; id < textTokens; id++) {
@@ -128,7 +138,7 @@ export function tinyWhisperModel(seed = 1): Uint8Array {
     w.i32(word.length);
     w.bytes(word);
   }
-  for (const t of tensors()) {
+  for (const t of tensors(nVocab)) {
     const name = enc.encode(t.name);
     w.i32(t.ne.length, name.length, t.f16 ? 1 : 0, ...t.ne);
     w.bytes(name);
@@ -138,13 +148,13 @@ export function tinyWhisperModel(seed = 1): Uint8Array {
 }
 
 /** Writes the tiny model to `path` (parent folders created). */
-export function writeTinyWhisperModel(path: string, seed = 1): void {
+export function writeTinyWhisperModel(path: string, options: TinyWhisperOptions = {}): void {
   mkdirSync(dirname(path), { recursive: true });
-  writeFileSync(path, tinyWhisperModel(seed));
+  writeFileSync(path, tinyWhisperModel(options));
 }
 
 if (import.meta.main) {
   const path = process.argv[2] ?? "tiny-whisper.bin";
-  writeTinyWhisperModel(path);
+  writeTinyWhisperModel(path, { multilingual: process.argv.includes("--multilingual") });
   console.log(`wrote ${path}`);
 }

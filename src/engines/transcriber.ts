@@ -7,5 +7,9 @@ export type TranscriptionResult = { language: string; segments: TranscribedSegme
 export interface Transcriber {
   /** Model name as in models/manifest.json. */
   readonly model: string;
+  /**
+   * `language`: a code or regional tag (pt-BR counts as pt); absent means detect. The result's
+   * language is what the model used, which may differ (an English-only model answers en).
+   */
   transcribe(pcm16k: Float32Array, options: { language?: string; signal?: AbortSignal }): Promise<TranscriptionResult>;
 }

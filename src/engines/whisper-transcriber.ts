@@ -6,6 +6,7 @@ import { type GpuBackend, type GpuSetting, gpuCandidates } from "./gpu";
 import { MissingModelError } from "./missing-model";
 import type { TranscribedSegment, Transcriber, TranscriptionResult } from "./transcriber";
 import type { SpeechProbabilities } from "./vad";
+import { UnsupportedLanguageError, whisperLanguage } from "./whisper-languages";
 
 export type WhisperOptions = {
   /** Model name as in models/manifest.json (reported on transcriptions). */
@@ -46,6 +47,27 @@ function toPcm16(pcm: Float32Array): ArrayBuffer {
   const out = new Int16Array(pcm.length);
   for (let i = 0; i < pcm.length; i++) out[i] = Math.max(-32768, Math.min(32767, Math.round((pcm[i] ?? 0) * 32767)));
   return out.buffer;
+}
+
+type NativeJob<T> = { stop: () => Promise<void>; promise: Promise<T> };
+
+/**
+ * The native job's result, or the signal's reason as soon as it aborts: a native call that
+ * never settles (the binding can fail outside its promise) must not hold the caller, nor,
+ * through the call chain, every later call. The job is told to stop; if it settles later
+ * its outcome is dropped.
+ */
+function settledOrAborted<T>(job: NativeJob<T>, signal?: AbortSignal): Promise<T> {
+  if (!signal) return job.promise;
+  return new Promise<T>((resolve, reject) => {
+    const abort = () => {
+      job.stop().catch(() => {});
+      reject(signal.reason);
+    };
+    if (signal.aborted) return abort();
+    signal.addEventListener("abort", abort, { once: true });
+    job.promise.then(resolve, reject).finally(() => signal.removeEventListener("abort", abort));
+  });
 }
 
 /**
@@ -99,16 +121,16 @@ export class WhisperTranscriber implements Transcriber {
 
   private async run(pcm16k: Float32Array, options: { language?: string; signal?: AbortSignal }): Promise<TranscriptionResult> {
     options.signal?.throwIfAborted();
+    // "auto" detects; an English-only model (*.en) always answers "en".
+    const language = options.language ? whisperLanguage(options.language) : "auto";
+    if (!language) throw new UnsupportedLanguageError(options.language!);
     const { context } = await this.load();
     const job = context.transcribeData(toPcm16(pcm16k), {
-      // "auto" detects; an English-only model (*.en) always answers "en".
-      language: options.language ?? "auto",
+      language,
       maxThreads: this.options.threads ?? Math.min(8, availableParallelism()),
     });
-    const abort = () => void job.stop();
-    options.signal?.addEventListener("abort", abort, { once: true });
     try {
-      const result = await job.promise;
+      const result = await settledOrAborted(job, options.signal);
       options.signal?.throwIfAborted();
       // Whisper decodes a padded 30 s window, so its timestamps can run past the audio: clamp them.
       const seconds = pcm16k.length / 16_000;
@@ -117,13 +139,11 @@ export class WhisperTranscriber implements Transcriber {
         return { start, end: Math.min(seconds, Math.max(start, s.t1 / 1000)), text: s.text, confidence: 0 };
       });
       await this.scoreConfidence(pcm16k, segments, options.signal);
-      return { language: result.language || options.language || "en", segments };
+      return { language: result.language || (language === "auto" ? "en" : language), segments };
     } catch (err) {
       // The binding rejects a stopped job with its own error; the caller wants the abort reason.
       options.signal?.throwIfAborted();
       throw err;
-    } finally {
-      options.signal?.removeEventListener("abort", abort);
     }
   }
 

@@ -6,6 +6,7 @@ import { SingleSpeakerDiarizer } from "../../src/engines/diarizer";
 import { gpuCandidates } from "../../src/engines/gpu";
 import { MissingModelError } from "../../src/engines/missing-model";
 import { SileroVad } from "../../src/engines/vad";
+import { UnsupportedLanguageError } from "../../src/engines/whisper-languages";
 import { WhisperTranscriber } from "../../src/engines/whisper-transcriber";
 import { makeTempDir, makeTestDeps } from "../helpers";
 import { voicedBurst, wavBytes } from "./signals";
@@ -85,6 +86,41 @@ describe("WhisperTranscriber on a generated ggml model", () => {
     writeFileSync(path, "not a model");
     const t = new WhisperTranscriber({ model: "garbage", path, gpu: "off", vad });
     await expect(t.transcribe(voicedBurst(2, 0, 2), {})).rejects.toThrow();
+  });
+});
+
+describe("languages on a multilingual model", () => {
+  test("a regional tag is decoded as its language; detection names a language", async () => {
+    const t = new WhisperTranscriber({ model: "tiny", path: models.whisperMultilingual, gpu: "off", vad });
+    expect((await t.transcribe(voicedBurst(2, 0, 2), { language: "pt-BR" })).language).toBe("pt");
+    expect((await t.transcribe(voicedBurst(2, 0, 2), { language: "de" })).language).toBe("de");
+    expect((await t.transcribe(voicedBurst(2, 0, 2), {})).language).toMatch(/^[a-z]{2,3}$/);
+  });
+
+  test("a language whisper does not know fails at once, and the engine keeps answering", async () => {
+    const t = new WhisperTranscriber({ model: "tiny", path: models.whisperMultilingual, gpu: "off", vad });
+    const err = await t.transcribe(voicedBurst(2, 0, 2), { language: "zz" }).catch((e) => e);
+    expect(err).toBeInstanceOf(UnsupportedLanguageError);
+    expect(err.message).toContain("'zz'");
+    expect((await t.transcribe(voicedBurst(2, 0, 2), { language: "en" })).segments.length).toBeGreaterThan(0);
+  });
+
+  test("a native call that never settles is given up at the abort signal and does not block later calls", async () => {
+    const t = new WhisperTranscriber({ model: "tiny", path: models.whisperMultilingual, gpu: "off", vad });
+    // The real hang (an unknown language on a multilingual model) also throws an uncaught native
+    // error, which fails any test it runs in; so the first native job here simply never settles.
+    const loaded = await t.load();
+    const real = loaded.context;
+    let calls = 0;
+    const transcribeData = (pcm: ArrayBuffer, options: object) =>
+      ++calls === 1 ? { stop: async () => {}, promise: new Promise<never>(() => {}) } : real.transcribeData(pcm, options);
+    loaded.context = { transcribeData } as unknown as typeof real;
+    const controller = new AbortController();
+    const stuck = t.transcribe(voicedBurst(2, 0, 2), { language: "en", signal: controller.signal });
+    const next = t.transcribe(voicedBurst(2, 0, 2), { language: "en" });
+    setTimeout(() => controller.abort(new Error("time limit")), 1000);
+    await expect(stuck).rejects.toThrow("time limit");
+    expectWellFormed((await next).segments, 2);
   });
 });
 

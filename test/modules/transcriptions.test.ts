@@ -146,10 +146,27 @@ describe("transcriptions: errors", () => {
     [{}, "recording_id"],
     [{ recording_id: "" }, "recording_id"],
     [{ recording_id: "rec_x", language: "English!" }, "language"],
+    // Well-formed but unknown to Whisper: on a multilingual model it would never finish.
+    [{ recording_id: "rec_x", language: "zz" }, "language"],
+    [{ recording_id: "rec_x", language: "zz-BR" }, "language"],
   ])("body %j is 422 naming %s", async (body, param) => {
     const r = await t.call("POST", "/v1/transcriptions", { key: acme.test, body });
     expect(r.status).toBe(422);
     expect(r.body.error).toMatchObject({ code: "validation_error", param });
+  });
+
+  test("a regional tag is accepted and recorded as the language Whisper transcribes (pt-BR as pt)", async () => {
+    const rec = await seedRecording(t.deps, tenant, speech);
+    const r = await t.call("POST", "/v1/transcriptions", { key: acme.test, body: { recording_id: rec, language: "pt-BR" } });
+    expect(r.status).toBe(202);
+    expect(r.body.language).toBe("pt");
+    await t.deps.queue.drain();
+  });
+
+  test.each(["zz", "pt-XX-", "english"])("configuring language %s is 422 naming language", async (language) => {
+    const r = await t.call("PUT", "/v1/config/project", { key: acme.test, body: { language } });
+    expect(r.status).toBe(422);
+    expect(r.body.error).toMatchObject({ code: "validation_error", param: "language" });
   });
 });
 

@@ -1,9 +1,21 @@
 import { z } from "zod";
+import { whisperLanguage } from "../../engines/whisper-languages";
 import { type DeviceSettings, settingsOverrides } from "../devices/settings";
+import { TEMPLATES, type TemplateName } from "../summaries/schema";
 
 export const ASK_PROVIDERS = ["llama_cpp", "openai_compatible", "extractive"] as const;
 export const CONFIG_LEVELS = ["organization", "project", "end_user", "device"] as const;
 export type ConfigLevel = (typeof CONFIG_LEVELS)[number];
+
+/**
+ * A language Whisper knows, as its code ("en", "de") or a regional tag of it ("pt-BR",
+ * transcribed as pt; decision 055). Anything else would reach whisper.cpp as a language it
+ * cannot name, so it is refused here with 422.
+ */
+export const languageTag = z
+  .string()
+  .regex(/^[a-z]{2,3}(-[A-Za-z0-9]{2,8})*$/, "must be a language code such as en, de or pt-BR")
+  .refine((tag) => whisperLanguage(tag) !== null, "must be a language Whisper can transcribe, such as en, de or pt-BR");
 
 /**
  * The overrides one level sets (decisions.md "Configuration"). Absent or null means "not
@@ -13,14 +25,8 @@ export type ConfigLevel = (typeof CONFIG_LEVELS)[number];
 export const configBody = z.strictObject({
   auto_transcribe: z.boolean().nullish(),
   auto_summarize: z.boolean().nullish(),
-  summary_template: z
-    .string()
-    .regex(/^[a-z0-9][a-z0-9_-]{0,63}$/, "must be 1-64 lowercase letters, digits, '_' or '-'")
-    .nullish(),
-  language: z
-    .string()
-    .regex(/^(auto|[a-z]{2,3}(-[A-Za-z0-9]{2,8})*)$/, "must be 'auto' or a language tag such as en or pt-BR")
-    .nullish(),
+  summary_template: z.enum(TEMPLATES).nullish(),
+  language: z.union([z.literal("auto"), languageTag]).nullish(),
   ask_provider: z.enum(ASK_PROVIDERS).nullish(),
   settings: settingsOverrides.nullish(),
 });
@@ -30,7 +36,7 @@ export type ConfigBody = z.infer<typeof configBody>;
 export type ConfigOverrides = {
   auto_transcribe?: boolean;
   auto_summarize?: boolean;
-  summary_template?: string;
+  summary_template?: TemplateName;
   language?: string;
   ask_provider?: (typeof ASK_PROVIDERS)[number];
   settings?: z.infer<typeof settingsOverrides>;
@@ -40,7 +46,7 @@ export type ConfigOverrides = {
 export type ResolvedConfig = {
   auto_transcribe: boolean;
   auto_summarize: boolean;
-  summary_template: string;
+  summary_template: TemplateName;
   /** null: detect the language */
   language: string | null;
   /** null: the server default provider */
@@ -55,7 +61,7 @@ export type ConfigLevelView = {
   overrides: {
     auto_transcribe: boolean | null;
     auto_summarize: boolean | null;
-    summary_template: string | null;
+    summary_template: TemplateName | null;
     language: string | null;
     ask_provider: (typeof ASK_PROVIDERS)[number] | null;
     settings: z.infer<typeof settingsOverrides>;

@@ -1,5 +1,6 @@
 import { UndecodableAudioError } from "../../engines/audio";
 import { MissingModelError } from "../../engines/missing-model";
+import { UnsupportedLanguageError } from "../../engines/whisper-languages";
 import type { Deps } from "../../deps";
 import { recordEvent } from "../../events/outbox";
 import type { Tenant } from "../../http/credentials";
@@ -28,7 +29,8 @@ function toFailure(err: unknown): TranscriptionFailure {
   if (err instanceof TranscriptionFailure) return err;
   if (err instanceof TimeLimitError) return new TranscriptionFailure("timeout", err.message);
   if (err instanceof UndecodableAudioError) return new TranscriptionFailure("audio_format_unsupported", `The audio could not be decoded: ${err.message}`);
-  if (err instanceof MissingModelError) return new TranscriptionFailure("processing_error", err.message);
+  // Their messages are written for the reader (the install command, the languages to use).
+  if (err instanceof MissingModelError || err instanceof UnsupportedLanguageError) return new TranscriptionFailure("processing_error", err.message);
   return new TranscriptionFailure("processing_error", `Transcription failed: ${err instanceof Error ? err.message : String(err)}`);
 }
 

@@ -1,12 +1,11 @@
 import { z } from "zod";
 import { pageQuery } from "../../http/pagination";
-
-/** A BCP-47-ish language code as Whisper takes it ("en", "de", "pt-BR"); absent means detect. */
-const language = z.string().regex(/^[a-z]{2,3}(-[A-Za-z0-9]{2,8})*$/, "a language code such as en or de");
+import { languageTag } from "../config/schema";
 
 export const createTranscriptionBody = z.object({
   recording_id: z.string().min(1).max(100),
-  language: language.nullish(),
+  /** Absent or null: detect the language. */
+  language: languageTag.nullish(),
 });
 export type CreateTranscriptionBody = z.infer<typeof createTranscriptionBody>;
 

@@ -5,6 +5,7 @@ import type { Principal } from "../../http/auth";
 import type { Tenant } from "../../http/credentials";
 import { ApiError } from "../../http/errors";
 import type { Page } from "../../http/pagination";
+import { whisperLanguage } from "../../engines/whisper-languages";
 import { newId } from "../../ids";
 import { findRecording, setRecordingStatus } from "../recordings/store";
 import { type CreateTranscriptionBody, eventData, type ListTranscriptionsQuery, TRANSCRIPTION_EVENT_FIELDS, type Transcription } from "./schema";
@@ -31,8 +32,12 @@ function visibleRecording(db: Database, principal: Principal, recordingId: strin
  * Inserts a transcription in status processing (the recording too), records
  * transcription.started and enqueues its job. Call inside a transaction: all happen or none.
  */
-export function startTranscription(deps: Pick<Deps, "db" | "queue">, tenant: Tenant, recording: RecordingRef, language: string | null, now: Date): Transcription {
+export function startTranscription(deps: Pick<Deps, "db" | "queue">, tenant: Tenant, recording: RecordingRef, requested: string | null, now: Date): Transcription {
   const at = now.toISOString();
+  // A regional tag is transcribed as its language (pt-BR as pt), so that is what is recorded.
+  // A value whisper does not know (configured before languages were checked) is kept as
+  // given: the job then fails naming it.
+  const language = requested === null ? null : (whisperLanguage(requested) ?? requested);
   const transcription: Transcription = {
     id: newId("txn_", now.getTime()),
     recording_id: recording.id,

@@ -112,17 +112,19 @@ describe("POST /devices: body rules (decisions.md)", () => {
 });
 
 describe("unknown top-level fields are 422 naming the field on every API-key write body", () => {
-  test.each([
-    ["PATCH /devices/{id}", "PATCH", () => `/v1/devices/${deviceId}`, { status: "unbound" }, "status"],
-    ["POST /devices", "POST", () => "/v1/devices", { serial_number: `VS-U-${++serial}`, model: "parley_pin", status: "bound" }, "status"],
-    ["POST /devices/{id}/bind", "POST", () => `/v1/devices/${deviceId}/bind`, { end_user_id: "eu_x", device_token: "dtok_mine" }, "device_token"],
-    ["POST /devices/{id}/commands", "POST", () => `/v1/devices/${deviceId}/commands`, { type: "trigger_upload", priority: 1 }, "priority"],
-    ["POST /devices/{id}/ota", "POST", () => `/v1/devices/${deviceId}/ota`, { firmware_release_id: "fw_x", force: true }, "force"],
-    ["POST /devices/{id}/wifi-config/grant", "POST", () => `/v1/devices/${deviceId}/wifi-config/grant`, { expires_in_seconds: 900, ssid: "home" }, "ssid"],
-    ["POST /devices/{id}/deprovision/grant", "POST", () => `/v1/devices/${deviceId}/deprovision/grant`, { nonce: "n".repeat(16), reason: "x" }, "reason"],
-  ] as const)("%s", async (_name, method, path, body, param) => {
+  // [method, path ({id} is the device), body, the unknown field]
+  const cases: [string, string, Record<string, unknown>, string][] = [
+    ["PATCH", "/v1/devices/{id}", { status: "unbound" }, "status"],
+    ["POST", "/v1/devices", { serial_number: "VS-UNKNOWN", model: "parley_pin", status: "bound" }, "status"],
+    ["POST", "/v1/devices/{id}/bind", { end_user_id: "eu_x", device_token: "dtok_mine" }, "device_token"],
+    ["POST", "/v1/devices/{id}/commands", { type: "trigger_upload", priority: 1 }, "priority"],
+    ["POST", "/v1/devices/{id}/ota", { firmware_release_id: "fw_x", force: true }, "force"],
+    ["POST", "/v1/devices/{id}/wifi-config/grant", { expires_in_seconds: 900, ssid: "home" }, "ssid"],
+    ["POST", "/v1/devices/{id}/deprovision/grant", { nonce: "n".repeat(16), reason: "x" }, "reason"],
+  ];
+  test.each(cases)("%s %s", async (method, path, body, param) => {
     const before = (await t.call("GET", `/v1/devices/${deviceId}`, { key: acme.test })).body;
-    const r = await t.call(method, path(), { key: acme.test, body });
+    const r = await t.call(method, path.replace("{id}", deviceId), { key: acme.test, body });
     expect(r.status).toBe(422);
     expect(r.body.error).toMatchObject({ code: "validation_error", param });
     expect(r.body.error.message).toContain(param);

@@ -79,12 +79,32 @@ export class JobQueue {
     return inserted ? id : null;
   }
 
-  /** Starts polling; jobs a previous process had leased are taken back at once. */
+  /**
+   * Starts polling; jobs a previous process had leased are taken back at once, except those
+   * that already used their last attempt (they died mid-run every time: dead, not retried).
+   */
   start(): void {
     this.stopped = false;
     const now = this.clock.now().toISOString();
+    this.buryCrashLoops("leased_by IS NOT ?", [this.workerId]);
     this.db.query("UPDATE jobs SET state = 'queued', lease_until = NULL, leased_by = NULL, updated_at = ? WHERE state = 'running' AND leased_by IS NOT ?").run(now, this.workerId);
     this.schedule(0);
+  }
+
+  /**
+   * A running job whose worker vanished (lease expired, or orphaned at start) after its last
+   * attempt is dead: taking it back would run, and crash, forever. Handlers need no check.
+   */
+  private buryCrashLoops(where: string, params: string[]): void {
+    const now = this.clock.now().toISOString();
+    const error = "the worker died on every attempt (crashed or was stopped mid-run)";
+    const dead = this.db
+      .query<{ id: string; type: string; attempts: number }, string[]>(
+        `UPDATE jobs SET state = 'dead', last_error = ?, lease_until = NULL, leased_by = NULL, updated_at = ?
+         WHERE state = 'running' AND attempts >= max_attempts AND ${where} RETURNING id, type, attempts`,
+      )
+      .all(error, now, ...params);
+    for (const job of dead) this.log.warn("job failed", { job_id: job.id, type: job.type, attempt: job.attempts, dead: true, error });
   }
 
   /** Stops taking jobs and waits for the ones running. */
@@ -137,6 +157,7 @@ export class JobQueue {
   /** Takes the next due job; with `types`, only of those types (inside) or only of others (outside). */
   private lease(types?: string[], inside = true): Job | null {
     const now = this.clock.now();
+    this.buryCrashLoops("lease_until <= ?", [now.toISOString()]);
     const filter = types ? `AND type ${inside ? "" : "NOT "}IN (SELECT value FROM json_each(?))` : "";
     const row = this.db
       .query<JobRow, string[]>(

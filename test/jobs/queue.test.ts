@@ -109,6 +109,40 @@ describe("durable job queue", () => {
     expect(state(id)).toMatchObject({ state: "done", attempts: 2 });
   });
 
+  test("a job whose worker died on its last attempt is dead once the lease expires, never run again", async () => {
+    const { db, clock, queue, state } = setup();
+    let runs = 0;
+    queue.register("crashy", () => void runs++);
+    const id = queue.enqueue("crashy", {}, { maxAttempts: 3 })!;
+    // Its third attempt was leased by a worker that then crashed, as the first two did.
+    db.query("UPDATE jobs SET state = 'running', attempts = 3, leased_by = 'wrk_gone', lease_until = ? WHERE id = ?").run(new Date(clock.now().getTime() + 60_000).toISOString(), id);
+    expect(await queue.drain()).toBe(0);
+    expect(state(id).state).toBe("running");
+    clock.advance(60_001);
+    expect(await queue.drain()).toBe(0);
+    expect(runs).toBe(0);
+    expect(state(id)).toMatchObject({ state: "dead", attempts: 3 });
+    expect(state(id).last_error).toContain("died on every attempt");
+  });
+
+  test("at start, an orphaned job on its last attempt is dead; one with attempts left is taken back", async () => {
+    const { db, clock, state } = setup();
+    const queue = new JobQueue(db, clock, createLogger("silent"));
+    const spent = queue.enqueue("t", { n: 1 }, { maxAttempts: 2 })!;
+    const fresh = queue.enqueue("t", { n: 2 }, { maxAttempts: 2 })!;
+    const far = new Date(clock.now().getTime() + 60_000).toISOString();
+    db.query("UPDATE jobs SET state = 'running', attempts = 2, leased_by = 'wrk_gone', lease_until = ? WHERE id = ?").run(far, spent);
+    db.query("UPDATE jobs SET state = 'running', attempts = 1, leased_by = 'wrk_gone', lease_until = ? WHERE id = ?").run(far, fresh);
+    const ran: unknown[] = [];
+    queue.register("t", (job) => void ran.push(job.payload));
+    queue.start();
+    await queue.stop();
+    await queue.drain();
+    expect(state(spent)).toMatchObject({ state: "dead", attempts: 2 });
+    expect(state(fresh)).toMatchObject({ state: "done", attempts: 2 });
+    expect(ran).toEqual([{ n: 2 }]);
+  });
+
   test("quick io-lane jobs run while every model slot is busy", async () => {
     const { db } = setup();
     const queue = new JobQueue(db, new ManualClock(new Date()), createLogger("silent"), 2);

@@ -1,3 +1,4 @@
+import { durableTransaction } from "../../db/durable";
 import type { Deps } from "../../deps";
 import type { Principal } from "../../http/auth";
 import type { Tenant } from "../../http/credentials";
@@ -49,7 +50,8 @@ function checkChunks(deps: Deps, tenant: Tenant, r: StoredRecording): void {
 export async function completeUpload(deps: Deps, principal: Principal, id: string, body: UploadCompleteBody, now: Date): Promise<Recording> {
   const { db, queue } = deps;
   const retry = toCompletion(body);
-  const started = db.transaction(() => {
+  // Durable: a device deletes its copy once upload-complete succeeds.
+  const started = durableTransaction(db, () => {
     const r = loadRecording(db, principal, id);
     if (r.status === "integrity_failure") {
       throw new ApiError("upload_integrity_failed", r.error?.message ?? "The uploaded file failed verification; upload it again with a fresh upload URL.");
@@ -70,7 +72,7 @@ export async function completeUpload(deps: Deps, principal: Principal, id: strin
     updateRecordingRow(db, principal, id, { completion: JSON.stringify(retry), verification: "pending" }, now);
     enqueueVerification(queue, principal, id);
     return { pending: true, hashed: retry.sha256 !== null };
-  })();
+  });
   if (started.pending) {
     if (started.hashed) throw new VerificationPending();
     // No hash to wait for: verify now (the queued job then finds nothing to do) and answer with the outcome.

@@ -1,3 +1,4 @@
+import { durableTransaction } from "../../db/durable";
 import type { Deps } from "../../deps";
 import { consumeCredential, findLiveCredential, type Mode, type Tenant } from "../../http/credentials";
 import { ApiError } from "../../http/errors";
@@ -131,7 +132,8 @@ export async function receiveUpload(deps: Deps, slots: UploadSlots, token: strin
 function recordReceipt(deps: Deps, tenant: Tenant, upload: UploadRow, key: string, written: { size: number; sha256: string }): ApiError | null {
   const { db, clock, queue } = deps;
   const now = clock.now();
-  return db.transaction((): ApiError | null => {
+  // Durable: the device treats a 200 PUT as delivered.
+  return durableTransaction(db, (): ApiError | null => {
     // The recording may have been deleted, completed or repaired while the bytes streamed in.
     const r = findRecording(db, tenant, upload.recording_id);
     const stopped = new ApiError("resource_conflict", "The recording stopped taking uploads while this one was in progress.");
@@ -153,5 +155,5 @@ function recordReceipt(deps: Deps, tenant: Tenant, upload: UploadRow, key: strin
     }
     if (replaced) queue.enqueue(DELETE_OBJECTS_JOB, { keys: [replaced] });
     return null;
-  })();
+  });
 }

@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import { durableTransaction } from "../../db/durable";
 import type { Deps } from "../../deps";
 import { UndecodableAudioError } from "../../engines/audio";
 import { recordEvent } from "../../events/outbox";
@@ -92,7 +93,7 @@ export async function verifyUpload(deps: Deps, tenant: Tenant, id: string): Prom
     }
   }
   const now = clock.now();
-  const gone = db.transaction(() => {
+  const gone = durableTransaction(db, () => {
     const current = findRecording(db, tenant, id);
     if (!current) return true;
     if (current.verification !== "pending") return false;
@@ -152,7 +153,7 @@ export async function verifyUpload(deps: Deps, tenant: Tenant, id: string): Prom
     );
     queue.enqueue("transcriptions.auto", { project_id: tenant.projectId, mode: tenant.mode, recording_id: id }, { dedupeKey: `transcriptions.auto:${id}` });
     return false;
-  })();
+  });
   // Deleted while the chunks were being stitched: the deletion job may have run before the object existed.
   if (gone && r.is_streaming && stagedKey) await storage.remove(stagedKey);
 }

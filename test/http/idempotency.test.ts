@@ -1,4 +1,9 @@
 import { beforeAll, describe, expect, test } from "bun:test";
+import { Elysia } from "elysia";
+import { idempotent } from "../../src/http/idempotency";
+import { errorHandling } from "../../src/http/errors";
+import { requestId } from "../../src/http/request-id";
+import { createLogger } from "../../src/log";
 import { makeTenant, makeTestApp } from "../helpers";
 
 let t: Awaited<ReturnType<typeof makeTestApp>>;
@@ -107,5 +112,30 @@ describe("Idempotency-Key", () => {
     expect(releaseAbandonedIdempotencyClaims(t.deps.db)).toBe(1);
     const retry = await t.call("POST", "/v1/end-users", { key: acme.test, body: { name: "After crash" }, headers });
     expect(retry.status).toBe(201);
+  });
+
+  test("a 5xx is not kept: the client sees 500 internal_error with no internals, and the retry runs again", async () => {
+    let calls = 0;
+    const principal = { projectId: acme.project.id, mode: "test" as const, credentialId: "key_x" } as any;
+    const app = new Elysia()
+      .use(requestId)
+      .use(errorHandling(createLogger("silent")))
+      .post("/flaky", (ctx) =>
+        idempotent(t.deps, { ...ctx, principal }, () => {
+          if (++calls === 1) throw new Error("disk on fire at /secret/path");
+          return { ok: calls };
+        }),
+      );
+    const send = () => app.handle(new Request("http://localhost/flaky", { method: "POST", headers: { "idempotency-key": "flaky-1", "content-type": "application/json" }, body: "{}" }));
+    const first = await send();
+    expect(first.status).toBe(500);
+    const body = await first.json();
+    expect(body.error.code).toBe("internal_error");
+    expect(body.error.request_id).toStartWith("req_");
+    expect(JSON.stringify(body)).not.toContain("secret");
+    const second = await send();
+    expect(second.status).toBe(200);
+    expect(await second.json()).toEqual({ ok: 2 });
+    expect(calls).toBe(2);
   });
 });

@@ -106,6 +106,7 @@ describe("end users: security", () => {
     const u = (await t.call("POST", "/v1/end-users", { key: acme.test, body: { external_id: "iso" } })).body;
     for (const key of [other.test, other.live, acme.live]) {
       expect((await t.call("GET", `/v1/end-users/${u.id}`, { key })).status).toBe(404);
+      expect((await t.call("PATCH", `/v1/end-users/${u.id}`, { key, body: { name: "taken over" } })).status).toBe(404);
       expect((await t.call("GET", "/v1/end-users?external_id=iso", { key })).body.data).toEqual([]);
       expect((await t.call("DELETE", `/v1/end-users/${u.id}`, { key })).status).toBe(404);
     }
@@ -123,6 +124,11 @@ describe("end users: security", () => {
     expect((await t.call("GET", "/v1/end-users", { key: readOnly })).status).toBe(200);
     expect((await t.call("POST", "/v1/end-users", { key: writeOnly, body: {} })).status).toBe(201);
     expect((await t.call("GET", "/v1/end-users", { key: writeOnly })).status).toBe(403);
+    const u = (await t.call("POST", "/v1/end-users", { key: acme.test, body: {} })).body;
+    expect((await t.call("GET", `/v1/end-users/${u.id}`, { key: writeOnly })).status).toBe(403);
+    expect((await t.call("PATCH", `/v1/end-users/${u.id}`, { key: readOnly, body: { name: "x" } })).status).toBe(403);
+    expect((await t.call("DELETE", `/v1/end-users/${u.id}`, { key: readOnly })).status).toBe(403);
+    expect((await t.call("GET", `/v1/end-users/${u.id}`, { key: acme.test })).body.name).toBeNull();
   });
 
   test("an end-user-scoped key sees only its own end user and cannot create others", async () => {
@@ -133,6 +139,9 @@ describe("end users: security", () => {
     expect((await t.call("GET", `/v1/end-users/${theirs.id}`, { key: scoped })).status).toBe(404);
     expect((await t.call("GET", "/v1/end-users", { key: scoped })).body.data.map((u: any) => u.id)).toEqual([mine.id]);
     expect((await t.call("POST", "/v1/end-users", { key: scoped, body: {} })).status).toBe(403);
+    expect((await t.call("PATCH", `/v1/end-users/${theirs.id}`, { key: scoped, body: { name: "x" } })).status).toBe(404);
+    expect((await t.call("DELETE", `/v1/end-users/${theirs.id}`, { key: scoped })).status).toBe(404);
+    expect((await t.call("GET", `/v1/end-users/${theirs.id}`, { key: acme.test })).body).toMatchObject({ name: null, deleted_at: null });
   });
 
   test("missing, malformed and unknown credentials are 401", async () => {

@@ -1,16 +1,28 @@
+import { writeFileSync } from "node:fs";
+import { join, relative } from "node:path";
 import type { Deps } from "../../src/deps";
 import type { Tenant } from "../../src/http/credentials";
 import { newId } from "../../src/ids";
 import type { RecordingStatus } from "../../src/modules/recordings/schema";
 import { insertRecording, updateRecordingRow } from "../../src/modules/recordings/store";
-import { RATE } from "../engines/signals";
+import { makeTempDir } from "../helpers";
+import { voicedBurst, wavBytes } from "../engines/signals";
+import { FIXTURES } from "./recordings-support";
 
 // The engine tests' signal helpers, re-exported so pipeline tests build audio one way.
 export { silence, voicedBurst, wavBytes as wav } from "../engines/signals";
 
-/** A 440 Hz tone: loud enough for voice-activity detection. */
-export function tone(seconds: number, amplitude = 0.3): Float32Array {
-  return Float32Array.from({ length: Math.round(seconds * RATE) }, (_, i) => amplitude * Math.sin((2 * Math.PI * 440 * i) / RATE));
+/** `seconds` of the speech-like signal Silero VAD (the real detector) scores as speech. */
+export const voiced = (seconds: number): Float32Array => voicedBurst(seconds, 0, seconds);
+
+/**
+ * A WAV of `pcm` written to a temp file, named relative to the fixtures folder so the
+ * recordings tests' upload helper (which takes a fixture name) uploads it.
+ */
+export function wavFixture(pcm: Float32Array, name = "speech.wav"): string {
+  const path = join(makeTempDir(), name);
+  writeFileSync(path, wavBytes(pcm));
+  return relative(FIXTURES, path);
 }
 
 export function concat(...parts: Float32Array[]): Float32Array {

@@ -1,10 +1,9 @@
 import { beforeAll, describe, expect, test } from "bun:test";
 import { ScriptedLlm } from "../../src/engines/llm.test-double";
 import { ScriptedTranscriber } from "../../src/engines/transcriber.test-double";
-import { EnergyTestVad } from "../../src/engines/vad.test-double";
 import { issueCredential } from "../../src/http/credentials";
 import { makeTenant, makeTestApp } from "../helpers";
-import { concat, seedRecording, silence, tone, wav } from "./pipeline-fixtures";
+import { concat, seedRecording, silence, voiced, wav } from "./pipeline-fixtures";
 
 let t: Awaited<ReturnType<typeof makeTestApp>>;
 let acme: ReturnType<typeof makeTenant>;
@@ -15,14 +14,14 @@ let theirs: string;
 const data: Record<"mine" | "theirs", { rec: string; txn: string; sum: string }> = {} as never;
 
 beforeAll(async () => {
-  const engines = { transcriber: new ScriptedTranscriber(), llm: new ScriptedLlm(), vad: new EnergyTestVad() };
+  const engines = { transcriber: new ScriptedTranscriber(), llm: new ScriptedLlm() };
   t = await makeTestApp({ engines });
   acme = makeTenant(t.deps, "acme");
   other = makeTenant(t.deps, "other");
   mine = (await t.call("POST", "/v1/end-users", { key: acme.test, body: {} })).body.id;
   theirs = (await t.call("POST", "/v1/end-users", { key: acme.test, body: {} })).body.id;
   for (const [who, endUserId] of [["mine", mine], ["theirs", theirs]] as const) {
-    const rec = await seedRecording(t.deps, { projectId: acme.project.id, mode: "test" }, wav(concat(tone(2), silence(1), tone(2))), { endUserId });
+    const rec = await seedRecording(t.deps, { projectId: acme.project.id, mode: "test" }, wav(concat(voiced(2), silence(1), voiced(2))), { endUserId });
     const txn = (await t.call("POST", "/v1/transcriptions", { key: acme.test, body: { recording_id: rec } })).body.id;
     await t.deps.queue.drain();
     const sum = (await t.call("GET", `/v1/summaries?transcription_id=${txn}`, { key: acme.test })).body.data[0].id;

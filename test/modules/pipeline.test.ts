@@ -1,16 +1,16 @@
 import { describe, expect, test } from "bun:test";
 import { ScriptedLlm } from "../../src/engines/llm.test-double";
 import { ScriptedTranscriber } from "../../src/engines/transcriber.test-double";
-import { EnergyTestVad } from "../../src/engines/vad.test-double";
 import { organizationOf, saveOrganizationOverrides } from "../../src/modules/config/store";
 import { AUTO_TRANSCRIBE_JOB } from "../../src/modules/transcriptions/job";
 import { RUN_TRANSCRIPTION_JOB } from "../../src/modules/transcriptions/service";
 import { makeTenant, makeTestApp } from "../helpers";
-import { concat, eventsOf, seedRecording, silence, tone, wav } from "./pipeline-fixtures";
+import { concat, eventsOf, seedRecording, silence, voiced, wav, wavFixture } from "./pipeline-fixtures";
 import { uploadedRecording } from "./recordings-support";
 
+/** Real decoding and Silero VAD; test doubles for the models too big for CI (transcriber, LLM). */
 async function pipelineApp() {
-  const engines = { transcriber: new ScriptedTranscriber(), llm: new ScriptedLlm(), vad: new EnergyTestVad() };
+  const engines = { transcriber: new ScriptedTranscriber(), llm: new ScriptedLlm() };
   const t = await makeTestApp({ engines });
   const tenant = makeTenant(t.deps);
   const scope = { projectId: tenant.project.id, mode: "test" as const };
@@ -18,12 +18,14 @@ async function pipelineApp() {
   return { t, tenant, scope, transcriptionsOf };
 }
 
-const speech = wav(concat(tone(2), silence(1), tone(2)));
+const pcm = concat(voiced(2), silence(1), voiced(2));
+const speech = wav(pcm);
+const speechFile = wavFixture(pcm);
 
 describe("pipeline: upload to summary", () => {
   test("a verified upload is transcribed and summarised without any call", async () => {
     const { t, tenant, transcriptionsOf } = await pipelineApp();
-    const { recording } = await uploadedRecording(t, tenant.test);
+    const { recording } = await uploadedRecording(t, tenant.test, speechFile);
     const [txn] = await transcriptionsOf(recording.id);
     expect(txn).toMatchObject({ status: "completed", recording_id: recording.id, segments: [{ speaker: "SPEAKER_1", text: "utterance 1" }] });
     expect(eventsOf(t.deps, "transcription.started").map((e) => e.data.id)).toEqual([txn.id]);
@@ -42,7 +44,7 @@ describe("pipeline: upload to summary", () => {
 
   test("deleting the recording deletes its transcriptions and summaries", async () => {
     const { t, tenant, transcriptionsOf } = await pipelineApp();
-    const { recording } = await uploadedRecording(t, tenant.test);
+    const { recording } = await uploadedRecording(t, tenant.test, speechFile);
     const [txn] = await transcriptionsOf(recording.id);
     const sum = (await t.call("GET", `/v1/summaries?transcription_id=${txn.id}`, { key: tenant.test })).body.data[0];
     expect((await t.call("DELETE", `/v1/recordings/${recording.id}`, { key: tenant.test })).status).toBe(204);

@@ -1,22 +1,21 @@
 import { beforeAll, describe, expect, test } from "bun:test";
 import { ScriptedLlm, type LlmScript } from "../../src/engines/llm.test-double";
 import { ScriptedTranscriber, type TranscriberScript } from "../../src/engines/transcriber.test-double";
-import { EnergyTestVad } from "../../src/engines/vad.test-double";
 import { makeTenant, makeTestApp } from "../helpers";
-import { concat, eventsOf, seedRecording, silence, tone, wav } from "./pipeline-fixtures";
+import { concat, eventsOf, seedRecording, silence, voiced, wav } from "./pipeline-fixtures";
 
 const RECORD_FIELDS = [
   "completed_at", "created_at", "error", "failed_at", "format", "id", "model", "prompt_version", "recording_id", "started_at", "status", "structured", "template", "text", "transcription_id",
 ];
 
-/** An app on deterministic engines with one project; `transcribed()` gives a completed transcription of a fresh recording. */
+/** An app on real decoding and Silero VAD with scripted test-double models (transcripts and summaries quote their input), one project; `transcribed()` gives a completed transcription of a fresh recording. */
 async function summaryApp(llmScript: LlmScript = {}, transcriberScript: TranscriberScript = {}, env: Record<string, string> = {}) {
   const llm = new ScriptedLlm(llmScript);
-  const engines = { transcriber: new ScriptedTranscriber(transcriberScript), llm, vad: new EnergyTestVad() };
+  const engines = { transcriber: new ScriptedTranscriber(transcriberScript), llm };
   const app = await makeTestApp({ engines, env });
   const tenant = makeTenant(app.deps);
   const scope = { projectId: tenant.project.id, mode: "test" as const };
-  const audio = wav(concat(tone(2), silence(1), tone(2)));
+  const audio = wav(concat(voiced(2), silence(1), voiced(2)));
   async function transcribed(options: { autoSummarize?: boolean } = {}) {
     if (options.autoSummarize === false) await app.call("PUT", "/v1/config/project", { key: tenant.test, body: { auto_summarize: false } });
     const rec = await seedRecording(app.deps, scope, audio);
@@ -183,7 +182,7 @@ describe("summaries: errors", () => {
   });
 
   test("a transcription that is not completed is 409 transcription_not_ready", async () => {
-    const rec = await seedRecording(s.app.deps, s.scope, wav(tone(2)));
+    const rec = await seedRecording(s.app.deps, s.scope, wav(voiced(2)));
     const txn = (await s.app.call("POST", "/v1/transcriptions", { key: s.tenant.test, body: { recording_id: rec } })).body;
     const r = await s.app.call("POST", "/v1/summaries", { key: s.tenant.test, body: { transcription_id: txn.id } });
     expect(r.status).toBe(409);

@@ -1,5 +1,7 @@
 import { beforeAll, describe, expect, test } from "bun:test";
+import type { Engines } from "../../src/engines";
 import { ScriptedLlm } from "../../src/engines/llm.test-double";
+import { TwoSpeakerTestDiarizer } from "../../src/engines/diarizer.test-double";
 import { MissingModelError } from "../../src/engines/missing-model";
 import { ScriptedTranscriber, type TranscriberScript } from "../../src/engines/transcriber.test-double";
 import type { Tenant } from "../../src/http/credentials";
@@ -15,8 +17,8 @@ type TestApp = Awaited<ReturnType<typeof makeTestApp>>;
  * models too big for CI: a scripted transcriber ("utterance N" per window, so tests
  * can see how audio was windowed) and a scripted LLM.
  */
-function pipelineApp(script: TranscriberScript = {}, env: Record<string, string> = {}) {
-  const engines = { transcriber: new ScriptedTranscriber(script), llm: new ScriptedLlm() };
+function pipelineApp(script: TranscriberScript = {}, env: Record<string, string> = {}, extra: Partial<Engines> = {}) {
+  const engines = { transcriber: new ScriptedTranscriber(script), llm: new ScriptedLlm(), ...extra };
   return makeTestApp({ engines, env });
 }
 
@@ -100,6 +102,28 @@ describe("transcriptions: happy path", () => {
       [30, 60],
       [60, 70],
     ]);
+  });
+
+  test("with a diarizer, segments carry its speaker labels and speakers lists each speaker once, in order of appearance", async () => {
+    // Three 2 s segments from where the window opens (~0.1 s); the speakers take turns at 1 s and 3 s.
+    const segments = () => [0, 1, 2].map((i) => ({ start: i * 2, end: i * 2 + 2, text: ` part ${i}`, confidence: 0.8 }));
+    const app = await pipelineApp({ segments }, {}, { diarizer: new TwoSpeakerTestDiarizer([1, 3]) });
+    const key = makeTenant(app.deps).test;
+    const projectId = app.deps.db.query<{ project_id: string }, []>("SELECT project_id FROM credentials ORDER BY created_at LIMIT 1").get()!.project_id;
+    const rec = await seedRecording(app.deps, { projectId, mode: "test" }, speech);
+    const done = await transcribe(app, key, rec);
+    expect(done).toMatchObject({ status: "completed", diarization: "test-two-speaker-diarizer", text: "part 0 part 1 part 2" });
+    expect(done.segments.map((s: any) => [s.text, s.speaker])).toEqual([
+      ["part 0", "SPEAKER_1"],
+      ["part 1", "SPEAKER_2"],
+      ["part 2", "SPEAKER_1"],
+    ]);
+    expect(done.speakers).toEqual([
+      { id: "SPEAKER_1", label: "Speaker 1" },
+      { id: "SPEAKER_2", label: "Speaker 2" },
+    ]);
+    const event = eventsOf(app.deps, "transcription.completed").find((e) => e.data.id === done.id)!;
+    expect(event.data.speakers).toEqual(done.speakers);
   });
 
   test("list by recording_id, newest first; reprocessing adds a transcription and keeps the old one", async () => {

@@ -44,6 +44,19 @@ describe("pipeline on the real engines with generated models", () => {
     expect(eventsOf(t.deps, "summary.completed").map((e) => e.data.id)).toEqual([sum.id]);
   });
 
+  test("the stored language is the one the model used: de asked of an English-only model is en", async () => {
+    const t = await makeTestApp({ env: { PARLEY_WHISPER_MODEL: models.whisper } });
+    const tenant = makeTenant(t.deps);
+    await t.call("PUT", "/v1/config/project", { key: tenant.test, body: { auto_summarize: false } });
+    const rec = await seedRecording(t.deps, { projectId: tenant.project.id, mode: "test" }, wav(voicedBurst(3, 0.5, 2.5)));
+    const posted = await t.call("POST", "/v1/transcriptions", { key: tenant.test, body: { recording_id: rec, language: "de" } });
+    expect(posted.body.language).toBe("de");
+    await t.deps.queue.drain();
+    const txn = (await t.call("GET", `/v1/transcriptions/${posted.body.id}`, { key: tenant.test })).body;
+    expect(txn).toMatchObject({ status: "completed", language: "en" });
+    expect(eventsOf(t.deps, "transcription.completed").find((e) => e.data.id === txn.id)!.data.language).toBe("en");
+  });
+
   test("missing models fail the jobs with the command that installs them, never a crash", async () => {
     const t = await makeTestApp({ env: { PARLEY_WHISPER_MODEL: "whisper-base.en", PARLEY_LLM_MODEL: "qwen2.5-1.5b-instruct-q4" } });
     const tenant = makeTenant(t.deps);

@@ -63,14 +63,16 @@ export async function transcribePcm(engines: PipelineEngines, pcm: Float32Array,
   const windows = planWindows(speech, duration);
   if (windows.length === 0) throw new TranscriptionFailure("audio_quality_insufficient", "No speech was detected in the audio.", duration);
 
-  let language = options.language;
+  // The language the engine reports for the first window holds for the rest (one recording,
+  // one language) and is what is stored: it is the one it used, which may not be the one
+  // asked for (an English-only model asked for de transcribes, and reports, en).
+  let reported: string | null = null;
   const raw: Omit<Segment, "speaker">[] = [];
   for (const w of windows) {
     options.signal.throwIfAborted();
     const slice = pcm.subarray(Math.floor(w.start * SAMPLE_RATE), Math.ceil(w.end * SAMPLE_RATE));
-    // The first window's detected language holds for the rest, so one recording is one language.
-    const result = await engines.transcriber.transcribe(slice, { language: language ?? undefined, signal: options.signal });
-    language ??= result.language;
+    const result = await engines.transcriber.transcribe(slice, { language: reported ?? options.language ?? undefined, signal: options.signal });
+    reported ??= result.language;
     for (const s of result.segments) {
       const text = s.text.trim();
       if (!text) continue;
@@ -85,7 +87,7 @@ export async function transcribePcm(engines: PipelineEngines, pcm: Float32Array,
   const segments = raw.map((s, i) => ({ ...s, speaker: speakerIds[i] ?? "SPEAKER_1" }));
   const speakers = [...new Set(segments.map((s) => s.speaker))].map((id) => ({ id, label: id.replace(/^SPEAKER_(\d+)$/, "Speaker $1") }));
   return {
-    language: language ?? "unknown",
+    language: reported ?? "unknown",
     text: segments.map((s) => s.text).join(" "),
     duration_seconds: duration,
     segments,

@@ -1,8 +1,13 @@
 import { beforeAll, describe, expect, test } from "bun:test";
 import { createHash } from "node:crypto";
-import { rmSync, writeFileSync } from "node:fs";
+import { readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { Elysia } from "elysia";
+import { errorHandling } from "../../src/http/errors";
+import { jsonBody } from "../../src/http/json-body";
+import { requestId } from "../../src/http/request-id";
 import { addFirmware, firmwarePath, publishRelease } from "../../src/modules/firmware/releases";
+import { firmwareUploadRoutes } from "../../src/modules/firmware/routes";
 import { makeTempDir, makeTenant, makeTestApp } from "../helpers";
 import { boundDevice } from "./device-runtime-fixtures";
 
@@ -139,6 +144,99 @@ describe("firmware download with the image gone from the data dir", () => {
     expect(dl.body.error).toMatchObject({ code: "not_found" });
     expect(dl.body.error.message).toContain(fw.id);
     expect(dl.body.error.request_id).toBeString();
+  });
+});
+
+describe("POST /firmware-releases and /publish (live secret keys only)", () => {
+  // The upload route must sit before createApp's JSON parser (firmwareUploadRoutes); until
+  // createApp mounts it, it is mounted here the same way: error rendering, route, parser.
+  let uploadApp: { handle(r: Request): Promise<Response> };
+  beforeAll(() => {
+    uploadApp = new Elysia().use(requestId).use(errorHandling(t.deps.log)).use(firmwareUploadRoutes(t.deps)).use(jsonBody);
+  });
+  async function upload(query: string, body: BodyInit | null, key: string | null = acme.live, extra: Record<string, string> = {}) {
+    const headers: Record<string, string> = { "content-type": "application/octet-stream", ...extra };
+    if (key) headers.authorization = `Bearer ${key}`;
+    const res = await uploadApp.handle(new Request(`http://localhost/v1/firmware-releases?${query}`, { method: "POST", headers, body }));
+    return { status: res.status, body: (await res.json()) as any, headers: res.headers };
+  }
+  const leftovers = () => readdirSync(join(t.deps.config.dataDir, "firmware")).filter((f) => f.endsWith(".tmp"));
+
+  test("the raw body becomes a draft with its sha256; publish lists it and makes it assignable and downloadable", async () => {
+    const r = await upload("version=10.0.0&model=parley_pin&notes=api%20upload", bytes);
+    expect(r.status).toBe(201);
+    expect(r.body).toMatchObject({ version: "10.0.0", model: "parley_pin", notes: "api upload", status: "draft", published_at: null, size_bytes: bytes.length, sha256: createHash("sha256").update(bytes).digest("hex") });
+    expect(readFileSync(firmwarePath(t.deps.config.dataDir, r.body.id))).toEqual(bytes);
+    expect((await t.call("GET", `/v1/firmware-releases/${r.body.id}`, { key: acme.test })).status).toBe(404);
+
+    const pub = await t.call("POST", `/v1/firmware-releases/${r.body.id}/publish`, { key: acme.live });
+    expect(pub.status).toBe(200);
+    expect(pub.body).toMatchObject({ id: r.body.id, status: "published", published_at: t.clock.now().toISOString() });
+    expect((await t.call("POST", `/v1/firmware-releases/${r.body.id}/publish`, { key: acme.live })).body.published_at).toBe(pub.body.published_at);
+    const d = await boundDevice(t, acme.test);
+    const ota = (await assign(d.id, r.body.id)).body;
+    await d.heartbeat();
+    const dl = await t.call("GET", `/v1/devices/${d.id}/ota/${ota.id}/firmware`, { key: d.token });
+    expect(createHash("sha256").update(String(dl.body)).digest("hex")).toBe(r.body.sha256);
+  });
+
+  test("test, restricted and end-user-scoped keys and device tokens are 403; no credential is 401", async () => {
+    const draft = release("10.1.0", { publish: false });
+    const user = (await t.call("POST", "/v1/end-users", { key: acme.live, body: {} })).body;
+    const d = await boundDevice(t, acme.test);
+    const refused = [acme.test, acme.key("live", { scopes: ["firmware:read", "devices:write"] }), acme.key("live", { endUserId: user.id }), d.token];
+    for (const key of refused) {
+      const created = await upload("version=10.1.1&model=parley_pin", bytes, key);
+      expect([created.status, created.body.error.code]).toEqual([403, "forbidden"]);
+      expect((await t.call("POST", `/v1/firmware-releases/${draft.id}/publish`, { key })).status).toBe(403);
+    }
+    expect((await upload("version=10.1.1&model=parley_pin", bytes, null)).status).toBe(401);
+    expect((await t.call("GET", `/v1/firmware-releases/${draft.id}`, { key: acme.test })).status).toBe(404);
+    expect(leftovers()).toEqual([]);
+  });
+
+  test("another organization's release, or an unknown one, is 404 to publish", async () => {
+    t.deps.db.query("INSERT INTO organizations (id, name, created_at) VALUES ('org_fw_other', 'fw-other', ?)").run(t.clock.now().toISOString());
+    const file = join(makeTempDir(), "other.bin");
+    writeFileSync(file, bytes);
+    const foreign = addFirmware(t.deps.db, t.deps.config.dataDir, { organizationId: "org_fw_other", version: "1.0.0", model: "parley_pin", file }, t.clock.now());
+    for (const id of [foreign.id, "fw_unknown"]) {
+      const r = await t.call("POST", `/v1/firmware-releases/${id}/publish`, { key: acme.live });
+      expect([r.status, r.body.error.code]).toEqual([404, "not_found"]);
+    }
+  });
+
+  test("409 for a registered version, 422 for an empty body or a bad query, 413 past 64 MiB; nothing is left on disk", async () => {
+    expect((await upload("version=11.0.0&model=parley_note", bytes)).status).toBe(201);
+    const dup = await upload("version=11.0.0&model=parley_note", bytes);
+    expect([dup.status, dup.body.error.code, dup.body.error.param]).toEqual([409, "resource_already_exists", "version"]);
+    const empty = await upload("version=11.0.1&model=parley_note", new Uint8Array(0));
+    expect([empty.status, empty.body.error.code]).toEqual([422, "validation_error"]);
+    for (const [query, param] of [["version=11.0.2&model=svc_pin", "model"], [`version=${"9".repeat(33)}&model=parley_pin`, "version"], ["model=parley_pin", "version"]]) {
+      const bad = await upload(query as string, bytes);
+      expect([bad.status, bad.body.error.param]).toEqual([422, param]);
+    }
+    // Streamed in 1 MiB chunks without a length, so only the running count can stop it.
+    const mib = new Uint8Array(1024 * 1024);
+    let sent = 0;
+    const huge = new ReadableStream<Uint8Array>({ pull: (c) => (++sent > 65 ? c.close() : c.enqueue(mib)) });
+    const big = await upload("version=11.0.3&model=parley_note", huge);
+    expect([big.status, big.body.error.code]).toEqual([413, "payload_too_large"]);
+    expect(leftovers()).toEqual([]);
+    const stored = t.deps.db.query<{ n: number }, []>("SELECT COUNT(*) AS n FROM firmware_releases WHERE version LIKE '11.0.%'").get()?.n;
+    expect(stored).toBe(1);
+  });
+
+  test("an Idempotency-Key replay returns the same release; the key with other parameters is 409", async () => {
+    const headers = { "idempotency-key": "fw-upload-12" };
+    const first = await upload("version=12.0.0&model=parley_pin", bytes, acme.live, headers);
+    const again = await upload("version=12.0.0&model=parley_pin", bytes, acme.live, headers);
+    expect(first.status).toBe(201);
+    expect(again.status).toBe(201);
+    expect(again.headers.get("idempotent-replayed")).toBe("true");
+    expect(again.body).toEqual(first.body);
+    const other = await upload("version=12.0.1&model=parley_pin", bytes, acme.live, headers);
+    expect([other.status, other.body.error.code]).toEqual([409, "idempotency_key_conflict"]);
   });
 });
 

@@ -1,10 +1,14 @@
 import type { Database } from "bun:sqlite";
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { open } from "node:fs/promises";
 import { join } from "node:path";
 import { sha256Hex } from "../../crypto";
+import type { Principal } from "../../http/auth";
 import { ApiError } from "../../http/errors";
 import type { Page, PageRequest } from "../../http/pagination";
 import { newId } from "../../ids";
+import { chunksOf } from "../../storage";
 import { type FirmwareRow, findFirmware, findFirmwareByVersion, insertFirmware, listFirmwareRows, publishFirmware } from "./store";
 
 /** The firmware release record (its fields are "not shown" in the spec; decision 025). */
@@ -39,23 +43,26 @@ export function firmwarePath(dataDir: string, id: string): string {
   return join(dataDir, "firmware", `${id}.bin`);
 }
 
-export type NewRelease = { organizationId: string; version: string; model: FirmwareRow["model"]; file: string; notes?: string | null; publish?: boolean };
+/** What describes a release apart from its image; the organization owns it (spec 2.1). */
+export type ReleaseMeta = { organizationId: string; version: string; model: FirmwareRow["model"]; notes?: string | null };
+export type NewRelease = ReleaseMeta & { file: string; publish?: boolean };
 
-/**
- * `parley firmware add`: copies the file under the data dir (written to a temp name and
- * renamed, so a crash never leaves a half file under a release id) and records its sha256.
- */
-export function addFirmware(db: Database, dataDir: string, r: NewRelease, now: Date): FirmwareRelease {
+/** Larger than any wearable image; bounds what POST /firmware-releases writes to disk. */
+export const FIRMWARE_MAX_BYTES = 64 * 1024 * 1024;
+
+function checkNewRelease(db: Database, r: ReleaseMeta): void {
   if (r.version.length < 1 || r.version.length > 32) throw new ApiError("validation_error", "version must be 1-32 characters (spec 8).", { param: "version" });
   if (findFirmwareByVersion(db, r.organizationId, r.model, r.version)) {
     throw new ApiError("resource_already_exists", `Firmware ${r.version} for ${r.model} is already registered.`, { param: "version" });
   }
-  const bytes = readFileSync(r.file);
-  const id = newId("fw_", now.getTime());
-  const path = firmwarePath(dataDir, id);
-  mkdirSync(join(dataDir, "firmware"), { recursive: true });
-  writeFileSync(`${path}.tmp`, bytes);
-  renameSync(`${path}.tmp`, path);
+}
+
+/**
+ * Records a release whose image already sits at firmwarePath(id). The duplicate check is
+ * repeated here, in the insert's transaction, because an upload streams for a while after
+ * the first check; the loser's file is removed.
+ */
+function recordRelease(db: Database, dataDir: string, r: ReleaseMeta, id: string, image: { sha256: string; size: number }, publish: boolean, now: Date): FirmwareRelease {
   const at = now.toISOString();
   const row: FirmwareRow = {
     id,
@@ -63,18 +70,85 @@ export function addFirmware(db: Database, dataDir: string, r: NewRelease, now: D
     version: r.version,
     model: r.model,
     notes: r.notes ?? null,
-    sha256: sha256Hex(bytes),
-    size_bytes: bytes.length,
-    published_at: r.publish ? at : null,
+    sha256: image.sha256,
+    size_bytes: image.size,
+    published_at: publish ? at : null,
     created_at: at,
   };
-  insertFirmware(db, row);
+  try {
+    db.transaction(() => {
+      checkNewRelease(db, r);
+      insertFirmware(db, row);
+    })();
+  } catch (err) {
+    rmSync(firmwarePath(dataDir, id), { force: true });
+    throw err;
+  }
   return presentFirmware(row);
 }
 
-/** `parley firmware publish`: makes a release assignable and visible to API keys. Publishing twice is a no-op. */
+/**
+ * `parley firmware add`: copies the file under the data dir (written to a temp name and
+ * renamed, so a crash never leaves a half file under a release id) and records its sha256.
+ */
+export function addFirmware(db: Database, dataDir: string, r: NewRelease, now: Date): FirmwareRelease {
+  checkNewRelease(db, r);
+  const bytes = readFileSync(r.file);
+  const id = newId("fw_", now.getTime());
+  const path = firmwarePath(dataDir, id);
+  mkdirSync(join(dataDir, "firmware"), { recursive: true });
+  writeFileSync(`${path}.tmp`, bytes);
+  renameSync(`${path}.tmp`, path);
+  return recordRelease(db, dataDir, r, id, { sha256: sha256Hex(bytes), size: bytes.length }, r.publish === true, now);
+}
+
+/**
+ * POST /firmware-releases: streams the raw request body to a temp file while hashing it
+ * (never the whole image in memory), renames it under the new release id, and records a
+ * draft. Over FIRMWARE_MAX_BYTES is 413 and leaves nothing behind.
+ */
+export async function uploadFirmware(db: Database, dataDir: string, r: ReleaseMeta, body: ReadableStream<Uint8Array> | null, now: Date): Promise<FirmwareRelease> {
+  checkNewRelease(db, r);
+  const id = newId("fw_", now.getTime());
+  const path = firmwarePath(dataDir, id);
+  mkdirSync(join(dataDir, "firmware"), { recursive: true });
+  const tooLarge = () => new ApiError("payload_too_large", `Firmware images are limited to ${FIRMWARE_MAX_BYTES} bytes.`);
+  const hash = createHash("sha256");
+  let size = 0;
+  const out = await open(`${path}.tmp`, "w");
+  try {
+    for await (const chunk of chunksOf(body ?? new Blob([]).stream())) {
+      size += chunk.byteLength;
+      if (size > FIRMWARE_MAX_BYTES) throw tooLarge();
+      hash.update(chunk);
+      await out.write(chunk);
+    }
+    if (size === 0) throw new ApiError("validation_error", "The request body must be the firmware image; it was empty.", { param: "body" });
+  } catch (err) {
+    await out.close();
+    rmSync(`${path}.tmp`, { force: true });
+    throw err;
+  }
+  await out.close();
+  renameSync(`${path}.tmp`, path);
+  return recordRelease(db, dataDir, r, id, { sha256: hash.digest("hex"), size }, false, now);
+}
+
+/**
+ * Who may create and publish releases through the API: a release belongs to the whole
+ * organization and both modes, so only a live secret key not confined to an end user -
+ * a test key must not put firmware in front of live devices (spec 5 rule 1).
+ */
+export function authorizeReleaseWriter(principal: Principal): Principal {
+  if (principal.kind !== "secret" || principal.mode !== "live" || principal.endUserId) {
+    throw new ApiError("forbidden", "Firmware releases belong to the whole organization: only a live secret key (sk_live_) not scoped to an end user can create or publish them.");
+  }
+  return principal;
+}
+
+/** `parley firmware publish` and POST /firmware-releases/{id}/publish: makes a release assignable and visible to API keys. Publishing twice is a no-op. */
 export function publishRelease(db: Database, organizationId: string, id: string, now: Date): FirmwareRelease {
-  if (!findFirmware(db, organizationId, id)) throw new ApiError("not_found", "FirmwareRelease not found");
+  if (!findFirmware(db, organizationId, id)) throw new ApiError("not_found", "FirmwareRelease not found", { param: "id" });
   publishFirmware(db, id, now.toISOString());
   return presentFirmware(findFirmware(db, organizationId, id) as FirmwareRow);
 }

@@ -2,11 +2,12 @@ import { Elysia } from "elysia";
 import { z } from "zod";
 import type { Deps } from "../../deps";
 import { authentication, authorize } from "../../http/auth";
+import { idempotent } from "../../http/idempotency";
 import { pageQuery } from "../../http/pagination";
 import { idParam } from "../../http/schemas";
 import { DEVICE_MODELS, strictBody } from "../devices/schema";
 import { assignOta, cancelOta, firmwareDownload, getOta, listOta } from "./ota";
-import { getPublishedRelease, listReleases } from "./releases";
+import { authorizeReleaseWriter, getPublishedRelease, listReleases, publishRelease, uploadFirmware } from "./releases";
 
 const otaParams = z.object({ id: z.string().min(1).max(100), ota_id: z.string().min(1).max(100) });
 
@@ -19,9 +20,13 @@ export function firmwareRoutes(deps: Deps) {
       ({ principal, query }) => listReleases(db, authorize(principal, "firmware:read").organizationId, { model: query.model, publishedOnly: true }, query),
       {
         query: z.object({ ...pageQuery, model: z.enum(DEVICE_MODELS).optional() }),
-        detail: { summary: "List published firmware releases", description: "Scope firmware:read. The organization's published releases, newest first. Releases are added with `parley firmware add`." },
+        detail: { summary: "List published firmware releases", description: "Scope firmware:read. The organization's published releases, newest first. Releases are added with `parley firmware add` or POST /firmware-releases." },
       },
     )
+    .post("/firmware-releases/:id/publish", ({ principal, params }) => publishRelease(db, authorizeReleaseWriter(principal).organizationId, params.id, clock.now()), {
+      params: idParam,
+      detail: { summary: "Publish a firmware release", description: "Live secret key only. Makes a draft assignable and listed; publishing again is a no-op. 404 not_found for a release of another organization or unknown." },
+    })
     .get("/firmware-releases/:id", ({ principal, params }) => getPublishedRelease(db, authorize(principal, "firmware:read").organizationId, params.id), {
       params: idParam,
       detail: { summary: "Get a published firmware release", description: "Scope firmware:read. 404 not_found for unknown or unpublished." },
@@ -65,5 +70,37 @@ export function firmwareRoutes(deps: Deps) {
         return Bun.file(file.path);
       },
       { params: otaParams, detail: { summary: "Download assigned firmware", description: "Device token of this device only, while the assignment is in flight. Header X-Firmware-SHA256. 404 not_found when the assignment is not in flight or the release's image is missing on the server." } },
+    );
+}
+
+/**
+ * POST /v1/firmware-releases: the raw request body is the image, streamed to disk. It must
+ * be mounted before the JSON body parser (as the upload target is): Elysia runs a global
+ * parse hook ahead of any route's own, and ours refuses what is not JSON. The handler never
+ * names `body`. The query is the payload an Idempotency-Key replay compares, and
+ * (organization, model, version) is unique anyway.
+ */
+export function firmwareUploadRoutes(deps: Deps) {
+  const { db, clock } = deps;
+  return new Elysia({ name: "parley.firmware-upload", detail: { tags: ["Firmware and OTA"] } })
+    .use(authentication(deps))
+    .post(
+      "/v1/firmware-releases",
+      ({ principal, query, request, set }) => {
+        const writer = authorizeReleaseWriter(principal);
+        return idempotent(deps, { request, body: query, principal: writer, set }, async () => {
+          const release = await uploadFirmware(db, deps.config.dataDir, { organizationId: writer.organizationId, ...query }, request.body, clock.now());
+          set.status = 201;
+          return release;
+        });
+      },
+      {
+        query: z.object({ version: z.string().min(1).max(32), model: z.enum(DEVICE_MODELS), notes: z.string().max(2000).optional() }),
+        detail: {
+          summary: "Upload a firmware release",
+          description:
+            "Live secret key (sk_live_) only, not end-user-scoped. The raw request body is the image (Content-Type: application/octet-stream), at most 64 MiB; version, model and notes are query parameters. 201 draft FirmwareRelease with its sha256. 409 resource_already_exists for a version already registered for the model; 413 payload_too_large; 422 for an empty body. Idempotency-Key supported.",
+        },
+      },
     );
 }

@@ -8,7 +8,7 @@ const USAGE = `usage: parley firmware add --version V --model parley_pin|parley_
        parley firmware publish fw_... [--json]
        parley firmware list [--json]`;
 
-/** `parley firmware ...`: the only writer of firmware releases (decisions.md); they belong to the organization. */
+/** `parley firmware ...`: releases of the default organization, also writable with POST /firmware-releases (decision 025). */
 export async function firmwareCommand(deps: Deps, args: string[]): Promise<void> {
   const [sub, ...rest] = args;
   const { values, positionals } = parseFlags(rest, {

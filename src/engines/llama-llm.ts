@@ -1,7 +1,7 @@
 import { existsSync, statSync } from "node:fs";
 import type { ChatHistoryItem, Llama, LlamaChat, LlamaContext, LlamaModel } from "node-llama-cpp";
 import type { GpuSetting } from "./gpu";
-import { type ChatMessage, type Completion, type Llm, LlmUnavailableError } from "./llm";
+import { type Completion, type CompletionRequest, type Llm, LlmUnavailableError } from "./llm";
 import { MissingModelError } from "./missing-model";
 
 export type LlamaOptions = {
@@ -88,13 +88,14 @@ export class LlamaLlm implements Llm {
     return (await this.load()).model.tokenize(text).length;
   }
 
-  complete(request: { messages: ChatMessage[]; jsonSchema?: object; maxTokens?: number; temperature?: number; signal?: AbortSignal }): Promise<Completion> {
-    const run = this.queue.then(() => this.run(request));
+  complete(request: CompletionRequest): Promise<Completion> {
+    const turn = request.excludeWait ? request.excludeWait(this.queue) : this.queue;
+    const run = turn.then(() => this.run(request));
     this.queue = run.catch(() => {});
     return run;
   }
 
-  private async run(request: { messages: ChatMessage[]; jsonSchema?: object; maxTokens?: number; temperature?: number; signal?: AbortSignal }): Promise<Completion> {
+  private async run(request: CompletionRequest): Promise<Completion> {
     request.signal?.throwIfAborted();
     const { llama, chat } = await this.load();
     const sequence = chat.sequence;

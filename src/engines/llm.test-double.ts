@@ -1,4 +1,4 @@
-import type { ChatMessage, Completion, Llm } from "./llm";
+import type { ChatMessage, Completion, CompletionRequest, Llm } from "./llm";
 
 type JsonSchema = { type?: string; properties?: Record<string, JsonSchema>; items?: JsonSchema };
 
@@ -44,7 +44,7 @@ export class ScriptedLlm implements Llm {
     return words(text).length;
   }
 
-  async complete(request: { messages: ChatMessage[]; jsonSchema?: object; maxTokens?: number; signal?: AbortSignal }): Promise<Completion> {
+  async complete(request: CompletionRequest): Promise<Completion> {
     this.requests.push({ messages: request.messages, jsonSchema: request.jsonSchema });
     if (this.script.error) throw this.script.error;
     if (this.script.hang) {

@@ -7,6 +7,17 @@ export type Completion = {
   finishReason: string;
 };
 
+export type CompletionRequest = {
+  messages: ChatMessage[];
+  /** Output constrained to this schema (a grammar for llama.cpp). */
+  jsonSchema?: object;
+  maxTokens?: number;
+  temperature?: number;
+  signal?: AbortSignal;
+  /** An engine that runs one call at a time passes its wait for earlier calls through this, so a job's time limit leaves it out. */
+  excludeWait?: <W>(wait: Promise<W>) => Promise<W>;
+};
+
 /** A language model (implementations: embedded node-llama-cpp; an OpenAI-compatible server). */
 export interface Llm {
   readonly provider: string;
@@ -14,8 +25,7 @@ export interface Llm {
   /** Context window in tokens, for fitting transcripts and map-reduce. */
   contextTokens(): Promise<number>;
   countTokens(text: string): Promise<number>;
-  /** With jsonSchema, output is constrained to that schema (a grammar for llama.cpp). */
-  complete(request: { messages: ChatMessage[]; jsonSchema?: object; maxTokens?: number; temperature?: number; signal?: AbortSignal }): Promise<Completion>;
+  complete(request: CompletionRequest): Promise<Completion>;
 }
 
 /** Thrown when the model cannot be used at all (missing file, server down): 502 for Ask, failed summary. */

@@ -1,4 +1,4 @@
-import type { TranscribedSegment, TranscriptionResult, Transcriber } from "./transcriber";
+import type { TranscribedSegment, TranscribeOptions, TranscriptionResult, Transcriber } from "./transcriber";
 
 export type TranscriberScript = {
   language?: string;
@@ -21,7 +21,7 @@ export class ScriptedTranscriber implements Transcriber {
 
   constructor(private readonly script: TranscriberScript = {}) {}
 
-  async transcribe(pcm16k: Float32Array, options: { language?: string; signal?: AbortSignal }): Promise<TranscriptionResult> {
+  async transcribe(pcm16k: Float32Array, options: TranscribeOptions): Promise<TranscriptionResult> {
     const call = ++this.calls;
     if (this.script.error) throw this.script.error;
     if (this.script.hang) {

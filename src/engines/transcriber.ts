@@ -3,13 +3,21 @@ export type TranscribedSegment = { start: number; end: number; text: string; con
 
 export type TranscriptionResult = { language: string; segments: TranscribedSegment[] };
 
+export type TranscribeOptions = {
+  /** A code or regional tag (pt-BR counts as pt); absent means detect. */
+  language?: string;
+  signal?: AbortSignal;
+  /**
+   * An engine that runs one call at a time passes its wait for earlier calls through this,
+   * so a job's time limit leaves the wait out (see TimeLimit.excludeWait).
+   */
+  excludeWait?: <W>(wait: Promise<W>) => Promise<W>;
+};
+
 /** Speech to text (implementation over whisper.cpp: src/engines/whisper-transcriber.ts). */
 export interface Transcriber {
   /** Model name as in models/manifest.json. */
   readonly model: string;
-  /**
-   * `language`: a code or regional tag (pt-BR counts as pt); absent means detect. The result's
-   * language is what the model used, which may differ (an English-only model answers en).
-   */
-  transcribe(pcm16k: Float32Array, options: { language?: string; signal?: AbortSignal }): Promise<TranscriptionResult>;
+  /** The result's language is what the model used, which may differ from the one asked (an English-only model answers en). */
+  transcribe(pcm16k: Float32Array, options: TranscribeOptions): Promise<TranscriptionResult>;
 }

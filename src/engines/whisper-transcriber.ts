@@ -4,7 +4,7 @@ import { availableParallelism } from "node:os";
 import type { WhisperContext } from "@fugood/whisper.node";
 import { type GpuBackend, type GpuSetting, gpuCandidates } from "./gpu";
 import { MissingModelError } from "./missing-model";
-import type { TranscribedSegment, Transcriber, TranscriptionResult } from "./transcriber";
+import type { TranscribedSegment, TranscribeOptions, Transcriber, TranscriptionResult } from "./transcriber";
 import type { SpeechProbabilities } from "./vad";
 import { UnsupportedLanguageError, whisperLanguage } from "./whisper-languages";
 
@@ -113,8 +113,9 @@ export class WhisperTranscriber implements Transcriber {
     return { context: new addon.WhisperContext({ filePath: this.options.path, useGpu: false }), backend: "cpu" };
   }
 
-  transcribe(pcm16k: Float32Array, options: { language?: string; signal?: AbortSignal }): Promise<TranscriptionResult> {
-    const run = this.queue.then(() => this.run(pcm16k, options));
+  transcribe(pcm16k: Float32Array, options: TranscribeOptions): Promise<TranscriptionResult> {
+    const turn = options.excludeWait ? options.excludeWait(this.queue) : this.queue;
+    const run = turn.then(() => this.run(pcm16k, options));
     this.queue = run.catch(() => {});
     return run;
   }

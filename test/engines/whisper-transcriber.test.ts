@@ -8,6 +8,7 @@ import { MissingModelError } from "../../src/engines/missing-model";
 import { SileroVad } from "../../src/engines/vad";
 import { UnsupportedLanguageError } from "../../src/engines/whisper-languages";
 import { WhisperTranscriber } from "../../src/engines/whisper-transcriber";
+import { TimeLimitError, withTimeLimit } from "../../src/modules/transcriptions/time-limit";
 import { makeTempDir, makeTestDeps } from "../helpers";
 import { voicedBurst, wavBytes } from "./signals";
 
@@ -122,6 +123,32 @@ describe("languages on a multilingual model", () => {
     await expect(stuck).rejects.toThrow("time limit");
     expectWellFormed((await next).segments, 2);
   });
+});
+
+describe("time limits and the one-call-at-a-time engine", () => {
+  test("a call queued behind another job's call does not spend its time limit waiting", async () => {
+    const t = new WhisperTranscriber({ model: "tiny", path: models.whisper, gpu: "off", vad });
+    const loaded = await t.load();
+    const real = loaded.context;
+    // The first job's native call is held for 2.5 s (as a long recording would be), then let go.
+    let calls = 0;
+    const transcribeData = (pcm: ArrayBuffer, options: object) => {
+      const job = real.transcribeData(pcm, options);
+      return ++calls === 1 ? { ...job, promise: job.promise.then(async (r) => (await Bun.sleep(2500), r)) } : job;
+    };
+    loaded.context = { transcribeData } as unknown as typeof real;
+    const first = t.transcribe(voicedBurst(2, 0, 2), { language: "en" });
+    // The second job's limit (1.5 s) is shorter than its wait but longer than its own call.
+    const second = withTimeLimit(1500, ({ signal, excludeWait }) => t.transcribe(voicedBurst(2, 0, 2), { language: "en", signal, excludeWait }));
+    expectWellFormed((await second).segments, 2);
+    expectWellFormed((await first).segments, 2);
+    // Without excludeWait the wait counts, and the same limit runs out in the queue.
+    calls = 0;
+    const ahead = t.transcribe(voicedBurst(2, 0, 2), { language: "en" });
+    const counted = withTimeLimit(1500, ({ signal }) => t.transcribe(voicedBurst(2, 0, 2), { language: "en", signal }));
+    await expect(counted).rejects.toBeInstanceOf(TimeLimitError);
+    await ahead;
+  }, 20_000);
 });
 
 describe("GPU choice", () => {

@@ -26,12 +26,16 @@ function transcriptLines(segments: Segment[]): string[] {
   return segments.map((s) => `[${stamp(s.start)}] ${s.speaker}: ${s.text}`);
 }
 
-async function ask(llm: Llm, system: string, user: string, options: { jsonSchema?: object; maxTokens: number; signal: AbortSignal }): Promise<Completion> {
+/** The job's abort signal and its way of leaving the wait for the engine out of its time limit. */
+export type RunControl = { signal: AbortSignal; excludeWait?: <W>(wait: Promise<W>) => Promise<W> };
+
+async function ask(llm: Llm, system: string, user: string, options: { jsonSchema?: object; maxTokens: number; run: RunControl }): Promise<Completion> {
   const messages: ChatMessage[] = [
     { role: "system", content: system },
     { role: "user", content: user },
   ];
-  const completion = await llm.complete({ messages, jsonSchema: options.jsonSchema, maxTokens: options.maxTokens, temperature: 0.2, signal: options.signal });
+  const { signal, excludeWait } = options.run;
+  const completion = await llm.complete({ messages, jsonSchema: options.jsonSchema, maxTokens: options.maxTokens, temperature: 0.2, signal, excludeWait });
   if (completion.finishReason === "content_filter") throw new SummaryFailure("content_policy_violation", "The model declined to summarise this transcript.");
   return completion;
 }
@@ -68,7 +72,7 @@ export type GeneratedSummary = { structured: Record<string, unknown>; text: stri
  * map-reduce: parts are condensed to notes (map), the notes again if need be, and the
  * template runs on the notes (reduce). Output is constrained by the template's schema.
  */
-export async function generateSummary(llm: Llm, template: Template, segments: Segment[], signal: AbortSignal): Promise<GeneratedSummary> {
+export async function generateSummary(llm: Llm, template: Template, segments: Segment[], run: RunControl): Promise<GeneratedSummary> {
   const context = await llm.contextTokens();
   const outputTokens = Math.min(MAX_OUTPUT_TOKENS, Math.floor(context / 4));
   const templateTokens = await llm.countTokens(template.prompt);
@@ -83,7 +87,7 @@ export async function generateSummary(llm: Llm, template: Template, segments: Se
     for (const chunk of await chunkLines(llm, lines, budget)) {
       // Notes at most a quarter of the part, so every round shrinks the text.
       const maxTokens = Math.max(16, Math.min(outputTokens, Math.floor(budget / 4)));
-      notes.push(stripReasoning((await ask(llm, MAP_PROMPT.prompt, chunk, { maxTokens, signal })).text));
+      notes.push(stripReasoning((await ask(llm, MAP_PROMPT.prompt, chunk, { maxTokens, run })).text));
       mapCalls++;
     }
     lines = notes.filter(Boolean);
@@ -92,7 +96,7 @@ export async function generateSummary(llm: Llm, template: Template, segments: Se
   // The answer may use all the room the input leaves (at least outputTokens): a cut-off answer is not JSON.
   const input = lines.join("\n");
   const room = context - FRAMING_TOKENS - templateTokens - (await llm.countTokens(input));
-  const completion = await ask(llm, template.prompt, input, { jsonSchema: template.schema, maxTokens: Math.max(outputTokens, room), signal });
+  const completion = await ask(llm, template.prompt, input, { jsonSchema: template.schema, maxTokens: Math.max(outputTokens, room), run });
   const answer = stripReasoning(completion.text);
   let structured: unknown;
   try {

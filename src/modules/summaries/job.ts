@@ -42,7 +42,8 @@ export function runSummary(deps: Deps) {
       const interrupted = diedTooOften(job);
       if (interrupted) throw new SummaryFailure("processing_error", interrupted);
       const limit = limitFor(deps.config.processing, transcription.duration_seconds ?? 0);
-      const result = await withTimeLimit(limit, ({ signal }) => generateSummary(deps.engines.llm, template, transcription.segments, signal));
+      // Time queued behind another job's (or an Ask turn's) model call is left out of the limit.
+      const result = await withTimeLimit(limit, (run) => generateSummary(deps.engines.llm, template, transcription.segments, run));
       event = "summary.completed";
       settle = (now) => markSummaryCompleted(db, tenant, id, job.payload.run, { ...result, completed_at: now.toISOString() });
     } catch (err) {

@@ -40,10 +40,11 @@ async function transcribeRecording(deps: Deps, stored: StoredTranscription, reco
   if (!key) throw new TranscriptionFailure("processing_error", `Recording ${recording.id} has no stored audio.`);
   const processing = deps.config.processing;
   // Until the audio is decoded its length is unknown: the fixed allowance covers decoding.
-  return withTimeLimit(limitFor(processing, 0), async ({ signal, setLimit }) => {
+  // Time queued behind another job's engine call is left out of the limit (PARLEY_JOB_CONCURRENCY > 1).
+  return withTimeLimit(limitFor(processing, 0), async ({ signal, setLimit, excludeWait }) => {
     const pcm = await deps.storage.withLocalFile(key, (path) => deps.engines.audio.decodePcm16k(path, signal));
     setLimit(limitFor(processing, pcm.length / SAMPLE_RATE));
-    return transcribePcm(deps.engines, pcm, { language: stored.requestedLanguage, signal });
+    return transcribePcm(deps.engines, pcm, { language: stored.requestedLanguage, signal, excludeWait });
   });
 }
 

@@ -54,7 +54,11 @@ function planWindows(regions: SpeechRegion[], durationSeconds: number, maxSecond
 const round = (x: number) => Math.round(x * 1000) / 1000;
 
 /** 16 kHz PCM -> VAD -> windows -> transcriber -> diarizer -> segments with absolute times. */
-export async function transcribePcm(engines: PipelineEngines, pcm: Float32Array, options: { language: string | null; signal: AbortSignal }): Promise<PipelineResult> {
+export async function transcribePcm(
+  engines: PipelineEngines,
+  pcm: Float32Array,
+  options: { language: string | null; signal: AbortSignal; excludeWait?: <W>(wait: Promise<W>) => Promise<W> },
+): Promise<PipelineResult> {
   const duration = round(pcm.length / SAMPLE_RATE);
   if (duration < MIN_AUDIO_SECONDS) {
     throw new TranscriptionFailure("audio_too_short", `The audio lasts ${duration} s; at least ${MIN_AUDIO_SECONDS} s is needed.`, duration);
@@ -71,7 +75,7 @@ export async function transcribePcm(engines: PipelineEngines, pcm: Float32Array,
   for (const w of windows) {
     options.signal.throwIfAborted();
     const slice = pcm.subarray(Math.floor(w.start * SAMPLE_RATE), Math.ceil(w.end * SAMPLE_RATE));
-    const result = await engines.transcriber.transcribe(slice, { language: reported ?? options.language ?? undefined, signal: options.signal });
+    const result = await engines.transcriber.transcribe(slice, { language: reported ?? options.language ?? undefined, signal: options.signal, excludeWait: options.excludeWait });
     reported ??= result.language;
     for (const s of result.segments) {
       const text = s.text.trim();

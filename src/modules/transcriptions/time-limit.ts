@@ -5,41 +5,68 @@ export class TimeLimitError extends Error {}
 
 export type TimeLimit = {
   signal: AbortSignal;
-  /** Moves the deadline to `ms` after the start (once the audio length, and so the fair limit, is known). */
+  /** Moves the deadline to `ms` of running time after the start (once the audio length, and so the fair limit, is known). */
   setLimit(ms: number): void;
+  /**
+   * Stops the clock while `wait` is pending. Engines run one call at a time, so a job can
+   * queue behind another job's call; that time is not its own and must not spend its limit.
+   * The wait is bounded: the call ahead runs under its own job's limit.
+   */
+  excludeWait<W>(wait: Promise<W>): Promise<W>;
 };
 
 /**
- * Runs `fn` against a wall-clock deadline: the signal aborts at the deadline and the
- * result rejects with TimeLimitError even when an engine ignores the signal, so a hung
+ * Runs `fn` against a deadline on its running time: the signal aborts at the deadline and
+ * the result rejects with TimeLimitError even when an engine ignores the signal, so a hung
  * model never holds a job forever.
  */
 export async function withTimeLimit<T>(initialMs: number, fn: (limit: TimeLimit) => Promise<T>): Promise<T> {
   const controller = new AbortController();
-  const startedAt = Date.now();
+  let startedAt = Date.now();
+  let limitMs = initialMs;
+  let waits = 0;
+  let waitingSince = 0;
+  let finished = false;
   let timer: ReturnType<typeof setTimeout> | undefined;
   let expire: (err: Error) => void = () => {};
   const expired = new Promise<never>((_, reject) => {
     expire = reject;
   });
-  const setLimit = (ms: number) => {
+  const arm = () => {
     clearTimeout(timer);
+    if (finished || waits > 0) return;
     timer = setTimeout(
       () => {
-        const err = new TimeLimitError(`Processing did not finish within ${Math.round(ms / 1000)} s.`);
+        const err = new TimeLimitError(`Processing did not finish within ${Math.round(limitMs / 1000)} s.`);
         controller.abort(err);
         expire(err);
       },
-      Math.max(0, startedAt + ms - Date.now()),
+      Math.max(0, startedAt + limitMs - Date.now()),
     );
   };
-  setLimit(initialMs);
+  const setLimit = (ms: number) => {
+    limitMs = ms;
+    arm();
+  };
+  const excludeWait = <W>(wait: Promise<W>): Promise<W> => {
+    if (waits++ === 0) {
+      waitingSince = Date.now();
+      clearTimeout(timer);
+    }
+    return wait.finally(() => {
+      if (--waits > 0) return;
+      startedAt += Date.now() - waitingSince;
+      arm();
+    });
+  };
+  arm();
   try {
-    return await Promise.race([fn({ signal: controller.signal, setLimit }), expired]);
+    return await Promise.race([fn({ signal: controller.signal, setLimit, excludeWait }), expired]);
   } catch (err) {
     // An engine that honours the signal rejects with its own abort error: it is still a timeout.
     throw controller.signal.aborted ? controller.signal.reason : err;
   } finally {
+    finished = true;
     clearTimeout(timer);
   }
 }

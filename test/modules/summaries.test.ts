@@ -190,6 +190,13 @@ describe("summaries: errors", () => {
     await s.app.deps.queue.drain();
   });
 
+  test.each(["poetry", "meeting", "General"])("configuring summary_template %s is 422 naming summary_template", async (summary_template) => {
+    const r = await s.app.call("PUT", "/v1/config/project", { key: s.tenant.test, body: { summary_template } });
+    expect(r.status).toBe(422);
+    expect(r.body.error).toMatchObject({ code: "validation_error", param: "summary_template" });
+    expect((await s.app.call("GET", "/v1/config/project", { key: s.tenant.test })).body.effective.summary_template).toBe("general");
+  });
+
   test("an unknown template is 422 naming template", async () => {
     const r = await s.app.call("POST", "/v1/summaries", { key: s.tenant.test, body: { transcription_id: "txn_x", template: "poetry" } });
     expect(r.status).toBe(422);

@@ -60,7 +60,13 @@ function complete(deps: Deps, tenant: Tenant, stored: StoredTranscription, recor
     deps.queue.enqueue(INDEX_TRANSCRIPTION_JOB, { project_id: tenant.projectId, mode: tenant.mode, transcription_id: record.id }, { dedupeKey: `${INDEX_TRANSCRIPTION_JOB}:${record.id}` });
     const config = resolveConfig(db, tenant, { endUserId: recording.end_user_id, deviceId: recording.device_id });
     if (config.auto_summarize) {
-      const template = Object.hasOwn(SUMMARY_TEMPLATES, config.summary_template) ? (config.summary_template as keyof typeof SUMMARY_TEMPLATES) : "general";
+      // The configuration accepts only template names; a value stored before it checked them
+      // is reported, not silently swapped.
+      let template = config.summary_template;
+      if (!Object.hasOwn(SUMMARY_TEMPLATES, template)) {
+        deps.log.warn("unknown summary_template in configuration; using general", { summary_template: template, recording_id: recording.id });
+        template = "general";
+      }
       startSummary(deps, tenant, record, stored.endUserId, template, now);
     }
   })();

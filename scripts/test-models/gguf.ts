@@ -10,7 +10,13 @@ import { dirname } from "node:path";
 const N_EMBD = 64;
 const N_HEAD = 2;
 const N_FF = 128;
-const N_CTX = 2048;
+/**
+ * The context window. Its byte-level vocabulary makes everything long in tokens (a summary
+ * prompt is ~900): at 2048 the longest answer the summary schemas allow could not fit
+ * beside a prompt, and summaries of even a short transcript ran out of room.
+ */
+export const TINY_GGUF_CONTEXT = 4096;
+const N_CTX = TINY_GGUF_CONTEXT;
 const ALIGNMENT = 32;
 
 enum T {

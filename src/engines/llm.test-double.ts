@@ -52,8 +52,10 @@ export class ScriptedLlm implements Llm {
     }
     const input = request.messages.at(-1)?.content ?? "";
     let text = request.jsonSchema ? JSON.stringify(valueOf(request.jsonSchema as JsonSchema, input)) : `notes: ${words(input).slice(0, 8).join(" ")}`;
-    if (request.maxTokens && !request.jsonSchema) text = words(text).slice(0, request.maxTokens).join(" ");
     text = this.script.answer?.(text, request) ?? text;
-    return { text, tokens: { input: words(input).length, output: words(text).length, cached: 0 }, finishReason: this.script.finishReason ?? "stop" };
+    // As a real model: an answer longer than maxTokens is cut off there, finish reason length.
+    const cut = !!request.maxTokens && words(text).length > request.maxTokens;
+    if (cut) text = words(text).slice(0, request.maxTokens).join(" ");
+    return { text, tokens: { input: words(input).length, output: words(text).length, cached: 0 }, finishReason: cut ? "length" : (this.script.finishReason ?? "stop") };
   }
 }

@@ -2,6 +2,7 @@ import { join } from "node:path";
 import { describe, expect, test } from "bun:test";
 import { z } from "zod";
 import { ensureTestModels } from "../../scripts/test-models/cache";
+import { TINY_GGUF_CONTEXT } from "../../scripts/test-models/gguf";
 import { LlamaLlm, stripReasoning } from "../../src/engines/llama-llm";
 import { MissingModelError } from "../../src/engines/missing-model";
 import { makeTempDir, makeTestDeps } from "../helpers";
@@ -46,7 +47,7 @@ describe("LlamaLlm on a generated GGUF model", () => {
   test("counts tokens and reports its context window", async () => {
     expect(await llm.countTokens("the meeting summary")).toBeGreaterThan(0);
     expect(await llm.countTokens("the meeting summary, and much more text after it")).toBeGreaterThan(await llm.countTokens("the meeting summary"));
-    expect(await llm.contextTokens()).toBe(2048);
+    expect(await llm.contextTokens()).toBe(TINY_GGUF_CONTEXT);
     expect(await llm.backend()).toBe("cpu");
   });
 

@@ -30,15 +30,9 @@ describe("pipeline on the real engines with generated models", () => {
       expect(s.speaker).toBe("SPEAKER_1");
     }
     const sum = (await t.call("GET", `/v1/summaries?transcription_id=${txn.id}`, { key: tenant.test })).body.data[0];
-    expect(sum.template).toBe("general");
-    // Random weights fill the schema's strings with random characters; about one run in ten
-    // runs out of context before closing the JSON. That, and only that, is an allowed failure.
-    if (sum.status === "failed") {
-      expect(sum.error).toEqual({ code: "processing_error", message: "The model's answer was not valid JSON (finish reason length)." });
-      expect(eventsOf(t.deps, "summary.failed").map((e) => e.data.id)).toEqual([sum.id]);
-      return;
-    }
-    expect(sum).toMatchObject({ status: "completed", model: models.gguf, error: null });
+    // Summaries decode at temperature 0 and keep room for the schema's longest answer, so the
+    // same recording gives the same, complete summary on every run.
+    expect(sum).toMatchObject({ template: "general", status: "completed", model: models.gguf, error: null });
     expect(Object.keys(sum.structured).sort()).toEqual(["action_items", "decisions", "key_points", "summary", "title"]);
     expect(typeof sum.text).toBe("string");
     expect(eventsOf(t.deps, "summary.completed").map((e) => e.data.id)).toEqual([sum.id]);

@@ -1,6 +1,8 @@
 import { beforeAll, describe, expect, test } from "bun:test";
 import { ScriptedLlm, type LlmScript } from "../../src/engines/llm.test-double";
 import { ScriptedTranscriber, type TranscriberScript } from "../../src/engines/transcriber.test-double";
+import { longestAnswer } from "../../src/modules/summaries/generate";
+import { TEMPLATES } from "../../src/modules/summaries/templates";
 import { makeTenant, makeTestApp } from "../helpers";
 import { concat, eventsOf, seedRecording, silence, voiced, wav } from "./pipeline-fixtures";
 
@@ -122,7 +124,7 @@ describe("summaries: happy path", () => {
 describe("summaries: long transcripts and model output", () => {
   test("a transcript over the context is summarised map-reduce", async () => {
     const sentence = (n: number) => Array.from({ length: 30 }, (_, i) => `w${n}_${i}`).join(" ");
-    const many = await summaryApp({ contextTokens: 400 }, { segments: () => Array.from({ length: 40 }, (_, i) => ({ start: i * 0.1, end: i * 0.1 + 0.1, text: sentence(i), confidence: 0.8 })) });
+    const many = await summaryApp({ contextTokens: 800 }, { segments: () => Array.from({ length: 40 }, (_, i) => ({ start: i * 0.1, end: i * 0.1 + 0.1, text: sentence(i), confidence: 0.8 })) });
     const { txn } = await many.transcribed();
     const sum = (await many.app.call("GET", `/v1/summaries?transcription_id=${txn.id}`, { key: many.tenant.test })).body.data[0];
     expect(sum.status).toBe("completed");
@@ -134,7 +136,30 @@ describe("summaries: long transcripts and model output", () => {
     const mapped = maps.map((r) => r.messages.at(-1)!.content).join("\n");
     for (const i of [0, 20, 39]) expect(mapped).toContain(`w${i}_0`);
     expect(reduce[0]!.messages.at(-1)!.content).toStartWith("notes:");
-    for (const r of many.llm.requests) expect(r.messages.map((m) => m.content.split(/\s+/).length).reduce((a, b) => a + b)).toBeLessThanOrEqual(400);
+    for (const r of many.llm.requests) expect(r.messages.map((m) => m.content.split(/\s+/).length).reduce((a, b) => a + b)).toBeLessThanOrEqual(800);
+  });
+
+  test("a transcript filling the context still leaves room for the template's longest answer", async () => {
+    // 45 lines of 32 words: one call's worth if only a quarter of the 2400-word context were
+    // kept for the answer, which would then be cut off at about 750 words (not JSON).
+    const sentence = (n: number) => Array.from({ length: 30 }, (_, i) => `w${n}_${i}`).join(" ");
+    const segments = () => Array.from({ length: 45 }, (_, i) => ({ start: i * 0.1, end: i * 0.1 + 0.1, text: sentence(i), confidence: 0.8 }));
+    const longest = JSON.stringify(longestAnswer(TEMPLATES.general.schema));
+    expect(longest.split(/\s+/).length).toBeGreaterThan(800);
+    const full = await summaryApp({ contextTokens: 2400, answer: (text, req) => (req.jsonSchema ? longest : text) }, { segments });
+    const { txn } = await full.transcribed();
+    const sum = (await full.app.call("GET", `/v1/summaries?transcription_id=${txn.id}`, { key: full.tenant.test })).body.data[0];
+    expect(sum).toMatchObject({ status: "completed", error: null });
+    expect(sum.structured).toEqual(JSON.parse(longest));
+  });
+
+  test("every template's schema bounds its strings and arrays, so its longest answer is known", () => {
+    const unbounded = (schema: any, path: string): string[] => {
+      if (schema.properties) return Object.entries(schema.properties).flatMap(([k, v]) => unbounded(v, `${path}.${k}`));
+      if (schema.type === "array") return [...(schema.maxItems ? [] : [path]), ...unbounded(schema.items, `${path}[]`)];
+      return schema.type === "string" && !schema.maxLength ? [path] : [];
+    };
+    for (const template of Object.values(TEMPLATES)) expect([template.name, unbounded(template.schema, "")]).toEqual([template.name, []]);
   });
 
   test("reasoning before the answer is stripped", async () => {

@@ -15,7 +15,8 @@ export class SummaryFailure extends Error {
 
 /** Tokens kept free for the chat template's own framing around system and user text. */
 const FRAMING_TOKENS = 64;
-const MAX_OUTPUT_TOKENS = 1024;
+/** Ordinary prose, to fill the schema's longest answer with so this model's own tokenizer can count it. */
+const PROSE = "The team agreed to review the budget on Friday and to send the notes to every participant. ";
 /** Map-reduce rounds before giving up: each round shrinks the text at least fourfold. */
 const MAX_ROUNDS = 6;
 
@@ -35,7 +36,8 @@ async function ask(llm: Llm, system: string, user: string, options: { jsonSchema
     { role: "user", content: user },
   ];
   const { signal, excludeWait } = options.run;
-  const completion = await llm.complete({ messages, jsonSchema: options.jsonSchema, maxTokens: options.maxTokens, temperature: 0.2, signal, excludeWait });
+  // Temperature 0: the same transcript gives the same summary (and the same outcome), run after run.
+  const completion = await llm.complete({ messages, jsonSchema: options.jsonSchema, maxTokens: options.maxTokens, temperature: 0, signal, excludeWait });
   if (completion.finishReason === "content_filter") throw new SummaryFailure("content_policy_violation", "The model declined to summarise this transcript.");
   return completion;
 }
@@ -65,6 +67,30 @@ async function chunkLines(llm: Llm, lines: string[], budget: number): Promise<st
   return chunks;
 }
 
+type Bounded = { type?: string; maxLength?: number; maxItems?: number; items?: Bounded; properties?: Record<string, Bounded> };
+
+/**
+ * The longest answer the schema allows: every string at its maxLength, every array at its
+ * maxItems (the grammar enforces both). Template schemas bound every field (tested); the
+ * defaults only cover a schema that forgot to.
+ */
+export function longestAnswer(schema: Bounded): unknown {
+  if (schema.properties) return Object.fromEntries(Object.entries(schema.properties).map(([key, s]) => [key, longestAnswer(s)]));
+  if (schema.type === "array") return Array.from({ length: schema.maxItems ?? 8 }, () => longestAnswer(schema.items ?? { type: "string" }));
+  if (schema.type === "string") return PROSE.repeat(Math.ceil((schema.maxLength ?? 200) / PROSE.length)).slice(0, schema.maxLength ?? 200);
+  return 0;
+}
+
+/**
+ * Room kept for the final answer: the template's longest answer in this model's tokens, so a
+ * transcript that fills the rest of the context can never cut the answer off (a cut-off
+ * answer is not JSON). At most half the context: a model whose context cannot hold the
+ * longest answer and a useful input is too small for the template, and is given half.
+ */
+async function answerRoom(llm: Llm, template: Template, context: number): Promise<number> {
+  return Math.min(await llm.countTokens(JSON.stringify(longestAnswer(template.schema))), Math.floor(context / 2));
+}
+
 export type GeneratedSummary = { structured: Record<string, unknown>; text: string; model: string; mapCalls: number };
 
 /**
@@ -74,7 +100,7 @@ export type GeneratedSummary = { structured: Record<string, unknown>; text: stri
  */
 export async function generateSummary(llm: Llm, template: Template, segments: Segment[], run: RunControl): Promise<GeneratedSummary> {
   const context = await llm.contextTokens();
-  const outputTokens = Math.min(MAX_OUTPUT_TOKENS, Math.floor(context / 4));
+  const outputTokens = await answerRoom(llm, template, context);
   const templateTokens = await llm.countTokens(template.prompt);
   const budget = context - outputTokens - FRAMING_TOKENS - Math.max(templateTokens, await llm.countTokens(MAP_PROMPT.prompt));
   if (budget < 32) throw new SummaryFailure("processing_error", `The model's context (${context} tokens) is too small for the ${template.name} template.`);
@@ -93,7 +119,7 @@ export async function generateSummary(llm: Llm, template: Template, segments: Se
     lines = notes.filter(Boolean);
   }
 
-  // The answer may use all the room the input leaves (at least outputTokens): a cut-off answer is not JSON.
+  // The answer may use all the room the input leaves, which is at least outputTokens.
   const input = lines.join("\n");
   const room = context - FRAMING_TOKENS - templateTokens - (await llm.countTokens(input));
   const completion = await ask(llm, template.prompt, input, { jsonSchema: template.schema, maxTokens: Math.max(outputTokens, room), run });

@@ -9,7 +9,8 @@ import salesPrompt from "../../../prompts/summary/sales.v1.md" with { type: "tex
 import salesSchema from "../../../prompts/summary/sales.v1.schema.json";
 import type { TemplateName } from "./schema";
 
-type OutputSchema = { properties: Record<string, { type: string; title: string }>; required: string[] };
+type Property = { type: string; title: string; maxLength?: number; maxItems?: number; items?: { type: string; maxLength?: number } };
+type OutputSchema = { properties: Record<string, Property>; required: string[] };
 
 /** A summary template: a versioned prompt file and the JSON schema its output must follow. */
 export type Template = { name: TemplateName; version: string; format: string; prompt: string; schema: OutputSchema };

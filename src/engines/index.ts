@@ -23,13 +23,6 @@ export type Engines = {
   diarizer: Diarizer;
 };
 
-// SESSION SCAFFOLD: each engine's owner replaces its `notYetBuilt` entry with the real factory.
-function notYetBuilt<T extends object>(kind: string): T {
-  return new Proxy({} as T, {
-    get: (_t, prop) => (prop === "then" ? undefined : () => Promise.reject(new Error(`the ${kind} engine is not built yet`))),
-  });
-}
-
 export function createEngines(config: Config, _log: Logger): Engines {
   const vad = new SileroVad();
   return {

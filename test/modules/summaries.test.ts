@@ -222,6 +222,13 @@ describe("summaries: errors", () => {
     expect((await s.app.call("GET", "/v1/config/project", { key: s.tenant.test })).body.effective.summary_template).toBe("general");
   });
 
+  test("an unknown field is 422 naming it, not silently ignored", async () => {
+    const r = await s.app.call("POST", "/v1/summaries", { key: s.tenant.test, body: { transcription_id: "txn_x", templte: "legal" } });
+    expect(r.status).toBe(422);
+    expect(r.body.error.code).toBe("validation_error");
+    expect(r.body.error.message).toContain('"templte"');
+  });
+
   test("an unknown template is 422 naming template", async () => {
     const r = await s.app.call("POST", "/v1/summaries", { key: s.tenant.test, body: { transcription_id: "txn_x", template: "poetry" } });
     expect(r.status).toBe(422);

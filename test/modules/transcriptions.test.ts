@@ -188,6 +188,13 @@ describe("transcriptions: errors", () => {
     expect(r.body.error).toMatchObject({ code: "validation_error", param });
   });
 
+  test("an unknown field is 422 naming it, not silently ignored", async () => {
+    const r = await t.call("POST", "/v1/transcriptions", { key: acme.test, body: { recording_id: "rec_x", langauge: "de" } });
+    expect(r.status).toBe(422);
+    expect(r.body.error.code).toBe("validation_error");
+    expect(r.body.error.message).toContain('"langauge"');
+  });
+
   test("a regional tag is accepted and recorded as the language Whisper transcribes (pt-BR as pt)", async () => {
     const rec = await seedRecording(t.deps, tenant, speech);
     const r = await t.call("POST", "/v1/transcriptions", { key: acme.test, body: { recording_id: rec, language: "pt-BR" } });

@@ -4,7 +4,7 @@ import { pageQuery } from "../../http/pagination";
 export const TEMPLATES = ["general", "sales", "clinical", "legal"] as const;
 export type TemplateName = (typeof TEMPLATES)[number];
 
-export const createSummaryBody = z.object({
+export const createSummaryBody = z.strictObject({
   transcription_id: z.string().min(1).max(100),
   template: z.enum(TEMPLATES).default("general"),
 });

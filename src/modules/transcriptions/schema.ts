@@ -2,7 +2,7 @@ import { z } from "zod";
 import { pageQuery } from "../../http/pagination";
 import { languageTag } from "../config/schema";
 
-export const createTranscriptionBody = z.object({
+export const createTranscriptionBody = z.strictObject({
   recording_id: z.string().min(1).max(100),
   /** Absent or null: detect the language. */
   language: languageTag.nullish(),

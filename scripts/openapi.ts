@@ -3,7 +3,7 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { apiRoutes } from "../src/app";
+import { documentedRoutes } from "../src/app";
 import { buildDeps } from "../src/boot";
 import { loadConfig } from "../src/config";
 import { ERROR_STATUS } from "../src/http/errors";
@@ -32,7 +32,7 @@ function renderReference(doc: ReturnType<typeof buildOpenApiDocument>): string {
 
 const dataDir = mkdtempSync(join(tmpdir(), "parley-openapi-"));
 const deps = buildDeps(loadConfig({ PARLEY_DATA_DIR: dataDir, PARLEY_LOG_LEVEL: "silent" }));
-const doc = buildOpenApiDocument(apiRoutes(deps));
+const doc = buildOpenApiDocument(documentedRoutes(deps));
 deps.db.close();
 rmSync(dataDir, { recursive: true, force: true });
 

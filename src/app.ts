@@ -11,7 +11,7 @@ import { configRoutes } from "./modules/config/routes";
 import { dashboardRoutes } from "./modules/dashboard/routes";
 import { commandsRoutes } from "./modules/commands/routes";
 import { devicesRoutes } from "./modules/devices/routes";
-import { firmwareRoutes } from "./modules/firmware/routes";
+import { firmwareRoutes, firmwareUploadRoutes } from "./modules/firmware/routes";
 import { grantsRoutes } from "./modules/grants/routes";
 import { heartbeatsRoutes } from "./modules/heartbeats/routes";
 import { endUsersRoutes } from "./modules/end-users/routes";
@@ -28,6 +28,16 @@ export function apiRoutes(deps: Deps) {
   return new Elysia({ prefix: "/v1" }).use(endUsersRoutes(deps)).use(recordingsRoutes(deps)).use(uploadsRoutes(deps)).use(devicesRoutes(deps)).use(heartbeatsRoutes(deps)).use(commandsRoutes(deps)).use(grantsRoutes(deps)).use(firmwareRoutes(deps)).use(configRoutes(deps)).use(transcriptionsRoutes(deps)).use(summariesRoutes(deps)).use(searchRoutes(deps)).use(askRoutes(deps)).use(webhooksRoutes(deps));
 }
 
+/** Routes that take a raw body (audio, firmware images) and stream it: mounted before the JSON parser. */
+export function rawBodyRoutes(deps: Deps) {
+  return new Elysia().use(uploadTargetRoutes(deps)).use(firmwareUploadRoutes(deps));
+}
+
+/** Every route the OpenAPI document describes. */
+export function documentedRoutes(deps: Deps) {
+  return new Elysia().use(rawBodyRoutes(deps)).use(apiRoutes(deps));
+}
+
 /** The whole HTTP surface: cross-cutting plugins first (their hooks only reach routes mounted after them), then modules. */
 export function createApp(deps: Deps) {
   let openapi: ReturnType<typeof buildOpenApiDocument> | undefined;
@@ -37,12 +47,11 @@ export function createApp(deps: Deps) {
     .use(accessLog(deps.log, deps.config.logLevel === "debug"))
     .use(rateLimiting(deps))
     .use(versioning)
-    // Before the JSON parser: the upload target streams its body to storage untouched.
-    .use(uploadTargetRoutes(deps))
+    .use(rawBodyRoutes(deps))
     .use(jsonBody)
     .get("/healthz", () => ({ ok: true }))
     .use(dashboardRoutes())
-    .get("/v1/openapi.json", () => (openapi ??= buildOpenApiDocument(apiRoutes(deps))))
+    .get("/v1/openapi.json", () => (openapi ??= buildOpenApiDocument(documentedRoutes(deps))))
     .use(apiRoutes(deps));
 }
 

@@ -74,8 +74,3 @@ export function confineToEndUser(principal: Principal, endUserId: string | null 
   }
   return principal.endUserId;
 }
-
-/** Read-only restricted keys: restricted keys with no `:write` scope (they never see reset credentials). */
-export function isReadOnly(principal: Principal): boolean {
-  return principal.kind === "restricted" && !(principal.scopes ?? []).some((s) => s.endsWith(":write"));
-}

@@ -2,12 +2,7 @@ import { beforeAll, describe, expect, test } from "bun:test";
 import { createHash } from "node:crypto";
 import { readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { Elysia } from "elysia";
-import { errorHandling } from "../../src/http/errors";
-import { jsonBody } from "../../src/http/json-body";
-import { requestId } from "../../src/http/request-id";
 import { addFirmware, firmwarePath, publishRelease } from "../../src/modules/firmware/releases";
-import { firmwareUploadRoutes } from "../../src/modules/firmware/routes";
 import { makeTempDir, makeTenant, makeTestApp } from "../helpers";
 import { boundDevice } from "./device-runtime-fixtures";
 
@@ -148,16 +143,10 @@ describe("firmware download with the image gone from the data dir", () => {
 });
 
 describe("POST /firmware-releases and /publish (live secret keys only)", () => {
-  // The upload route must sit before createApp's JSON parser (firmwareUploadRoutes); until
-  // createApp mounts it, it is mounted here the same way: error rendering, route, parser.
-  let uploadApp: { handle(r: Request): Promise<Response> };
-  beforeAll(() => {
-    uploadApp = new Elysia().use(requestId).use(errorHandling(t.deps.log)).use(firmwareUploadRoutes(t.deps)).use(jsonBody);
-  });
   async function upload(query: string, body: BodyInit | null, key: string | null = acme.live, extra: Record<string, string> = {}) {
     const headers: Record<string, string> = { "content-type": "application/octet-stream", ...extra };
     if (key) headers.authorization = `Bearer ${key}`;
-    const res = await uploadApp.handle(new Request(`http://localhost/v1/firmware-releases?${query}`, { method: "POST", headers, body }));
+    const res = await t.app.handle(new Request(`http://localhost/v1/firmware-releases?${query}`, { method: "POST", headers, body }));
     return { status: res.status, body: (await res.json()) as any, headers: res.headers };
   }
   const leftovers = () => readdirSync(join(t.deps.config.dataDir, "firmware")).filter((f) => f.endsWith(".tmp"));

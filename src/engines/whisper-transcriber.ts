@@ -5,7 +5,6 @@ import type { WhisperContext } from "@fugood/whisper.node";
 import { type GpuBackend, type GpuSetting, gpuCandidates } from "./gpu";
 import { MissingModelError } from "./missing-model";
 import type { TranscribedSegment, TranscribeOptions, Transcriber, TranscriptionResult } from "./transcriber";
-import type { SpeechProbabilities } from "./vad";
 import { UnsupportedLanguageError, whisperLanguage } from "./whisper-languages";
 
 export type WhisperOptions = {
@@ -15,12 +14,20 @@ export type WhisperOptions = {
   path: string;
   gpu: GpuSetting;
   threads?: number;
-  /** Per-frame speech probability, the source of segment confidence (see decision 042). */
-  vad?: SpeechProbabilities;
+  decoding?: Partial<WhisperDecoding>;
 };
 
+/**
+ * How whisper.cpp decodes. The binding always decodes greedily (no beam search); when it
+ * samples it keeps the best of `bestOf`, and a decode failing whisper.cpp's entropy or
+ * log-probability checks is retried `temperatureInc` hotter (0 turns fallback off). These
+ * are whisper.cpp's own defaults, spelled out so the bench gives its CLI exactly the same.
+ */
+export type WhisperDecoding = { bestOf: number; temperature: number; temperatureInc: number };
+export const DEFAULT_DECODING: WhisperDecoding = { bestOf: 5, temperature: 0, temperatureInc: 0.2 };
+
 type WhisperModule = { WhisperContext: WhisperContext };
-type Loaded = { context: WhisperContext; backend: GpuBackend | "cpu" };
+type Loaded = { context: WhisperContext; backend: GpuBackend | "cpu"; addon: WhisperModule };
 
 const require = createRequire(import.meta.url);
 
@@ -37,9 +44,25 @@ function loadAddon(backend: GpuBackend | "cpu"): WhisperModule {
   return require(`@fugood/node-whisper-${process.platform}-${process.arch}${backend === "cpu" ? "" : `-${backend}`}`);
 }
 
-/** whisper.cpp prints its load report on stderr unless given a log callback; the server logs JSON lines only. */
-function quiet(addon: WhisperModule) {
-  addon.WhisperContext.toggleNativeLog(true, () => {});
+const quietCalls = new Map<WhisperModule, number>();
+
+/**
+ * Runs `fn` with whisper.cpp's log silenced: it prints reports on stderr unless given a log
+ * callback, and the server logs JSON lines only. The callback is a thread-safe function that
+ * keeps the event loop alive, so it is set only while native calls run (counted across
+ * engines): a CLI command or bench that used Whisper can then exit.
+ */
+async function quietly<T>(addon: WhisperModule, fn: () => T | Promise<T>): Promise<T> {
+  const calls = quietCalls.get(addon) ?? 0;
+  quietCalls.set(addon, calls + 1);
+  if (calls === 0) addon.WhisperContext.toggleNativeLog(true, () => {});
+  try {
+    return await fn();
+  } finally {
+    const left = (quietCalls.get(addon) ?? 1) - 1;
+    quietCalls.set(addon, left);
+    if (left === 0) addon.WhisperContext.toggleNativeLog(false);
+  }
 }
 
 /** Float samples in [-1, 1] to the 16-bit PCM the binding's transcribeData takes. */
@@ -102,15 +125,13 @@ export class WhisperTranscriber implements Transcriber {
     for (const backend of gpuCandidates(this.options.gpu)) {
       try {
         const addon = loadAddon(backend);
-        quiet(addon);
-        return { context: new addon.WhisperContext({ filePath: this.options.path, useGpu: true }), backend };
+        return { context: await quietly(addon, () => new addon.WhisperContext({ filePath: this.options.path, useGpu: true })), backend, addon };
       } catch {
         // No driver libraries for this build: the next candidate, finally the CPU build.
       }
     }
     const addon = loadAddon("cpu");
-    quiet(addon);
-    return { context: new addon.WhisperContext({ filePath: this.options.path, useGpu: false }), backend: "cpu" };
+    return { context: await quietly(addon, () => new addon.WhisperContext({ filePath: this.options.path, useGpu: false })), backend: "cpu", addon };
   }
 
   transcribe(pcm16k: Float32Array, options: TranscribeOptions): Promise<TranscriptionResult> {
@@ -125,45 +146,24 @@ export class WhisperTranscriber implements Transcriber {
     // "auto" detects; an English-only model (*.en) always answers "en".
     const language = options.language ? whisperLanguage(options.language) : "auto";
     if (!language) throw new UnsupportedLanguageError(options.language!);
-    const { context } = await this.load();
-    const job = context.transcribeData(toPcm16(pcm16k), {
-      language,
-      maxThreads: this.options.threads ?? Math.min(8, availableParallelism()),
-    });
+    const { context, addon } = await this.load();
+    const pcm16 = toPcm16(pcm16k);
+    const params = { language, maxThreads: this.options.threads ?? Math.min(8, availableParallelism()), ...DEFAULT_DECODING, ...this.options.decoding };
     try {
-      const result = await settledOrAborted(job, options.signal);
+      const result = await quietly(addon, () => settledOrAborted(context.transcribeData(pcm16, params), options.signal));
       options.signal?.throwIfAborted();
       // Whisper decodes a padded 30 s window, so its timestamps can run past the audio: clamp them.
       const seconds = pcm16k.length / 16_000;
+      // The binding gives no token probabilities: confidence is left to the pipeline (decision 042).
       const segments: TranscribedSegment[] = result.segments.map((s) => {
         const start = Math.min(seconds, s.t0 / 1000);
-        return { start, end: Math.min(seconds, Math.max(start, s.t1 / 1000)), text: s.text, confidence: 0 };
+        return { start, end: Math.min(seconds, Math.max(start, s.t1 / 1000)), text: s.text, confidence: null };
       });
-      await this.scoreConfidence(pcm16k, segments, options.signal);
       return { language: result.language || (language === "auto" ? "en" : language), segments };
     } catch (err) {
       // The binding rejects a stopped job with its own error; the caller wants the abort reason.
       options.signal?.throwIfAborted();
       throw err;
-    }
-  }
-
-  /**
-   * The binding exposes no token probabilities, so a segment's confidence is the mean
-   * speech probability of the VAD frames it spans (decision 042); 0.5 without a VAD.
-   */
-  private async scoreConfidence(pcm16k: Float32Array, segments: TranscribedSegment[], signal?: AbortSignal) {
-    if (!this.options.vad || segments.length === 0) {
-      for (const s of segments) s.confidence = 0.5;
-      return;
-    }
-    const { frameSeconds, probabilities } = await this.options.vad.frameProbabilities(pcm16k, signal);
-    for (const s of segments) {
-      const first = Math.floor(s.start / frameSeconds);
-      const last = Math.max(first + 1, Math.ceil(s.end / frameSeconds));
-      const span = probabilities.subarray(first, Math.min(probabilities.length, last));
-      const mean = span.length ? span.reduce((a, b) => a + b, 0) / span.length : 0;
-      s.confidence = Math.round(mean * 1000) / 1000;
     }
   }
 }

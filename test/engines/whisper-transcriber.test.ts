@@ -5,7 +5,6 @@ import { ensureTestModels } from "../../scripts/test-models/cache";
 import { SingleSpeakerDiarizer } from "../../src/engines/diarizer";
 import { gpuCandidates } from "../../src/engines/gpu";
 import { MissingModelError } from "../../src/engines/missing-model";
-import { SileroVad } from "../../src/engines/vad";
 import { UnsupportedLanguageError } from "../../src/engines/whisper-languages";
 import { WhisperTranscriber } from "../../src/engines/whisper-transcriber";
 import { TimeLimitError, withTimeLimit } from "../../src/modules/transcriptions/time-limit";
@@ -13,9 +12,8 @@ import { makeTempDir, makeTestDeps } from "../helpers";
 import { voicedBurst, wavBytes } from "./signals";
 
 const models = ensureTestModels();
-const vad = new SileroVad();
 
-function expectWellFormed(segments: { start: number; end: number; text: string; confidence: number }[], seconds: number) {
+function expectWellFormed(segments: { start: number; end: number; text: string; confidence: number | null }[], seconds: number) {
   expect(segments.length).toBeGreaterThan(0);
   let previousStart = 0;
   for (const s of segments) {
@@ -23,8 +21,8 @@ function expectWellFormed(segments: { start: number; end: number; text: string; 
     expect(s.start).toBeGreaterThanOrEqual(previousStart);
     expect(s.end).toBeGreaterThanOrEqual(s.start);
     expect(s.end).toBeLessThanOrEqual(seconds + 0.5);
-    expect(s.confidence).toBeGreaterThanOrEqual(0);
-    expect(s.confidence).toBeLessThanOrEqual(1);
+    // No word probabilities from the binding: the pipeline scores confidence (decision 042).
+    expect(s.confidence).toBeNull();
     previousStart = s.start;
   }
 }
@@ -43,31 +41,32 @@ describe("WhisperTranscriber on a generated ggml model", () => {
   });
 
   test("without a language it detects one (an English-only model answers en)", async () => {
-    const t = new WhisperTranscriber({ model: "tiny", path: models.whisper, gpu: "off", vad });
+    const t = new WhisperTranscriber({ model: "tiny", path: models.whisper, gpu: "off" });
     const result = await t.transcribe(voicedBurst(3, 0, 3), {});
     expect(result.language).toMatch(/^[a-z]{2,3}$/);
     expectWellFormed(result.segments, 3);
     expect(await t.backend()).toBe("cpu");
   });
 
-  test("confidence follows the speech probability: silence scores below the voiced signal", async () => {
-    const t = new WhisperTranscriber({ model: "tiny", path: models.whisper, gpu: "off", vad });
-    const voiced = await t.transcribe(voicedBurst(3, 0, 3), { language: "en" });
-    const quiet = await t.transcribe(new Float32Array(3 * 16_000), { language: "en" });
-    const mean = (r: typeof voiced) => r.segments.reduce((a, s) => a + s.confidence, 0) / Math.max(1, r.segments.length);
-    if (quiet.segments.length) expect(mean(quiet)).toBeLessThan(mean(voiced));
-    expect(mean(voiced)).toBeGreaterThan(0.3);
-  });
-
   test("concurrent calls are serialised on the one context and all answer", async () => {
-    const t = new WhisperTranscriber({ model: "tiny", path: models.whisper, gpu: "off", vad });
+    const t = new WhisperTranscriber({ model: "tiny", path: models.whisper, gpu: "off" });
     const results = await Promise.all([1, 2, 3].map(() => t.transcribe(voicedBurst(2, 0, 2), { language: "en" })));
     for (const r of results) expectWellFormed(r.segments, 2);
   });
 
+  test("a process that used the engine exits on its own (benches, CLI commands)", async () => {
+    const child = Bun.spawn([process.execPath, join(import.meta.dir, "support", "transcribe-once.ts"), models.whisper], { stdout: "pipe", stderr: "pipe" });
+    const exited = await Promise.race([child.exited, Bun.sleep(15_000).then(() => "still running")]);
+    if (exited === "still running") child.kill();
+    expect(exited).toBe(0);
+    expect(await new Response(child.stdout).text()).toMatch(/^segments \d+/);
+    // whisper.cpp's load report stays off stderr.
+    expect(await new Response(child.stderr).text()).not.toContain("whisper_model_load");
+  }, 20_000);
+
   test("a missing model is a MissingModelError naming the install command; installing it later works", async () => {
     const path = join(makeTempDir(), "ggml-missing.bin");
-    const t = new WhisperTranscriber({ model: "whisper-base.en", path, gpu: "off", vad });
+    const t = new WhisperTranscriber({ model: "whisper-base.en", path, gpu: "off" });
     const err = await t.transcribe(voicedBurst(2, 0, 2), {}).catch((e) => e);
     expect(err).toBeInstanceOf(MissingModelError);
     expect(err.message).toContain("parley models pull whisper-base.en");
@@ -76,7 +75,7 @@ describe("WhisperTranscriber on a generated ggml model", () => {
   });
 
   test("an aborted signal rejects with its reason", async () => {
-    const t = new WhisperTranscriber({ model: "tiny", path: models.whisper, gpu: "off", vad });
+    const t = new WhisperTranscriber({ model: "tiny", path: models.whisper, gpu: "off" });
     const controller = new AbortController();
     controller.abort(new Error("time limit"));
     await expect(t.transcribe(voicedBurst(2, 0, 2), { signal: controller.signal })).rejects.toThrow("time limit");
@@ -85,21 +84,21 @@ describe("WhisperTranscriber on a generated ggml model", () => {
   test("a model file that is not ggml fails the call without crashing", async () => {
     const path = join(makeTempDir(), "garbage.bin");
     writeFileSync(path, "not a model");
-    const t = new WhisperTranscriber({ model: "garbage", path, gpu: "off", vad });
+    const t = new WhisperTranscriber({ model: "garbage", path, gpu: "off" });
     await expect(t.transcribe(voicedBurst(2, 0, 2), {})).rejects.toThrow();
   });
 });
 
 describe("languages on a multilingual model", () => {
   test("a regional tag is decoded as its language; detection names a language", async () => {
-    const t = new WhisperTranscriber({ model: "tiny", path: models.whisperMultilingual, gpu: "off", vad });
+    const t = new WhisperTranscriber({ model: "tiny", path: models.whisperMultilingual, gpu: "off" });
     expect((await t.transcribe(voicedBurst(2, 0, 2), { language: "pt-BR" })).language).toBe("pt");
     expect((await t.transcribe(voicedBurst(2, 0, 2), { language: "de" })).language).toBe("de");
     expect((await t.transcribe(voicedBurst(2, 0, 2), {})).language).toMatch(/^[a-z]{2,3}$/);
   });
 
   test("a language whisper does not know fails at once, and the engine keeps answering", async () => {
-    const t = new WhisperTranscriber({ model: "tiny", path: models.whisperMultilingual, gpu: "off", vad });
+    const t = new WhisperTranscriber({ model: "tiny", path: models.whisperMultilingual, gpu: "off" });
     const err = await t.transcribe(voicedBurst(2, 0, 2), { language: "zz" }).catch((e) => e);
     expect(err).toBeInstanceOf(UnsupportedLanguageError);
     expect(err.message).toContain("'zz'");
@@ -107,7 +106,7 @@ describe("languages on a multilingual model", () => {
   });
 
   test("a native call that never settles is given up at the abort signal and does not block later calls", async () => {
-    const t = new WhisperTranscriber({ model: "tiny", path: models.whisperMultilingual, gpu: "off", vad });
+    const t = new WhisperTranscriber({ model: "tiny", path: models.whisperMultilingual, gpu: "off" });
     // The real hang (an unknown language on a multilingual model) also throws an uncaught native
     // error, which fails any test it runs in; so the first native job here simply never settles.
     const loaded = await t.load();
@@ -127,7 +126,7 @@ describe("languages on a multilingual model", () => {
 
 describe("time limits and the one-call-at-a-time engine", () => {
   test("a call queued behind another job's call does not spend its time limit waiting", async () => {
-    const t = new WhisperTranscriber({ model: "tiny", path: models.whisper, gpu: "off", vad });
+    const t = new WhisperTranscriber({ model: "tiny", path: models.whisper, gpu: "off" });
     const loaded = await t.load();
     const real = loaded.context;
     // The first job's native call is held for 2.5 s (as a long recording would be), then let go.
@@ -161,7 +160,7 @@ describe("GPU choice", () => {
   });
 
   test("a requested GPU build whose libraries are absent falls back to the CPU build", async () => {
-    const t = new WhisperTranscriber({ model: "tiny", path: models.whisper, gpu: "cuda", vad });
+    const t = new WhisperTranscriber({ model: "tiny", path: models.whisper, gpu: "cuda" });
     expectWellFormed((await t.transcribe(voicedBurst(2, 0, 2), { language: "en" })).segments, 2);
     expect(["cpu", "cuda"]).toContain((await t.backend())!);
   });

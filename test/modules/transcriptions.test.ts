@@ -104,6 +104,22 @@ describe("transcriptions: happy path", () => {
     ]);
   });
 
+  test("a segment the engine cannot score gets the VAD's speech probability as confidence; a scored one keeps its own", async () => {
+    // Per window: a segment over the first voiced second, unscored, then one the engine scored.
+    const segments = () => [
+      { start: 0.3, end: 1.3, text: " voiced", confidence: null },
+      { start: 1.3, end: 1.8, text: " scored", confidence: 0.42 },
+    ];
+    const app = await pipelineApp({ segments });
+    const key = makeTenant(app.deps).test;
+    const projectId = app.deps.db.query<{ project_id: string }, []>("SELECT project_id FROM credentials ORDER BY created_at LIMIT 1").get()!.project_id;
+    const done = await transcribe(app, key, await seedRecording(app.deps, { projectId, mode: "test" }, speech));
+    const [voicedSegment, scored] = done.segments;
+    expect(voicedSegment.confidence).toBeGreaterThan(0.5);
+    expect(voicedSegment.confidence).toBeLessThanOrEqual(1);
+    expect(scored.confidence).toBe(0.42);
+  });
+
   test("with a diarizer, segments carry its speaker labels and speakers lists each speaker once, in order of appearance", async () => {
     // Three 2 s segments from where the window opens (~0.1 s); the speakers take turns at 1 s and 3 s.
     const segments = () => [0, 1, 2].map((i) => ({ start: i * 2, end: i * 2 + 2, text: ` part ${i}`, confidence: 0.8 }));

@@ -1,5 +1,5 @@
 import type { Engines } from "../../engines";
-import type { SpeechRegion } from "../../engines/vad";
+import { meanSpeechProbability, type SpeechRegion } from "../../engines/vad";
 import type { Segment, Speaker, TranscriptionFailureCode } from "./schema";
 
 export const SAMPLE_RATE = 16_000;
@@ -53,7 +53,7 @@ function planWindows(regions: SpeechRegion[], durationSeconds: number, maxSecond
 
 const round = (x: number) => Math.round(x * 1000) / 1000;
 
-/** 16 kHz PCM -> VAD -> windows -> transcriber -> diarizer -> segments with absolute times. */
+/** 16 kHz PCM -> VAD -> windows -> transcriber -> confidence, diarizer -> segments with absolute times. */
 export async function transcribePcm(
   engines: PipelineEngines,
   pcm: Float32Array,
@@ -63,8 +63,9 @@ export async function transcribePcm(
   if (duration < MIN_AUDIO_SECONDS) {
     throw new TranscriptionFailure("audio_too_short", `The audio lasts ${duration} s; at least ${MIN_AUDIO_SECONDS} s is needed.`, duration);
   }
-  const speech = await engines.vad.detect(pcm, options.signal);
-  const windows = planWindows(speech, duration);
+  // One VAD pass: its regions plan the windows, its probabilities score segment confidence.
+  const speech = await engines.vad.analyse(pcm, options.signal);
+  const windows = planWindows(speech.regions, duration);
   if (windows.length === 0) throw new TranscriptionFailure("audio_quality_insufficient", "No speech was detected in the audio.", duration);
 
   // The language the engine reports for the first window holds for the rest (one recording,
@@ -82,7 +83,9 @@ export async function transcribePcm(
       if (!text) continue;
       const start = round(Math.min(w.end, w.start + Math.max(0, s.start)));
       const end = round(Math.min(w.end, Math.max(start, w.start + s.end)));
-      raw.push({ start, end, text, confidence: round(Math.min(1, Math.max(0, s.confidence))) });
+      // An engine without word probabilities leaves confidence to the VAD (decision 042).
+      const confidence = s.confidence ?? meanSpeechProbability(speech, start, end);
+      raw.push({ start, end, text, confidence: round(Math.min(1, Math.max(0, confidence))) });
     }
   }
   if (raw.length === 0) throw new TranscriptionFailure("audio_quality_insufficient", "No words could be recognised in the detected speech.", duration);

@@ -90,7 +90,7 @@ const enc = (s: string) => new TextEncoder().encode(s);
 describe("S3 storage (against an S3 stand-in)", () => {
   test("write, size, read whole and by range, local file, remove", async () => {
     const r = await storage.write("p/test/rec_1/upload-a", bytes(enc("hello "), enc("world")));
-    expect(r).toEqual({ size: 11, sha256: createHash("sha256").update("hello world").digest("hex") });
+    expect(r).toEqual({ size: 11 });
     expect([...objects.keys()]).toContain("audio/p/test/rec_1/upload-a");
     expect(await storage.size("p/test/rec_1/upload-a")).toBe(11);
     expect(await text(storage.read("p/test/rec_1/upload-a"))).toBe("hello world");
@@ -106,7 +106,9 @@ describe("S3 storage (against an S3 stand-in)", () => {
     const r = await storage.write("p/test/rec_2/upload-big", bytes(...parts));
     expect(r.size).toBe(10 * mb.length);
     expect(requests.some((x) => x.startsWith("POST audio/p/test/rec_2/upload-big?uploads"))).toBe(true);
-    expect(createHash("sha256").update(objects.get("audio/p/test/rec_2/upload-big")!).digest("hex")).toBe(r.sha256);
+    const whole = new Uint8Array(10 * mb.length);
+    parts.forEach((p, i) => whole.set(p, i * mb.length));
+    expect(createHash("sha256").update(objects.get("audio/p/test/rec_2/upload-big")!).digest("hex")).toBe(createHash("sha256").update(whole).digest("hex"));
   });
 
   test("over maxBytes nothing becomes visible under the key", async () => {

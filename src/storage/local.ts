@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from "node:crypto";
+import { randomBytes } from "node:crypto";
 import { mkdirSync } from "node:fs";
 import { mkdir, open, readdir, rename, rm, stat } from "node:fs/promises";
 import { dirname, join } from "node:path";
@@ -26,7 +26,6 @@ export class LocalStorage implements Storage {
   async write(key: string, body: AsyncIterable<Uint8Array>, options: { maxBytes?: number } = {}): Promise<WriteResult> {
     const target = this.pathOf(key);
     const tmp = join(this.tmpDir, `${randomBytes(12).toString("hex")}.part`);
-    const hash = createHash("sha256");
     let size = 0;
     // Bun's native FileSink: measured about 1.6x the throughput of awaiting fs writes per chunk.
     const sink = Bun.file(tmp).writer({ highWaterMark: 1024 * 1024 });
@@ -34,7 +33,6 @@ export class LocalStorage implements Storage {
       for await (const chunk of body) {
         size += chunk.byteLength;
         if (options.maxBytes !== undefined && size > options.maxBytes) throw new ObjectTooLargeError(options.maxBytes);
-        hash.update(chunk);
         sink.write(chunk);
       }
       await sink.end();
@@ -47,7 +45,7 @@ export class LocalStorage implements Storage {
     await mkdir(dirname(target), { recursive: true });
     await rename(tmp, target);
     await syncPath(dirname(target));
-    return { size, sha256: hash.digest("hex") };
+    return { size };
   }
 
   async size(key: string): Promise<number | null> {

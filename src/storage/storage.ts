@@ -2,7 +2,7 @@
 export type ByteRange = { start: number; end: number };
 
 /** What a finished write measured while the bytes streamed through. */
-export type WriteResult = { size: number; sha256: string };
+export type WriteResult = { size: number };
 
 /** A write went past its byte limit; nothing was left under the key. */
 export class ObjectTooLargeError extends Error {
@@ -18,7 +18,7 @@ export class ObjectTooLargeError extends Error {
  */
 export interface Storage {
   readonly kind: "local" | "s3";
-  /** Streams `body` to `key`, hashing and counting as it goes; over `maxBytes` it throws ObjectTooLargeError. */
+  /** Streams `body` to `key`, counting as it goes; over `maxBytes` it throws ObjectTooLargeError. Hashing is the reader's job (verification hashes what storage holds). */
   write(key: string, body: AsyncIterable<Uint8Array>, options?: { maxBytes?: number }): Promise<WriteResult>;
   /** Size of the object, or null when it does not exist. */
   size(key: string): Promise<number | null>;

@@ -13,7 +13,6 @@ export type StoredRecording = Recording & {
   /** The object in deps.storage holding the audio: staged before upload completes, the verified original after. */
   storage_key: string | null;
   staged_size: number | null;
-  staged_sha256: string | null;
   completion: Completion | null;
   verification: "pending" | null;
 };
@@ -56,7 +55,6 @@ function toStored(row: Row): StoredRecording {
     duration_exact: row.duration_seconds,
     storage_key: row.storage_key,
     staged_size: row.staged_size,
-    staged_sha256: row.staged_sha256,
     completion: row.completion ? (JSON.parse(row.completion) as Completion) : null,
     verification: row.verification,
   };
@@ -64,7 +62,7 @@ function toStored(row: Row): StoredRecording {
 
 /** The public resource of a stored recording (spec 2.7 and the documented extra fields). */
 export function toRecording(r: StoredRecording): Recording {
-  const { duration_exact: _d, storage_key: _k, staged_size: _s, staged_sha256: _h, completion: _c, verification: _v, ...resource } = r;
+  const { duration_exact: _d, storage_key: _k, staged_size: _s, completion: _c, verification: _v, ...resource } = r;
   return resource;
 }
 
@@ -154,7 +152,7 @@ export function listRecordingRows(db: Database, tenant: Tenant, filter: Recordin
   return paginate<Row, Recording>(db, { table: "recordings", where, params }, page, (row) => toRecording(toStored(row)));
 }
 
-export type Chunk = { chunk_index: number; storage_key: string; size_bytes: number; sha256: string };
+export type Chunk = { chunk_index: number; storage_key: string; size_bytes: number };
 
 /** Records a received chunk (a re-sent index replaces the earlier one) and returns the key it replaced, if any. */
 export function upsertChunk(db: Database, tenant: Tenant, recordingId: string, chunk: Chunk, now: Date): string | null {
@@ -164,11 +162,11 @@ export function upsertChunk(db: Database, tenant: Tenant, recordingId: string, c
     )
     .get(recordingId, chunk.chunk_index, tenant.projectId, tenant.mode);
   db.query(
-    `INSERT INTO recording_chunks (recording_id, project_id, mode, chunk_index, storage_key, size_bytes, sha256, created_at)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+    `INSERT INTO recording_chunks (recording_id, project_id, mode, chunk_index, storage_key, size_bytes, created_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?)
      ON CONFLICT (recording_id, chunk_index) DO UPDATE SET storage_key = excluded.storage_key, size_bytes = excluded.size_bytes,
-       sha256 = excluded.sha256, created_at = excluded.created_at`,
-  ).run(recordingId, tenant.projectId, tenant.mode, chunk.chunk_index, chunk.storage_key, chunk.size_bytes, chunk.sha256, now.toISOString());
+       created_at = excluded.created_at`,
+  ).run(recordingId, tenant.projectId, tenant.mode, chunk.chunk_index, chunk.storage_key, chunk.size_bytes, now.toISOString());
   // chunk_count only grows (one past the highest index seen): recounting rows would forget chunks
   // whose objects were lost (deleteChunkRows), and a re-sent early chunk would hide a missing last one.
   db.query("UPDATE recordings SET chunk_count = MAX(chunk_count, ?), is_streaming = 1, status = 'streaming', updated_at = ? WHERE id = ? AND project_id = ? AND mode = ?").run(
@@ -195,7 +193,7 @@ export function chunkBytes(db: Database, tenant: Tenant, recordingId: string, ex
 export function listChunks(db: Database, tenant: Tenant, recordingId: string): Chunk[] {
   return db
     .query<Chunk, [string, string, string]>(
-      "SELECT chunk_index, storage_key, size_bytes, sha256 FROM recording_chunks WHERE recording_id = ? AND project_id = ? AND mode = ? ORDER BY chunk_index",
+      "SELECT chunk_index, storage_key, size_bytes FROM recording_chunks WHERE recording_id = ? AND project_id = ? AND mode = ? ORDER BY chunk_index",
     )
     .all(recordingId, tenant.projectId, tenant.mode);
 }

@@ -2,7 +2,7 @@ import { durableTransaction } from "../../db/durable";
 import type { Deps } from "../../deps";
 import { consumeCredential, findLiveCredential, type Mode, type Tenant } from "../../http/credentials";
 import { ApiError } from "../../http/errors";
-import { ObjectTooLargeError } from "../../storage";
+import { ObjectTooLargeError, type WriteResult } from "../../storage";
 import { DELETE_OBJECTS_JOB } from "../recordings/objects";
 import { findRecording, updateRecordingRow, upsertChunk } from "../recordings/store";
 import type { UploadReceipt } from "./schema";
@@ -122,14 +122,14 @@ export async function receiveUpload(deps: Deps, slots: UploadSlots, token: strin
       await storage.remove(key);
       throw refused;
     }
-    return { recording_id: before.id, chunk_index: upload.chunk_index, file_size_bytes: written.size, sha256: written.sha256 };
+    return { recording_id: before.id, chunk_index: upload.chunk_index, file_size_bytes: written.size };
   } finally {
     release();
   }
 }
 
 /** Points the recording at the stored object in one transaction, or says why it no longer may. */
-function recordReceipt(deps: Deps, tenant: Tenant, upload: UploadRow, key: string, written: { size: number; sha256: string }): ApiError | null {
+function recordReceipt(deps: Deps, tenant: Tenant, upload: UploadRow, key: string, written: WriteResult): ApiError | null {
   const { db, clock, queue } = deps;
   const now = clock.now();
   // Durable: the device treats a 200 PUT as delivered.
@@ -149,9 +149,9 @@ function recordReceipt(deps: Deps, tenant: Tenant, upload: UploadRow, key: strin
     let replaced: string | null;
     if (upload.chunk_index === null) {
       replaced = r.storage_key;
-      updateRecordingRow(db, tenant, r.id, { storage_key: key, staged_size: written.size, staged_sha256: written.sha256, mime_type: r.mime_type ?? upload.content_type }, now);
+      updateRecordingRow(db, tenant, r.id, { storage_key: key, staged_size: written.size, mime_type: r.mime_type ?? upload.content_type }, now);
     } else {
-      replaced = upsertChunk(db, tenant, r.id, { chunk_index: upload.chunk_index, storage_key: key, size_bytes: written.size, sha256: written.sha256 }, now);
+      replaced = upsertChunk(db, tenant, r.id, { chunk_index: upload.chunk_index, storage_key: key, size_bytes: written.size }, now);
     }
     if (replaced) queue.enqueue(DELETE_OBJECTS_JOB, { keys: [replaced] });
     return null;

@@ -20,4 +20,4 @@ export type UploadCompleteBody = z.infer<typeof uploadCompleteBody>;
 export type UploadUrl = { upload_url: string; method: "PUT"; headers: Record<string, string>; expires_at: string };
 
 /** Body of a successful PUT to an upload URL. */
-export type UploadReceipt = { recording_id: string; chunk_index: number | null; file_size_bytes: number; sha256: string };
+export type UploadReceipt = { recording_id: string; chunk_index: number | null; file_size_bytes: number };

@@ -40,7 +40,7 @@ function repair(deps: Deps, tenant: Tenant, r: StoredRecording, now: Date): void
     db,
     tenant,
     r.id,
-    { status: r.is_streaming ? "streaming" : "pending", completion: null, error: null, storage_key: null, staged_size: null, staged_sha256: null },
+    { status: r.is_streaming ? "streaming" : "pending", completion: null, error: null, storage_key: null, staged_size: null },
     now,
   );
   if (r.is_streaming) deleteChunkRows(db, tenant, r.id);

@@ -61,14 +61,16 @@ export function errorBody(err: ApiError, requestId?: string): ErrorBody {
   };
 }
 
-type ValidationDetail = { type?: string; valueError?: { path?: PropertyKey[]; message?: string } };
+type ValidationDetail = { type?: string; valueError?: { path?: PropertyKey[]; message?: string; keys?: string[] } };
 
 /** Elysia's own failures (bad JSON, schema mismatch, unknown route) mapped onto ApiError. */
 function toApiError(code: string | number, error: unknown): ApiError | null {
   if (error instanceof ApiError) return error;
   if (code === "VALIDATION") {
     const v = error as ValidationDetail;
-    const path = (v.valueError?.path ?? []).map(String).join(".");
+    // A strict object names the unknown fields in `keys`, at the object's own path.
+    const unknown = v.valueError?.keys?.[0];
+    const path = [...(v.valueError?.path ?? []), ...(unknown === undefined ? [] : [unknown])].map(String).join(".");
     const where = v.type === "query" ? "query parameter" : v.type === "params" ? "path parameter" : "field";
     const message = path ? `Invalid ${where} ${path}: ${v.valueError?.message ?? "invalid value"}` : `Invalid ${v.type ?? "request"}: ${v.valueError?.message ?? "invalid value"}`;
     return new ApiError("validation_error", message, path ? { param: path } : {});

@@ -51,6 +51,12 @@ describe("request ids and error bodies", () => {
     expect(empty.status).toBe(201);
   });
 
+  test("an unknown field of a strict body is 422 validation_error with param naming it", async () => {
+    const r = await t.call("POST", "/v1/transcriptions", { key: acme.test, body: { recording_id: "rec_x", bogus: 1 } });
+    expect(r.status).toBe(422);
+    expect(r.body.error).toMatchObject({ code: "validation_error", param: "bogus" });
+  });
+
   test("unknown routes are 404 not_found in the error body", async () => {
     const r = await t.call("GET", "/v1/no-such-thing", { key: acme.test });
     expect(r.status).toBe(404);

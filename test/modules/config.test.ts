@@ -36,14 +36,14 @@ describe("resolveConfig (contract 2)", () => {
   test("the nearest level wins: device over end user over project over organization; settings merge deeply", async () => {
     const { user, device } = await boundDevice();
     const org = organizationOf(t.deps.db, tenant());
-    writeOrganizationConfig(t.deps.db, org, { summary_template: "meeting", language: "de", ask_provider: "extractive", settings: { upload: { streaming_chunk_kb: 128, daily_data_limit_mb: 50 } } }, t.clock.now());
+    writeOrganizationConfig(t.deps.db, org, { summary_template: "sales", language: "de", ask_provider: "extractive", settings: { upload: { streaming_chunk_kb: 128, daily_data_limit_mb: 50 } } }, t.clock.now());
     try {
       let c = resolveConfig(t.deps.db, tenant(), { deviceId: device.id });
-      expect(c).toMatchObject({ summary_template: "meeting", language: "de", ask_provider: "extractive" });
+      expect(c).toMatchObject({ summary_template: "sales", language: "de", ask_provider: "extractive" });
 
       await t.call("PUT", "/v1/config/project", { key: acme.test, body: { language: "fr", settings: { upload: { streaming_chunk_kb: 512 } } } });
       c = resolveConfig(t.deps.db, tenant(), { deviceId: device.id });
-      expect(c).toMatchObject({ language: "fr", summary_template: "meeting" });
+      expect(c).toMatchObject({ language: "fr", summary_template: "sales" });
       expect(c.settings.upload).toMatchObject({ streaming_chunk_kb: 512, daily_data_limit_mb: 50 });
 
       await t.call("PUT", `/v1/config/end-users/${user.id}`, { key: acme.test, body: { language: "es", auto_summarize: false, settings: { upload: { allow_roaming: true } } } });
@@ -51,20 +51,20 @@ describe("resolveConfig (contract 2)", () => {
       expect(c).toMatchObject({ language: "es", auto_summarize: false });
       expect(c.settings.upload).toMatchObject({ streaming_chunk_kb: 512, daily_data_limit_mb: 50, allow_roaming: true });
 
-      await t.call("PUT", `/v1/config/devices/${device.id}`, { key: acme.test, body: { language: "auto", summary_template: "interview", settings: { upload: { streaming_chunk_kb: 64 } } } });
+      await t.call("PUT", `/v1/config/devices/${device.id}`, { key: acme.test, body: { language: "auto", summary_template: "legal", settings: { upload: { streaming_chunk_kb: 64 } } } });
       c = resolveConfig(t.deps.db, tenant(), { deviceId: device.id });
-      expect(c).toMatchObject({ language: null, summary_template: "interview", auto_summarize: false, ask_provider: "extractive", auto_transcribe: true });
+      expect(c).toMatchObject({ language: null, summary_template: "legal", auto_summarize: false, ask_provider: "extractive", auto_transcribe: true });
       expect(c.settings.upload).toMatchObject({ streaming_chunk_kb: 64, daily_data_limit_mb: 50, allow_roaming: true });
 
       // The device response shows the same resolved settings.
       expect((await t.call("GET", `/v1/devices/${device.id}`, { key: acme.test })).body.settings).toEqual(c.settings);
       // An explicit endUserId (a recording's) wins over the device's binding; null skips the end-user level.
       expect(resolveConfig(t.deps.db, tenant(), { deviceId: device.id, endUserId: null }).settings.upload.allow_roaming).toBe(false);
-      expect(resolveConfig(t.deps.db, tenant(), { endUserId: user.id })).toMatchObject({ language: "es", summary_template: "meeting" });
+      expect(resolveConfig(t.deps.db, tenant(), { endUserId: user.id })).toMatchObject({ language: "es", summary_template: "sales" });
 
       // Unbinding drops the end user's level from the device.
       await t.call("POST", `/v1/devices/${device.id}/unbind`, { key: acme.test });
-      expect(resolveConfig(t.deps.db, tenant(), { deviceId: device.id })).toMatchObject({ auto_summarize: true, summary_template: "interview" });
+      expect(resolveConfig(t.deps.db, tenant(), { deviceId: device.id })).toMatchObject({ auto_summarize: true, summary_template: "legal" });
     } finally {
       writeOrganizationConfig(t.deps.db, org, null, t.clock.now());
       await t.call("DELETE", "/v1/config/project", { key: acme.test });
@@ -121,8 +121,8 @@ describe("/config endpoints", () => {
       expect(r.body).toMatchObject({ level: "organization", overrides: { ask_provider: "openai_compatible", settings: { power: { auto_sleep_minutes: 5 } } } });
       expect((await t.call("GET", "/v1/config/project", { key: other.live })).body.effective.ask_provider).toBe("openai_compatible");
       expect((await t.call("PUT", "/v1/config/organization", { key: acme.test, body: {} })).status).toBe(404);
-      configCommand(t.deps, ["set", "--level", "project", "--project", "acme-config", "--mode", "test", "summary_template=standup"]);
-      expect((await t.call("GET", "/v1/config/project", { key: acme.test })).body.overrides.summary_template).toBe("standup");
+      configCommand(t.deps, ["set", "--level", "project", "--project", "acme-config", "--mode", "test", "summary_template=clinical"]);
+      expect((await t.call("GET", "/v1/config/project", { key: acme.test })).body.overrides.summary_template).toBe("clinical");
       configCommand(t.deps, ["unset", "--level", "project", "--project", "acme-config", "--mode", "test", "summary_template"]);
       expect((await t.call("GET", "/v1/config/project", { key: acme.test })).body.overrides.summary_template).toBeNull();
       expect(() => configCommand(t.deps, ["set", "--level", "organization", "settings.upload.streaming_chunk_kb=5"])).toThrow("streaming_chunk_kb");

@@ -2,19 +2,20 @@ import { expect, test } from "bun:test";
 import { HashingTestEmbedder } from "../../src/engines/embedder.test-double";
 import { ScriptedLlm } from "../../src/engines/llm.test-double";
 import { ScriptedTranscriber } from "../../src/engines/transcriber.test-double";
-import { EnergyTestVad } from "../../src/engines/vad.test-double";
 import { makeTenant, makeTestApp } from "../helpers";
+import { voiced, wavFixture } from "./pipeline-fixtures";
 import { uploadedRecording } from "./recordings-support";
 
 // The whole path through the other modules' real code: upload -> verification -> auto
 // transcription (contract 3) -> search.index_transcription (contract 4) -> search and Ask
-// -> DELETE /recordings (chunks go with it). Only the models are doubles.
+// -> DELETE /recordings (chunks go with it). The transcriber, LLM and embedder are doubles (wording is
+// asserted); voice-activity detection is the real Silero model.
 test("an uploaded recording becomes searchable and askable, and stops being so when deleted", async () => {
   const transcriber = new ScriptedTranscriber({ segments: () => [{ start: 0, end: 3, text: " The quarterly budget review is on Friday.", confidence: 0.9 }] });
-  const t = await makeTestApp({ engines: { transcriber, llm: new ScriptedLlm(), vad: new EnergyTestVad(), embedder: new HashingTestEmbedder() }, env: { PARLEY_ASK_PROVIDER: "extractive" } });
+  const t = await makeTestApp({ engines: { transcriber, llm: new ScriptedLlm(), embedder: new HashingTestEmbedder() }, env: { PARLEY_ASK_PROVIDER: "extractive" } });
   const tenant = makeTenant(t.deps);
   const eu = (await t.call("POST", "/v1/end-users", { key: tenant.test, body: {} })).body.id;
-  const { recording } = await uploadedRecording(t, tenant.test, "tone-3s.wav", { end_user_id: eu, recorded_at: "2026-01-10T09:00:00Z" });
+  const { recording } = await uploadedRecording(t, tenant.test, wavFixture(voiced(3)), { end_user_id: eu, recorded_at: "2026-01-10T09:00:00Z" });
   await t.deps.queue.drain();
 
   const search = await t.call("POST", "/v1/recordings/search", { key: tenant.test, body: { query: "budget review", end_user_id: eu } });

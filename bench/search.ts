@@ -5,12 +5,12 @@
 // by a build-time budget: if the build runs out of time, the tier reports the size reached).
 // Targets: p95 <= 30 ms at 100k for one end user, <= 60 ms at 1M over 1,000 end users.
 // Usage: bun bench/search.ts [queries per tier, default 50] [build budget seconds for the 1M tier, default 600]
-// BENCH_MMAP=<bytes> sets PRAGMA mmap_size on the bench database (the server does not set it today).
+// BENCH_MMAP=<bytes> overrides PRAGMA mmap_size on the bench database (0 shows the cost without the map).
 import { mkdtempSync, rmSync } from "node:fs";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Database } from "bun:sqlite";
-import { openDatabase } from "../src/db/open";
+import { MMAP_BYTES, openDatabase } from "../src/db/open";
 import { migrate } from "../src/db/migrate";
 import type { Embedder } from "../src/engines/embedder";
 import { createLogger } from "../src/log";
@@ -53,7 +53,7 @@ function openBenchDb(): { db: Database; dir: string } {
   migrate(db);
   // Chunks reference recordings and transcriptions; the bench loads chunks alone.
   db.exec("PRAGMA foreign_keys = OFF");
-  if (process.env.BENCH_MMAP) db.exec(`PRAGMA mmap_size = ${process.env.BENCH_MMAP}`);
+  if (process.env.BENCH_MMAP !== undefined) db.exec(`PRAGMA mmap_size = ${Number(process.env.BENCH_MMAP)}`);
   db.query("UPDATE search_index SET model = ?, dimension = ?").run(queryEmbedder.model, DIM);
   return { db, dir };
 }
@@ -132,7 +132,7 @@ async function measure(label: string, db: Database, endUserId: string, vectors: 
 
 console.log(`bench/search.ts: ${QUERIES} queries per measurement, ${DIM}-dim vectors, limit ${LIMIT}, 60-word chunks`);
 // Latency on a shared machine depends on what else runs: print the load beside the figures.
-console.log(`machine: ${cpus().length} cores, load average ${loadavg().map((l) => l.toFixed(1)).join(" / ")} at start; mmap_size ${process.env.BENCH_MMAP || "0 (as the server)"}`);
+console.log(`machine: ${cpus().length} cores, load average ${loadavg().map((l) => l.toFixed(1)).join(" / ")} at start; mmap_size ${process.env.BENCH_MMAP ?? `${MMAP_BYTES} (as the server)`}`);
 
 {
   const { db, dir } = openBenchDb();

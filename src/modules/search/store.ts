@@ -189,29 +189,32 @@ function forgetDocumentCounts(db: Database, owner: string): void {
 }
 
 /**
- * How many of one end user's chunks contain a word, counted through FTS5 itself so the
- * word is stemmed as the index stems it, and within the owner token so other tenants'
- * data never changes which words a search keeps. Counting walks postings, so positive
- * counts are cached; a zero is not (counting an absent word is cheap, and a cached zero
- * would hide a word indexed a moment later).
+ * How many of one end user's chunks match `match` (a word within the owner token, or the
+ * owner token alone under the key ""), counted through FTS5 itself so a word is stemmed as
+ * the index stems it, and within the owner token so other tenants' data never changes which
+ * words a search keeps. Counting walks postings, so positive counts are cached; a zero is
+ * not (counting an absent word is cheap, and a cached zero would hide a word indexed a
+ * moment later).
  */
-function documentCount(db: Database, owner: string, word: string): number {
+function cachedCount(db: Database, owner: string, key: string, match: string): number {
   let cache = docCountCache.get(db);
   if (!cache || Date.now() - cache.at > DOC_COUNT_TTL_MS || cache.size > DOC_COUNT_MAX_TERMS) {
     docCountCache.set(db, (cache = { at: Date.now(), size: 0, byOwner: new Map() }));
   }
   let counts = cache.byOwner.get(owner);
   if (!counts) cache.byOwner.set(owner, (counts = new Map()));
-  const cached = counts.get(word);
+  const cached = counts.get(key);
   if (cached !== undefined) return cached;
-  const match = `owner_token : "${owner}" AND text : ${quoted(word)}`;
   const count = db.query<{ n: number }, [string]>("SELECT COUNT(*) AS n FROM chunks_fts WHERE chunks_fts MATCH ?").get(match)!.n;
   if (count > 0) {
-    counts.set(word, count);
+    counts.set(key, count);
     cache.size++;
   }
   return count;
 }
+
+const documentCount = (db: Database, owner: string, word: string) => cachedCount(db, owner, word, `owner_token : "${owner}" AND text : ${quoted(word)}`);
+const ownerChunkCount = (db: Database, owner: string) => cachedCount(db, owner, "", `owner_token : "${owner}"`);
 
 /** Postings a keyword query may walk: bounds its cost on large libraries (about 10 ms at 100k chunks on 2 cores). */
 const POSTINGS_BUDGET = 5_000;
@@ -226,6 +229,9 @@ const POSTINGS_BUDGET = 5_000;
  * side still sees the whole query.
  */
 function informativeWords(db: Database, owner: string, words: string[]): string[] {
+  // A library that fits the budget whole is searched with every word: counting each word's
+  // postings there costs more than the search it would trim (1M chunks over 1,000 users).
+  if (ownerChunkCount(db, owner) <= POSTINGS_BUDGET) return words;
   const counted = words.map((w) => ({ w, docs: documentCount(db, owner, w) })).filter((x) => x.docs > 0);
   counted.sort((a, b) => a.docs - b.docs);
   const kept: string[] = [];

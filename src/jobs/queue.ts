@@ -210,7 +210,14 @@ export class JobQueue {
   }
 }
 
-/** Scheduled purge: finished jobs older than a week. Dead jobs stay for an operator to read. */
+const DAY_MS = 86_400_000;
+
+/**
+ * Scheduled purge: finished jobs after a week; dead jobs after 30 days, long enough for an
+ * operator to read why they died, short enough that a job revived again and again (a
+ * verification whose storage stays down) cannot grow the table without bound.
+ */
 export function purgeFinishedJobs(db: Database, now: Date): number {
-  return db.query("DELETE FROM jobs WHERE state = 'done' AND updated_at <= ?").run(new Date(now.getTime() - 7 * 86_400_000).toISOString()).changes;
+  const before = (days: number) => new Date(now.getTime() - days * DAY_MS).toISOString();
+  return db.query("DELETE FROM jobs WHERE (state = 'done' AND updated_at <= ?) OR (state = 'dead' AND updated_at <= ?)").run(before(7), before(30)).changes;
 }

@@ -43,3 +43,25 @@ test("purge-idempotency-keys drops keys past 24 hours and keeps younger ones", a
   await t.runTask("purge-idempotency-keys");
   expect(rows()).toBe(1);
 });
+
+test("purge-finished-jobs drops done jobs after a week and dead ones after 30 days, never queued or running ones", async () => {
+  const t = await makeTestApp();
+  const insert = t.deps.db.query(
+    "INSERT INTO jobs (id, type, payload, state, attempts, max_attempts, run_at, created_at, updated_at) VALUES (?, 'test.kind', '{}', ?, 1, 5, ?, ?, ?)",
+  );
+  const at = t.clock.now().toISOString();
+  for (const state of ["done", "dead", "queued", "running"]) insert.run(`job_${state}`, state, at, at, at);
+  const left = () => t.deps.db.query<{ id: string }, []>("SELECT id FROM jobs WHERE type = 'test.kind' ORDER BY id").all().map((r) => r.id);
+  t.clock.advance(8 * DAY);
+  await t.runTask("purge-finished-jobs");
+  expect(left()).toEqual(["job_dead", "job_queued", "job_running"]);
+  t.clock.advance(23 * DAY);
+  await t.runTask("purge-finished-jobs");
+  expect(left()).toEqual(["job_queued", "job_running"]);
+});
+
+test("the stuck-verification sweep reads the partial index, not the whole recordings table", async () => {
+  const t = await makeTestApp();
+  const plan = t.deps.db.query<{ detail: string }, []>("EXPLAIN QUERY PLAN SELECT id, project_id, mode FROM recordings WHERE verification = 'pending'").all();
+  expect(plan.map((p) => p.detail).join(" ")).toContain("recordings_verifying");
+});

@@ -63,3 +63,27 @@ describe("keyword search without an embedding model", () => {
     expect((await lib.search("meeting")).length).toBe(8);
   });
 });
+
+describe("BM25 over one end user's library (rankLibrary)", () => {
+  test("with one tenant it scores exactly as FTS5's bm25() does, word by word and in sum", async () => {
+    const { rankLibrary } = await import("../../src/modules/search/library-bm25");
+    const { ownerToken } = await import("../../src/modules/search/store");
+    const { BUDGET, DOCTOR, HIKING } = await import("./search-corpus");
+    const t = await makeTestApp({ env: { PARLEY_EMBEDDING_MODEL: "all-minilm-l6-v2" } });
+    const tenant = makeTenant(t.deps);
+    const endUser = (await t.call("POST", "/v1/end-users", { key: tenant.test, body: {} })).body.id as string;
+    const scope = { projectId: tenant.project.id, mode: "test" as const };
+    for (const lines of [BUDGET, DOCTOR, HIKING]) seedTranscript(t.deps, scope, { endUserId: endUser, recordedAt: null, lines });
+    await t.deps.queue.drain();
+    const owner = ownerToken(scope, endUser);
+    for (const words of [["marketing", "budget", "quarter"], ["blood", "pressure"], ["hiking", "mountains", "boots"]]) {
+      const ours = rankLibrary(t.deps.db, owner, words);
+      const fts = t.deps.db
+        .query<{ rowid: number; s: number }, [string]>("SELECT rowid, bm25(chunks_fts, 0.0, 1.0) AS s FROM chunks_fts WHERE chunks_fts MATCH ?")
+        .all(`owner_token : "${owner}" AND text : (${words.map((w) => `"${w}"`).join(" OR ")})`);
+      expect(fts.length).toBeGreaterThan(0);
+      expect([...ours.keys()].sort()).toEqual(fts.map((r) => r.rowid).sort());
+      for (const r of fts) expect(ours.get(r.rowid)!).toBeCloseTo(-r.s, 9);
+    }
+  });
+});

@@ -3,6 +3,7 @@ import { sha256Hex } from "../../crypto";
 import type { Tenant } from "../../http/credentials";
 import { newId } from "../../ids";
 import type { Chunk } from "./chunking";
+import { quoted, rankLibrary } from "./library-bm25";
 
 /** A chunk row as search results need it (spec 2.10 minus score). */
 export type ChunkRecord = {
@@ -169,8 +170,6 @@ export function vectorCandidates(db: Database, filter: ChunkFilter, vector: Floa
     .map((r) => r.chunk_rowid);
 }
 
-/** A word as an FTS5 string: never read as query syntax. */
-const quoted = (word: string) => `"${word.replaceAll('"', '""')}"`;
 
 /** Positive document counts per owner token and word, per connection. */
 type DocCounts = { at: number; size: number; byOwner: Map<string, Map<string, number>> };
@@ -229,9 +228,6 @@ const POSTINGS_BUDGET = 5_000;
  * side still sees the whole query.
  */
 function informativeWords(db: Database, owner: string, words: string[]): string[] {
-  // A library that fits the budget whole is searched with every word: counting each word's
-  // postings there costs more than the search it would trim (1M chunks over 1,000 users).
-  if (ownerChunkCount(db, owner) <= POSTINGS_BUDGET) return words;
   const counted = words.map((w) => ({ w, docs: documentCount(db, owner, w) })).filter((x) => x.docs > 0);
   counted.sort((a, b) => a.docs - b.docs);
   const kept: string[] = [];
@@ -244,13 +240,36 @@ function informativeWords(db: Database, owner: string, words: string[]): string[
   return kept;
 }
 
+/** The best of a library's scores (rankLibrary) that pass the recording and date filters, best first, newest on a tie. */
+function bestWithinFilters(db: Database, filter: ChunkFilter, scores: Map<number, number>, limit: number): number[] {
+  let ranked = [...scores].sort((a, b) => b[1] - a[1] || b[0] - a[0]).map(([rowid]) => rowid);
+  const extra = chunkFilterSql(filter, "");
+  if (extra.sql && ranked.length > 0) {
+    const allowed = new Set(
+      db
+        .query<{ rowid: number }, SQLQueryBindings[]>(
+          `SELECT rowid FROM chunks WHERE rowid IN (SELECT value FROM json_each(?)) AND project_id = ? AND mode = ? AND end_user_id = ?${extra.sql}`,
+        )
+        .all(JSON.stringify(ranked), filter.projectId, filter.mode, filter.endUserId, ...extra.params)
+        .map((r) => r.rowid),
+    );
+    ranked = ranked.filter((rowid) => allowed.has(rowid));
+  }
+  return ranked.slice(0, limit);
+}
+
 /**
  * Best BM25 matches of any query word, best first, within the end user's postings only
- * (the owner token). Without filters FTS5 answers alone; the chunks table is joined only
- * to apply recording and date filters.
+ * (the owner token). A library within the postings budget is scored by rankLibrary (BM25
+ * over the end user's own chunks, without bm25()'s walk over every tenant's postings); a
+ * larger one by FTS5's bm25() over the informative words, where FTS5 answers alone
+ * without filters and the chunks table is joined only to apply recording and date filters.
  */
 export function keywordCandidates(db: Database, filter: ChunkFilter, words: string[], limit: number): number[] {
   const owner = ownerToken(filter, filter.endUserId);
+  const total = ownerChunkCount(db, owner);
+  if (total === 0) return [];
+  if (total <= POSTINGS_BUDGET) return bestWithinFilters(db, filter, rankLibrary(db, owner, words), limit);
   const useful = informativeWords(db, owner, words);
   if (useful.length === 0) return [];
   const match = `owner_token : "${owner}" AND text : (${useful.map(quoted).join(" OR ")})`;

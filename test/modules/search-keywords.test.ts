@@ -77,7 +77,7 @@ describe("BM25 over one end user's library (rankLibrary)", () => {
     await t.deps.queue.drain();
     const owner = ownerToken(scope, endUser);
     for (const words of [["marketing", "budget", "quarter"], ["blood", "pressure"], ["hiking", "mountains", "boots"]]) {
-      const ours = rankLibrary(t.deps.db, owner, words);
+      const ours = rankLibrary(t.deps.db, owner, words, 5_000);
       const fts = t.deps.db
         .query<{ rowid: number; s: number }, [string]>("SELECT rowid, bm25(chunks_fts, 0.0, 1.0) AS s FROM chunks_fts WHERE chunks_fts MATCH ?")
         .all(`owner_token : "${owner}" AND text : (${words.map((w) => `"${w}"`).join(" OR ")})`);
@@ -85,5 +85,9 @@ describe("BM25 over one end user's library (rankLibrary)", () => {
       expect([...ours.keys()].sort()).toEqual(fts.map((r) => r.rowid).sort());
       for (const r of fts) expect(ours.get(r.rowid)!).toBeCloseTo(-r.s, 9);
     }
+    // Past the budget of term frequencies read, a word only makes its chunks candidates; the rarest is always weighed.
+    const bounded = rankLibrary(t.deps.db, owner, ["mountains", "marketing"], 0);
+    expect(Math.max(...bounded.values())).toBeGreaterThan(0.01);
+    expect([...bounded.values()].filter((v) => v < 0.01)).toEqual([1e-6]);
   });
 });

@@ -36,9 +36,9 @@ type Hit = { rowid: number; sz: Uint8Array; marked: string };
  * average length, term frequencies (from highlight(), which marks each match) and lengths
  * (from %_docsize) are the end user's. The formula is FTS5's: k1 1.2, b 0.75, idf floored
  * near zero for words in half the library or more. Meant for libraries within the postings
- * budget, where every query word's matches are few enough to read.
+ * budget; the term frequencies read are bounded by it too.
  */
-export function rankLibrary(db: Database, owner: string, words: string[]): Map<number, number> {
+export function rankLibrary(db: Database, owner: string, words: string[], budget: number): Map<number, number> {
   const scores = new Map<number, number>();
   const lengths = db
     .query<{ sz: Uint8Array }, [string]>("SELECT d.sz FROM chunks_fts JOIN chunks_fts_docsize d ON d.id = chunks_fts.rowid WHERE chunks_fts MATCH ?")
@@ -46,15 +46,22 @@ export function rankLibrary(db: Database, owner: string, words: string[]): Map<n
   const total = lengths.length;
   if (total === 0) return scores;
   const avgdl = lengths.reduce((sum, r) => sum + tokenCount(r.sz), 0) / total || 1;
-  for (const word of words) {
+  const matched = words.map((word) => {
     const match = `owner_token : "${owner}" AND text : ${quoted(word)}`;
     const rowids = db.query<{ rowid: number }, [string]>("SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH ?").all(match);
-    const idf = Math.log((total - rowids.length + 0.5) / (rowids.length + 0.5));
-    if (idf <= FLOOR) {
-      // A word in half the library or more: it only makes its chunks candidates (FTS5's floor).
+    return { match, rowids, idf: Math.log((total - rowids.length + 0.5) / (rowids.length + 0.5)) };
+  });
+  // Rarest first, reading term frequencies while the matches read fit the budget (a long
+  // query of middling words stays bounded); the rarest word is always weighed in full.
+  matched.sort((a, b) => a.rowids.length - b.rowids.length);
+  let read = 0;
+  for (const { match, rowids, idf } of matched) {
+    if (idf <= FLOOR || (read > 0 && read + rowids.length > budget)) {
+      // A word in half the library or more (FTS5's floor), or past the budget: its chunks are candidates only.
       for (const { rowid } of rowids) scores.set(rowid, (scores.get(rowid) ?? 0) + FLOOR);
       continue;
     }
+    read += rowids.length;
     const hits = db
       .query<Hit, [string]>(
         `SELECT chunks_fts.rowid AS rowid, d.sz AS sz, highlight(chunks_fts, 1, char(1), '') AS marked

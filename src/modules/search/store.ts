@@ -269,7 +269,7 @@ export function keywordCandidates(db: Database, filter: ChunkFilter, words: stri
   const owner = ownerToken(filter, filter.endUserId);
   const total = ownerChunkCount(db, owner);
   if (total === 0) return [];
-  if (total <= POSTINGS_BUDGET) return bestWithinFilters(db, filter, rankLibrary(db, owner, words), limit);
+  if (total <= POSTINGS_BUDGET) return bestWithinFilters(db, filter, rankLibrary(db, owner, words, POSTINGS_BUDGET), limit);
   const useful = informativeWords(db, owner, words);
   if (useful.length === 0) return [];
   const match = `owner_token : "${owner}" AND text : (${useful.map(quoted).join(" OR ")})`;

@@ -1,7 +1,7 @@
 import { existsSync, statSync } from "node:fs";
 import type { ChatHistoryItem, Llama, LlamaChat, LlamaContext, LlamaModel } from "node-llama-cpp";
 import type { GpuSetting } from "./gpu";
-import { type Completion, type CompletionRequest, type Llm, LlmUnavailableError } from "./llm";
+import { type Completion, type CompletionRequest, type Llm, LlmUnavailableError, stripReasoning } from "./llm";
 import { MissingModelError } from "./missing-model";
 
 export type LlamaOptions = {
@@ -18,15 +18,6 @@ export type LlamaOptions = {
 const TINY_MODEL_BYTES = 50 * 1024 ** 2;
 
 type Loaded = { llama: Llama; model: LlamaModel; context: LlamaContext; chat: LlamaChat };
-
-/** Reasoning models think aloud between these tags; a summary or answer never includes it. */
-export function stripReasoning(text: string): string {
-  return text
-    .replace(/<think>[\s\S]*?<\/think>/g, "")
-    .replace(/^[\s\S]*?<\/think>/, "") // an opening tag the chat template already emitted
-    .replace(/<think>[\s\S]*$/, "") // cut off mid-thought by maxTokens
-    .trim();
-}
 
 const STOP: Record<string, Completion["finishReason"]> = { maxTokens: "length", abort: "error" };
 

@@ -28,5 +28,14 @@ export interface Llm {
   complete(request: CompletionRequest): Promise<Completion>;
 }
 
+/** Reasoning models think aloud between these tags; a summary or answer never includes it. */
+export function stripReasoning(text: string): string {
+  return text
+    .replace(/<think>[\s\S]*?<\/think>/g, "")
+    .replace(/^[\s\S]*?<\/think>/, "") // an opening tag the chat template already emitted
+    .replace(/<think>[\s\S]*$/, "") // cut off mid-thought by maxTokens
+    .trim();
+}
+
 /** Thrown when the model cannot be used at all (missing file, server down): 502 for Ask, failed summary. */
 export class LlmUnavailableError extends Error {}

@@ -1,5 +1,4 @@
-import { stripReasoning } from "./llama-llm";
-import { type ChatMessage, type Completion, type Llm, LlmUnavailableError } from "./llm";
+import { type ChatMessage, type Completion, type Llm, LlmUnavailableError, stripReasoning } from "./llm";
 
 export type OpenAiCompatibleOptions = {
   /** Base URL including the API prefix, as servers document it: http://gpu-box:8000/v1 (vLLM), http://host:11434/v1 (Ollama). */

@@ -3,7 +3,8 @@ import { describe, expect, test } from "bun:test";
 import { z } from "zod";
 import { ensureTestModels } from "../../scripts/test-models/cache";
 import { TINY_GGUF_CONTEXT } from "../../scripts/test-models/gguf";
-import { LlamaLlm, stripReasoning } from "../../src/engines/llama-llm";
+import { LlamaLlm } from "../../src/engines/llama-llm";
+import { stripReasoning } from "../../src/engines/llm";
 import { MissingModelError } from "../../src/engines/missing-model";
 import { makeTempDir, makeTestDeps } from "../helpers";
 

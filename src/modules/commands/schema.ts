@@ -1,14 +1,13 @@
 import { z } from "zod";
 import { pageQuery } from "../../http/pagination";
 import { metadataSchema } from "../../http/schemas";
-import { strictBody } from "../devices/schema";
 
 /** Types a caller may create through POST /commands; factory_reset only comes from POST /reset. */
 export const CREATABLE_TYPES = ["start_recording", "stop_recording", "trigger_upload"] as const;
 export type CommandType = (typeof CREATABLE_TYPES)[number] | "factory_reset";
 export type CommandStatus = "pending" | "delivered" | "executed" | "failed" | "expired" | "cancelled";
 
-export const createCommandBody = strictBody({
+export const createCommandBody = z.strictObject({
   // A plain string here, checked in the service, so factory_reset gets its own explanation.
   type: z.string().min(1).max(64),
   params: z

@@ -5,7 +5,7 @@ import { authentication, authorize } from "../../http/auth";
 import { idempotent } from "../../http/idempotency";
 import { pageQuery } from "../../http/pagination";
 import { idParam } from "../../http/schemas";
-import { DEVICE_MODELS, strictBody } from "../devices/schema";
+import { DEVICE_MODELS } from "../devices/schema";
 import { assignOta, cancelOta, firmwareDownload, getOta, listOta } from "./ota";
 import { authorizeReleaseWriter, getPublishedRelease, listReleases, publishRelease, uploadFirmware } from "./releases";
 
@@ -40,7 +40,7 @@ export function firmwareRoutes(deps: Deps) {
       },
       {
         params: idParam,
-        body: strictBody({ firmware_release_id: z.string().min(1).max(100) }),
+        body: z.strictObject({ firmware_release_id: z.string().min(1).max(100) }),
         detail: {
           summary: "Assign firmware over the air",
           description: "Scope devices:write. 201 pending assignment. 404 not_found (FirmwareRelease not found) for an unknown or unpublished release; 409 resource_conflict while one is in flight.",

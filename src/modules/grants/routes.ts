@@ -3,7 +3,6 @@ import { z } from "zod";
 import type { Deps } from "../../deps";
 import { authentication, authorize } from "../../http/auth";
 import { idParam } from "../../http/schemas";
-import { strictBody } from "../devices/schema";
 import { grantVerificationKey, issueDeprovisionGrant, issueWifiGrant } from "./service";
 
 const expiresIn = z.number().int().min(60).max(3600);
@@ -17,7 +16,7 @@ export function grantsRoutes(deps: Deps) {
       ({ principal, params, body }) => issueWifiGrant(db, serverSecret, authorize(principal, "devices:write"), params.id, body?.expires_in_seconds ?? 900, clock.now()),
       {
         params: idParam,
-        body: strictBody({ expires_in_seconds: expiresIn.default(900) }).optional(),
+        body: z.strictObject({ expires_in_seconds: expiresIn.default(900) }).optional(),
         detail: { summary: "WiFi configuration grant", description: "Scope devices:write. Signed (Ed25519), expiring, single-use grant. 400 device_not_wifi_capable; 404 not_found." },
       },
     )
@@ -26,7 +25,7 @@ export function grantsRoutes(deps: Deps) {
       ({ principal, params, body }) => issueDeprovisionGrant(db, serverSecret, authorize(principal, "devices:write"), params.id, body.nonce, body.expires_in_seconds, clock.now()),
       {
         params: idParam,
-        body: strictBody({ nonce: z.string().regex(/^[A-Za-z0-9_-]{16,128}$/, "must be 16-128 letters, digits, hyphens or underscores"), expires_in_seconds: expiresIn.default(300) }),
+        body: z.strictObject({ nonce: z.string().regex(/^[A-Za-z0-9_-]{16,128}$/, "must be 16-128 letters, digits, hyphens or underscores"), expires_in_seconds: expiresIn.default(300) }),
         detail: { summary: "Deprovision grant", description: "Scope devices:write. Signed grant bound to the nonce the device generated. 404 not_found." },
       },
     )

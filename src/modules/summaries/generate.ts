@@ -1,4 +1,4 @@
-import { stripReasoning } from "../../engines/llama-llm";
+import { stripReasoning } from "../../engines/llm";
 import type { ChatMessage, Completion, Llm } from "../../engines/llm";
 import type { Segment } from "../transcriptions/schema";
 import { MAP_PROMPT, renderSummary, type Template } from "./templates";

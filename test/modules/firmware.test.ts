@@ -149,7 +149,11 @@ describe("POST /firmware-releases and /publish (live secret keys only)", () => {
     const res = await t.app.handle(new Request(`http://localhost/v1/firmware-releases?${query}`, { method: "POST", headers, body }));
     return { status: res.status, body: (await res.json()) as any, headers: res.headers };
   }
-  const leftovers = () => readdirSync(join(t.deps.config.dataDir, "firmware")).filter((f) => f.endsWith(".tmp"));
+  // Partial images: beside the releases (the CLI's temp name) or in the atomic writer's temp folder.
+  const leftovers = () => [
+    ...readdirSync(join(t.deps.config.dataDir, "firmware")).filter((f) => f.endsWith(".tmp")),
+    ...readdirSync(join(t.deps.config.dataDir, ".tmp")),
+  ];
 
   test("the raw body becomes a draft with its sha256; publish lists it and makes it assignable and downloadable", async () => {
     const r = await upload("version=10.0.0&model=parley_pin&notes=api%20upload", bytes);

@@ -1,14 +1,14 @@
 import type { Database } from "bun:sqlite";
 import { createHash } from "node:crypto";
 import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
-import { open } from "node:fs/promises";
 import { join } from "node:path";
 import { sha256Hex } from "../../crypto";
 import type { Principal } from "../../http/auth";
 import { ApiError } from "../../http/errors";
 import type { Page, PageRequest } from "../../http/pagination";
 import { newId } from "../../ids";
-import { chunksOf } from "../../storage";
+import { chunksOf, ObjectTooLargeError } from "../../storage";
+import { LocalStorage } from "../../storage/local";
 import { type FirmwareRow, findFirmware, findFirmwareByVersion, insertFirmware, listFirmwareRows, publishFirmware } from "./store";
 
 /** The firmware release record (its fields are "not shown" in the spec; decision 025). */
@@ -103,34 +103,34 @@ export function addFirmware(db: Database, dataDir: string, r: NewRelease, now: D
 }
 
 /**
- * POST /firmware-releases: streams the raw request body to a temp file while hashing it
- * (never the whole image in memory), renames it under the new release id, and records a
+ * POST /firmware-releases: streams the raw request body into the firmware folder through
+ * the same atomic local write as audio (temp file, fsync, rename: never the whole image in
+ * memory, never half a file under a release id), hashing it on the way, and records a
  * draft. Over FIRMWARE_MAX_BYTES is 413 and leaves nothing behind.
  */
 export async function uploadFirmware(db: Database, dataDir: string, r: ReleaseMeta, body: ReadableStream<Uint8Array> | null, now: Date): Promise<FirmwareRelease> {
   checkNewRelease(db, r);
   const id = newId("fw_", now.getTime());
-  const path = firmwarePath(dataDir, id);
-  mkdirSync(join(dataDir, "firmware"), { recursive: true });
-  const tooLarge = () => new ApiError("payload_too_large", `Firmware images are limited to ${FIRMWARE_MAX_BYTES} bytes.`);
+  const images = new LocalStorage(dataDir);
+  const key = `firmware/${id}.bin`;
   const hash = createHash("sha256");
-  let size = 0;
-  const out = await open(`${path}.tmp`, "w");
-  try {
+  async function* hashed() {
     for await (const chunk of chunksOf(body ?? new Blob([]).stream())) {
-      size += chunk.byteLength;
-      if (size > FIRMWARE_MAX_BYTES) throw tooLarge();
       hash.update(chunk);
-      await out.write(chunk);
+      yield chunk;
     }
-    if (size === 0) throw new ApiError("validation_error", "The request body must be the firmware image; it was empty.", { param: "body" });
+  }
+  let size: number;
+  try {
+    ({ size } = await images.write(key, hashed(), { maxBytes: FIRMWARE_MAX_BYTES }));
   } catch (err) {
-    await out.close();
-    rmSync(`${path}.tmp`, { force: true });
+    if (err instanceof ObjectTooLargeError) throw new ApiError("payload_too_large", `Firmware images are limited to ${FIRMWARE_MAX_BYTES} bytes.`);
     throw err;
   }
-  await out.close();
-  renameSync(`${path}.tmp`, path);
+  if (size === 0) {
+    await images.remove(key);
+    throw new ApiError("validation_error", "The request body must be the firmware image; it was empty.", { param: "body" });
+  }
   return recordRelease(db, dataDir, r, id, { sha256: hash.digest("hex"), size }, false, now);
 }
 

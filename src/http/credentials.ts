@@ -8,14 +8,13 @@ export type CredentialKind = "secret" | "restricted" | "device" | "upload" | "re
 /** Which project and mode a row belongs to; every store query filters on both. */
 export type Tenant = { projectId: string; mode: Mode };
 
+/** A live credential as the auth path needs it: only the columns a caller reads. */
 export type CredentialRow = {
   id: string;
   kind: CredentialKind;
   project_id: string;
   organization_id: string;
   mode: Mode;
-  hint: string;
-  name: string | null;
   scopes: string | null;
   end_user_id: string | null;
   device_id: string | null;
@@ -23,9 +22,6 @@ export type CredentialRow = {
   command_id: string | null;
   expires_at: string | null;
   used_at: string | null;
-  revoked_at: string | null;
-  last_used_at: string | null;
-  created_at: string;
 };
 
 const TOKEN_PREFIX: Record<CredentialKind, (mode: Mode) => string> = {
@@ -78,12 +74,66 @@ export function issueCredential(db: Database, c: IssueCredential): { id: string;
   return { id, token, hint };
 }
 
+/**
+ * Live credentials by token hash, one cache per connection, so a request's credential
+ * usually costs one PRAGMA instead of two lookups (decision 008). Never stale:
+ * - every write to the credentials table in this process goes through forgetCachedCredentials;
+ * - PRAGMA data_version changes when another connection commits (the `parley keys revoke`
+ *   CLI in another process), and then the whole cache is dropped;
+ * - expiry is checked on every use, against the clock of the request.
+ */
+type CredentialCache = { rows: Map<string, CredentialRow>; dataVersion: number; readDataVersion: () => number };
+
+/** Far above any fleet this appliance serves; past it the cache starts over rather than grow. */
+const MAX_CACHED_CREDENTIALS = 100_000;
+const credentialCaches = new WeakMap<Database, CredentialCache>();
+
+function cacheOf(db: Database): CredentialCache {
+  let cache = credentialCaches.get(db);
+  if (!cache) {
+    const statement = db.prepare<{ data_version: number }, []>("PRAGMA data_version");
+    cache = { rows: new Map(), dataVersion: -1, readDataVersion: () => statement.get()!.data_version };
+    credentialCaches.set(db, cache);
+  }
+  return cache;
+}
+
+/** Call after any write to the credentials table: the next lookup reads the table again. */
+export function forgetCachedCredentials(db: Database): void {
+  credentialCaches.get(db)?.rows.clear();
+}
+
 /** The live credential a bearer value stands for, or null when unknown, revoked or expired. */
 export function findLiveCredential(db: Database, token: string, now: Date): CredentialRow | null {
+  const cache = cacheOf(db);
+  const dataVersion = cache.readDataVersion();
+  if (dataVersion !== cache.dataVersion) {
+    cache.rows.clear();
+    cache.dataVersion = dataVersion;
+  }
+  const hash = sha256Hex(token);
+  let row = cache.rows.get(hash) ?? null;
+  if (!row) {
+    row = readLiveCredential(db, hash);
+    // Not from inside a transaction: a row read there could be rolled back after.
+    if (row && !db.inTransaction) {
+      if (cache.rows.size >= MAX_CACHED_CREDENTIALS) cache.rows.clear();
+      cache.rows.set(hash, row);
+    }
+  }
+  if (row?.expires_at && row.expires_at <= now.toISOString()) return null;
+  return row;
+}
+
+function readLiveCredential(db: Database, hash: string): CredentialRow | null {
   // No JOIN with projects: measured 3x slower than separate lookups on this hot path.
-  const row = db.query<Omit<CredentialRow, "organization_id">, [string]>("SELECT * FROM credentials WHERE token_hash = ?").get(sha256Hex(token));
-  if (!row || row.revoked_at) return null;
-  if (row.expires_at && row.expires_at <= now.toISOString()) return null;
+  const row = db
+    .query<Omit<CredentialRow, "organization_id">, [string]>(
+      `SELECT id, kind, project_id, mode, scopes, end_user_id, device_id, recording_id, command_id, expires_at, used_at
+         FROM credentials WHERE token_hash = ? AND revoked_at IS NULL`,
+    )
+    .get(hash);
+  if (!row) return null;
   const organizationId = organizationOf(db, row.project_id);
   return organizationId ? { ...row, organization_id: organizationId } : null;
 }
@@ -109,8 +159,7 @@ export function credentialOfRequest(db: Database, request: Request, now: Date): 
   return row;
 }
 
-// A project never changes organization, so this one lookup of the auth path is cached.
-// (The credential itself is read every time: a revocation takes effect at once.)
+// A project never changes organization, so this lookup of the auth path is cached for good.
 const organizationByProject = new Map<string, string>();
 
 function organizationOf(db: Database, projectId: string): string | null {
@@ -127,6 +176,7 @@ export function revokeDeviceCredentials(db: Database, deviceId: string, now: Dat
     now.toISOString(),
     deviceId,
   );
+  forgetCachedCredentials(db);
 }
 
 /**
@@ -134,7 +184,9 @@ export function revokeDeviceCredentials(db: Database, deviceId: string, now: Dat
  * racing requests exactly one wins.
  */
 export function consumeCredential(db: Database, id: string, now: Date): boolean {
-  return db.query("UPDATE credentials SET used_at = ? WHERE id = ? AND used_at IS NULL").run(now.toISOString(), id).changes === 1;
+  const won = db.query("UPDATE credentials SET used_at = ? WHERE id = ? AND used_at IS NULL").run(now.toISOString(), id).changes === 1;
+  forgetCachedCredentials(db);
+  return won;
 }
 
 /** How long a spent token's row is kept after it stopped working, for diagnosis. */
@@ -147,10 +199,12 @@ export const SPENT_TOKEN_RETENTION_MS = 7 * 24 * 60 * 60 * 1000;
  */
 export function purgeSpentTokens(db: Database, now: Date): number {
   const cutoff = new Date(now.getTime() - SPENT_TOKEN_RETENTION_MS).toISOString();
-  return db
+  const purged = db
     .query(
       `DELETE FROM credentials WHERE kind IN ('upload', 'reset', 'device')
          AND (expires_at <= ?1 OR used_at <= ?1 OR revoked_at <= ?1)`,
     )
     .run(cutoff).changes;
+  forgetCachedCredentials(db);
+  return purged;
 }

@@ -1,5 +1,5 @@
 import type { Database } from "bun:sqlite";
-import type { Tenant } from "../../http/credentials";
+import { forgetCachedCredentials, type Tenant } from "../../http/credentials";
 import { type Page, type PageRequest, paginate } from "../../http/pagination";
 import type { CommandStatus, CommandType } from "./schema";
 
@@ -107,6 +107,7 @@ export function cancelOpenCommands(db: Database, tenant: Tenant, deviceId: strin
     `UPDATE credentials SET revoked_at = ? WHERE kind = 'reset' AND device_id = ? AND revoked_at IS NULL
        AND command_id IN (SELECT id FROM device_commands WHERE device_id = ? AND status IN ('pending', 'delivered'))`,
   ).run(now, deviceId, deviceId);
+  forgetCachedCredentials(db);
   return db
     .query("UPDATE device_commands SET status = 'cancelled', cancelled_at = ? WHERE device_id = ? AND status IN ('pending', 'delivered') AND project_id = ? AND mode = ?")
     .run(now, deviceId, tenant.projectId, tenant.mode).changes;
@@ -115,4 +116,5 @@ export function cancelOpenCommands(db: Database, tenant: Tenant, deviceId: strin
 /** A cancelled factory reset's rct_ credential stops working with it. */
 export function revokeResetCredential(db: Database, commandId: string, now: string): void {
   db.query("UPDATE credentials SET revoked_at = ? WHERE kind = 'reset' AND command_id = ? AND revoked_at IS NULL").run(now, commandId);
+  forgetCachedCredentials(db);
 }

@@ -1,5 +1,5 @@
 import type { Database } from "bun:sqlite";
-import { issueCredential, type Mode } from "../../http/credentials";
+import { forgetCachedCredentials, issueCredential, type Mode } from "../../http/credentials";
 import { ApiError } from "../../http/errors";
 import { isScope, SCOPES } from "../../http/scopes";
 import { findProjectByName } from "../projects/store";
@@ -48,5 +48,6 @@ export function listApiKeys(db: Database, projectName: string): ApiKey[] {
 
 export function revokeApiKey(db: Database, keyId: string, now: Date): void {
   const changed = db.query("UPDATE credentials SET revoked_at = ? WHERE id = ? AND kind IN ('secret', 'restricted') AND revoked_at IS NULL").run(now.toISOString(), keyId).changes;
+  forgetCachedCredentials(db);
   if (!changed) throw new ApiError("not_found", `No live API key ${keyId}.`);
 }

@@ -6,7 +6,8 @@ import { MissingModelError } from "../../engines/missing-model";
 import { findRecording } from "../recordings/store";
 import { findTranscription, latestCompletedTranscription } from "../transcriptions/store";
 import { chunkSegments } from "./chunking";
-import { adoptIndexModel, countPendingChunks, type IndexState, pendingChunks, readIndexState, rebuildVectorTable, replaceRecordingChunks, storeVectors } from "./store";
+import { adoptIndexModel, countPendingChunks, type IndexState, pendingChunks, readIndexState, replaceRecordingChunks } from "./store";
+import { rebuildVectorTable, storeVectors } from "./vector-index";
 
 /** Enqueued by the pipeline (contract 4) in the transaction that completes a transcription. */
 export const INDEX_TRANSCRIPTION_JOB = "search.index_transcription";

@@ -1,0 +1,113 @@
+import type { Database, SQLQueryBindings } from "bun:sqlite";
+import { type ChunkFilter, chunkFilterSql, partitionOf, type PendingChunk, readIndexState } from "./store";
+
+/**
+ * Vectors are stored and queried at unit length: L2 distance then orders exactly as cosine,
+ * and sqlite-vec's L2 scan is faster than its cosine one. Distance sqrt(2) is cosine 0.
+ */
+export function unit(v: Float32Array): Float32Array {
+  const norm = Math.hypot(...v);
+  return norm > 0 && Math.abs(norm - 1) > 1e-6 ? v.map((x) => x / norm) : v;
+}
+
+/** L2 distance of orthogonal unit vectors, less a margin for float rounding (cosine ~0.001). */
+const NO_SIMILARITY = Math.SQRT2 - 1e-3;
+
+/**
+ * How an end user's nearest chunks are found: `exact` scans every float vector; `quantized`
+ * scans one bit per dimension (the sign, `vec_quantize_binary`) for OVERSAMPLE times the
+ * neighbours wanted and rescores those with the exact floats (decision 066).
+ */
+export type VectorScan = "exact" | "quantized";
+
+/**
+ * Libraries up to this many chunks are scanned exactly: sqlite-vec has no SIMD float path in
+ * the build we ship, and its exact scan costs about 0.75 ms per 1,000 vectors on 2 cores, so
+ * past this the scan alone would outgrow the 30 ms target (decision 064).
+ */
+export const EXACT_SCAN_MAX_CHUNKS = 20_000;
+
+/**
+ * Bit-scan candidates per neighbour wanted. sqlite-vec's KNN cost grows with k (at 100k
+ * vectors: ~5 ms at k 16, ~10 ms at 64, ~38 ms at 256), so the candidate set stays small;
+ * recall@16 at x4 is measured in test/modules/search-recall.test.ts and by bench/search.ts.
+ */
+export const OVERSAMPLE = 4;
+
+export const vectorScanFor = (libraryChunks: number): VectorScan => (libraryChunks > EXACT_SCAN_MAX_CHUNKS ? "quantized" : "exact");
+
+/** Dimensions a vector table can hold: sqlite-vec's bit vectors need a multiple of 8. */
+function checkDimension(dimension: number): void {
+  if (!Number.isInteger(dimension) || dimension < 8 || dimension > 8192 || dimension % 8 !== 0) {
+    throw new Error(`embedder dimension ${dimension} is not usable (a multiple of 8 up to 8192 is)`);
+  }
+}
+
+/**
+ * Drops every vector and recreates the vector table for a new model; the generation bump
+ * marks every chunk as waiting for a vector. Runs in the caller's transaction.
+ */
+export function rebuildVectorTable(db: Database, model: string, dimension: number, now: Date): void {
+  checkDimension(dimension);
+  db.exec("DROP TABLE chunk_vectors");
+  db.exec(`CREATE VIRTUAL TABLE chunk_vectors USING vec0(
+    chunk_rowid INTEGER PRIMARY KEY, project_id TEXT PARTITION KEY, mode TEXT PARTITION KEY, end_user_id TEXT PARTITION KEY,
+    recording_id TEXT, recorded_at TEXT, embedding FLOAT[${dimension}], embedding_bits BIT[${dimension}])`);
+  db.query("UPDATE search_index SET model = ?, dimension = ?, generation = generation + 1, updated_at = ? WHERE id = 1").run(model, dimension, now.toISOString());
+}
+
+/** Stores vectors made under `generation`; a no-op if a re-index started meanwhile (their dimension may be stale). */
+export function storeVectors(db: Database, chunks: PendingChunk[], vectors: Float32Array[], generation: number): boolean {
+  return db.transaction(() => {
+    if (readIndexState(db).generation !== generation) return false;
+    const upsertDelete = db.query("DELETE FROM chunk_vectors WHERE chunk_rowid = ?");
+    const insert = db.query(
+      `INSERT INTO chunk_vectors (chunk_rowid, project_id, mode, end_user_id, recording_id, recorded_at, embedding, embedding_bits)
+       VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, vec_quantize_binary(?7))`,
+    );
+    const mark = db.query("UPDATE chunks SET embedded_generation = ? WHERE rowid = ?");
+    chunks.forEach((c, i) => {
+      // The chunk may have been replaced or deleted while it was being embedded.
+      if (!db.query("SELECT 1 FROM chunks WHERE rowid = ?").get(c.rowid)) return;
+      upsertDelete.run(c.rowid);
+      insert.run(c.rowid, c.project_id, c.mode, partitionOf(c.end_user_id), c.recording_id, c.recorded_at ?? "", unit(vectors[i]!));
+      mark.run(generation, c.rowid);
+    });
+    return true;
+  })();
+}
+
+type Neighbour = { chunk_rowid: number; distance: number };
+
+/** One KNN over the end user's partition, on the float column or on the bit column (hamming distance). */
+function knn(db: Database, filter: ChunkFilter, column: "embedding" | "embedding_bits", query: Float32Array, k: number): Neighbour[] {
+  const extra = chunkFilterSql(filter, "");
+  const match = column === "embedding" ? "embedding MATCH ?" : "embedding_bits MATCH vec_quantize_binary(?)";
+  return db
+    .query<Neighbour, SQLQueryBindings[]>(
+      `SELECT chunk_rowid, distance FROM chunk_vectors
+       WHERE ${match} AND k = ? AND project_id = ? AND mode = ? AND end_user_id = ?${extra.sql}
+       ORDER BY distance`,
+    )
+    .all(query, k, filter.projectId, filter.mode, filter.endUserId, ...extra.params);
+}
+
+/** The exact float distance of each candidate (a point lookup each), nearest first. */
+function rescore(db: Database, candidates: Neighbour[], query: Float32Array, k: number): Neighbour[] {
+  const exact = db.query<{ distance: number }, [Float32Array, number]>("SELECT vec_distance_l2(embedding, ?) AS distance FROM chunk_vectors WHERE chunk_rowid = ?");
+  return candidates
+    .map(({ chunk_rowid }) => ({ chunk_rowid, distance: exact.get(query, chunk_rowid)!.distance }))
+    .sort((a, b) => a.distance - b.distance || a.chunk_rowid - b.chunk_rowid)
+    .slice(0, k);
+}
+
+/**
+ * Nearest chunks, best first; the partition keys confine the scan to one end user. Chunks
+ * with no positive cosine similarity (L2 distance sqrt(2) or more between unit vectors)
+ * are not neighbours in any useful sense and are left out.
+ */
+export function vectorCandidates(db: Database, filter: ChunkFilter, vector: Float32Array, k: number, scan: VectorScan): number[] {
+  const query = unit(vector);
+  const nearest = scan === "exact" ? knn(db, filter, "embedding", query, k) : rescore(db, knn(db, filter, "embedding_bits", query, k * OVERSAMPLE), query, k);
+  return nearest.filter((r) => r.distance < NO_SIMILARITY).map((r) => r.chunk_rowid);
+}

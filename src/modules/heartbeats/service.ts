@@ -2,6 +2,7 @@ import type { Database } from "bun:sqlite";
 import type { Principal } from "../../http/auth";
 import type { Tenant } from "../../http/credentials";
 import { ApiError } from "../../http/errors";
+import { transactionOnce } from "../../db/transaction";
 import { recordEvent } from "../../events/outbox";
 import { applyCommandResults, deliverPendingCommands, reconcileRecordingCommands } from "../commands/runtime";
 import type { Command } from "../commands/schema";
@@ -25,34 +26,35 @@ export type HeartbeatResponse = { commands: Command[]; ota: OtaAssignment | null
  * then hand over pending commands (pending -> delivered) and the OTA assignment in flight.
  */
 export function recordHeartbeat(deps: CommandDeps, principal: Principal, deviceId: string, body: HeartbeatBody, now: Date): HeartbeatResponse {
-  const { db } = deps;
   if (principal.kind !== "device") throw new ApiError("forbidden", "Heartbeats are sent with the device's own token (dtok_).");
   if (principal.deviceId !== deviceId) throw new ApiError("forbidden", "This device token belongs to another device.");
-  const at = now.toISOString();
-  return db.transaction(() => {
-    const device = findDeviceRow(db, principal, deviceId);
-    if (!device || device.status !== "bound") throw new ApiError("unauthorized", "The credential is invalid, expired or revoked.");
-    writeHeartbeat(db, principal, deviceId, {
-      battery_percent: body.battery_percent,
-      storage_used_mb: body.storage_used_mb,
-      storage_total_mb: body.storage_total_mb,
-      signal_strength_dbm: body.signal_strength_dbm,
-      firmware_version: body.firmware_version,
-      recording_state: body.recording_state === undefined ? undefined : body.recording_state === null ? null : JSON.stringify(body.recording_state),
-      last_seen_by: body.channel,
-      last_synced_by: body.channel,
-      last_heartbeat_at: at,
-      last_synced_at: at,
-    });
-    if (body.battery_percent !== undefined) noteBattery(db, principal, device, body.battery_percent, at, now);
-    applyCommandResults(db, principal, deviceId, body.command_results ?? [], now);
-    const open = openCommands(db, principal, deviceId);
-    reconcileRecordingCommands(db, principal, open, body.recording_state?.device_state, now);
-    const commands = deliverPendingCommands(db, principal, open, now).map((row) => presentCommand(deps, principal, row));
-    const ota = otaForHeartbeat(db, principal, deviceId, body.ota_status, body.channel === "bluetooth", now);
-    return { commands, ota, server_time: at };
-  })();
+  return heartbeatTransaction(deps.db, deps, principal, deviceId, body, now);
 }
+
+const heartbeatTransaction = transactionOnce((db, deps: CommandDeps, principal: Principal, deviceId: string, body: HeartbeatBody, now: Date): HeartbeatResponse => {
+  const at = now.toISOString();
+  const device = findDeviceRow(db, principal, deviceId);
+  if (!device || device.status !== "bound") throw new ApiError("unauthorized", "The credential is invalid, expired or revoked.");
+  writeHeartbeat(db, principal, deviceId, {
+    battery_percent: body.battery_percent,
+    storage_used_mb: body.storage_used_mb,
+    storage_total_mb: body.storage_total_mb,
+    signal_strength_dbm: body.signal_strength_dbm,
+    firmware_version: body.firmware_version,
+    recording_state: body.recording_state === undefined ? undefined : body.recording_state === null ? null : JSON.stringify(body.recording_state),
+    last_seen_by: body.channel,
+    last_synced_by: body.channel,
+    last_heartbeat_at: at,
+    last_synced_at: at,
+  });
+  if (body.battery_percent !== undefined) noteBattery(db, principal, device, body.battery_percent, at, now);
+  applyCommandResults(db, principal, deviceId, body.command_results ?? [], now);
+  const open = openCommands(db, principal, deviceId);
+  reconcileRecordingCommands(db, principal, open, body.recording_state?.device_state, now);
+  const commands = deliverPendingCommands(db, principal, open, now).map((row) => presentCommand(deps, principal, row));
+  const ota = otaForHeartbeat(db, principal, deviceId, body.ota_status, body.channel === "bluetooth", now);
+  return { commands, ota, server_time: at };
+});
 
 /** Once per dip: fire below 20 when not yet fired; re-arm when the battery is back at 20 or more. */
 function noteBattery(db: Database, tenant: Tenant, device: DeviceRow, battery: number, at: string, now: Date): void {

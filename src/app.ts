@@ -1,12 +1,11 @@
+import type { Server } from "bun";
 import { Elysia } from "elysia";
 import type { Deps } from "./deps";
 import { accessLog } from "./http/access-log";
+import { beforeRouting } from "./http/before-routing";
 import { errorHandling } from "./http/errors";
 import { jsonBody } from "./http/json-body";
-import { rateLimiting } from "./http/rate-limit";
 import { buildOpenApiDocument } from "./http/openapi";
-import { requestId } from "./http/request-id";
-import { versioning } from "./http/versioning";
 import { configRoutes } from "./modules/config/routes";
 import { dashboardRoutes } from "./modules/dashboard/routes";
 import { commandsRoutes } from "./modules/commands/routes";
@@ -41,18 +40,17 @@ export function documentedRoutes(deps: Deps) {
 /** The whole HTTP surface: cross-cutting plugins first (their hooks only reach routes mounted after them), then modules. */
 export function createApp(deps: Deps) {
   let openapi: ReturnType<typeof buildOpenApiDocument> | undefined;
-  return new Elysia()
-    .use(requestId)
+  const app = new Elysia()
+    .use(beforeRouting(deps, (): Server<unknown> | null => app.server))
     .use(errorHandling(deps.log))
     .use(accessLog(deps.log, deps.config.logLevel === "debug"))
-    .use(rateLimiting(deps))
-    .use(versioning)
     .use(rawBodyRoutes(deps))
     .use(jsonBody)
     .get("/healthz", () => ({ ok: true }))
     .use(dashboardRoutes())
     .get("/v1/openapi.json", () => (openapi ??= buildOpenApiDocument(documentedRoutes(deps))))
     .use(apiRoutes(deps));
+  return app;
 }
 
 export type App = ReturnType<typeof createApp>;

@@ -1,5 +1,4 @@
 import type { Database } from "bun:sqlite";
-import { Elysia } from "elysia";
 import type { Clock } from "../clock";
 import { credentialOfRequest } from "./credentials";
 import { ApiError } from "./errors";
@@ -66,16 +65,12 @@ export class RateLimiter {
 }
 
 /**
- * Counts every request, before routing and body parsing, so every response (401, 404 and
+ * Counts a request before routing and body parsing, so every response (401, 404 and
  * malformed-JSON 400 included) carries the X-RateLimit-* headers (spec 8). Callers are
- * counted per credential; unauthenticated ones per address, so guessing keys is throttled too.
+ * counted per credential; unauthenticated ones per address, so guessing keys is throttled
+ * too. Called by beforeRouting; `clientAddress` is asked only for unauthenticated callers.
  */
-export function rateLimiting(deps: { db: Database; clock: Clock; rateLimiter: RateLimiter }) {
-  return new Elysia({ name: "parley.rate-limit" })
-    .onRequest(({ request, set, server }) => {
-      const row = credentialOfRequest(deps.db, request, deps.clock.now());
-      const bucket = row ? row.id : `anon:${server?.requestIP(request)?.address ?? "local"}`;
-      deps.rateLimiter.check(bucket, set.headers as Record<string, string>);
-    })
-    .as("global");
+export function countRequest(deps: { db: Database; clock: Clock; rateLimiter: RateLimiter }, request: Request, headers: Record<string, unknown>, clientAddress: () => string): void {
+  const row = credentialOfRequest(deps.db, request, deps.clock.now());
+  deps.rateLimiter.check(row ? row.id : `anon:${clientAddress()}`, headers as Record<string, string>);
 }

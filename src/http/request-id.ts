@@ -1,4 +1,3 @@
-import { Elysia } from "elysia";
 import { newId } from "../ids";
 
 /** The response header that carries a request's id; `set` is per request, so it is also where the id is read back. */
@@ -10,11 +9,9 @@ export function requestIdOf(set: { headers: Record<string, unknown> }): string |
 }
 
 /**
- * Gives every request a `req_` id, returned in the `Request-Id` header and in error
- * bodies, so a client's report can be matched to the server log.
+ * Gives a request its `req_` id, returned in the `Request-Id` header and in error bodies,
+ * so a client's report can be matched to the server log. Called first by beforeRouting.
  */
-export const requestId = new Elysia({ name: "parley.request-id" })
-  .onRequest(({ set }) => {
-    set.headers[REQUEST_ID_HEADER] = newId("req_");
-  })
-  .as("global");
+export function stampRequestId(headers: Record<string, unknown>): void {
+  headers[REQUEST_ID_HEADER] = newId("req_");
+}

@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, test } from "bun:test";
 import { Elysia } from "elysia";
 import { idempotent } from "../../src/http/idempotency";
 import { errorHandling } from "../../src/http/errors";
-import { requestId } from "../../src/http/request-id";
+import { stampRequestId } from "../../src/http/request-id";
 import { createLogger } from "../../src/log";
 import { makeTenant, makeTestApp } from "../helpers";
 
@@ -118,7 +118,7 @@ describe("Idempotency-Key", () => {
     let calls = 0;
     const principal = { projectId: acme.project.id, mode: "test" as const, credentialId: "key_x" } as any;
     const app = new Elysia()
-      .use(requestId)
+      .onRequest(({ set }) => stampRequestId(set.headers))
       .use(errorHandling(createLogger("silent")))
       .post("/flaky", (ctx) =>
         idempotent(t.deps, { ...ctx, principal }, () => {

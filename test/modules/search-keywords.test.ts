@@ -10,7 +10,8 @@ async function keywordOnlyApp() {
     const tenant = makeTenant(t.deps);
     const endUser = (await t.call("POST", "/v1/end-users", { key: tenant.test, body: {} })).body.id as string;
     const add = (lines: Line[]) => seedTranscript(t.deps, { projectId: tenant.project.id, mode: "test" }, { endUserId: endUser, recordedAt: null, lines }).recordingId;
-    const search = async (query: string) => (await t.call("POST", "/v1/recordings/search", { key: tenant.test, body: { query, end_user_id: endUser } })).body.results as any[];
+    const search = async (query: string, filters: object = {}) =>
+      (await t.call("POST", "/v1/recordings/search", { key: tenant.test, body: { query, end_user_id: endUser, ...filters } })).body.results as any[];
     return { add, search };
   };
   return { t, library };
@@ -61,6 +62,22 @@ describe("keyword search without an embedding model", () => {
     expect(found[0].chunk_text).toContain("tapir");
     expect(found.every((r) => r.chunk_text.includes("tapir"))).toBe(true);
     expect((await lib.search("meeting")).length).toBe(8);
+  });
+
+  test("on a large library, another end user's chunks never come back, and a word only they say does not crowd out the user's own", async () => {
+    const { t, library } = await keywordOnlyApp();
+    const big = await library();
+    const notes = big.add(Array.from({ length: 5_200 }, (_, i): Line => [i * 30, i * 30 + 30, "SPEAKER_1", `Meeting note ${i}.`]));
+    const keeper = big.add(line("Meeting with the zoo keeper."));
+    const other = await library();
+    other.add(line("The okapi meeting."));
+    await t.deps.queue.drain();
+    // "okapi" is the rarest word in the index but not in this library: "meeting" is searched instead.
+    const found = await big.search("okapi meeting");
+    expect(found).toHaveLength(8);
+    expect(found.every((r) => r.recording_id === notes || r.recording_id === keeper)).toBe(true);
+    // A filter that passes one chunk in 5,201 still finds it, however deep it ranks.
+    expect((await big.search("meeting", { recording_ids: [keeper] })).map((r) => r.chunk_text)).toEqual(["Meeting with the zoo keeper."]);
   });
 });
 

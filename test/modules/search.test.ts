@@ -178,6 +178,8 @@ describe("search: index lifecycle", () => {
     await t.deps.queue.drain();
     expect(count("SELECT COUNT(*) AS n FROM chunk_vectors")).toBe(count("SELECT COUNT(*) AS n FROM chunks"));
     expect(t.deps.db.query("SELECT model, dimension FROM search_index").get()).toEqual({ model: "test-hashing-96", dimension: 96 });
+    // The bits the quantized scan reads were rebuilt with the floats (decision 066).
+    expect(count("SELECT COUNT(*) AS n FROM chunk_vectors WHERE embedding_bits = vec_quantize_binary(embedding)")).toBe(count("SELECT COUNT(*) AS n FROM chunks"));
     expect((await search({ query: "blood pressure", end_user_id: ada })).body.results[0].recording_id).toBe(recs.doctor);
   });
 });

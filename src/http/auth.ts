@@ -41,11 +41,12 @@ export function authentication(deps: { db: Database; clock: Clock }) {
   // Unnamed on purpose: each module mounts its own copy, and a named plugin would be deduplicated away.
   return new Elysia()
     .derive({ as: "scoped" }, ({ request }) => {
+      // Usually already looked up by the rate limiter; the header is read again only to say what is wrong.
+      const row = credentialOfRequest(deps.db, request, deps.clock.now());
+      if (row) return { principal: toPrincipal(row) };
       if (!request.headers.has("authorization")) throw new ApiError("unauthorized", "No credential given: send Authorization: Bearer <key>.");
       if (!bearerToken(request)) throw new ApiError("unauthorized", "The Authorization header must be of the form 'Bearer <key>'.");
-      const row = credentialOfRequest(deps.db, request, deps.clock.now());
-      if (!row) throw new ApiError("unauthorized", "The credential is invalid, expired or revoked.");
-      return { principal: toPrincipal(row) };
+      throw new ApiError("unauthorized", "The credential is invalid, expired or revoked.");
     });
 }
 

@@ -1,7 +1,8 @@
 import { createCipheriv, createDecipheriv, createHash, createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 
+/** Bun's one-shot SHA-256, not node:crypto's createHash: ~2x cheaper, and every request's credential is hashed. */
 export function sha256Hex(input: string | Uint8Array): string {
-  return createHash("sha256").update(input).digest("hex");
+  return Bun.SHA256.hash(input, "hex");
 }
 
 export function hmacSha256Hex(key: string | Uint8Array, input: string | Uint8Array): string {

@@ -55,13 +55,16 @@ describe("keyword search without an embedding model", () => {
   test("on a large library the rarest words are kept and the common ones left out", async () => {
     const { t, library } = await keywordOnlyApp();
     const lib = await library();
-    // 30 s segments make one chunk each: "meeting" is in 5,200 chunks (above the postings budget), "tapir" in one.
-    lib.add(Array.from({ length: 5_200 }, (_, i): Line => [i * 30, i * 30 + 30, "SPEAKER_1", `Meeting note ${i}.${i === 7 ? " A tapir." : ""}`]));
+    // 30 s segments make one chunk each: "meeting" is in 5,200 chunks and "agenda" in 5,100
+    // (both above the postings budget), "tapir" in one.
+    lib.add(Array.from({ length: 5_200 }, (_, i): Line => [i * 30, i * 30 + 30, "SPEAKER_1", `Meeting note ${i}.${i === 7 ? " A tapir." : ""}${i < 5_100 ? " Agenda." : ""}`]));
     await t.deps.queue.drain();
     const found = await lib.search("meeting tapir");
     expect(found[0].chunk_text).toContain("tapir");
     expect(found.every((r) => r.chunk_text.includes("tapir"))).toBe(true);
     expect((await lib.search("meeting")).length).toBe(8);
+    // Only common words: the rarest of them is searched.
+    expect((await lib.search("meeting agenda")).every((r) => r.chunk_text.includes("Agenda"))).toBe(true);
   });
 
   test("on a large library, another end user's chunks never come back, and a word only they say does not crowd out the user's own", async () => {

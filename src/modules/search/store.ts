@@ -157,11 +157,11 @@ function cachedCount(db: Database, owner: string, key: string, match: string, ca
 
 /** Postings a keyword query may walk: bounds its cost on large libraries. */
 const POSTINGS_BUDGET = 5_000;
-/** Counts over the whole index stop here: past it a word is simply common, and counting on would cost more than it tells. */
-const INDEX_COUNT_CAP = 4 * POSTINGS_BUDGET;
+/** Where counting a common word over the whole index stops when a query has only common words: past it a word is simply common. */
+const COMMON_COUNT_CAP = 4 * POSTINGS_BUDGET;
 
 const ownerChunkCount = (db: Database, owner: string) => cachedCount(db, owner, "", `owner_token : "${owner}"`);
-const indexDocumentCount = (db: Database, word: string) => cachedCount(db, ANY_OWNER, word, `text : ${quoted(word)}`, INDEX_COUNT_CAP);
+const indexDocumentCount = (db: Database, word: string, cap: number) => cachedCount(db, ANY_OWNER, `${cap} ${word}`, `text : ${quoted(word)}`, cap);
 const ownerHasWord = (db: Database, owner: string, word: string) => cachedCount(db, owner, word, `owner_token : "${owner}" AND text : ${quoted(word)}`, 1) > 0;
 
 /**
@@ -177,11 +177,18 @@ const ownerHasWord = (db: Database, owner: string, word: string) => cachedCount(
  * the vector side still sees the whole query.
  */
 function informativeWords(db: Database, owner: string, words: string[]): string[] {
-  const counted = words.map((w) => ({ w, docs: indexDocumentCount(db, w) })).filter((x) => x.docs > 0);
-  counted.sort((a, b) => a.docs - b.docs);
+  const counted = (cap: number) =>
+    words
+      .map((w) => ({ w, docs: indexDocumentCount(db, w, cap) }))
+      .filter((x) => x.docs > 0)
+      .sort((a, b) => a.docs - b.docs);
+  // Counting stops just past the budget (a word past it is left out anyway); a query of
+  // common words only is counted further, to walk the rarest of them.
+  let ranked = counted(POSTINGS_BUDGET + 1);
+  if (ranked.every((x) => x.docs > POSTINGS_BUDGET)) ranked = counted(COMMON_COUNT_CAP);
   const kept: string[] = [];
   let postings = 0;
-  for (const { w, docs } of counted) {
+  for (const { w, docs } of ranked) {
     if (kept.length > 0 && postings + docs > POSTINGS_BUDGET) break;
     if (!ownerHasWord(db, owner, w)) continue;
     kept.push(w);

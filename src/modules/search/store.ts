@@ -89,21 +89,21 @@ export function countPendingChunks(db: Database, generation: number): number {
   return db.query<{ n: number }, [number]>("SELECT COUNT(*) AS n FROM chunks WHERE embedded_generation < ?").get(generation)!.n;
 }
 
-export function chunkFilterSql(filter: ChunkFilter, alias: string): { sql: string; params: SQLQueryBindings[] } {
+export function chunkFilterSql(filter: ChunkFilter): { sql: string; params: SQLQueryBindings[] } {
   const parts: string[] = [];
   const params: SQLQueryBindings[] = [];
   if (filter.recordingIds) {
-    parts.push(`${alias}recording_id IN (${filter.recordingIds.map(() => "?").join(", ") || "NULL"})`);
+    parts.push(`recording_id IN (${filter.recordingIds.map(() => "?").join(", ") || "NULL"})`);
     params.push(...filter.recordingIds);
   }
   if (filter.recordedAfter) {
-    parts.push(`${alias}recorded_at >= ?`);
+    parts.push(`recorded_at >= ?`);
     params.push(filter.recordedAfter);
   }
   if (filter.recordedBefore) {
     // vec0 cannot hold NULL, so an unknown recorded_at is stored there as "", which sorts
     // before every date: exclude it, as NULL is excluded on the keyword side.
-    parts.push(`${alias}recorded_at > ''`, `${alias}recorded_at < ?`);
+    parts.push(`recorded_at > ''`, `recorded_at < ?`);
     params.push(filter.recordedBefore);
   }
   return { sql: parts.map((p) => ` AND ${p}`).join(""), params };
@@ -206,7 +206,7 @@ export const libraryChunkCount = (db: Database, filter: ChunkFilter) => ownerChu
  * long ranking is read only as deep as it takes.
  */
 function firstWithinFilter(db: Database, filter: ChunkFilter, ranked: Iterable<number>, limit: number): number[] {
-  const extra = chunkFilterSql(filter, "");
+  const extra = chunkFilterSql(filter);
   const allowed = db.query<{ rowid: number }, SQLQueryBindings[]>(
     `SELECT rowid FROM chunks WHERE rowid IN (SELECT value FROM json_each(?)) AND project_id = ? AND mode = ? AND end_user_id = ?${extra.sql}`,
   );
@@ -267,7 +267,7 @@ export function keywordCandidates(db: Database, filter: ChunkFilter, words: stri
  */
 export function chunksByRowid(db: Database, filter: ChunkFilter, rowids: number[]): Map<number, ChunkRecord> {
   if (rowids.length === 0) return new Map();
-  const extra = chunkFilterSql(filter, "");
+  const extra = chunkFilterSql(filter);
   const rows = db
     .query<ChunkRecord, SQLQueryBindings[]>(
       `SELECT rowid, id AS chunk_id, recording_id, transcription_id, text AS chunk_text, speaker, start_ms, end_ms, recorded_at

@@ -81,7 +81,7 @@ type Neighbour = { chunk_rowid: number; distance: number };
 
 /** One KNN over the end user's partition, on the float column or on the bit column (hamming distance). */
 function knn(db: Database, filter: ChunkFilter, column: "embedding" | "embedding_bits", query: Float32Array, k: number): Neighbour[] {
-  const extra = chunkFilterSql(filter, "");
+  const extra = chunkFilterSql(filter);
   const match = column === "embedding" ? "embedding MATCH ?" : "embedding_bits MATCH vec_quantize_binary(?)";
   return db
     .query<Neighbour, SQLQueryBindings[]>(

@@ -9,11 +9,12 @@ export const WRITER_CHECKPOINT_PAGES = 1000;
  * For the long-running server: WAL checkpoints run every second from a worker thread
  * with its own connection, because a checkpoint fsyncs and on the event loop it was a
  * 30+ ms p99 tail on heartbeats. The writer keeps its own automatic checkpoint as a
- * backstop: a PASSIVE checkpoint on another connection never catches up with a writer
- * that commits without pause, and only one that caught up lets the next commit start the
- * WAL over. Without the backstop the WAL grew to 55 MB in 5 s of heartbeats, each costing
- * ~100 us more (decision 008); with it, the writer only copies what arrived since the
- * worker's last pass. Short CLI processes keep SQLite's automatic checkpoints alone.
+ * backstop: a PASSIVE checkpoint on another connection does not catch up with a writer
+ * that commits during each pass (a fleet heartbeating a few hundred times a second
+ * does), and only one that caught up lets the next commit start the WAL over. Without
+ * the backstop the WAL grew by 16 MB a second under the heartbeat bench, without limit
+ * (decision 008); with it, the writer only copies what the worker has not yet.
+ * Short CLI processes keep SQLite's automatic checkpoints alone.
  */
 export function checkpointInBackground(db: Database, path: string, log: Logger, everyMs = 1000): { stop(): void } {
   // In the executable the worker is an entrypoint of its own, named from the source root.

@@ -8,10 +8,9 @@ import { applyCommandResults, deliverPendingCommands, reconcileRecordingCommands
 import type { Command } from "../commands/schema";
 import { type CommandDeps, presentCommand } from "../commands/service";
 import { openCommands } from "../commands/store";
-import { type DeviceRow, findDeviceRow } from "../devices/store";
 import { type OtaAssignment, otaForHeartbeat } from "../firmware/ota";
 import type { HeartbeatBody } from "./schema";
-import { findNewlyOfflineDevices, markOfflineNotified, setLowBatteryNotified, writeHeartbeat } from "./store";
+import { findNewlyOfflineDevices, type HeartbeatDevice, markOfflineNotified, setLowBatteryNotified, writeHeartbeat } from "./store";
 
 /** device.low_battery fires when the battery drops below this, once per dip (spec 6). */
 export const LOW_BATTERY_PERCENT = 20;
@@ -33,9 +32,7 @@ export function recordHeartbeat(deps: CommandDeps, principal: Principal, deviceI
 
 const heartbeatTransaction = transactionOnce((db, deps: CommandDeps, principal: Principal, deviceId: string, body: HeartbeatBody, now: Date): HeartbeatResponse => {
   const at = now.toISOString();
-  const device = findDeviceRow(db, principal, deviceId);
-  if (!device || device.status !== "bound") throw new ApiError("unauthorized", "The credential is invalid, expired or revoked.");
-  writeHeartbeat(db, principal, deviceId, {
+  const device = writeHeartbeat(db, principal, deviceId, {
     battery_percent: body.battery_percent,
     storage_used_mb: body.storage_used_mb,
     storage_total_mb: body.storage_total_mb,
@@ -47,6 +44,7 @@ const heartbeatTransaction = transactionOnce((db, deps: CommandDeps, principal: 
     last_heartbeat_at: at,
     last_synced_at: at,
   });
+  if (!device) throw new ApiError("unauthorized", "The credential is invalid, expired or revoked.");
   if (body.battery_percent !== undefined) noteBattery(db, principal, device, body.battery_percent, at, now);
   applyCommandResults(db, principal, deviceId, body.command_results ?? [], now);
   const open = openCommands(db, principal, deviceId);
@@ -57,8 +55,8 @@ const heartbeatTransaction = transactionOnce((db, deps: CommandDeps, principal: 
 });
 
 /** Once per dip: fire below 20 when not yet fired; re-arm when the battery is back at 20 or more. */
-function noteBattery(db: Database, tenant: Tenant, device: DeviceRow, battery: number, at: string, now: Date): void {
-  const notified = (device as DeviceRow & { low_battery_notified_at: string | null }).low_battery_notified_at;
+function noteBattery(db: Database, tenant: Tenant, device: HeartbeatDevice, battery: number, at: string, now: Date): void {
+  const notified = device.low_battery_notified_at;
   if (battery >= LOW_BATTERY_PERCENT) {
     if (notified) setLowBatteryNotified(db, tenant, device.id, null);
     return;

@@ -6,16 +6,24 @@ export type HeartbeatColumns = Partial<
   Pick<DeviceRow, "battery_percent" | "storage_used_mb" | "storage_total_mb" | "signal_strength_dbm" | "firmware_version" | "recording_state" | "last_seen_by" | "last_synced_by">
 > & { last_heartbeat_at: string; last_synced_at: string };
 
-/** Writes what a heartbeat reported onto the device row; absent fields keep their value. Clears the offline marker. */
-export function writeHeartbeat(db: Database, tenant: Tenant, deviceId: string, columns: HeartbeatColumns): void {
+/** What the heartbeat goes on with once its device row is written. */
+export type HeartbeatDevice = { id: string; end_user_id: string | null; low_battery_notified_at: string | null };
+
+/**
+ * Writes what a heartbeat reported onto a bound, undeleted device row; absent fields keep
+ * their value; clears the offline marker. Null when there is no such device. One
+ * statement (UPDATE ... RETURNING) rather than a read before the write: a heartbeat's
+ * statements are most of its cost.
+ */
+export function writeHeartbeat(db: Database, tenant: Tenant, deviceId: string, columns: HeartbeatColumns): HeartbeatDevice | null {
   const entries = Object.entries(columns).filter(([, v]) => v !== undefined);
   const sets = [...entries.map(([k]) => `${k} = ?`), "offline_notified_at = NULL"].join(", ");
-  db.query(`UPDATE devices SET ${sets} WHERE id = ? AND project_id = ? AND mode = ?`).run(
-    ...(entries.map(([, v]) => v) as SQLQueryBindings[]),
-    deviceId,
-    tenant.projectId,
-    tenant.mode,
-  );
+  return db
+    .query<HeartbeatDevice, SQLQueryBindings[]>(
+      `UPDATE devices SET ${sets} WHERE id = ? AND project_id = ? AND mode = ? AND deleted_at IS NULL AND status = 'bound'
+       RETURNING id, end_user_id, low_battery_notified_at`,
+    )
+    .get(...(entries.map(([, v]) => v) as SQLQueryBindings[]), deviceId, tenant.projectId, tenant.mode);
 }
 
 export function setLowBatteryNotified(db: Database, tenant: Tenant, deviceId: string, at: string | null): void {

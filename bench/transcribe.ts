@@ -1,17 +1,17 @@
-// bench/transcribe.ts: wall time of our transcriber (WhisperTranscriber over @fugood/whisper.node)
-// on a 60 s clip vs whisper.cpp's own command-line program: same model, same audio, same
-// threads and the same decoding parameters on both sides, a fresh model load per run on
-// both sides (target <= 1.05x); then the delay from upload-complete to transcription.started
-// on a real server (target < 500 ms).
+// bench/transcribe.ts: wall time of our transcriber (WhisperTranscriber, on the build it picks
+// for the CPU: Parley's addon compiled for this machine, decision 046) on a 60 s clip vs
+// whisper.cpp's own command-line program built from the same whisper.cpp sources with the same
+// flags: same model, same audio, same threads and the same decoding parameters on both sides,
+// a fresh model load per run on both sides (target <= 1.05x); then the delay from
+// upload-complete to transcription.started on a real server (target < 500 ms).
 // Decoding is compared twice: greedy without temperature fallback (deterministic, so both
 // sides do the same work), and whisper.cpp's defaults (best of 5, fallback in 0.2 steps). A
 // random-weight model fails every decode check, so with fallback both sides sample at rising
-// temperatures; the two whisper.cpp versions draw different samples, so that row compares
-// the same settings but not the same amount of work.
-// Usage: bun bench/transcribe.ts [path to whisper.cpp's main/whisper-cli] [repetitions, default 3]
-// Building the CLI (offline, from the sources inside an npm package; about 2 minutes on 2 cores):
-//   npm install --ignore-scripts --prefix /tmp/wcpp smart-whisper
-//   cd /tmp/wcpp/node_modules/smart-whisper/whisper.cpp && mkdir -p scripts && touch scripts/get-flags.mk && make -j2 main
+// temperatures and may draw different samples: that row compares the same settings, not
+// necessarily the same amount of work.
+// Usage: bun bench/transcribe.ts [path to whisper-cli] [repetitions, default 3]
+// Building the CLI beside the addon (offline, same sources and flags; a few minutes on 2 cores):
+//   npm run build:whisper -- --cli
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { availableParallelism, tmpdir } from "node:os";
 import { join } from "node:path";
@@ -20,14 +20,16 @@ import { buildDeps } from "../src/boot";
 import { loadConfig } from "../src/config";
 import { SingleSpeakerDiarizer } from "../src/engines/diarizer";
 import { SileroVad } from "../src/engines/vad";
-import { DEFAULT_DECODING, type WhisperDecoding, WhisperTranscriber } from "../src/engines/whisper-transcriber";
+import { NATIVE_WHISPER } from "../src/engines/whisper-native-build";
+import { DEFAULT_DECODING, type WhisperDecoding } from "../src/engines/whisper-runner";
+import { WhisperTranscriber } from "../src/engines/whisper-transcriber";
 import { createApiKey } from "../src/modules/keys/service";
 import { createProject } from "../src/modules/projects/service";
 import { transcribePcm } from "../src/modules/transcriptions/pipeline";
 import { voicedBurst, wavBytes } from "../test/engines/signals";
 import { freePort, startServer } from "./support/load";
 
-const cli = process.argv[2] ?? "/tmp/wcpp/node_modules/smart-whisper/whisper.cpp/main";
+const cli = process.argv[2] ?? NATIVE_WHISPER.cli;
 const repetitions = Number(process.argv[3] ?? 3);
 const threads = Math.min(8, availableParallelism());
 const models = ensureTestModels();
@@ -77,7 +79,9 @@ async function transcriberFigures() {
   const wav = join(work, "clip-60s.wav");
   writeFileSync(wav, wavBytes(pcm));
   const haveCli = existsSync(cli);
-  console.log(`transcriber: 60 s clip, generated tiny ggml model (${models.whisper}), ${threads} threads, ${repetitions} runs, medians`);
+  const build = new WhisperTranscriber({ model: "tiny", path: models.whisper, gpu: "off" });
+  await build.load();
+  console.log(`transcriber: 60 s clip, generated tiny ggml model (${models.whisper}), ${threads} threads, ${repetitions} runs, medians; ours runs on the ${await build.backend()} build`);
   const settings: [string, WhisperDecoding][] = [
     ["greedy, no temperature fallback", { ...DEFAULT_DECODING, temperatureInc: 0 }],
     ["whisper.cpp defaults (best of 5, fallback +0.2)", DEFAULT_DECODING],

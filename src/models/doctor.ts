@@ -4,6 +4,7 @@ import { createEngines, type Engines } from "../engines";
 import { detectGpus } from "../engines/gpu";
 import { LlamaLlm } from "../engines/llama-llm";
 import { SileroVad } from "../engines/vad";
+import { NATIVE_WHISPER, nativeWhisperStatus } from "../engines/whisper-native-build";
 import { WhisperTranscriber } from "../engines/whisper-transcriber";
 import { createLogger } from "../log";
 import { modelStatus, verifyModels } from "./install";
@@ -65,6 +66,8 @@ export async function diagnose(config: Config, options: { verify?: boolean; engi
     const t = engines.transcriber;
     checks.push(await engineCheck("transcriber", config.models.whisper, whisperInstalled, async () => (await t.load()).backend));
   }
+  const native = nativeWhisperStatus();
+  checks.push({ check: "whisper build", ok: true, detail: native.usable ? `cpu-native: Parley's addon compiled for this CPU (${NATIVE_WHISPER.addon})` : `cpu-native ${native.reason}; CPU transcription runs on the slower portable build` });
   const llmInstalled = status(config.models.llm) !== "missing" && status(config.models.llm) !== "partial";
   if (engines.llm instanceof LlamaLlm) {
     const llm = engines.llm;

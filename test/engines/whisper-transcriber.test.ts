@@ -6,6 +6,7 @@ import { SingleSpeakerDiarizer } from "../../src/engines/diarizer";
 import { gpuCandidates } from "../../src/engines/gpu";
 import { MissingModelError } from "../../src/engines/missing-model";
 import { UnsupportedLanguageError } from "../../src/engines/whisper-languages";
+import { nativeWhisperStatus } from "../../src/engines/whisper-native-build";
 import { WhisperTranscriber } from "../../src/engines/whisper-transcriber";
 import { TimeLimitError, withTimeLimit } from "../../src/modules/transcriptions/time-limit";
 import { makeTempDir, makeTestDeps } from "../helpers";
@@ -21,8 +22,11 @@ function expectWellFormed(segments: { start: number; end: number; text: string; 
     expect(s.start).toBeGreaterThanOrEqual(previousStart);
     expect(s.end).toBeGreaterThanOrEqual(s.start);
     expect(s.end).toBeLessThanOrEqual(seconds + 0.5);
-    // No word probabilities from the binding: the pipeline scores confidence (decision 042).
-    expect(s.confidence).toBeNull();
+    // The native build scores words; the prebuilt one leaves it to the pipeline (decision 042).
+    if (s.confidence !== null) {
+      expect(s.confidence).toBeGreaterThanOrEqual(0);
+      expect(s.confidence).toBeLessThanOrEqual(1);
+    }
     previousStart = s.start;
   }
 }
@@ -45,7 +49,7 @@ describe("WhisperTranscriber on a generated ggml model", () => {
     const result = await t.transcribe(voicedBurst(3, 0, 3), {});
     expect(result.language).toMatch(/^[a-z]{2,3}$/);
     expectWellFormed(result.segments, 3);
-    expect(await t.backend()).toBe("cpu");
+    expect(await t.backend()).toBe(nativeWhisperStatus().usable ? "cpu-native" : "cpu");
   });
 
   test("concurrent calls are serialised on the one context and all answer", async () => {
@@ -109,12 +113,10 @@ describe("languages on a multilingual model", () => {
     const t = new WhisperTranscriber({ model: "tiny", path: models.whisperMultilingual, gpu: "off" });
     // The real hang (an unknown language on a multilingual model) also throws an uncaught native
     // error, which fails any test it runs in; so the first native job here simply never settles.
-    const loaded = await t.load();
-    const real = loaded.context;
+    const runner = await t.load();
+    const real = runner.transcribe;
     let calls = 0;
-    const transcribeData = (pcm: ArrayBuffer, options: object) =>
-      ++calls === 1 ? { stop: async () => {}, promise: new Promise<never>(() => {}) } : real.transcribeData(pcm, options);
-    loaded.context = { transcribeData } as unknown as typeof real;
+    runner.transcribe = (pcm, params) => (++calls === 1 ? { stop: () => {}, promise: new Promise<never>(() => {}) } : real(pcm, params));
     const controller = new AbortController();
     const stuck = t.transcribe(voicedBurst(2, 0, 2), { language: "en", signal: controller.signal });
     const next = t.transcribe(voicedBurst(2, 0, 2), { language: "en" });
@@ -127,15 +129,14 @@ describe("languages on a multilingual model", () => {
 describe("time limits and the one-call-at-a-time engine", () => {
   test("a call queued behind another job's call does not spend its time limit waiting", async () => {
     const t = new WhisperTranscriber({ model: "tiny", path: models.whisper, gpu: "off" });
-    const loaded = await t.load();
-    const real = loaded.context;
+    const runner = await t.load();
+    const real = runner.transcribe;
     // The first job's native call is held for 2.5 s (as a long recording would be), then let go.
     let calls = 0;
-    const transcribeData = (pcm: ArrayBuffer, options: object) => {
-      const job = real.transcribeData(pcm, options);
+    runner.transcribe = (pcm, params) => {
+      const job = real(pcm, params);
       return ++calls === 1 ? { ...job, promise: job.promise.then(async (r) => (await Bun.sleep(2500), r)) } : job;
     };
-    loaded.context = { transcribeData } as unknown as typeof real;
     const first = t.transcribe(voicedBurst(2, 0, 2), { language: "en" });
     // The second job's limit (1.5 s) is shorter than its wait but longer than its own call.
     const second = withTimeLimit(1500, ({ signal, excludeWait }) => t.transcribe(voicedBurst(2, 0, 2), { language: "en", signal, excludeWait }));
@@ -162,7 +163,7 @@ describe("GPU choice", () => {
   test("a requested GPU build whose libraries are absent falls back to the CPU build", async () => {
     const t = new WhisperTranscriber({ model: "tiny", path: models.whisper, gpu: "cuda" });
     expectWellFormed((await t.transcribe(voicedBurst(2, 0, 2), { language: "en" })).segments, 2);
-    expect(["cpu", "cuda"]).toContain((await t.backend())!);
+    expect(["cpu-native", "cpu", "cuda"]).toContain((await t.backend())!);
   });
 });
 

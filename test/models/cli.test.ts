@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { afterAll, describe, expect, test } from "bun:test";
 import { ensureTestModels } from "../../scripts/test-models/cache";
 import { loadConfig } from "../../src/config";
+import { nativeWhisperStatus } from "../../src/engines/whisper-native-build";
 import { diagnose } from "../../src/models/doctor";
 import { makeTempDir } from "../helpers";
 
@@ -88,7 +89,9 @@ describe("parley doctor", () => {
     const dir = makeTempDir();
     const config = loadConfig({ PARLEY_DATA_DIR: dir, PARLEY_MODELS_DIR: join(dir, "models"), PARLEY_WHISPER_MODEL: models.whisper, PARLEY_LLM_MODEL: models.gguf, PARLEY_GPU: "off" });
     const checks = await diagnose(config);
-    expect(checks.find((c) => c.check === "transcriber")).toEqual({ check: "transcriber", ok: true, detail: `${models.whisper} on cpu` });
+    const whisperBuild = nativeWhisperStatus().usable ? "cpu-native" : "cpu";
+    expect(checks.find((c) => c.check === "transcriber")).toEqual({ check: "transcriber", ok: true, detail: `${models.whisper} on ${whisperBuild}` });
+    expect(checks.find((c) => c.check === "whisper build")?.detail).toStartWith(whisperBuild === "cpu-native" ? "cpu-native: Parley's addon compiled for this CPU" : "cpu-native not built");
     expect(checks.find((c) => c.check === "llm")).toEqual({ check: "llm", ok: true, detail: `${models.gguf} on cpu` });
     expect(checks.find((c) => c.check === "gpu")?.detail).toContain("PARLEY_GPU=off");
     expect(checks.find((c) => c.check === "diarization")?.detail).toContain("SPEAKER_1");

@@ -1,0 +1,267 @@
+// Parley's whisper.cpp binding: load a ggml model, transcribe 16 kHz mono float PCM off the
+// event loop, stop a running transcription. scripts/native-whisper.ts builds it at install
+// against whisper.cpp's own sources for this machine's CPU (decision 046).
+#include <node_api.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <whisper.h>
+
+#define CHECK(env, call)                                                    \
+  do {                                                                      \
+    if ((call) != napi_ok) {                                                \
+      napi_throw_error((env), NULL, "parley-whisper: N-API call failed: " #call); \
+      return NULL;                                                          \
+    }                                                                       \
+  } while (0)
+
+// whisper.cpp and ggml print to stderr unless given a callback; the server logs JSON lines only.
+static void silent(enum ggml_log_level level, const char *text, void *user_data) {
+  (void)level, (void)text, (void)user_data;
+}
+
+static void free_context(napi_env env, void *data, void *hint) {
+  (void)env, (void)hint;
+  whisper_free((struct whisper_context *)data);
+}
+
+static napi_value error_value(napi_env env, const char *message) {
+  napi_value text, error;
+  napi_create_string_utf8(env, message, NAPI_AUTO_LENGTH, &text);
+  napi_create_error(env, NULL, text, &error);
+  return error;
+}
+
+// ---- load(path): Promise<context> -------------------------------------------------------
+
+typedef struct {
+  napi_async_work work;
+  napi_deferred deferred;
+  char *path;
+  struct whisper_context *ctx;
+} load_job;
+
+static void load_execute(napi_env env, void *data) {
+  (void)env;
+  load_job *job = data;
+  struct whisper_context_params params = whisper_context_default_params();
+  params.use_gpu = false;
+  job->ctx = whisper_init_from_file_with_params(job->path, params);
+}
+
+static void load_complete(napi_env env, napi_status status, void *data) {
+  load_job *job = data;
+  if (status == napi_ok && job->ctx) {
+    napi_value handle;
+    napi_create_external(env, job->ctx, free_context, NULL, &handle);
+    napi_resolve_deferred(env, job->deferred, handle);
+  } else {
+    napi_reject_deferred(env, job->deferred, error_value(env, "whisper.cpp could not load the model file"));
+  }
+  napi_delete_async_work(env, job->work);
+  free(job->path);
+  free(job);
+}
+
+static napi_value load(napi_env env, napi_callback_info info) {
+  size_t argc = 1;
+  napi_value argv[1], promise, name;
+  CHECK(env, napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
+  size_t length;
+  CHECK(env, napi_get_value_string_utf8(env, argv[0], NULL, 0, &length));
+  load_job *job = calloc(1, sizeof *job);
+  job->path = malloc(length + 1);
+  CHECK(env, napi_get_value_string_utf8(env, argv[0], job->path, length + 1, &length));
+  CHECK(env, napi_create_promise(env, &job->deferred, &promise));
+  CHECK(env, napi_create_string_utf8(env, "parley-whisper.load", NAPI_AUTO_LENGTH, &name));
+  CHECK(env, napi_create_async_work(env, NULL, name, load_execute, load_complete, job, &job->work));
+  CHECK(env, napi_queue_async_work(env, job->work));
+  return promise;
+}
+
+// ---- transcribe(context, pcm, options): { promise, stop() } ------------------------------
+
+// Shared by the worker (reads it) and the stop() function (sets it); freed by whichever of
+// the job's completion and the function's finalizer comes last (both on the main thread).
+typedef struct {
+  atomic_bool stopped;
+  int owners;
+} stop_flag;
+
+static void release_flag(stop_flag *flag) {
+  if (--flag->owners == 0) free(flag);
+}
+
+static void flag_finalize(napi_env env, void *data, void *hint) {
+  (void)env, (void)hint;
+  release_flag(data);
+}
+
+static bool should_abort(void *data) { return atomic_load(&((stop_flag *)data)->stopped); }
+
+typedef struct {
+  napi_async_work work;
+  napi_deferred deferred;
+  napi_ref context_ref;  // keeps the model alive while the worker uses it
+  struct whisper_context *ctx;
+  float *pcm;
+  int samples;
+  char language[16];
+  int threads, best_of;
+  float temperature, temperature_inc;
+  stop_flag *flag;
+  int result;
+} transcribe_job;
+
+static void transcribe_execute(napi_env env, void *data) {
+  (void)env;
+  transcribe_job *job = data;
+  struct whisper_full_params params = whisper_full_default_params(WHISPER_SAMPLING_GREEDY);
+  params.language = job->language;
+  params.detect_language = false;
+  params.n_threads = job->threads;
+  params.greedy.best_of = job->best_of;
+  params.temperature = job->temperature;
+  params.temperature_inc = job->temperature_inc;
+  params.print_progress = false;
+  params.print_realtime = false;
+  params.print_timestamps = false;
+  params.print_special = false;
+  params.abort_callback = should_abort;
+  params.abort_callback_user_data = job->flag;
+  job->result = whisper_full(job->ctx, params, job->pcm, job->samples);
+}
+
+static void set_number(napi_env env, napi_value object, const char *key, double value) {
+  napi_value v;
+  napi_create_double(env, value, &v);
+  napi_set_named_property(env, object, key, v);
+}
+
+/** Segments with times in ms and the mean probability of their text tokens (null when none). */
+static napi_value transcription_value(napi_env env, struct whisper_context *ctx) {
+  napi_value result, segments, language;
+  napi_create_object(env, &result);
+  int count = whisper_full_n_segments(ctx);
+  napi_create_array_with_length(env, count, &segments);
+  whisper_token eot = whisper_token_eot(ctx);
+  for (int i = 0; i < count; i++) {
+    napi_value segment, text, p;
+    napi_create_object(env, &segment);
+    set_number(env, segment, "t0", (double)whisper_full_get_segment_t0(ctx, i) * 10);
+    set_number(env, segment, "t1", (double)whisper_full_get_segment_t1(ctx, i) * 10);
+    napi_create_string_utf8(env, whisper_full_get_segment_text(ctx, i), NAPI_AUTO_LENGTH, &text);
+    napi_set_named_property(env, segment, "text", text);
+    double sum = 0;
+    int words = 0;
+    for (int t = 0, n = whisper_full_n_tokens(ctx, i); t < n; t++) {
+      if (whisper_full_get_token_id(ctx, i, t) >= eot) continue;  // timestamps and special tokens
+      sum += whisper_full_get_token_p(ctx, i, t);
+      words++;
+    }
+    if (words > 0) napi_create_double(env, sum / words, &p);
+    else napi_get_null(env, &p);
+    napi_set_named_property(env, segment, "p", p);
+    napi_set_element(env, segments, i, segment);
+  }
+  napi_set_named_property(env, result, "segments", segments);
+  napi_create_string_utf8(env, whisper_lang_str(whisper_full_lang_id(ctx)), NAPI_AUTO_LENGTH, &language);
+  napi_set_named_property(env, result, "language", language);
+  return result;
+}
+
+static void transcribe_complete(napi_env env, napi_status status, void *data) {
+  transcribe_job *job = data;
+  if (status == napi_ok && job->result == 0) {
+    napi_resolve_deferred(env, job->deferred, transcription_value(env, job->ctx));
+  } else {
+    const char *reason = atomic_load(&job->flag->stopped) ? "whisper.cpp transcription stopped" : "whisper.cpp failed to transcribe the audio";
+    napi_reject_deferred(env, job->deferred, error_value(env, reason));
+  }
+  napi_delete_reference(env, job->context_ref);
+  napi_delete_async_work(env, job->work);
+  release_flag(job->flag);
+  free(job->pcm);
+  free(job);
+}
+
+static napi_value stop(napi_env env, napi_callback_info info) {
+  void *flag;
+  CHECK(env, napi_get_cb_info(env, info, NULL, NULL, NULL, &flag));
+  atomic_store(&((stop_flag *)flag)->stopped, true);
+  return NULL;
+}
+
+static double number_option(napi_env env, napi_value options, const char *key) {
+  napi_value v;
+  double out = 0;
+  napi_get_named_property(env, options, key, &v);
+  napi_get_value_double(env, v, &out);
+  return out;
+}
+
+static napi_value transcribe(napi_env env, napi_callback_info info) {
+  size_t argc = 3;
+  napi_value argv[3], promise, name, language, handle, stop_fn;
+  CHECK(env, napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
+  transcribe_job *job = calloc(1, sizeof *job);
+  CHECK(env, napi_get_value_external(env, argv[0], (void **)&job->ctx));
+  CHECK(env, napi_create_reference(env, argv[0], 1, &job->context_ref));
+
+  napi_typedarray_type type;
+  size_t length;
+  void *samples;
+  CHECK(env, napi_get_typedarray_info(env, argv[1], &type, &length, &samples, NULL, NULL));
+  if (type != napi_float32_array) {
+    napi_throw_type_error(env, NULL, "parley-whisper: pcm must be a Float32Array");
+    return NULL;
+  }
+  // A copy: the worker must not read memory the JavaScript side may reuse.
+  job->pcm = malloc(length * sizeof(float) + 1);
+  memcpy(job->pcm, samples, length * sizeof(float));
+  job->samples = (int)length;
+
+  CHECK(env, napi_get_named_property(env, argv[2], "language", &language));
+  CHECK(env, napi_get_value_string_utf8(env, language, job->language, sizeof job->language, NULL));
+  job->threads = (int)number_option(env, argv[2], "threads");
+  job->best_of = (int)number_option(env, argv[2], "bestOf");
+  job->temperature = (float)number_option(env, argv[2], "temperature");
+  job->temperature_inc = (float)number_option(env, argv[2], "temperatureInc");
+
+  job->flag = calloc(1, sizeof *job->flag);
+  job->flag->owners = 2;
+  CHECK(env, napi_create_function(env, "stop", NAPI_AUTO_LENGTH, stop, job->flag, &stop_fn));
+  CHECK(env, napi_add_finalizer(env, stop_fn, job->flag, flag_finalize, NULL, NULL));
+
+  CHECK(env, napi_create_promise(env, &job->deferred, &promise));
+  CHECK(env, napi_create_string_utf8(env, "parley-whisper.transcribe", NAPI_AUTO_LENGTH, &name));
+  CHECK(env, napi_create_async_work(env, NULL, name, transcribe_execute, transcribe_complete, job, &job->work));
+  CHECK(env, napi_queue_async_work(env, job->work));
+
+  CHECK(env, napi_create_object(env, &handle));
+  CHECK(env, napi_set_named_property(env, handle, "promise", promise));
+  CHECK(env, napi_set_named_property(env, handle, "stop", stop_fn));
+  return handle;
+}
+
+// ---- module ------------------------------------------------------------------------------
+
+static napi_value system_info(napi_env env, napi_callback_info info) {
+  (void)info;
+  napi_value text;
+  CHECK(env, napi_create_string_utf8(env, whisper_print_system_info(), NAPI_AUTO_LENGTH, &text));
+  return text;
+}
+
+static napi_value init(napi_env env, napi_value exports) {
+  whisper_log_set(silent, NULL);
+  napi_property_descriptor methods[] = {
+      {"load", NULL, load, NULL, NULL, NULL, napi_default, NULL},
+      {"transcribe", NULL, transcribe, NULL, NULL, NULL, napi_default, NULL},
+      {"systemInfo", NULL, system_info, NULL, NULL, NULL, napi_default, NULL},
+  };
+  CHECK(env, napi_define_properties(env, exports, sizeof methods / sizeof *methods, methods));
+  return exports;
+}
+
+NAPI_MODULE(parley_whisper, init)

@@ -77,7 +77,8 @@ export function issueCredential(db: Database, c: IssueCredential): { id: string;
 /**
  * Live credentials by token hash, one cache per connection, so a request's credential
  * usually costs one PRAGMA instead of two lookups (decision 008). Never stale:
- * - every write to the credentials table in this process goes through forgetCachedCredentials;
+ * - every UPDATE or DELETE of credentials in this process calls forgetCachedCredentials
+ *   (an INSERT needs not: misses are not cached);
  * - PRAGMA data_version changes when another connection commits (the `parley keys revoke`
  *   CLI in another process), and then the whole cache is dropped;
  * - expiry is checked on every use, against the clock of the request.
@@ -98,7 +99,7 @@ function cacheOf(db: Database): CredentialCache {
   return cache;
 }
 
-/** Call after any write to the credentials table: the next lookup reads the table again. */
+/** Call after any UPDATE or DELETE of the credentials table: the next lookup reads the table again. */
 export function forgetCachedCredentials(db: Database): void {
   credentialCaches.get(db)?.rows.clear();
 }

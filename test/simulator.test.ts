@@ -75,25 +75,28 @@ describe("parley simulate", () => {
     const d = sim.devices[0]!;
     const trigger = (await api("POST", `/v1/devices/${d.id}/commands`, { type: "trigger_upload" })).body;
     await until("trigger_upload executed", async () => (await api("GET", `/v1/devices/${d.id}/commands/${trigger.id}`)).body.status === "executed");
-    // The wearer may have pressed the button already: then only the stop is needed.
-    const start = await api("POST", `/v1/devices/${d.id}/commands`, { type: "start_recording", params: { upload_after_stop: true } });
-    if (start.status === 201) {
-      await until("start_recording executed", async () => (await api("GET", `/v1/devices/${d.id}/commands/${start.body.id}`)).body.status === "executed");
-    } else {
-      expect(start.body.error.code).toBe("resource_already_exists");
-    }
-    const stop = await until("stop accepted", async () => {
-      const r = await api("POST", `/v1/devices/${d.id}/commands`, { type: "stop_recording" });
-      return r.status === 201 ? r.body : null;
-    });
-    await until("stop_recording executed", async () => (await api("GET", `/v1/devices/${d.id}/commands/${stop.id}`)).body.status === "executed");
+    // A recording the wearer started (the simulator presses the button now and then) ends by
+    // itself a few ticks later, so a start may be refused (409) or fail on the device, and a stop
+    // aimed at it may find nothing to stop: retry until the command itself is executed.
+    const executed = (type: string, params?: object) =>
+      until(`${type} executed`, async () => {
+        const r = await api("POST", `/v1/devices/${d.id}/commands`, { type, params });
+        if (r.status !== 201) return null;
+        const settled = await until(`${type} settled`, async () => {
+          const status = (await api("GET", `/v1/devices/${d.id}/commands/${r.body.id}`)).body.status;
+          return status === "executed" || status === "failed" ? status : null;
+        });
+        return settled === "executed";
+      });
+    await executed("start_recording", { upload_after_stop: true });
+    await executed("stop_recording");
     const recording = await until("an uploaded recording", async () => {
       if (sim.stats.uploadErrors) throw new Error(`upload failed: ${sim.stats.lastError}`);
       const list = (await api("GET", `/v1/recordings?device_id=${d.id}`)).body;
       return list.data?.find((r: any) => r.status !== "pending");
     });
     expect(recording).toMatchObject({ device_id: d.id, source: "device", upload_method: "wifi_direct" });
-  }, 20_000);
+  }, 25_000);
 
   test("installs assigned firmware and reports OTA progress to applied", async () => {
     const d = sim.devices[1]!; // cellular parley_pin

@@ -5,18 +5,28 @@ import { ApiError } from "./errors";
 import { bearerToken, type CredentialKind, credentialOfRequest, type CredentialRow, type Mode, type Tenant } from "./credentials";
 import type { Scope } from "./scopes";
 
-/** Who is calling: the credential behind the Authorization header, resolved once per request. */
-export type Principal = Tenant & {
-  credentialId: string;
-  kind: CredentialKind;
-  organizationId: string;
+/** Who is calling: the credential behind the Authorization header, resolved once per request; shared between requests, so read-only. */
+export type Principal = Readonly<Tenant> & {
+  readonly credentialId: string;
+  readonly kind: CredentialKind;
+  readonly organizationId: string;
   /** null means every scope (secret keys, and tokens whose reach is fixed by their kind). */
-  scopes: readonly string[] | null;
-  endUserId: string | null;
-  deviceId: string | null;
-  recordingId: string | null;
-  commandId: string | null;
+  readonly scopes: readonly string[] | null;
+  readonly endUserId: string | null;
+  readonly deviceId: string | null;
+  readonly recordingId: string | null;
+  readonly commandId: string | null;
 };
+
+// Cached credential rows are the same object from request to request (credentials.ts), so
+// their Principal is built once. Principals are never mutated.
+const principalOfRow = new WeakMap<CredentialRow, Principal>();
+
+function principalOf(row: CredentialRow): Principal {
+  let principal = principalOfRow.get(row);
+  if (!principal) principalOfRow.set(row, (principal = toPrincipal(row)));
+  return principal;
+}
 
 function toPrincipal(row: CredentialRow): Principal {
   return {
@@ -43,7 +53,7 @@ export function authentication(deps: { db: Database; clock: Clock }) {
     .derive({ as: "scoped" }, ({ request }) => {
       // Usually already looked up by the rate limiter; the header is read again only to say what is wrong.
       const row = credentialOfRequest(deps.db, request, deps.clock.now());
-      if (row) return { principal: toPrincipal(row) };
+      if (row) return { principal: principalOf(row) };
       if (!request.headers.has("authorization")) throw new ApiError("unauthorized", "No credential given: send Authorization: Bearer <key>.");
       if (!bearerToken(request)) throw new ApiError("unauthorized", "The Authorization header must be of the form 'Bearer <key>'.");
       throw new ApiError("unauthorized", "The credential is invalid, expired or revoked.");

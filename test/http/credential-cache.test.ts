@@ -41,6 +41,8 @@ describe("a cached credential stops working on the very next request", () => {
     } finally {
       other.close();
     }
+    // Other connections' commits are looked for at most once a millisecond (decision 008).
+    await Bun.sleep(2);
     expect((await listUsers(key.key)).status).toBe(401);
   });
 

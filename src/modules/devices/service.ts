@@ -12,7 +12,7 @@ import { cancelInFlightOta } from "../firmware/store";
 import type { CreateDeviceBody, Device, DeviceState, ListDevicesQuery, UpdateDeviceBody } from "./schema";
 import { CAPABILITY } from "./schema";
 import { mergeSettings } from "./settings";
-import { type DeviceRow, deviceSettingsOverrides, deviceTokenIsLive, findDeviceBySerial, findDeviceRow, insertDevice, listDeviceRows, toDevice, toDeviceState, updateDeviceFields } from "./store";
+import { type DeviceRow, deviceSettingsOverrides, deviceTokenIsLive, findDeviceBySerial, findDeviceRow, findDeviceStateRow, insertDevice, listDeviceRows, toDevice, toDeviceState, updateDeviceFields } from "./store";
 
 /** A row as the API shows it: settings resolved through the configuration hierarchy. */
 export function presentDevice(db: Database, tenant: Tenant, row: DeviceRow): Device {
@@ -24,7 +24,11 @@ export function presentDevice(db: Database, tenant: Tenant, row: DeviceRow): Dev
  * key only a device bound to that end user. 404 "Device not found" otherwise (spec 4.2).
  */
 export function loadDeviceRow(db: Database, principal: Principal, id: string): DeviceRow {
-  const row = findDeviceRow(db, principal, id);
+  return visibleDevice(principal, findDeviceRow(db, principal, id));
+}
+
+/** A device row the caller may see: an end-user-scoped key sees only its end user's devices. */
+function visibleDevice<Row extends { end_user_id: string | null }>(principal: Principal, row: Row | null): Row {
   if (!row || (principal.endUserId && row.end_user_id !== principal.endUserId)) {
     throw new ApiError("not_found", "Device not found", { param: "id" });
   }
@@ -116,7 +120,7 @@ export function deleteDevice(db: Database, principal: Principal, id: string, now
 }
 
 export function getDeviceState(db: Database, principal: Principal, id: string): DeviceState {
-  return toDeviceState(loadDeviceRow(db, principal, id));
+  return toDeviceState(visibleDevice(principal, findDeviceStateRow(db, principal, id)));
 }
 
 /** Spec 3.1 unbound -> bound: issues the device token, shown only in this response. */

@@ -59,7 +59,20 @@ export function toDevice(row: DeviceRow, settings: DeviceSettings): Device {
   };
 }
 
-export function toDeviceState(row: DeviceRow): DeviceState {
+/** The columns GET /state shows, and end_user_id for end-user confinement. */
+export type DeviceStateRow = Pick<DeviceRow, "id" | "end_user_id" | "recording_state" | "battery_percent" | "storage_used_mb" | "storage_total_mb" | "last_heartbeat_at" | "last_synced_at" | "last_seen_by" | "last_synced_by">;
+
+/** GET /state is polled every few seconds per device: it reads its ten columns, not the whole row. */
+export function findDeviceStateRow(db: Database, tenant: Tenant, id: string): DeviceStateRow | null {
+  return db
+    .query<DeviceStateRow, [string, string, string]>(
+      `SELECT id, end_user_id, recording_state, battery_percent, storage_used_mb, storage_total_mb, last_heartbeat_at, last_synced_at, last_seen_by, last_synced_by
+         FROM devices WHERE id = ? AND project_id = ? AND mode = ? AND deleted_at IS NULL`,
+    )
+    .get(id, tenant.projectId, tenant.mode);
+}
+
+export function toDeviceState(row: DeviceStateRow): DeviceState {
   return {
     device_id: row.id,
     recording_state: row.recording_state ? JSON.parse(row.recording_state) : null,

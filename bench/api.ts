@@ -8,7 +8,7 @@ import { buildDeps } from "../src/boot";
 import { loadConfig } from "../src/config";
 import { createApiKey } from "../src/modules/keys/service";
 import { createProject } from "../src/modules/projects/service";
-import { fmt, runLoad, startBenchServers } from "./support/load";
+import { fmt, runBeside, runLoad, startBenchServers } from "./support/load";
 
 const seconds = Number(process.argv[2] ?? 5);
 const concurrency = Number(process.argv[3] ?? 32);
@@ -32,12 +32,16 @@ try {
   await runLoad(() => new Request(servers.helloUrl), { seconds: 1, concurrency });
   await runLoad(() => new Request(`${base}/end-users/${created.id}`, { headers: auth }), { seconds: 1, concurrency });
 
-  const helloGet = await runLoad(() => new Request(servers.helloUrl), load);
-  const getUser = await runLoad(() => new Request(`${base}/end-users/${created.id}`, { headers: auth }), load);
-  const helloPost = await runLoad(() => new Request(servers.helloUrl, { method: "POST", headers: { "content-type": "application/json" }, body: '{"name":"Bench"}' }), load);
-  const postUser = await runLoad(() => new Request(`${base}/end-users`, { method: "POST", headers: auth, body: JSON.stringify({ name: "Bench", metadata: { n: 1 } }) }), load);
+  // Each endpoint beside its baseline in alternating slices, so machine drift hits both alike.
+  const get = await runBeside(() => new Request(servers.helloUrl), () => new Request(`${base}/end-users/${created.id}`, { headers: auth }), load);
+  const post = await runBeside(
+    () => new Request(servers.helloUrl, { method: "POST", headers: { "content-type": "application/json" }, body: '{"name":"Bench"}' }),
+    () => new Request(`${base}/end-users`, { method: "POST", headers: auth, body: JSON.stringify({ name: "Bench", metadata: { n: 1 } }) }),
+    load,
+  );
+  const [helloGet, getUser, helloPost, postUser] = [get.baseline, get.subject, post.baseline, post.subject];
 
-  console.log(`bench/api.ts  (${seconds} s each, ${concurrency} concurrent connections, loopback, 2-core machine)`);
+  console.log(`bench/api.ts  (${seconds} s each in 5 alternating slices beside its baseline, ${concurrency} concurrent connections, loopback, 2-core machine)`);
   console.log(`hello-world GET           ${fmt(helloGet)}`);
   console.log(`GET /v1/end-users/{id}    ${fmt(getUser)}`);
   console.log(`hello-world POST (echo)   ${fmt(helloPost)}`);

@@ -12,7 +12,7 @@ import { bindDevice, createDevice } from "../src/modules/devices/service";
 import { createEndUser } from "../src/modules/end-users/service";
 import { createApiKey } from "../src/modules/keys/service";
 import { createProject } from "../src/modules/projects/service";
-import { fmt, runLoad, startBenchServers } from "./support/load";
+import { fmt, runBeside, runLoad, startBenchServers } from "./support/load";
 
 const seconds = Number(process.argv[2] ?? 5);
 const concurrency = Number(process.argv[3] ?? 32);
@@ -74,10 +74,9 @@ try {
   // Warm both servers so JIT and caches are in the same state.
   for (const make of [helloGetReq, helloPostReq, heartbeat, state]) await runLoad(make, { seconds: 1, concurrency });
 
-  const helloGet = await runLoad(helloGetReq, load);
-  const getState = await runLoad(state, load);
-  const helloPost = await runLoad(helloPostReq, load);
-  const postHeartbeat = await runLoad(heartbeat, load);
+  // Each endpoint beside its baseline in alternating slices, so machine drift hits both alike.
+  const { baseline: helloGet, subject: getState } = await runBeside(helloGetReq, state, load);
+  const { baseline: helloPost, subject: postHeartbeat } = await runBeside(helloPostReq, heartbeat, load);
 
   // p99 under light load too: at 32 connections on a shared 2-core box even hello-world's p99 is queueing.
   const light = { seconds, concurrency: 4 };
@@ -85,7 +84,7 @@ try {
   const stateLight = await runLoad(state, light);
   const heartbeatLight = await runLoad(heartbeat, light);
 
-  console.log(`bench/devices.ts  (${deviceCount} bound devices seeded in ${seedSeconds.toFixed(1)} s; ${seconds} s each, ${concurrency} concurrent connections, loopback)`);
+  console.log(`bench/devices.ts  (${deviceCount} bound devices seeded in ${seedSeconds.toFixed(1)} s; ${seconds} s each in 5 alternating slices beside its baseline, ${concurrency} concurrent connections, loopback)`);
   console.log(`hello-world GET                  ${fmt(helloGet)}`);
   console.log(`GET /v1/devices/{id}/state       ${fmt(getState)}`);
   console.log(`hello-world POST (echo)          ${fmt(helloPost)}`);

@@ -2,6 +2,40 @@
 export type LoadResult = { requests: number; errors: number; perSecond: number; p50Ms: number; p99Ms: number };
 
 export async function runLoad(makeRequest: () => Request, options: { seconds: number; concurrency: number }): Promise<LoadResult> {
+  return summarize(await measure(makeRequest, options));
+}
+
+type Sample = { latencies: number[]; errors: number; elapsedSeconds: number };
+
+/**
+ * A baseline and the endpoint compared with it, measured in alternating slices (rounds of
+ * seconds/rounds each) and each side's slices pooled: on a shared machine whose speed drifts
+ * from one second to the next, both sides then see the same machine.
+ */
+export async function runBeside(
+  baseline: () => Request,
+  subject: () => Request,
+  options: { seconds: number; concurrency: number; rounds?: number },
+): Promise<{ baseline: LoadResult; subject: LoadResult }> {
+  const rounds = options.rounds ?? 5;
+  const slice = { seconds: options.seconds / rounds, concurrency: options.concurrency };
+  const pooled = { baseline: emptySample(), subject: emptySample() };
+  for (let round = 0; round < rounds; round++) {
+    addSample(pooled.baseline, await measure(baseline, slice));
+    addSample(pooled.subject, await measure(subject, slice));
+  }
+  return { baseline: summarize(pooled.baseline), subject: summarize(pooled.subject) };
+}
+
+const emptySample = (): Sample => ({ latencies: [], errors: 0, elapsedSeconds: 0 });
+
+function addSample(into: Sample, slice: Sample): void {
+  for (const l of slice.latencies) into.latencies.push(l);
+  into.errors += slice.errors;
+  into.elapsedSeconds += slice.elapsedSeconds;
+}
+
+async function measure(makeRequest: () => Request, options: { seconds: number; concurrency: number }): Promise<Sample> {
   const latencies: number[] = [];
   let errors = 0;
   const end = performance.now() + options.seconds * 1000;
@@ -16,10 +50,13 @@ export async function runLoad(makeRequest: () => Request, options: { seconds: nu
   };
   const started = performance.now();
   await Promise.all(Array.from({ length: options.concurrency }, worker));
-  const elapsed = (performance.now() - started) / 1000;
+  return { latencies, errors, elapsedSeconds: (performance.now() - started) / 1000 };
+}
+
+function summarize({ latencies, errors, elapsedSeconds }: Sample): LoadResult {
   latencies.sort((a, b) => a - b);
   const at = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? 0;
-  return { requests: latencies.length, errors, perSecond: latencies.length / elapsed, p50Ms: at(0.5), p99Ms: at(0.99) };
+  return { requests: latencies.length, errors, perSecond: latencies.length / elapsedSeconds, p50Ms: at(0.5), p99Ms: at(0.99) };
 }
 
 /** Starts a bun child process and waits until `url` answers. */

@@ -11,13 +11,13 @@ const models = ensureTestModels();
 const bun = process.execPath;
 const cli = join(import.meta.dir, "../../src/cli.ts");
 
-/** A mirror laid out like the public hub, serving the tiny model under the manifest's real URL of whisper-base.en. */
+/** A mirror laid out like the public hub, serving the tiny model under the manifest's real URL of whisper-base. */
 const server = Bun.serve({
   hostname: "127.0.0.1",
   port: 0,
   fetch(req) {
     const path = new URL(req.url).pathname;
-    if (path === "/ggerganov/whisper.cpp/resolve/main/ggml-base.en.bin") return new Response(Bun.file(models.whisper));
+    if (path === "/ggerganov/whisper.cpp/resolve/main/ggml-base.bin") return new Response(Bun.file(models.whisper));
     return new Response("not found", { status: 404 });
   },
 });
@@ -39,14 +39,14 @@ describe("parley models (the command line)", () => {
     expect(rows.find((r) => r.name === "silero-vad")).toMatchObject({ status: "bundled" });
   });
 
-  test("pull honours PARLEY_MODEL_MIRROR; a checksum mismatch (SHA-1 from upstream) is refused with exit 1 and nothing installed", async () => {
+  test("pull honours PARLEY_MODEL_MIRROR; a file that does not match its pins is refused with exit 1 and nothing installed", async () => {
     const dir = makeTempDir();
     const env = { PARLEY_DATA_DIR: dir, PARLEY_MODELS_DIR: join(dir, "models"), PARLEY_MODEL_MIRROR: `http://127.0.0.1:${server.port}` };
-    // The mirror serves the tiny model where the real base.en belongs: the published SHA-1 does not match.
-    const { stderr, code } = await run(["models", "pull", "whisper-base.en"], env);
+    // The mirror serves the tiny model where the real base belongs: its pinned size and digests do not match.
+    const { stderr, code } = await run(["models", "pull", "whisper-base"], env);
     expect(code).toBe(1);
-    expect(stderr).toContain("SHA-1 mismatch");
-    expect(existsSync(join(dir, "models/whisper-base.en/ggml-base.en.bin"))).toBe(false);
+    expect(stderr).toContain("size mismatch (expected 147951465");
+    expect(existsSync(join(dir, "models/whisper-base/ggml-base.bin"))).toBe(false);
   });
 
   test("import, verify, tamper, verify fails with exit 1, remove", async () => {

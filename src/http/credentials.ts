@@ -76,19 +76,21 @@ export function issueCredential(db: Database, c: IssueCredential): { id: string;
 
 /**
  * Live credentials by token hash, one cache per connection, so a request's credential
- * usually costs one PRAGMA instead of two lookups (decision 008). Never stale:
+ * usually costs a hash and a Map lookup instead of two reads (decision 008). Never stale
+ * by more than a millisecond:
  * - every UPDATE or DELETE of credentials in this process calls forgetCachedCredentials
  *   (an INSERT needs not: misses are not cached);
  * - PRAGMA data_version changes when another connection commits (the `parley keys revoke`
- *   CLI in another process), and then the whole cache is dropped;
+ *   CLI in another process); it is read at most every DATA_VERSION_INTERVAL_MS, and a
+ *   change drops the whole cache;
  * - expiry is checked on every use, against the clock of the request.
  */
 type CredentialCache = { rows: Map<string, CredentialRow>; dataVersion: number; checkedAt: number; readDataVersion: () => number };
 
 /**
  * How often another process's commits are looked for. Reading PRAGMA data_version on every
- * request was a tenth of a cached request's cost; once a millisecond a revocation by the CLI
- * is seen before any request that starts after the command returned (decision 008).
+ * request was a tenth of a cached request's cost; once a millisecond, a revocation by another
+ * process is seen by every request that starts a millisecond or more after its commit.
  */
 const DATA_VERSION_INTERVAL_MS = 1;
 

@@ -33,24 +33,30 @@ export function recordHeartbeat(deps: CommandDeps, principal: Principal, deviceI
 const heartbeatTransaction = transactionOnce((db, deps: CommandDeps, principal: Principal, deviceId: string, body: HeartbeatBody, now: Date): HeartbeatResponse => {
   const at = now.toISOString();
   const device = writeHeartbeat(db, principal, deviceId, {
-    battery_percent: body.battery_percent,
-    storage_used_mb: body.storage_used_mb,
-    storage_total_mb: body.storage_total_mb,
-    signal_strength_dbm: body.signal_strength_dbm,
-    firmware_version: body.firmware_version,
-    recording_state: body.recording_state === undefined ? undefined : body.recording_state === null ? null : JSON.stringify(body.recording_state),
-    last_seen_by: body.channel,
-    last_synced_by: body.channel,
+    battery_percent: body.battery_percent ?? null,
+    storage_used_mb: body.storage_used_mb ?? null,
+    storage_total_mb: body.storage_total_mb ?? null,
+    signal_strength_dbm: body.signal_strength_dbm ?? null,
+    firmware_version: body.firmware_version ?? null,
+    recordingStateSent: body.recording_state !== undefined,
+    recording_state: body.recording_state ? JSON.stringify(body.recording_state) : null,
+    last_seen_by: body.channel ?? null,
+    last_synced_by: body.channel ?? null,
     last_heartbeat_at: at,
     last_synced_at: at,
   });
   if (!device) throw new ApiError("unauthorized", "The credential is invalid, expired or revoked.");
   if (body.battery_percent !== undefined) noteBattery(db, principal, device, body.battery_percent, at, now);
-  applyCommandResults(db, principal, deviceId, body.command_results ?? [], now);
-  const open = openCommands(db, principal, deviceId);
-  reconcileRecordingCommands(db, principal, open, body.recording_state?.device_state, now);
-  const commands = deliverPendingCommands(db, principal, open, now).map((row) => presentCommand(deps, principal, row));
-  const ota = otaForHeartbeat(db, principal, deviceId, body.ota_status, body.channel === "bluetooth", now);
+  // Results, reconciliation and delivery only ever act on pending or delivered commands.
+  let commands: Command[] = [];
+  if (device.has_open_commands) {
+    applyCommandResults(db, principal, deviceId, body.command_results ?? [], now);
+    const open = openCommands(db, principal, deviceId);
+    reconcileRecordingCommands(db, principal, open, body.recording_state?.device_state, now);
+    commands = deliverPendingCommands(db, principal, open, now).map((row) => presentCommand(deps, principal, row));
+  }
+  // A report about an assignment no longer in flight is ignored either way.
+  const ota = device.has_ota_in_flight ? otaForHeartbeat(db, principal, deviceId, body.ota_status, body.channel === "bluetooth", now) : null;
   return { commands, ota, server_time: at };
 });
 

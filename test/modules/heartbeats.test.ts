@@ -54,6 +54,20 @@ describe("heartbeat: what the device reports", () => {
     expect(r.status).toBe(422);
     expect(r.body.error).toMatchObject({ code: "validation_error", param });
   });
+
+  test("heartbeats sent at once (one group commit) each land on their own device, a pending command goes to its device only", async () => {
+    const fleet = await Promise.all(Array.from({ length: 6 }, () => boundDevice(t, acme.test)));
+    await fleet[2]!.heartbeat(); // commands are admitted only for a device heard from in the last 60 s
+    const cmd = await t.call("POST", `/v1/devices/${fleet[2]!.id}/commands`, { key: acme.test, body: { type: "trigger_upload" } });
+    expect(cmd.status).toBe(201);
+    const replies = await Promise.all(fleet.map((d, i) => d.heartbeat({ battery_percent: 40 + i, recording_state: { device_state: "idle", n: i } })));
+    expect(replies.map((r) => r.status)).toEqual(fleet.map(() => 200));
+    expect(replies.map((r) => r.body.commands.map((c: { id: string }) => c.id))).toEqual(fleet.map((_, i) => (i === 2 ? [cmd.body.id] : [])));
+    for (const [i, d] of fleet.entries()) {
+      const st = (await t.call("GET", `/v1/devices/${d.id}/state`, { key: acme.test })).body;
+      expect(st).toMatchObject({ battery_percent: 40 + i, recording_state: { device_state: "idle", n: i } });
+    }
+  });
 });
 
 describe("heartbeat: device.low_battery (spec 6)", () => {

@@ -2,7 +2,7 @@ import type { Database } from "bun:sqlite";
 import type { Principal } from "../../http/auth";
 import type { Tenant } from "../../http/credentials";
 import { ApiError } from "../../http/errors";
-import { transactionOnce } from "../../db/transaction";
+import { groupCommit } from "../../db/group-commit";
 import { recordEvent } from "../../events/outbox";
 import { applyCommandResults, deliverPendingCommands, reconcileRecordingCommands } from "../commands/runtime";
 import type { Command } from "../commands/schema";
@@ -20,17 +20,19 @@ export const OFFLINE_AFTER_MS = 24 * 60 * 60 * 1000;
 export type HeartbeatResponse = { commands: Command[]; ota: OtaAssignment | null; server_time: string };
 
 /**
- * POST /devices/{id}/heartbeat, one transaction: record what the device reported, settle
+ * POST /devices/{id}/heartbeat, atomically: record what the device reported, settle
  * command results and start/stop reconciliation, emit device.low_battery on a new dip,
  * then hand over pending commands (pending -> delivered) and the OTA assignment in flight.
+ * Heartbeats arriving together share one commit (group commit); each is still all or nothing.
  */
-export function recordHeartbeat(deps: CommandDeps, principal: Principal, deviceId: string, body: HeartbeatBody, now: Date): HeartbeatResponse {
+export function recordHeartbeat(deps: CommandDeps, principal: Principal, deviceId: string, body: HeartbeatBody, now: Date): Promise<HeartbeatResponse> {
   if (principal.kind !== "device") throw new ApiError("forbidden", "Heartbeats are sent with the device's own token (dtok_).");
   if (principal.deviceId !== deviceId) throw new ApiError("forbidden", "This device token belongs to another device.");
-  return heartbeatTransaction(deps.db, deps, principal, deviceId, body, now);
+  return groupCommit(deps.db)(() => applyHeartbeat(deps, principal, deviceId, body, now));
 }
 
-const heartbeatTransaction = transactionOnce((db, deps: CommandDeps, principal: Principal, deviceId: string, body: HeartbeatBody, now: Date): HeartbeatResponse => {
+function applyHeartbeat(deps: CommandDeps, principal: Principal, deviceId: string, body: HeartbeatBody, now: Date): HeartbeatResponse {
+  const { db } = deps;
   const at = now.toISOString();
   const device = writeHeartbeat(db, principal, deviceId, {
     battery_percent: body.battery_percent ?? null,
@@ -58,7 +60,7 @@ const heartbeatTransaction = transactionOnce((db, deps: CommandDeps, principal: 
   // A report about an assignment no longer in flight is ignored either way.
   const ota = device.has_ota_in_flight ? otaForHeartbeat(db, principal, deviceId, body.ota_status, body.channel === "bluetooth", now) : null;
   return { commands, ota, server_time: at };
-});
+}
 
 /** Once per dip: fire below 20 when not yet fired; re-arm when the battery is back at 20 or more. */
 function noteBattery(db: Database, tenant: Tenant, device: HeartbeatDevice, battery: number, at: string, now: Date): void {

@@ -3,10 +3,11 @@ import type { Database } from "bun:sqlite";
 type Unit = { work: () => unknown; resolve: (value: unknown) => void; reject: (reason: unknown) => void };
 
 /**
- * Group commit for a hot write path. Synchronous units of work submitted during one turn of the event loop run
- * together in one transaction, each in a savepoint of its own, so that a burst of N
- * heartbeats pays once for what a commit costs beyond its pages (the file locks, the WAL
- * read mark and their syscalls) instead of N times. Decision 076 has the figures.
+ * Group commit for the hot paths: synchronous units of work submitted during one turn of
+ * the event loop run together in one transaction, each in a savepoint of its own. A burst
+ * of N heartbeats or state polls then pays once, not N times, for what a transaction costs
+ * beyond its pages: the file and WAL read-mark locks, their syscalls, the commit. Reads
+ * ride along for that alone. Decision 076 has the figures.
  *
  * - A unit that throws is rolled back alone and its caller gets the error; the others go on.
  * - A BEGIN or COMMIT that fails (another process holding the write lock past busy_timeout)

@@ -1,4 +1,5 @@
 import type { Database } from "bun:sqlite";
+import { groupCommit } from "../../db/group-commit";
 import { confineToEndUser, type Principal } from "../../http/auth";
 import { issueCredential, revokeDeviceCredentials, type Tenant } from "../../http/credentials";
 import { ApiError } from "../../http/errors";
@@ -119,8 +120,9 @@ export function deleteDevice(db: Database, principal: Principal, id: string, now
   })();
 }
 
-export function getDeviceState(db: Database, principal: Principal, id: string): DeviceState {
-  return toDeviceState(visibleDevice(principal, findDeviceStateRow(db, principal, id)));
+/** GET /devices/{id}/state: polled every few seconds by every app of a fleet, so its read shares the turn's transaction (decision 076). */
+export async function getDeviceState(db: Database, principal: Principal, id: string): Promise<DeviceState> {
+  return toDeviceState(visibleDevice(principal, await groupCommit(db)(() => findDeviceStateRow(db, principal, id))));
 }
 
 /** Spec 3.1 unbound -> bound: issues the device token, shown only in this response. */

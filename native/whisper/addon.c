@@ -2,7 +2,9 @@
 // event loop, stop a running transcription. scripts/native-whisper.ts builds it at install
 // against whisper.cpp's own sources for this machine's CPU (decision 046).
 #include <node_api.h>
+#include <pthread.h>
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <whisper.h>
@@ -18,6 +20,69 @@
 // whisper.cpp and ggml print to stderr unless given a callback; the server logs JSON lines only.
 static void silent(enum ggml_log_level level, const char *text, void *user_data) {
   (void)level, (void)text, (void)user_data;
+}
+
+// ---- the whisper thread ------------------------------------------------------------------
+// Every whisper.cpp call of the process runs on this one thread of ours, so the process has
+// one OpenMP master. libgomp counts the workers of every thread that ever led a parallel
+// region; once that count passes the CPUs, its barriers stop spinning and sleep on a futex
+// at each of ggml's many barriers. N-API async work runs on whichever pool thread is free,
+// so after a few calls there were two masters on two cores and transcription ran ~5% slower
+// than whisper-cli (decision 046). The pool thread hands its call over here and waits.
+
+typedef struct whisper_call {
+  void (*run)(void *);
+  void *arg;
+  bool done;
+  struct whisper_call *next;
+} whisper_call;
+
+static pthread_mutex_t calls_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t call_queued = PTHREAD_COND_INITIALIZER;
+static pthread_cond_t call_done = PTHREAD_COND_INITIALIZER;
+static whisper_call *first_call, *last_call;
+static enum { NOT_STARTED, RUNNING, FAILED } whisper_thread_state = NOT_STARTED;
+
+static void *whisper_thread(void *unused) {
+  (void)unused;
+  pthread_mutex_lock(&calls_lock);
+  for (;;) {
+    while (!first_call) pthread_cond_wait(&call_queued, &calls_lock);
+    whisper_call *call = first_call;
+    first_call = call->next;
+    if (!first_call) last_call = NULL;
+    pthread_mutex_unlock(&calls_lock);
+    call->run(call->arg);
+    pthread_mutex_lock(&calls_lock);
+    call->done = true;
+    pthread_cond_broadcast(&call_done);
+  }
+  return NULL;
+}
+
+/** Runs `run(arg)` on the whisper thread and returns when it has; on the caller's thread if that thread cannot start. */
+static void on_whisper_thread(void (*run)(void *), void *arg) {
+  whisper_call call = {run, arg, false, NULL};
+  pthread_mutex_lock(&calls_lock);
+  if (whisper_thread_state == NOT_STARTED) {
+    pthread_t thread;
+    pthread_attr_t attr;
+    pthread_attr_init(&attr);
+    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+    whisper_thread_state = pthread_create(&thread, &attr, whisper_thread, NULL) == 0 ? RUNNING : FAILED;
+    pthread_attr_destroy(&attr);
+  }
+  if (whisper_thread_state == FAILED) {
+    pthread_mutex_unlock(&calls_lock);
+    run(arg);
+    return;
+  }
+  if (last_call) last_call->next = &call;
+  else first_call = &call;
+  last_call = &call;
+  pthread_cond_signal(&call_queued);
+  while (!call.done) pthread_cond_wait(&call_done, &calls_lock);
+  pthread_mutex_unlock(&calls_lock);
 }
 
 static void free_context(napi_env env, void *data, void *hint) {
@@ -41,12 +106,16 @@ typedef struct {
   struct whisper_context *ctx;
 } load_job;
 
-static void load_execute(napi_env env, void *data) {
-  (void)env;
+static void load_on_whisper_thread(void *data) {
   load_job *job = data;
   struct whisper_context_params params = whisper_context_default_params();
   params.use_gpu = false;
   job->ctx = whisper_init_from_file_with_params(job->path, params);
+}
+
+static void load_execute(napi_env env, void *data) {
+  (void)env;
+  on_whisper_thread(load_on_whisper_thread, data);
 }
 
 static void load_complete(napi_env env, napi_status status, void *data) {
@@ -113,8 +182,7 @@ typedef struct {
   int result;
 } transcribe_job;
 
-static void transcribe_execute(napi_env env, void *data) {
-  (void)env;
+static void transcribe_on_whisper_thread(void *data) {
   transcribe_job *job = data;
   struct whisper_full_params params = whisper_full_default_params(WHISPER_SAMPLING_GREEDY);
   params.language = job->language;
@@ -130,6 +198,11 @@ static void transcribe_execute(napi_env env, void *data) {
   params.abort_callback = should_abort;
   params.abort_callback_user_data = job->flag;
   job->result = whisper_full(job->ctx, params, job->pcm, job->samples);
+}
+
+static void transcribe_execute(napi_env env, void *data) {
+  (void)env;
+  on_whisper_thread(transcribe_on_whisper_thread, data);
 }
 
 static void set_number(napi_env env, napi_value object, const char *key, double value) {

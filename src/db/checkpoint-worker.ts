@@ -1,18 +1,47 @@
 // Runs SQLite WAL checkpoints on a thread of its own, with its own connection: a
 // checkpoint writes pages back into the database file and fsyncs it, which would
-// otherwise stall every request behind it on the server's event loop.
+// otherwise stall every request behind it on the server's event loop. When the WAL has
+// grown past its limit, it asks the server to hold its hot writes for the one short pass
+// that lets the WAL start over (checkpointer.ts).
 import { Database } from "bun:sqlite";
+import type { CheckpointMessage } from "./checkpointer";
 
 declare const self: Worker;
 
-self.onmessage = (event: MessageEvent<{ path: string; everyMs: number }>) => {
-  const db = new Database(event.data.path);
-  db.exec("PRAGMA busy_timeout = 5000");
-  setInterval(() => {
-    try {
-      db.exec("PRAGMA wal_checkpoint(PASSIVE)");
-    } catch {
-      // Busy: the next tick tries again.
-    }
-  }, event.data.everyMs);
+let db: Database;
+let restartAtFrames = Infinity;
+let awaitingPause = false;
+
+/** One PASSIVE pass; the number of frames in the WAL, or null when the database was busy. */
+function checkpoint(): number | null {
+  try {
+    const result = db.query<{ busy: number; log: number }, []>("PRAGMA wal_checkpoint(PASSIVE)").get();
+    return result && !result.busy ? result.log : null;
+  } catch {
+    return null; // Busy: the next tick tries again.
+  }
+}
+
+const post = (message: CheckpointMessage) => self.postMessage(message);
+
+self.onmessage = (event: MessageEvent<CheckpointMessage>) => {
+  const message = event.data;
+  if (message.type === "start") {
+    db = new Database(message.path);
+    db.exec("PRAGMA busy_timeout = 5000");
+    restartAtFrames = message.restartAtFrames;
+    setInterval(() => {
+      if (awaitingPause) return;
+      const frames = checkpoint();
+      if (frames !== null && frames >= restartAtFrames) {
+        awaitingPause = true;
+        post({ type: "pause-writes" });
+      }
+    }, message.everyMs);
+  } else if (message.type === "writes-paused") {
+    // Only the frames written since the last pass are left to copy.
+    checkpoint();
+    awaitingPause = false;
+    post({ type: "caught-up" });
+  }
 };

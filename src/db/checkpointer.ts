@@ -1,26 +1,66 @@
 import type { Database } from "bun:sqlite";
 import type { Logger } from "../log";
 import { bundled } from "./bundled";
+import { groupCommit } from "./group-commit";
+
+/** Past this many frames (16 MB of 4 KB pages) the checkpointer asks for a short write pause so the WAL can start over. */
+export const RESTART_WAL_AT_FRAMES = 4096;
+/** Group commits wait at most this long for the checkpointer to catch up; past it they go on and the WAL grows for another round. */
+const MAX_WRITE_PAUSE_MS = 250;
+/** When the WAL starts over, its file is cut back to this size (it grew past it while it could not start over). */
+const WAL_FILE_LIMIT_BYTES = 64 * 1024 * 1024;
+
+/** Messages between the server's connection and the checkpoint worker (checkpoint-worker.ts). */
+export type CheckpointMessage =
+  | { type: "start"; path: string; everyMs: number; restartAtFrames: number }
+  | { type: "pause-writes" }
+  | { type: "writes-paused" }
+  | { type: "caught-up" };
 
 /**
  * For the long-running server: turns off the connection's automatic WAL checkpoints
  * (they fsync on the event loop, measured as a 30+ ms p99 tail on heartbeats) and runs
  * them every second from a worker thread instead. Short CLI processes keep SQLite's
  * automatic checkpoints.
+ *
+ * Under writes without pause a background checkpoint never catches up, and the WAL
+ * only starts over when one has: it grew by ~50 MB a second under the heartbeat bench.
+ * So once it holds RESTART_WAL_AT_FRAMES, the worker asks the server to hold its group
+ * commits (the hot writes) while it copies the last few frames, a few milliseconds;
+ * the next write then starts the WAL over (decision 008).
  */
-export function checkpointInBackground(db: Database, path: string, log: Logger, everyMs = 1000): { stop(): void } {
+export function checkpointInBackground(db: Database, path: string, log: Logger, options: { everyMs?: number; restartAtFrames?: number } = {}): { stop(): void } {
   // In the executable the worker is an entrypoint of its own, named from the source root.
   const script = bundled ? "./db/checkpoint-worker.ts" : new URL("./checkpoint-worker.ts", import.meta.url).href;
   const worker = new Worker(script);
+  const writes = groupCommit(db);
+  let pauseLimit: Timer | undefined;
+  const resumeWrites = () => {
+    clearTimeout(pauseLimit);
+    writes.resume();
+  };
   db.exec("PRAGMA wal_autocheckpoint = 0");
+  db.exec(`PRAGMA journal_size_limit = ${WAL_FILE_LIMIT_BYTES}`);
   worker.addEventListener("error", (event) => {
     log.error("WAL checkpoint worker failed; the connection checkpoints by itself again", { error: event.message });
+    resumeWrites();
     db.exec("PRAGMA wal_autocheckpoint = 1000");
   });
-  worker.postMessage({ path, everyMs });
+  worker.addEventListener("message", (event: MessageEvent<CheckpointMessage>) => {
+    if (event.data.type === "pause-writes") {
+      // Between two tasks of the event loop, so no transaction of this connection is open.
+      writes.pause();
+      pauseLimit = setTimeout(resumeWrites, MAX_WRITE_PAUSE_MS);
+      worker.postMessage({ type: "writes-paused" } satisfies CheckpointMessage);
+    } else if (event.data.type === "caught-up") {
+      resumeWrites();
+    }
+  });
+  worker.postMessage({ type: "start", path, everyMs: options.everyMs ?? 1000, restartAtFrames: options.restartAtFrames ?? RESTART_WAL_AT_FRAMES } satisfies CheckpointMessage);
   return {
     stop() {
       worker.terminate();
+      resumeWrites();
       db.exec("PRAGMA wal_autocheckpoint = 1000");
     },
   };

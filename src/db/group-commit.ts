@@ -1,6 +1,7 @@
-import type { Database } from "bun:sqlite";
+import type { Database, Statement } from "bun:sqlite";
 
 type Unit = { work: () => unknown; resolve: (value: unknown) => void; reject: (reason: unknown) => void };
+type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
 
 /**
  * Group commit for the hot paths: synchronous units of work submitted during one turn of
@@ -14,30 +15,70 @@ type Unit = { work: () => unknown; resolve: (value: unknown) => void; reject: (r
  *   fails every unit of its group, and none of their writes stays.
  * - A caller's promise settles only after the commit, so no response announces a write that
  *   could still be lost.
- *
- * @example const commit = groupCommit(db); const row = await commit(() => writeRow(db, input));
+ * - While paused (the WAL checkpointer catching up, decision 008), units wait in memory.
  */
-export function groupCommit(db: Database): <T>(work: () => T) => Promise<T> {
-  let cached = committers.get(db);
-  if (!cached) {
-    cached = committer(db);
-    committers.set(db, cached);
+export class GroupCommitter {
+  private queued: Unit[] = [];
+  private paused = false;
+  private readonly statements: Record<"begin" | "commit" | "rollback" | "savepoint" | "release" | "undo", Statement>;
+
+  constructor(private readonly db: Database) {
+    this.statements = {
+      begin: db.prepare("BEGIN"),
+      commit: db.prepare("COMMIT"),
+      rollback: db.prepare("ROLLBACK"),
+      savepoint: db.prepare("SAVEPOINT unit"),
+      release: db.prepare("RELEASE unit"),
+      undo: db.prepare("ROLLBACK TO unit"),
+    };
   }
-  return cached as <T>(work: () => T) => Promise<T>;
-}
 
-const committers = new WeakMap<Database, (work: () => unknown) => Promise<unknown>>();
+  /** Runs `work` in the next group's transaction; settles once that transaction has committed. */
+  run<T>(work: () => T): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      if (this.queued.push({ work, resolve: resolve as (value: unknown) => void, reject }) === 1 && !this.paused) setImmediate(this.flush);
+    });
+  }
 
-function committer(db: Database): (work: () => unknown) => Promise<unknown> {
-  const begin = db.prepare("BEGIN");
-  const commit = db.prepare("COMMIT");
-  const rollback = db.prepare("ROLLBACK");
-  const savepoint = db.prepare("SAVEPOINT unit");
-  const release = db.prepare("RELEASE unit");
-  const undo = db.prepare("ROLLBACK TO unit");
-  let queued: Unit[] = [];
+  /** Holds every unit until `resume`; units already flushed have committed. */
+  pause(): void {
+    this.paused = true;
+  }
 
-  function runUnit(unit: Unit): { ok: true; value: unknown } | { ok: false; error: unknown } {
+  resume(): void {
+    if (!this.paused) return;
+    this.paused = false;
+    if (this.queued.length > 0) setImmediate(this.flush);
+  }
+
+  private readonly flush = (): void => {
+    if (this.paused) return;
+    const units = this.queued;
+    this.queued = [];
+    const { begin, commit, rollback } = this.statements;
+    let outcomes: Outcome[];
+    try {
+      begin.run();
+      try {
+        outcomes = units.map((unit) => this.runUnit(unit));
+        commit.run();
+      } catch (error) {
+        if (this.db.inTransaction) rollback.run();
+        throw error;
+      }
+    } catch (error) {
+      for (const unit of units) unit.reject(error);
+      return;
+    }
+    units.forEach((unit, i) => {
+      const outcome = outcomes[i]!;
+      if (outcome.ok) unit.resolve(outcome.value);
+      else unit.reject(outcome.error);
+    });
+  };
+
+  private runUnit(unit: Unit): Outcome {
+    const { savepoint, release, undo } = this.statements;
     savepoint.run();
     try {
       const value = unit.work();
@@ -45,39 +86,26 @@ function committer(db: Database): (work: () => unknown) => Promise<unknown> {
       return { ok: true, value };
     } catch (error) {
       // SQLite rolls the whole transaction back by itself on some errors (disk full, I/O): then the group fails.
-      if (!db.inTransaction) throw error;
+      if (!this.db.inTransaction) throw error;
       undo.run();
       release.run();
       return { ok: false, error };
     }
   }
+}
 
-  function flush(): void {
-    const group = queued;
-    queued = [];
-    let outcomes: ReturnType<typeof runUnit>[];
-    try {
-      begin.run();
-      try {
-        outcomes = group.map(runUnit);
-        commit.run();
-      } catch (error) {
-        if (db.inTransaction) rollback.run();
-        throw error;
-      }
-    } catch (error) {
-      for (const unit of group) unit.reject(error);
-      return;
-    }
-    group.forEach((unit, i) => {
-      const outcome = outcomes[i]!;
-      if (outcome.ok) unit.resolve(outcome.value);
-      else unit.reject(outcome.error);
-    });
+const committers = new WeakMap<Database, GroupCommitter>();
+
+/**
+ * The connection's one committer.
+ *
+ * @example const row = await groupCommit(db).run(() => writeRow(db, input));
+ */
+export function groupCommit(db: Database): GroupCommitter {
+  let committer = committers.get(db);
+  if (!committer) {
+    committer = new GroupCommitter(db);
+    committers.set(db, committer);
   }
-
-  return (work) =>
-    new Promise((resolve, reject) => {
-      if (queued.push({ work, resolve, reject }) === 1) setImmediate(flush);
-    });
+  return committer;
 }

@@ -20,7 +20,7 @@ beforeEach(() => {
 
 describe("group commit", () => {
   test("units submitted in one turn share one transaction: another connection sees none of them until the commit", async () => {
-    const commit = groupCommit(db);
+    const commit = (work: () => unknown) => groupCommit(db).run(work);
     const seenByReader: string[][] = [];
     const first = commit(() => insert("a"));
     const second = commit(() => {
@@ -33,12 +33,12 @@ describe("group commit", () => {
   });
 
   test("a caller's promise settles after the commit", async () => {
-    const seen = await groupCommit(db)(() => insert("a")).then(() => rows(reader));
+    const seen = await groupCommit(db).run(() => insert("a")).then(() => rows(reader));
     expect(seen).toEqual(["a"]);
   });
 
   test("a unit that throws is rolled back alone and its caller gets the error; the others commit", async () => {
-    const commit = groupCommit(db);
+    const commit = (work: () => unknown) => groupCommit(db).run(work);
     const results = await Promise.allSettled([
       commit(() => insert("a")),
       commit(() => {
@@ -57,8 +57,21 @@ describe("group commit", () => {
     expect(db.inTransaction).toBe(false);
   });
 
+  test("paused, units wait in memory and nothing is written; on resume they commit", async () => {
+    const committer = groupCommit(db);
+    committer.pause();
+    let settled = false;
+    const pending = committer.run(() => insert("held")).then(() => (settled = true));
+    await Bun.sleep(20);
+    expect(settled).toBe(false);
+    expect(rows(reader)).toEqual([]);
+    committer.resume();
+    await pending;
+    expect(rows(reader)).toEqual(["held"]);
+  });
+
   test("a failing COMMIT fails every unit of its group and keeps none of their writes", async () => {
-    const commit = groupCommit(db);
+    const commit = (work: () => unknown) => groupCommit(db).run(work);
     // The deferred foreign key is only checked at COMMIT.
     const results = await Promise.allSettled([commit(() => insert("a")), commit(() => db.query("INSERT INTO t (name, parent_id) VALUES ('orphan', 'missing')").run())]);
     expect(results.map((r) => r.status)).toEqual(["rejected", "rejected"]);

@@ -122,7 +122,7 @@ export function deleteDevice(db: Database, principal: Principal, id: string, now
 
 /** GET /devices/{id}/state: polled every few seconds by every app of a fleet, so its read shares the turn's transaction (decision 076). */
 export async function getDeviceState(db: Database, principal: Principal, id: string): Promise<DeviceState> {
-  return toDeviceState(visibleDevice(principal, await groupCommit(db)(() => findDeviceStateRow(db, principal, id))));
+  return toDeviceState(visibleDevice(principal, await groupCommit(db).run(() => findDeviceStateRow(db, principal, id))));
 }
 
 /** Spec 3.1 unbound -> bound: issues the device token, shown only in this response. */

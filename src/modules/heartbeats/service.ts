@@ -28,7 +28,7 @@ export type HeartbeatResponse = { commands: Command[]; ota: OtaAssignment | null
 export function recordHeartbeat(deps: CommandDeps, principal: Principal, deviceId: string, body: HeartbeatBody, now: Date): Promise<HeartbeatResponse> {
   if (principal.kind !== "device") throw new ApiError("forbidden", "Heartbeats are sent with the device's own token (dtok_).");
   if (principal.deviceId !== deviceId) throw new ApiError("forbidden", "This device token belongs to another device.");
-  return groupCommit(deps.db)(() => applyHeartbeat(deps, principal, deviceId, body, now));
+  return groupCommit(deps.db).run(() => applyHeartbeat(deps, principal, deviceId, body, now));
 }
 
 function applyHeartbeat(deps: CommandDeps, principal: Principal, deviceId: string, body: HeartbeatBody, now: Date): HeartbeatResponse {

@@ -52,7 +52,8 @@ export class GroupCommitter {
   }
 
   private readonly flush = (): void => {
-    if (this.paused) return;
+    // A flush scheduled before a pause, or a second one scheduled by resume, finds nothing to do.
+    if (this.paused || this.queued.length === 0) return;
     const units = this.queued;
     this.queued = [];
     const { begin, commit, rollback } = this.statements;

@@ -4,7 +4,7 @@ import { bundled } from "./bundled";
 import { groupCommit } from "./group-commit";
 
 /** Past this many frames (16 MB of 4 KB pages) the checkpointer asks for a short write pause so the WAL can start over. */
-export const RESTART_WAL_AT_FRAMES = 4096;
+const RESTART_WAL_AT_FRAMES = 4096;
 /** Group commits wait at most this long for the checkpointer to catch up; past it they go on and the WAL grows for another round. */
 const MAX_WRITE_PAUSE_MS = 250;
 /** When the WAL starts over, its file is cut back to this size (it grew past it while it could not start over). */

@@ -38,6 +38,12 @@ const envSchema = z.object({
   PARLEY_WEBHOOK_RETRY_DELAYS: seconds.default([60, 300, 1800, 7200, 28800]),
   PARLEY_WEBHOOK_DENY_PRIVATE: flag.default(false),
   PARLEY_WEBHOOK_TIMEOUT_MS: whole(1).default(30_000),
+  PARLEY_WEBHOOK_ALLOW_HOSTS: z
+    .string()
+    .default("")
+    .transform((s) => s.split(",").map((h) => h.trim().toLowerCase()).filter(Boolean)),
+  PARLEY_MIN_FREE_MB: whole(0).default(512),
+  PARLEY_SHUTDOWN_GRACE_SECONDS: whole(0, 3600).default(10),
   PARLEY_MAX_UPLOAD_BYTES: whole(1).default(2 * 1024 ** 3),
   PARLEY_MAX_CONCURRENT_UPLOADS: whole(1).default(10),
   PARLEY_UPLOAD_TOKEN_TTL_SECONDS: whole(1).default(900),
@@ -72,7 +78,8 @@ export type Config = Readonly<{
   publicUrl: string;
   logLevel: "debug" | "info" | "warn" | "error" | "silent";
   rateLimit: { perSecond: number; perMinute: number };
-  webhooks: { retryDelaysSeconds: number[]; denyPrivate: boolean; timeoutMs: number };
+  /** allowHosts: host names or addresses exempt from the loopback/link-local/metadata refusal (a receiver on the box itself). */
+  webhooks: { retryDelaysSeconds: number[]; denyPrivate: boolean; allowHosts: readonly string[]; timeoutMs: number };
   uploads: { maxBytes: number; maxConcurrent: number; tokenTtlSeconds: number };
   s3: { bucket: string; endpoint?: string; region?: string; accessKeyId?: string; secretAccessKey?: string } | null;
   ffmpegPath?: string;
@@ -80,6 +87,10 @@ export type Config = Readonly<{
   models: { mirror: string; whisper: string; llm: string; embedding: string };
   ask: { defaultProvider: "llama_cpp" | "openai_compatible" | "extractive"; openai: { baseUrl?: string; apiKey?: string; model?: string; contextTokens: number; timeoutMs: number } };
   jobConcurrency: number;
+  /** New uploads are refused (507) while a data volume has less free space than this. */
+  minFreeBytes: number;
+  /** How long SIGTERM lets in-flight requests finish before the process exits anyway. */
+  shutdownGraceSeconds: number;
   /** A transcription or summary job may take minSeconds plus timeFactor x the audio length before it fails with timeout. */
   processing: { minSeconds: number; timeFactor: number };
   /** Server secret for encrypting webhook secrets and signing grants; generated into the data dir when unset. */
@@ -107,6 +118,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     webhooks: {
       retryDelaysSeconds: e.PARLEY_WEBHOOK_RETRY_DELAYS,
       denyPrivate: e.PARLEY_WEBHOOK_DENY_PRIVATE,
+      allowHosts: e.PARLEY_WEBHOOK_ALLOW_HOSTS,
       timeoutMs: e.PARLEY_WEBHOOK_TIMEOUT_MS,
     },
     uploads: {
@@ -142,6 +154,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       },
     },
     jobConcurrency: e.PARLEY_JOB_CONCURRENCY,
+    minFreeBytes: e.PARLEY_MIN_FREE_MB * 1024 * 1024,
+    shutdownGraceSeconds: e.PARLEY_SHUTDOWN_GRACE_SECONDS,
     processing: { minSeconds: e.PARLEY_PROCESSING_MIN_SECONDS, timeFactor: e.PARLEY_PROCESSING_TIME_FACTOR },
     secret: e.PARLEY_SECRET,
   });

@@ -29,6 +29,7 @@ export const ERROR_STATUS = {
   internal_error: 500,
   model_failure: 502,
   service_unavailable: 503,
+  insufficient_storage: 507,
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;

@@ -16,15 +16,14 @@ import { heartbeatsRoutes } from "./modules/heartbeats/routes";
 import { endUsersRoutes } from "./modules/end-users/routes";
 import { summariesRoutes } from "./modules/summaries/routes";
 import { transcriptionsRoutes } from "./modules/transcriptions/routes";
-import { recordingsRoutes } from "./modules/recordings/routes";
-import { uploadsRoutes, uploadTargetRoutes } from "./modules/uploads/routes";
+import { recordingsRoutes, uploadTargetRoutes } from "./modules/recordings/routes";
 import { askRoutes } from "./modules/ask/routes";
 import { searchRoutes } from "./modules/search/routes";
 import { webhooksRoutes } from "./modules/webhooks/routes";
 
 /** Every /v1 module. Building it has no side effects, so the OpenAPI document can build its own copy. */
 export function apiRoutes(deps: Deps) {
-  return new Elysia({ prefix: "/v1" }).use(endUsersRoutes(deps)).use(recordingsRoutes(deps)).use(uploadsRoutes(deps)).use(devicesRoutes(deps)).use(heartbeatsRoutes(deps)).use(commandsRoutes(deps)).use(grantsRoutes(deps)).use(firmwareRoutes(deps)).use(configRoutes(deps)).use(transcriptionsRoutes(deps)).use(summariesRoutes(deps)).use(searchRoutes(deps)).use(askRoutes(deps)).use(webhooksRoutes(deps));
+  return new Elysia({ prefix: "/v1" }).use(endUsersRoutes(deps)).use(recordingsRoutes(deps)).use(devicesRoutes(deps)).use(heartbeatsRoutes(deps)).use(commandsRoutes(deps)).use(grantsRoutes(deps)).use(firmwareRoutes(deps)).use(configRoutes(deps)).use(transcriptionsRoutes(deps)).use(summariesRoutes(deps)).use(searchRoutes(deps)).use(askRoutes(deps)).use(webhooksRoutes(deps));
 }
 
 /** Routes that take a raw body (audio, firmware images) and stream it: mounted before the JSON parser. */

@@ -7,7 +7,7 @@ import type { PeriodicTask } from "./jobs/scheduler";
 import { registerDeviceRuntimeWork } from "./modules/heartbeats/background";
 import { registerSummaryJobs } from "./modules/summaries/job";
 import { registerTranscriptionJobs } from "./modules/transcriptions/job";
-import { registerRecordingWork } from "./modules/uploads/background";
+import { registerRecordingWork } from "./modules/recordings/background";
 import { registerSearchWork } from "./modules/search/indexer";
 import { registerWebhookWork } from "./modules/webhooks/background";
 

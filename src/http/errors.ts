@@ -1,5 +1,6 @@
 import { Elysia } from "elysia";
 import type { Logger } from "../log";
+import { isOutOfSpace, type Volume, volumeOf } from "../storage/volumes";
 import { requestIdOf } from "./request-id";
 
 /** Every error code the API answers with, and its HTTP status. One table: no status is chosen elsewhere. */
@@ -62,11 +63,22 @@ export function errorBody(err: ApiError, requestId?: string): ErrorBody {
   };
 }
 
+/** How long a client is asked to wait after a 507: freeing space takes an operator, not a moment. */
+const FULL_DISK_RETRY_AFTER_SECONDS = 60;
+
+/** 507 insufficient_storage: a volume is full (or below its floor), nothing of the request was kept, and a retry later may succeed. */
+export function insufficientStorage(volume: Volume["name"], why = `The appliance's ${volume} volume is full`): ApiError {
+  return new ApiError("insufficient_storage", `${why}; nothing was stored. Retry later: the operator has been told to free space.`, {
+    headers: { "retry-after": String(FULL_DISK_RETRY_AFTER_SECONDS) },
+  });
+}
+
 type ValidationDetail = { type?: string; valueError?: { path?: PropertyKey[]; message?: string; keys?: string[] } };
 
 /** Elysia's own failures (bad JSON, schema mismatch, unknown route) mapped onto ApiError. */
 function toApiError(code: string | number, error: unknown): ApiError | null {
   if (error instanceof ApiError) return error;
+  if (isOutOfSpace(error)) return insufficientStorage(volumeOf(error));
   if (code === "VALIDATION") {
     const v = error as ValidationDetail;
     // A strict object names the unknown fields in `keys`, at the object's own path.
@@ -87,6 +99,9 @@ export function errorHandling(log: Logger) {
   return new Elysia({ name: "parley.errors" }).onError({ as: "global" }, ({ code, error, set, request }) => {
     const requestId = requestIdOf(set);
     let apiError = toApiError(code, error);
+    if (apiError?.code === "insufficient_storage" && isOutOfSpace(error)) {
+      log.warn("out of disk space: request refused with 507", { request_id: requestId, volume: volumeOf(error), error: String(error) });
+    }
     if (!apiError) {
       log.error("unhandled error", { request_id: requestId, path: new URL(request.url).pathname, error: String((error as Error)?.stack ?? error) });
       apiError = new ApiError("internal_error", "An internal error occurred. The request id identifies it in the server log.");

@@ -4,7 +4,7 @@ import type { Deps } from "../../src/deps";
 import type { Tenant } from "../../src/http/credentials";
 import { newId } from "../../src/ids";
 import type { RecordingStatus } from "../../src/modules/recordings/schema";
-import { insertRecording, updateRecordingRow } from "../../src/modules/recordings/store";
+import { insertRecording } from "../../src/modules/recordings/store";
 import { makeTempDir } from "../helpers";
 import { voicedBurst, wavBytes } from "../engines/signals";
 import { FIXTURES } from "./recordings-support";
@@ -76,13 +76,10 @@ export async function seedRecording(deps: Deps, tenant: Tenant, bytes: Uint8Arra
       yield bytes;
     })());
   }
-  updateRecordingRow(
-    deps.db,
-    tenant,
-    id,
-    { status: options.status ?? (bytes ? "uploaded" : "pending"), storage_key: storageKey, file_size_bytes: bytes?.length ?? null, error: options.error ? JSON.stringify(options.error) : null, uploaded_at: bytes ? at : null },
-    now,
-  );
+  // A fixture puts the row straight into the state a test needs, as no API transition could.
+  deps.db
+    .query("UPDATE recordings SET status = ?, storage_key = ?, file_size_bytes = ?, error = ?, uploaded_at = ? WHERE id = ?")
+    .run(options.status ?? (bytes ? "uploaded" : "pending"), storageKey, bytes?.length ?? null, options.error ? JSON.stringify(options.error) : null, bytes ? at : null, id);
   return id;
 }
 

@@ -1,11 +1,18 @@
 import { Elysia } from "elysia";
+import { z } from "zod";
 import type { Deps } from "../../deps";
 import { authentication, authorize } from "../../http/auth";
+import { ApiError } from "../../http/errors";
 import { idempotent } from "../../http/idempotency";
 import { idParam } from "../../http/schemas";
 import { downloadAudio } from "./audio";
-import { createRecordingBody, listRecordingsQuery } from "./schema";
+import { createRecordingBody, listRecordingsQuery, uploadCompleteBody, uploadUrlBody } from "./schema";
 import { createRecording, deleteRecording, getRecording, listRecordings } from "./service";
+import { completeUpload, VerificationPending } from "./upload-complete";
+import { receiveUpload, UploadSlots } from "./upload-receive";
+import { issueUploadUrl } from "./upload-url";
+
+const DEVICE = { tokens: ["device"] } as const;
 
 export function recordingsRoutes(deps: Deps) {
   const { db, clock } = deps;
@@ -46,5 +53,47 @@ export function recordingsRoutes(deps: Deps) {
         set.status = 204;
       },
       { params: idParam, detail: { summary: "Delete a recording", description: "Scope recordings:write. Deletes its transcriptions, summaries and stored bytes." } },
+    )
+    .post("/recordings/:id/upload-url", ({ principal, params, body }) => issueUploadUrl(deps, authorize(principal, "recordings:write", DEVICE), params.id, body, clock.now()), {
+      params: idParam,
+      body: uploadUrlBody,
+      detail: {
+        summary: "Get a pre-signed upload URL",
+        description: "Scope recordings:write or the recording's device token. Single-use, short-lived; chunk_index gives a URL for one chunk of a streaming upload. Repairs a recording in integrity_failure.",
+      },
+    })
+    .post(
+      "/recordings/:id/upload-complete",
+      async (ctx) => {
+        try {
+          return await idempotent(deps, ctx, () => completeUpload(deps, authorize(ctx.principal, "recordings:write", DEVICE), ctx.params.id, ctx.body, clock.now()));
+        } catch (err) {
+          if (!(err instanceof VerificationPending)) throw err;
+          throw new ApiError("upload_verification_pending", "Whole-file verification is running; retry this request shortly.", { headers: { "retry-after": "1" } });
+        }
+      },
+      {
+        params: idParam,
+        body: uploadCompleteBody,
+        detail: {
+          summary: "Complete an upload",
+          description:
+            "Scope recordings:write or the recording's device token. With sha256: 425 until verification ends, then 200; 409 upload_integrity_failed on mismatch; 409 resource_conflict for conflicting fields; 409 encrypted_upload_v2_staging_missing when no bytes are staged.",
+        },
+      },
     );
 }
+/**
+ * The pre-signed PUT target: public (the up_ token in the path is the credential), so
+ * createApp mounts it outside the authenticated /v1 modules. The handler never touches
+ * `body`, so Elysia leaves the request stream unread (its static analysis skips parsing;
+ * `parse: "none"` answered 400 in Elysia 1.4) and receiveUpload streams it to storage.
+ */
+export function uploadTargetRoutes(deps: Deps) {
+  const slots = new UploadSlots(deps.config.uploads.maxConcurrent);
+  return new Elysia({ name: "parley.upload-target" }).put("/v1/uploads/:token", ({ params, request }) => receiveUpload(deps, slots, params.token, request), {
+    params: z.object({ token: z.string().min(1).max(200) }),
+    detail: { tags: ["Recordings"], summary: "Upload audio bytes", description: "No Authorization header: the URL from upload-url is the credential. 400 for an empty body or one shorter than the file_size_bytes given to upload-url; 413 over the size limit or that size; 429 over 10 concurrent uploads per project." },
+  });
+}
+

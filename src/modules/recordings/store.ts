@@ -106,20 +106,89 @@ export function findRecording(db: Database, tenant: Tenant, id: string): StoredR
 
 type Patch = Partial<Omit<Row, "id" | "project_id" | "mode" | "created_at">>;
 
-/** Sets the given columns (and updated_at). JSON columns are passed already serialized. */
-export function updateRecordingRow(db: Database, tenant: Tenant, id: string, patch: Patch, now: Date): void {
+/** A transition's precondition did not hold. Callers check the state in the same transaction, so this is a bug, never a client error. */
+export class RecordingStateError extends Error {}
+
+/**
+ * The one writer of a recording's columns: sets `patch` (and updated_at) where `guard`
+ * holds, and throws when it did not. Private, so every change of state is a named
+ * transition below whose guard says from where it may happen.
+ */
+function transition(db: Database, tenant: Tenant, id: string, name: string, guard: string, patch: Patch, now: Date): void {
   const entries = Object.entries({ ...patch, updated_at: now.toISOString() });
-  db.query(`UPDATE recordings SET ${entries.map(([k]) => `${k} = ?`).join(", ")} WHERE id = ? AND project_id = ? AND mode = ?`).run(
-    ...(entries.map(([, v]) => v ?? null) as SQLQueryBindings[]),
+  const changed = db
+    .query(`UPDATE recordings SET ${entries.map(([k]) => `${k} = ?`).join(", ")} WHERE id = ? AND project_id = ? AND mode = ? AND ${guard}`)
+    .run(...(entries.map(([, v]) => v ?? null) as SQLQueryBindings[]), id, tenant.projectId, tenant.mode).changes;
+  if (!changed) throw new RecordingStateError(`recording ${id}: ${name} is not allowed in its current state`);
+}
+
+const TAKING_BYTES = "status IN ('pending', 'streaming') AND verification IS NULL";
+const VERIFYING = "status IN ('pending', 'streaming') AND verification = 'pending'";
+const HAS_VERIFIED_AUDIO = "status IN ('uploaded', 'processing', 'completed', 'failed')";
+
+/** A whole-file PUT landed: its object becomes the staged file (replacing an earlier one). */
+export function stageWholeFile(db: Database, tenant: Tenant, id: string, staged: { storageKey: string; size: number; mimeType: string | null }, now: Date): void {
+  transition(db, tenant, id, "stageWholeFile", `${TAKING_BYTES} AND is_streaming = 0`, { storage_key: staged.storageKey, staged_size: staged.size, mime_type: staged.mimeType }, now);
+}
+
+/** upload-complete accepted: the completion is kept and verification is pending. */
+export function acceptCompletion(db: Database, tenant: Tenant, id: string, completion: Completion, now: Date): void {
+  transition(db, tenant, id, "acceptCompletion", `${TAKING_BYTES} AND completion IS NULL`, { completion: JSON.stringify(completion), verification: "pending" }, now);
+}
+
+/** What verification measured of the stored original. */
+export type VerifiedAudio = {
+  storageKey: string;
+  size: number;
+  sha256: string;
+  durationSeconds: number | null;
+  format: string | null;
+  codec: string | null;
+  error: RecordingError | null;
+};
+
+/** Verification passed: the recording is uploaded, pointing at the verified original. */
+export function markUploaded(db: Database, tenant: Tenant, id: string, audio: VerifiedAudio, now: Date): void {
+  transition(
+    db,
+    tenant,
     id,
-    tenant.projectId,
-    tenant.mode,
+    "markUploaded",
+    VERIFYING,
+    {
+      status: "uploaded",
+      verification: null,
+      storage_key: audio.storageKey,
+      file_size_bytes: audio.size,
+      sha256: audio.sha256,
+      duration_seconds: audio.durationSeconds,
+      format: audio.format,
+      codec: audio.codec,
+      error: audio.error ? JSON.stringify(audio.error) : null,
+      uploaded_at: now.toISOString(),
+    },
+    now,
   );
 }
 
-/** Moves a recording along the processing statuses (the transcription pipeline calls it). */
-export function setRecordingStatus(db: Database, tenant: Tenant, id: string, status: RecordingStatus, now: Date): void {
-  updateRecordingRow(db, tenant, id, { status }, now);
+/** Verification found bytes other than the client described. */
+export function markIntegrityFailure(db: Database, tenant: Tenant, id: string, error: RecordingError, now: Date): void {
+  transition(db, tenant, id, "markIntegrityFailure", VERIFYING, { status: "integrity_failure", verification: null, error: JSON.stringify(error) }, now);
+}
+
+/** Verification found no staged bytes: the completion is dropped, so a retry says what to upload again. */
+export function dropCompletion(db: Database, tenant: Tenant, id: string, keepStorageKey: boolean, now: Date): void {
+  transition(db, tenant, id, "dropCompletion", VERIFYING, { verification: null, completion: null, ...(keepStorageKey ? {} : { storage_key: null }) }, now);
+}
+
+/** The repair of spec 3.3: a recording in integrity_failure takes a fresh upload. */
+export function reopenForUpload(db: Database, tenant: Tenant, id: string, streaming: boolean, now: Date): void {
+  transition(db, tenant, id, "reopenForUpload", "status = 'integrity_failure'", { status: streaming ? "streaming" : "pending", completion: null, error: null, storage_key: null, staged_size: null }, now);
+}
+
+/** Moves a recording with verified audio along the processing statuses (the transcription pipeline calls it). */
+export function setProcessingStatus(db: Database, tenant: Tenant, id: string, status: "processing" | "completed" | "failed", now: Date): void {
+  transition(db, tenant, id, `setProcessingStatus(${status})`, HAS_VERIFIED_AUDIO, { status }, now);
 }
 
 /** Removes the row; transcriptions, summaries, chunks and search rows go with it (ON DELETE CASCADE). */
@@ -169,13 +238,10 @@ export function upsertChunk(db: Database, tenant: Tenant, recordingId: string, c
   ).run(recordingId, tenant.projectId, tenant.mode, chunk.chunk_index, chunk.storage_key, chunk.size_bytes, now.toISOString());
   // chunk_count only grows (one past the highest index seen): recounting rows would forget chunks
   // whose objects were lost (deleteChunkRows), and a re-sent early chunk would hide a missing last one.
-  db.query("UPDATE recordings SET chunk_count = MAX(chunk_count, ?), is_streaming = 1, status = 'streaming', updated_at = ? WHERE id = ? AND project_id = ? AND mode = ?").run(
-    chunk.chunk_index + 1,
-    now.toISOString(),
-    recordingId,
-    tenant.projectId,
-    tenant.mode,
-  );
+  const changed = db
+    .query(`UPDATE recordings SET chunk_count = MAX(chunk_count, ?), is_streaming = 1, status = 'streaming', updated_at = ? WHERE id = ? AND project_id = ? AND mode = ? AND ${TAKING_BYTES}`)
+    .run(chunk.chunk_index + 1, now.toISOString(), recordingId, tenant.projectId, tenant.mode).changes;
+  if (!changed) throw new RecordingStateError(`recording ${recordingId}: a chunk cannot be added in its current state`);
   return previous && previous.storage_key !== chunk.storage_key ? previous.storage_key : null;
 }
 

@@ -7,7 +7,7 @@ import type { Tenant } from "../../http/credentials";
 import type { Job } from "../../jobs/queue";
 import { resolveConfig } from "../config/service";
 import type { StoredRecording } from "../recordings/store";
-import { findRecording, setRecordingStatus } from "../recordings/store";
+import { findRecording, setProcessingStatus } from "../recordings/store";
 import { INDEX_TRANSCRIPTION_JOB } from "../search/indexer";
 import { startSummary } from "../summaries/service";
 import { TEMPLATES as SUMMARY_TEMPLATES } from "../summaries/templates";
@@ -54,7 +54,7 @@ function complete(deps: Deps, tenant: Tenant, stored: StoredTranscription, recor
   const now = clock.now();
   db.transaction(() => {
     if (!markTranscriptionCompleted(db, tenant, stored.record.id, { ...result, completed_at: now.toISOString() })) return;
-    setRecordingStatus(db, tenant, recording.id, "completed", now);
+    setProcessingStatus(db, tenant, recording.id, "completed", now);
     const record = findTranscription(db, tenant, stored.record.id) as Transcription;
     recordEvent(db, tenant, "transcription.completed", eventData(record, TRANSCRIPTION_EVENT_FIELDS["transcription.completed"]), now);
     deps.queue.enqueue(INDEX_TRANSCRIPTION_JOB, { project_id: tenant.projectId, mode: tenant.mode, transcription_id: record.id }, { dedupeKey: `${INDEX_TRANSCRIPTION_JOB}:${record.id}` });
@@ -78,7 +78,7 @@ function fail(deps: Deps, tenant: Tenant, stored: StoredTranscription, failure: 
   db.transaction(() => {
     const error = { code: failure.code, message: failure.message };
     if (!markTranscriptionFailed(db, tenant, stored.record.id, error, now.toISOString(), failure.durationSeconds)) return;
-    setRecordingStatus(db, tenant, stored.record.recording_id, "failed", now);
+    setProcessingStatus(db, tenant, stored.record.recording_id, "failed", now);
     const record = findTranscription(db, tenant, stored.record.id) as Transcription;
     recordEvent(db, tenant, "transcription.failed", eventData(record, TRANSCRIPTION_EVENT_FIELDS["transcription.failed"]), now);
   })();

@@ -7,7 +7,7 @@ import { ApiError } from "../../http/errors";
 import type { Page } from "../../http/pagination";
 import { whisperLanguage } from "../../engines/whisper-languages";
 import { newId } from "../../ids";
-import { findRecording, setRecordingStatus } from "../recordings/store";
+import { findRecording, setProcessingStatus } from "../recordings/store";
 import { type CreateTranscriptionBody, eventData, type ListTranscriptionsQuery, TRANSCRIPTION_EVENT_FIELDS, type Transcription } from "./schema";
 import { findProcessingTranscription, findStoredTranscription, insertTranscription, listTranscriptionRows } from "./store";
 
@@ -56,7 +56,7 @@ export function startTranscription(deps: Pick<Deps, "db" | "queue">, tenant: Ten
     failed_at: null,
   };
   insertTranscription(deps.db, tenant, transcription, { endUserId: recording.end_user_id, requestedLanguage: language });
-  setRecordingStatus(deps.db, tenant, recording.id, "processing", now);
+  setProcessingStatus(deps.db, tenant, recording.id, "processing", now);
   recordEvent(deps.db, tenant, "transcription.started", eventData(transcription, TRANSCRIPTION_EVENT_FIELDS["transcription.started"]), now);
   const payload: RunTranscriptionPayload = { project_id: tenant.projectId, mode: tenant.mode, transcription_id: transcription.id };
   deps.queue.enqueue(RUN_TRANSCRIPTION_JOB, payload, { dedupeKey: `${RUN_TRANSCRIPTION_JOB}:${transcription.id}` });

@@ -3,32 +3,38 @@ import type { Deps } from "../../deps";
 import { consumeCredential, findLiveCredential, type Mode, type Tenant } from "../../http/credentials";
 import { ApiError } from "../../http/errors";
 import { ObjectTooLargeError, type WriteResult } from "../../storage";
-import { DELETE_OBJECTS_JOB } from "../recordings/objects";
-import { findRecording, updateRecordingRow, upsertChunk } from "../recordings/store";
+import { DELETE_OBJECTS_JOB } from "./objects";
 import type { UploadReceipt } from "./schema";
-import { refusal, uploadBudget } from "./service";
-import { findUpload, markUploadReceived, type UploadRow, uploadObjectKey } from "./store";
+import { findRecording, stageWholeFile, upsertChunk } from "./store";
+import { findUpload, markUploadReceived, type UploadRow, uploadObjectKey } from "./upload-store";
+import { assertRoomForUpload } from "./upload-space";
+import { refusal, uploadBudget } from "./upload-url";
 
 const UNUSABLE_TOKEN = "The upload URL is invalid, expired or already used; ask for a new one with POST /recordings/{id}/upload-url.";
 const EMPTY_BODY = "The request body is empty: PUT the file's bytes (the upload URL is still usable).";
 
 /**
- * Per-project count of PUTs in progress (spec 8: 10 concurrent uploads). In memory: one
- * process serves the API, and a crash ends every upload it was counting anyway.
+ * PUTs in progress: at most `limit` per project (spec 8: 10 concurrent uploads), and one
+ * per upload URL, since a URL is spent only when its bytes are stored. In memory: one
+ * process serves a data dir (it is locked), and a crash ends every upload it was counting.
  */
 export class UploadSlots {
   private inUse = new Map<string, number>();
+  private urlsInUse = new Set<string>();
   constructor(private limit: number) {}
-  take(projectId: string): () => void {
+  take(projectId: string, credentialId: string): () => void {
+    if (this.urlsInUse.has(credentialId)) throw new ApiError("resource_conflict", "Another PUT to this upload URL is in progress; wait for its answer.");
     const n = this.inUse.get(projectId) ?? 0;
     if (n >= this.limit) {
       throw new ApiError("too_many_uploads", `At most ${this.limit} uploads may run at once per project; retry when one finishes.`, { headers: { "retry-after": "1" } });
     }
     this.inUse.set(projectId, n + 1);
+    this.urlsInUse.add(credentialId);
     let released = false;
     return () => {
       if (released) return;
       released = true;
+      this.urlsInUse.delete(credentialId);
       const left = (this.inUse.get(projectId) ?? 1) - 1;
       if (left) this.inUse.set(projectId, left);
       else this.inUse.delete(projectId);
@@ -50,19 +56,17 @@ function sizeRule(deps: Deps, tenant: Tenant, upload: UploadRow): SizeRule {
   return { max: budget.bytes, exact: declared, tooLarge: budget.why };
 }
 
-/** Refusals a Content-Length allows before anything is read or the token is used, so the URL stays usable. */
-function checkLength(rule: SizeRule, header: string | null): void {
-  if (header === null || !/^\d+$/.test(header)) return;
+/** Refusals a Content-Length allows before anything is read; returns the length when the header gives one. */
+function checkLength(rule: SizeRule, header: string | null): number | null {
+  if (header === null || !/^\d+$/.test(header)) return null;
   const length = Number(header);
   if (length > rule.max) throw new ApiError("payload_too_large", rule.tooLarge);
   if (length === 0) throw new ApiError("invalid_request", EMPTY_BODY);
   if (rule.exact !== null && length < rule.exact) throw new ApiError("invalid_request", `The body has ${length} bytes; this upload URL was issued for ${rule.exact} (file_size_bytes).`);
+  return length;
 }
 
-/**
- * The body as chunks, or null when it is empty. The first chunk is read before the token is
- * used, so an empty body (no Content-Length, as with chunked encoding) leaves the URL usable.
- */
+/** The body as chunks, or null when it is empty (no Content-Length says so up front with chunked encoding). */
 async function nonEmptyBody(request: Request): Promise<AsyncGenerator<Uint8Array> | null> {
   const reader = request.body?.getReader();
   if (!reader) return null;
@@ -85,8 +89,10 @@ async function nonEmptyBody(request: Request): Promise<AsyncGenerator<Uint8Array
 
 /**
  * PUT /v1/uploads/{token}: streams the body to storage (never whole in memory), counting
- * and hashing as it goes, then points the recording at the stored object. The object is
- * complete under its key before any row refers to it.
+ * as it goes, then points the recording at the stored object and spends the URL in one
+ * durable transaction. A 2xx therefore means the bytes are on disk (fsynced) and recorded;
+ * any failure before that (empty, short or oversized body, a full disk, a dropped
+ * connection) leaves the URL usable for a retry.
  */
 export async function receiveUpload(deps: Deps, slots: UploadSlots, token: string, request: Request): Promise<UploadReceipt> {
   const { db, clock, storage } = deps;
@@ -97,13 +103,12 @@ export async function receiveUpload(deps: Deps, slots: UploadSlots, token: strin
   // The row goes with its recording (ON DELETE CASCADE).
   if (!upload) throw new ApiError("not_found", "The recording of this upload URL was deleted.");
   const rule = sizeRule(deps, tenant, upload);
-  checkLength(rule, request.headers.get("content-length"));
-  const release = slots.take(credential.project_id);
+  const length = checkLength(rule, request.headers.get("content-length"));
+  assertRoomForUpload(deps, length ?? upload.declared_size ?? 0);
+  const release = slots.take(credential.project_id, credential.id);
   try {
     const body = await nonEmptyBody(request);
     if (!body) throw new ApiError("invalid_request", EMPTY_BODY);
-    // Taken only now, so a 400, 413 or 429 above leaves the URL usable for a retry.
-    if (!consumeCredential(db, credential.id, clock.now())) throw new ApiError("unauthorized", UNUSABLE_TOKEN);
     const before = findRecording(db, tenant, credential.recording_id);
     if (!before) throw new ApiError("not_found", "The recording of this upload URL was deleted.");
     const why = refusal(before);
@@ -116,11 +121,15 @@ export async function receiveUpload(deps: Deps, slots: UploadSlots, token: strin
       if (err instanceof ObjectTooLargeError) throw new ApiError("payload_too_large", rule.tooLarge);
       throw err;
     }
-    const short = rule.exact !== null && written.size < rule.exact;
-    const refused = short ? new ApiError("invalid_request", `${written.size} bytes arrived; this upload URL was issued for ${rule.exact} (file_size_bytes).`) : recordReceipt(deps, tenant, upload, key, written);
-    if (refused) {
-      await storage.remove(key);
-      throw refused;
+    try {
+      if (rule.exact !== null && written.size < rule.exact) {
+        throw new ApiError("invalid_request", `${written.size} bytes arrived; this upload URL was issued for ${rule.exact} (file_size_bytes). The URL is still usable: PUT the whole file again.`);
+      }
+      recordReceipt(deps, tenant, upload, key, written);
+    } catch (err) {
+      // Should the removal fail too, the expired URL's sweep finds the object (it was never recorded).
+      await storage.remove(key).catch(() => {});
+      throw err;
     }
     return { recording_id: before.id, chunk_index: upload.chunk_index, file_size_bytes: written.size };
   } finally {
@@ -128,32 +137,33 @@ export async function receiveUpload(deps: Deps, slots: UploadSlots, token: strin
   }
 }
 
-/** Points the recording at the stored object in one transaction, or says why it no longer may. */
-function recordReceipt(deps: Deps, tenant: Tenant, upload: UploadRow, key: string, written: WriteResult): ApiError | null {
+/** Spends the URL and points the recording at the stored object, in one durable transaction, or throws why it no longer may. */
+function recordReceipt(deps: Deps, tenant: Tenant, upload: UploadRow, key: string, written: WriteResult): void {
   const { db, clock, queue } = deps;
   const now = clock.now();
-  // Durable: the device treats a 200 PUT as delivered.
-  return durableTransaction(db, (): ApiError | null => {
+  // Durable: the device treats a 2xx PUT as delivered and may delete its copy.
+  durableTransaction(db, () => {
+    // Expiry is not checked again: the URL was live when the PUT began, and the bytes are here.
+    if (!consumeCredential(db, upload.credential_id, now)) throw new ApiError("unauthorized", UNUSABLE_TOKEN);
     // The recording may have been deleted, completed or repaired while the bytes streamed in.
     const r = findRecording(db, tenant, upload.recording_id);
     const stopped = new ApiError("resource_conflict", "The recording stopped taking uploads while this one was in progress.");
-    if (!r || refusal(r)) return stopped;
+    if (!r || refusal(r)) throw stopped;
     // A whole-file PUT and a chunk PUT raced (each URL was valid when issued): the first to land decides.
-    if (upload.chunk_index === null ? r.is_streaming : !r.is_streaming && r.storage_key) return stopped;
+    if (upload.chunk_index === null ? r.is_streaming : !r.is_streaming && r.storage_key) throw stopped;
     // Chunk PUTs that streamed at the same time were each checked against the others as they stood before.
     if (upload.chunk_index !== null) {
       const budget = uploadBudget(deps, tenant, r.id, upload.chunk_index);
-      if (written.size > budget.bytes) return new ApiError("payload_too_large", budget.why);
+      if (written.size > budget.bytes) throw new ApiError("payload_too_large", budget.why);
     }
     markUploadReceived(db, tenant, upload.credential_id, key, written.size, now);
     let replaced: string | null;
     if (upload.chunk_index === null) {
       replaced = r.storage_key;
-      updateRecordingRow(db, tenant, r.id, { storage_key: key, staged_size: written.size, mime_type: r.mime_type ?? upload.content_type }, now);
+      stageWholeFile(db, tenant, r.id, { storageKey: key, size: written.size, mimeType: r.mime_type ?? upload.content_type }, now);
     } else {
       replaced = upsertChunk(db, tenant, r.id, { chunk_index: upload.chunk_index, storage_key: key, size_bytes: written.size }, now);
     }
     if (replaced) queue.enqueue(DELETE_OBJECTS_JOB, { keys: [replaced] });
-    return null;
   });
 }

@@ -1,6 +1,6 @@
 import type { Database } from "bun:sqlite";
 import type { Mode, Tenant } from "../../http/credentials";
-import { recordingPrefix } from "../recordings/objects";
+import { recordingPrefix } from "./objects";
 
 /** An issued upload URL: what its up_ token may write. */
 export type UploadRow = {

@@ -1,9 +1,9 @@
 import type { Deps } from "../../deps";
 import type { PeriodicTask } from "../../jobs/scheduler";
-import { registerObjectDeletion } from "../recordings/objects";
-import { listPendingVerifications } from "../recordings/store";
-import { deleteUpload, listUnreceivedUploads, uploadObjectKey } from "./store";
-import { enqueueVerification, registerUploadVerification } from "./verify";
+import { registerObjectDeletion } from "./objects";
+import { listPendingVerifications } from "./store";
+import { deleteUpload, listUnreceivedUploads, uploadObjectKey } from "./upload-store";
+import { enqueueVerification, registerUploadVerification } from "./upload-verify";
 
 /** Temp files of interrupted writes older than this are removed (no live write takes a day). */
 const PARTIAL_MAX_AGE_MS = 24 * 3600 * 1000;

@@ -6,8 +6,8 @@ import { recordEvent } from "../../events/outbox";
 import type { Tenant } from "../../http/credentials";
 import type { JobQueue } from "../../jobs/queue";
 import { chunksOf, ObjectTooLargeError } from "../../storage";
-import { DELETE_OBJECTS_JOB, recordingPrefix } from "../recordings/objects";
-import { type Completion, deleteChunkRows, findRecording, listChunks, type StoredRecording, updateRecordingRow } from "../recordings/store";
+import { DELETE_OBJECTS_JOB, recordingPrefix } from "./objects";
+import { type Completion, deleteChunkRows, dropCompletion, findRecording, listChunks, markIntegrityFailure, markUploaded, type StoredRecording } from "./store";
 
 export const VERIFY_UPLOAD_JOB = "recordings.verify_upload";
 export type VerifyPayload = { project_id: string; mode: Tenant["mode"]; recording_id: string };
@@ -98,33 +98,29 @@ export async function verifyUpload(deps: Deps, tenant: Tenant, id: string): Prom
     if (!current) return true;
     if (current.verification !== "pending") return false;
     if (problem) {
-      const error = { code: "upload_integrity_failed", message: `The uploaded file failed verification: ${problem}.` };
-      updateRecordingRow(db, tenant, id, { status: "integrity_failure", verification: null, error: JSON.stringify(error) }, now);
+      markIntegrityFailure(db, tenant, id, { code: "upload_integrity_failed", message: `The uploaded file failed verification: ${problem}.` }, now);
       return false;
     }
     if (!actual || !stagedKey) {
       // The staged object is confirmed absent: the completion is dropped and a retry answers staging_missing
       // (or, for chunks, names the first chunk to upload again).
-      updateRecordingRow(db, tenant, id, { verification: null, completion: null, storage_key: current.is_streaming ? current.storage_key : null }, now);
+      dropCompletion(db, tenant, id, current.is_streaming, now);
       if (staged.lost.length) deleteChunkRows(db, tenant, id, staged.lost);
       return false;
     }
     const at = now.toISOString();
-    updateRecordingRow(
+    markUploaded(
       db,
       tenant,
       id,
       {
-        status: "uploaded",
-        verification: null,
-        storage_key: stagedKey,
-        file_size_bytes: actual.size,
+        storageKey: stagedKey,
+        size: actual.size,
         sha256: actual.sha256,
-        duration_seconds: probe?.durationSeconds ?? null,
+        durationSeconds: probe?.durationSeconds ?? null,
         format: probe?.format ?? null,
         codec: probe?.codec ?? null,
-        error: audioError ? JSON.stringify(audioError) : null,
-        uploaded_at: at,
+        error: audioError,
       },
       now,
     );

@@ -3,12 +3,10 @@ import type { Deps } from "../../deps";
 import type { Principal } from "../../http/auth";
 import type { Tenant } from "../../http/credentials";
 import { ApiError } from "../../http/errors";
-import { PRE_UPLOAD } from "../recordings/schema";
-import { loadRecording } from "../recordings/service";
-import { chunkBytes, type Completion, listChunks, type StoredRecording, toRecording, updateRecordingRow } from "../recordings/store";
-import type { Recording } from "../recordings/schema";
-import type { UploadCompleteBody } from "./schema";
-import { enqueueVerification, verifyUpload } from "./verify";
+import { PRE_UPLOAD, type Recording, type UploadCompleteBody } from "./schema";
+import { loadRecording } from "./service";
+import { acceptCompletion, chunkBytes, type Completion, listChunks, type StoredRecording, toRecording } from "./store";
+import { enqueueVerification, verifyUpload } from "./upload-verify";
 
 /** Thrown (not an ApiError, so idempotent() keeps no response) while verification runs: answered 425. */
 export class VerificationPending extends Error {}
@@ -69,7 +67,7 @@ export async function completeUpload(deps: Deps, principal: Principal, id: strin
       throw new ApiError("encrypted_upload_v2_staging_missing", `No uploaded bytes are staged for recording ${id}: PUT the file to an upload URL first.`);
     }
     if (r.is_streaming) checkChunks(deps, principal, r);
-    updateRecordingRow(db, principal, id, { completion: JSON.stringify(retry), verification: "pending" }, now);
+    acceptCompletion(db, principal, id, retry, now);
     enqueueVerification(queue, principal, id);
     return { pending: true, hashed: retry.sha256 !== null };
   });

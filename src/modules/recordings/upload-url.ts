@@ -2,12 +2,12 @@ import type { Deps } from "../../deps";
 import type { Principal } from "../../http/auth";
 import { issueCredential, type Tenant } from "../../http/credentials";
 import { ApiError } from "../../http/errors";
-import { DELETE_OBJECTS_JOB } from "../recordings/objects";
-import { PRE_UPLOAD } from "../recordings/schema";
-import { loadRecording } from "../recordings/service";
-import { chunkBytes, deleteChunkRows, listChunks, type StoredRecording, updateRecordingRow } from "../recordings/store";
-import type { UploadUrl, UploadUrlBody } from "./schema";
-import { insertUpload } from "./store";
+import { DELETE_OBJECTS_JOB } from "./objects";
+import { PRE_UPLOAD, type UploadUrl, type UploadUrlBody } from "./schema";
+import { loadRecording } from "./service";
+import { chunkBytes, deleteChunkRows, listChunks, reopenForUpload, type StoredRecording } from "./store";
+import { assertRoomForUpload } from "./upload-space";
+import { insertUpload } from "./upload-store";
 
 /** Why a recording takes no bytes now, or null when it does. */
 export function refusal(r: StoredRecording): string | null {
@@ -36,13 +36,7 @@ export function uploadBudget(deps: Deps, tenant: Tenant, recordingId: string, ch
 function repair(deps: Deps, tenant: Tenant, r: StoredRecording, now: Date): void {
   const { db, queue } = deps;
   const keys = r.is_streaming ? listChunks(db, tenant, r.id).map((c) => c.storage_key) : r.storage_key ? [r.storage_key] : [];
-  updateRecordingRow(
-    db,
-    tenant,
-    r.id,
-    { status: r.is_streaming ? "streaming" : "pending", completion: null, error: null, storage_key: null, staged_size: null },
-    now,
-  );
+  reopenForUpload(db, tenant, r.id, r.is_streaming, now);
   if (r.is_streaming) deleteChunkRows(db, tenant, r.id);
   if (keys.length) queue.enqueue(DELETE_OBJECTS_JOB, { keys });
 }
@@ -54,6 +48,7 @@ function repair(deps: Deps, tenant: Tenant, r: StoredRecording, now: Date): void
  */
 export function issueUploadUrl(deps: Deps, principal: Principal, id: string, body: UploadUrlBody, now: Date): UploadUrl {
   const { db, config } = deps;
+  assertRoomForUpload(deps, body.file_size_bytes ?? 0);
   const expiresAt = new Date(now.getTime() + config.uploads.tokenTtlSeconds * 1000);
   const token = db.transaction(() => {
     let r = loadRecording(db, principal, id);

@@ -2,6 +2,7 @@ import type { Database } from "bun:sqlite";
 import type { Clock } from "../clock";
 import { newId } from "../ids";
 import type { Logger } from "../log";
+import { isOutOfSpace } from "../storage/volumes";
 
 /** Thrown by a handler to be retried at a chosen delay instead of the default backoff. */
 export class RetryJobError extends Error {
@@ -30,6 +31,10 @@ type JobRow = { id: string; type: string; payload: string; attempts: number; max
 
 const LEASE_MS = 60_000;
 const POLL_MS = 250;
+/** After the queue's own bookkeeping failed (a full disk), polling waits this long before trying again. */
+const POLL_FAILED_MS = 5_000;
+/** A job that failed on a full disk is retried after this long, without using up an attempt. */
+const OUT_OF_SPACE_RETRY_MS = 30_000;
 
 /** Backoff after a failed attempt: 2 s, 4 s, 8 s ... capped at 10 minutes, with jitter. */
 function backoffMs(attempts: number): number {
@@ -136,6 +141,18 @@ export class JobQueue {
 
   private poll(): void {
     if (this.stopped) return;
+    try {
+      this.leaseAndRun();
+    } catch (err) {
+      // The queue's own UPDATEs fail on a full disk: wait and poll again, never crash the process.
+      this.log.warn("job queue could not poll; retrying", { error: err instanceof Error ? err.message : String(err), out_of_space: isOutOfSpace(err) });
+      this.schedule(POLL_FAILED_MS);
+      return;
+    }
+    this.schedule(POLL_MS);
+  }
+
+  private leaseAndRun(): void {
     const modelTypes = [...this.handlers].filter(([, h]) => h.lane === "model").map(([type]) => type);
     for (const lane of ["io", "model"] as const) {
       while (this.running[lane] < this.slots[lane]) {
@@ -151,7 +168,6 @@ export class JobQueue {
         this.inFlight.add(p);
       }
     }
-    this.schedule(POLL_MS);
   }
 
   /** Takes the next due job; with `types`, only of those types (inside) or only of others (outside). */
@@ -182,31 +198,52 @@ export class JobQueue {
     const handler = this.handlers.get(job.type)?.handler;
     // Long jobs (a transcription) keep their lease alive while they run.
     const renew = setInterval(() => {
-      this.db.query("UPDATE jobs SET lease_until = ? WHERE id = ? AND leased_by = ?").run(new Date(this.clock.now().getTime() + LEASE_MS).toISOString(), job.id, this.workerId);
+      try {
+        this.db.query("UPDATE jobs SET lease_until = ? WHERE id = ? AND leased_by = ?").run(new Date(this.clock.now().getTime() + LEASE_MS).toISOString(), job.id, this.workerId);
+      } catch (err) {
+        // A lease that cannot be renewed (full disk) may expire: the job then runs again, which handlers allow.
+        this.log.warn("job lease not renewed", { job_id: job.id, error: err instanceof Error ? err.message : String(err) });
+      }
     }, LEASE_MS / 3);
     try {
       if (!handler) throw new PermanentJobError(`no handler registered for job type ${job.type}`);
       await handler(job);
       this.finish(job, "done", null, null);
     } catch (err) {
-      const message = err instanceof Error ? err.message : String(err);
-      const dead = err instanceof PermanentJobError || job.attempts >= job.maxAttempts;
-      const delay = err instanceof RetryJobError ? err.delayMs : backoffMs(job.attempts);
-      this.log.warn("job failed", { job_id: job.id, type: job.type, attempt: job.attempts, dead, error: message });
-      this.finish(job, dead ? "dead" : "queued", message, dead ? null : new Date(this.clock.now().getTime() + delay));
+      this.recordFailure(job, err);
     } finally {
       clearInterval(renew);
     }
   }
 
-  private finish(job: Job, state: "done" | "dead" | "queued", error: string | null, runAt: Date | null): void {
+  /** A failed attempt: retried with backoff, dead after the last one; a full disk is waited out without using an attempt. */
+  private recordFailure(job: Job, err: unknown): void {
+    const message = err instanceof Error ? err.message : String(err);
+    const now = this.clock.now().getTime();
+    if (isOutOfSpace(err)) {
+      this.log.warn("job waits for disk space", { job_id: job.id, type: job.type, error: message });
+      this.finish(job, "queued", message, new Date(now + OUT_OF_SPACE_RETRY_MS), { refundAttempt: true });
+      return;
+    }
+    const dead = err instanceof PermanentJobError || job.attempts >= job.maxAttempts;
+    const delay = err instanceof RetryJobError ? err.delayMs : backoffMs(job.attempts);
+    this.log.warn("job failed", { job_id: job.id, type: job.type, attempt: job.attempts, dead, error: message });
+    this.finish(job, dead ? "dead" : "queued", message, dead ? null : new Date(now + delay));
+  }
+
+  /** Records the outcome; when even that fails (a full disk), the lease expires and the job runs again. */
+  private finish(job: Job, state: "done" | "dead" | "queued", error: string | null, runAt: Date | null, options: { refundAttempt?: boolean } = {}): void {
     const now = this.clock.now().toISOString();
-    this.db
-      .query(
-        `UPDATE jobs SET state = ?, last_error = ?, run_at = COALESCE(?, run_at), lease_until = NULL, leased_by = NULL, updated_at = ?
-         WHERE id = ? AND leased_by = ?`,
-      )
-      .run(state, error, runAt?.toISOString() ?? null, now, job.id, this.workerId);
+    try {
+      this.db
+        .query(
+          `UPDATE jobs SET state = ?, last_error = ?, run_at = COALESCE(?, run_at), attempts = attempts - ?, lease_until = NULL, leased_by = NULL, updated_at = ?
+           WHERE id = ? AND leased_by = ?`,
+        )
+        .run(state, error, runAt?.toISOString() ?? null, options.refundAttempt ? 1 : 0, now, job.id, this.workerId);
+    } catch (err) {
+      this.log.warn("job outcome not recorded; it runs again when its lease expires", { job_id: job.id, state, error: err instanceof Error ? err.message : String(err) });
+    }
   }
 }
 

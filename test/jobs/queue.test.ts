@@ -48,6 +48,26 @@ describe("durable job queue", () => {
     expect(state(id)).toMatchObject({ state: "dead", attempts: 3 });
   });
 
+  test("a job that fails on a full disk waits and is retried without using up its attempts", async () => {
+    const { queue, clock, state } = setup();
+    let full = true;
+    let calls = 0;
+    queue.register("writes", () => {
+      calls++;
+      if (full) throw Object.assign(new Error("ENOSPC: no space left on device, write"), { code: "ENOSPC" });
+    });
+    const id = queue.enqueue("writes", {}, { maxAttempts: 2 })!;
+    for (let i = 0; i < 5; i++) {
+      await queue.drain();
+      expect(state(id)).toMatchObject({ state: "queued", attempts: 0 });
+      clock.advance(30_000);
+    }
+    full = false;
+    await queue.drain();
+    expect(state(id)).toMatchObject({ state: "done", attempts: 1 });
+    expect(calls).toBe(6);
+  });
+
   test("RetryJobError picks the delay; PermanentJobError kills at once", async () => {
     const { queue, clock, state } = setup();
     queue.register("later", () => {

@@ -3,6 +3,7 @@ import { MissingModelError } from "../../engines/missing-model";
 import { UnsupportedLanguageError } from "../../engines/whisper-languages";
 import type { Deps } from "../../deps";
 import { recordEvent } from "../../events/outbox";
+import { isOutOfSpace } from "../../storage/volumes";
 import type { Tenant } from "../../http/credentials";
 import type { Job } from "../../jobs/queue";
 import { resolveConfig } from "../config/service";
@@ -101,6 +102,8 @@ export function runTranscription(deps: Deps) {
     try {
       complete(deps, tenant, stored, recording, await transcribeRecording(deps, stored, recording));
     } catch (err) {
+      // A full disk is the appliance's fault, not the recording's: the queue retries the job once there is room.
+      if (isOutOfSpace(err)) throw err;
       const failure = toFailure(err);
       if (failure.code === "processing_error") deps.log.warn("transcription failed", { transcription_id: stored.record.id, error: failure.message });
       fail(deps, tenant, stored, failure);

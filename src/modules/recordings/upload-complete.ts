@@ -3,6 +3,7 @@ import type { Deps } from "../../deps";
 import type { Principal } from "../../http/auth";
 import type { Tenant } from "../../http/credentials";
 import { ApiError } from "../../http/errors";
+import { isOutOfSpace } from "../../storage/volumes";
 import { PRE_UPLOAD, type Recording, type UploadCompleteBody } from "./schema";
 import { loadRecording } from "./service";
 import { acceptCompletion, chunkBytes, type Completion, listChunks, type StoredRecording, toRecording } from "./store";
@@ -77,7 +78,8 @@ export async function completeUpload(deps: Deps, principal: Principal, id: strin
     try {
       await verifyUpload(deps, principal, id);
     } catch (err) {
-      // A passing fault (ffmpeg, storage) is retryable, never a 500: the queued job keeps trying and the client retries.
+      // A full disk is said as such (507); another passing fault (ffmpeg, storage) is retryable, never a 500: the queued job keeps trying and the client retries.
+      if (isOutOfSpace(err)) throw err;
       deps.log.warn("upload verification failed; the job will retry", { recording_id: id, error: err instanceof Error ? err.message : String(err) });
       throw new VerificationPending();
     }

@@ -20,7 +20,8 @@ import { recordingsRoutes, uploadTargetRoutes } from "./modules/recordings/route
 import { askRoutes } from "./modules/ask/routes";
 import { searchRoutes } from "./modules/search/routes";
 import { webhooksRoutes } from "./modules/webhooks/routes";
-import { applianceVolumes, spaceReport } from "./storage/volumes";
+import { applianceVolumes } from "./storage";
+import { spaceReport } from "./storage/volumes";
 
 /** Every /v1 module. Building it has no side effects, so the OpenAPI document can build its own copy. */
 export function apiRoutes(deps: Deps) {
@@ -47,7 +48,7 @@ export function createApp(deps: Deps) {
     .use(rawBodyRoutes(deps))
     .use(jsonBody)
     // Free space is reported, not judged: a full disk is a reason to page the operator, not to restart the process.
-    .get("/healthz", () => ({ ok: true, storage: spaceReport(applianceVolumes(deps.config.dataDir, deps.storage), deps.config.minFreeBytes) }))
+    .get("/healthz", () => ({ ok: true, storage: spaceReport(applianceVolumes(deps.config), deps.config.minFreeBytes) }))
     .use(dashboardRoutes())
     .get("/v1/openapi.json", () => (openapi ??= buildOpenApiDocument(documentedRoutes(deps))))
     .use(apiRoutes(deps));

@@ -7,11 +7,15 @@ import { SileroVad } from "../engines/vad";
 import { NATIVE_WHISPER, nativeWhisperStatus } from "../engines/whisper-native-build";
 import { WhisperTranscriber } from "../engines/whisper-transcriber";
 import { createLogger } from "../log";
+import { applianceVolumes } from "../storage";
+import { spaceReport } from "../storage/volumes";
 import { modelStatus, verifyModels } from "./install";
 import { readInstalled } from "./installed";
 import { defaultManifest, type Manifest } from "./manifest";
 
 export type Check = { check: string; ok: boolean; detail: string };
+
+const MB = 1024 * 1024;
 
 async function ffmpegCheck(binary: string): Promise<Check> {
   try {
@@ -82,6 +86,10 @@ export async function diagnose(config: Config, options: { verify?: boolean; engi
   checks.push({ check: "embedder", ok: typeof embedderModel === "string", detail: typeof embedderModel === "string" ? embedderModel : "not available" });
   checks.push({ check: "ask provider", ok: true, detail: config.ask.defaultProvider });
   checks.push({ check: "diarization", ok: true, detail: engines.diarizer.model ?? "none (every segment is SPEAKER_1)" });
+  for (const v of spaceReport(applianceVolumes(config), config.minFreeBytes)) {
+    const free = `${Math.floor(v.free_bytes / MB)} MB free of ${Math.floor(v.total_bytes / MB)} MB`;
+    checks.push({ check: `disk ${v.volume}`, ok: !v.low, detail: v.low ? `${free}: below PARLEY_MIN_FREE_MB (${config.minFreeBytes / MB}), new uploads are refused; free space on this volume` : free });
+  }
   return checks;
 }
 

@@ -23,10 +23,6 @@ export class LocalStorage implements Storage {
     }
   }
 
-  get volumePath(): string {
-    return this.root;
-  }
-
   pathOf(key: string): string {
     assertSafeKey(key);
     return join(this.root, key);

@@ -18,7 +18,6 @@ const PART_SIZE = 8 * 1024 * 1024;
  */
 export class S3Storage implements Storage {
   readonly kind = "s3" as const;
-  readonly volumePath = null;
   readonly client: S3Client;
 
   constructor(options: NonNullable<Config["s3"]>) {

@@ -18,8 +18,6 @@ export class ObjectTooLargeError extends Error {
  */
 export interface Storage {
   readonly kind: "local" | "s3";
-  /** The local directory objects are written under, whose volume's free space matters; null for a remote store. */
-  readonly volumePath: string | null;
   /** Streams `body` to `key`, counting as it goes; over `maxBytes` it throws ObjectTooLargeError. Hashing is the reader's job (verification hashes what storage holds). */
   write(key: string, body: AsyncIterable<Uint8Array>, options?: { maxBytes?: number }): Promise<WriteResult>;
   /** Size of the object, or null when it does not exist. */

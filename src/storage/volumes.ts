@@ -1,16 +1,22 @@
 import { statfsSync } from "node:fs";
+import { dirname } from "node:path";
 
 /** A volume Parley writes to, by the role a reader knows it by. */
 export type Volume = { name: "database" | "audio"; path: string };
 export type VolumeSpace = Volume & { freeBytes: number; totalBytes: number };
 
-/** Free (usable by this process) and total bytes of the volume holding `volume.path`; null when it cannot be read. */
+/**
+ * Free (usable by this process) and total bytes of the volume holding `volume.path`, or of
+ * its nearest existing parent (a folder made by the first write); null when none can be read.
+ */
 export function measureVolume(volume: Volume): VolumeSpace | null {
-  try {
-    const s = statfsSync(volume.path);
-    return { ...volume, freeBytes: s.bavail * s.bsize, totalBytes: s.blocks * s.bsize };
-  } catch {
-    return null;
+  for (let path = volume.path; ; path = dirname(path)) {
+    try {
+      const s = statfsSync(path);
+      return { ...volume, freeBytes: s.bavail * s.bsize, totalBytes: s.blocks * s.bsize };
+    } catch {
+      if (dirname(path) === path) return null;
+    }
   }
 }
 
@@ -35,11 +41,6 @@ export function isOutOfSpace(err: unknown): boolean {
 export function volumeOf(err: unknown): Volume["name"] {
   if (err instanceof OutOfSpaceError) return err.volume;
   return (err as { code?: unknown } | null)?.code === "SQLITE_FULL" ? "database" : "audio";
-}
-
-/** The local volumes the appliance writes to: the data dir (database, WAL, temp files) and the audio store when it is local. They may be one volume. */
-export function applianceVolumes(dataDir: string, storage: { volumePath: string | null }): Volume[] {
-  return [{ name: "database", path: dataDir }, ...(storage.volumePath ? [{ name: "audio" as const, path: storage.volumePath }] : [])];
 }
 
 /** Free space of each volume, and whether it is below the floor new uploads need: for /healthz and `parley doctor`. */

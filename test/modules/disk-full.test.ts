@@ -163,5 +163,10 @@ test.skipIf(skipReason !== null)("below PARLEY_MIN_FREE_MB new uploads are refus
   expect((await refused.json()).error.message).toContain("PARLEY_MIN_FREE_MB");
   const health = await (await fetch(`${base}/healthz`)).json();
   expect(health.storage.some((v: { low: boolean }) => v.low)).toBe(true);
+  // `parley doctor` says the same, as a failed check.
+  const doctor = Bun.spawnSync([BUN, "src/cli.ts", "doctor", "--json"], { cwd: ROOT, env: env(floorMb) });
+  const disk = JSON.parse(doctor.stdout.toString()).find((c: { check: string }) => c.check === "disk database");
+  expect(disk).toMatchObject({ ok: false });
+  expect(disk.detail).toContain("PARLEY_MIN_FREE_MB");
   expect((await api("GET", `/recordings/${rec.id}`)).status).toBe(200);
 });

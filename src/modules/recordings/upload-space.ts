@@ -1,6 +1,7 @@
 import type { Deps } from "../../deps";
 import { insufficientStorage } from "../../http/errors";
-import { applianceVolumes, measureVolume } from "../../storage/volumes";
+import { applianceVolumes } from "../../storage";
+import { measureVolume } from "../../storage/volumes";
 
 const MB = 1024 * 1024;
 
@@ -9,9 +10,9 @@ const MB = 1024 * 1024;
  * PARLEY_MIN_FREE_MB free, or would have once `incomingBytes` landed, instead of filling
  * the disk to zero: the database, its WAL and the jobs that follow need room too.
  */
-export function assertRoomForUpload(deps: Pick<Deps, "config" | "storage">, incomingBytes = 0): void {
+export function assertRoomForUpload(deps: Pick<Deps, "config">, incomingBytes = 0): void {
   const floor = deps.config.minFreeBytes;
-  for (const volume of applianceVolumes(deps.config.dataDir, deps.storage)) {
+  for (const volume of applianceVolumes(deps.config)) {
     const space = measureVolume(volume);
     // The bytes land on the audio volume (which is often the database's too, and then counts there).
     const incoming = volume.name === "audio" ? incomingBytes : 0;

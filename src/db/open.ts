@@ -37,7 +37,7 @@ export function openDatabase(path: string): Database {
   db.exec("PRAGMA temp_store = MEMORY");
   db.exec("PRAGMA cache_size = -32000");
   // Reads through a memory map instead of copies into the page cache: the vector scan of a
-  // large end user touches ~150 MB per 100k chunks, and went from ~86 to ~35 ms at 100k
+  // large end user touches ~150 MB per 100k chunks, and went from ~86 to ~75 ms at 100k
   // (decision 064). SQLite caps the request at its compile-time maximum (about 2 GB).
   db.exec(`PRAGMA mmap_size = ${MMAP_BYTES}`);
   loadVec(db, path);

@@ -1,7 +1,8 @@
+import { Database } from "bun:sqlite";
 import { expect, test } from "bun:test";
 import { closeSync, openSync, readSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { checkpointInBackground } from "../../src/db/checkpointer";
+import { checkpointInBackground, truncateWal } from "../../src/db/checkpointer";
 import { groupCommit } from "../../src/db/group-commit";
 import { openDatabase } from "../../src/db/open";
 import { createLogger } from "../../src/log";
@@ -59,6 +60,25 @@ test("under writes without pause the WAL still starts over: group commits wait w
     rows += 100;
   }
   expect(db.query<{ n: number }, []>("SELECT count(*) AS n FROM t").get()!.n).toBe(rows);
+  checkpointer.stop();
+  db.close();
+});
+
+test("the worker empties the WAL file on request, and says so; a reader in the way makes it say it could not", async () => {
+  const path = join(makeTempDir(), "e.db");
+  const db = openDatabase(path);
+  db.exec("CREATE TABLE t (x TEXT)");
+  const checkpointer = checkpointInBackground(db, path, createLogger("silent"), { everyMs: 60_000 });
+  db.query("INSERT INTO t VALUES ('erased soon')").run();
+  const reader = new Database(path);
+  reader.exec("BEGIN");
+  reader.query("SELECT count(*) FROM t").get();
+  expect(await truncateWal(db)).toBe(false);
+  expect(statSync(`${path}-wal`).size).toBeGreaterThan(0);
+  reader.exec("COMMIT");
+  expect(await truncateWal(db)).toBe(true);
+  expect(statSync(`${path}-wal`).size).toBe(0);
+  reader.close();
   checkpointer.stop();
   db.close();
 });

@@ -39,11 +39,11 @@ export function endUsersRoutes(deps: Deps) {
       ({ principal, params, set }) => {
         const caller = authorize(principal, "end_users:write");
         db.transaction(() => {
-          deleteEndUser(db, caller, params.id, clock.now());
+          deleteEndUser(deps, caller, params.id, clock.now());
           releaseDevicesOfEndUser(db, caller, params.id, clock.now());
         })();
         set.status = 204;
       },
-      { params: idParam, detail: { summary: "Delete an end user", description: "Scope end_users:write. Read-only afterwards; data retained; its devices are unbound." } },
+      { params: idParam, detail: { summary: "Delete an end user", description: "Scope end_users:write. Read-only afterwards; external_id, name, email and metadata erased; recordings retained; its devices are unbound." } },
     );
 }

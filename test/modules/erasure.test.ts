@@ -4,7 +4,8 @@ import { join } from "node:path";
 import { HashingTestEmbedder } from "../../src/engines/embedder.test-double";
 import { ScriptedLlm } from "../../src/engines/llm.test-double";
 import { ScriptedTranscriber } from "../../src/engines/transcriber.test-double";
-import { fanOutEvents } from "../../src/modules/webhooks/delivery-store";
+import { fanOutEvents, leaseDelivery, recordAttempt } from "../../src/modules/webhooks/delivery-store";
+import type { DeliveryRow } from "../../src/modules/webhooks/store";
 import { makeTenant, makeTestApp } from "../helpers";
 import { concat, eventsOf, silence, voiced, wav } from "./pipeline-fixtures";
 import { put, sha256 } from "./recordings-support";
@@ -88,6 +89,11 @@ describe("erasure: deleting a recording erases its content everywhere Parley kee
     fanOutEvents(t.deps.db, t.clock.now());
     const pending = () => t.deps.db.query<{ n: number }, []>("SELECT count(*) AS n FROM webhook_deliveries WHERE status = 'pending'").get()!.n;
     expect(pending()).toBeGreaterThan(5);
+    // One was attempted, and its receiver echoed what it was sent into the attempt log.
+    const echoed = t.deps.db.query<DeliveryRow, []>("SELECT * FROM webhook_deliveries WHERE event_type = 'transcription.completed'").get()!;
+    expect(leaseDelivery(t.deps.db, echoed.id, "test-worker", t.clock.now(), 60_000)).toBe(true);
+    const attempt = { attempted_at: t.clock.now().toISOString(), latency_ms: 5, response_status: 500, response_snippet: `bad input: ${MARKER}`, error: null };
+    recordAttempt(t.deps.db, echoed, "test-worker", { attempt, ok: false, retryDelaysSeconds: [60], disableAfterMs: 86_400_000, streakGapMs: 86_400_000 }, t.clock.now());
 
     const dataDir = t.deps.config.dataDir;
     expect(filesHolding(dataDir, MARKER_WORDS)).not.toEqual([]); // the search below can find what it looks for

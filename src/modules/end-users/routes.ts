@@ -44,6 +44,6 @@ export function endUsersRoutes(deps: Deps) {
         })();
         set.status = 204;
       },
-      { params: idParam, detail: { summary: "Delete an end user", description: "Scope end_users:write. Read-only afterwards; external_id, name, email and metadata erased; recordings retained; its devices are unbound." } },
+      { params: idParam, detail: { summary: "Delete an end user", description: "Scope end_users:write. Read-only afterwards; data retained; its devices are unbound." } },
     );
 }

@@ -1,9 +1,12 @@
 import { describe, expect, test } from "bun:test";
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import { databasePath } from "../../src/boot";
+import { checkpointInBackground } from "../../src/db/checkpointer";
 import { HashingTestEmbedder } from "../../src/engines/embedder.test-double";
 import { ScriptedLlm } from "../../src/engines/llm.test-double";
 import { ScriptedTranscriber } from "../../src/engines/transcriber.test-double";
+import { createLogger } from "../../src/log";
 import { fanOutEvents, leaseDelivery, recordAttempt } from "../../src/modules/webhooks/delivery-store";
 import type { DeliveryRow } from "../../src/modules/webhooks/store";
 import { makeTenant, makeTestApp } from "../helpers";
@@ -67,6 +70,8 @@ describe("erasure: deleting a recording erases its content everywhere Parley kee
   test("after DELETE and the jobs, the transcript's words are in no file of the data dir; ids and the deletion event remain", async () => {
     const app = await erasureApp();
     const { t, tenant } = app;
+    // As `serve` runs: checkpoints on a worker thread, which also empties the WAL on request.
+    const checkpointer = checkpointInBackground(t.deps.db, databasePath(t.deps.config), createLogger("silent"));
     const eu = (await app.endUser({ name: "Ada" })).id;
     const rec = await processedRecording(app, eu, { name: `Visit ${MARKER}`, metadata: { note: MARKER } });
 
@@ -113,6 +118,7 @@ describe("erasure: deleting a recording erases its content everywhere Parley kee
     expect((await t.call("GET", `/v1/ask/sessions/${asked.body.session_id}`, { key: tenant.test })).status).toBe(404);
     const kept = await t.call("GET", `/v1/ask/sessions/${library.body.session_id}`, { key: tenant.test });
     expect(kept.body).toMatchObject({ message_count: 0, title: "New chat" });
+    checkpointer.stop();
   });
 });
 

@@ -117,7 +117,7 @@ describe("erasure: deleting a recording erases its content everywhere Parley kee
     expect([replay.status, replay.body.error.code, replay.headers.get("idempotent-replayed")]).toEqual([404, "not_found", "true"]);
     expect((await t.call("GET", `/v1/ask/sessions/${asked.body.session_id}`, { key: tenant.test })).status).toBe(404);
     const kept = await t.call("GET", `/v1/ask/sessions/${library.body.session_id}`, { key: tenant.test });
-    expect(kept.body).toMatchObject({ message_count: 0, title: "New chat" });
+    expect(kept.body).toMatchObject({ message_count: 0, last_message_at: null, title: "New chat" });
     checkpointer.stop();
   });
 });

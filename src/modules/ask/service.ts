@@ -227,11 +227,11 @@ export function listMessages(deps: Pick<Deps, "db">, principal: Principal, id: s
  * goes (the answer quotes or restates them; the question asked about them), and a title
  * that was such a question becomes "New chat". Call inside the erasing transaction.
  */
-export function eraseRecordingFromAsk(db: Database, tenant: Tenant, recording: { id: string; created_at: string }): void {
+export function eraseRecordingFromAsk(db: Database, tenant: Tenant, recording: { id: string; created_at: string }, now: Date): void {
   deleteRecordingSessions(db, tenant, recording.id);
   for (const turn of turnsDrawingOn(db, tenant, recording.id, recording.created_at)) {
     deleteMessage(db, turn.answerId);
     if (turn.questionId) deleteMessage(db, turn.questionId);
-    recountSession(db, turn.sessionId, turn.question === null ? null : { was: defaultTitle(turn.question), by: UNTITLED });
+    recountSession(db, turn.sessionId, turn.question === null ? null : { was: defaultTitle(turn.question), by: UNTITLED }, now.toISOString());
   }
 }

@@ -179,11 +179,11 @@ export function deleteMessage(db: Database, id: string): void {
 }
 
 /** Counts a session's messages again after some were removed; a title that was a removed question becomes the default. */
-export function recountSession(db: Database, sessionId: string, replaceTitle: { was: string; by: string } | null): void {
+export function recountSession(db: Database, sessionId: string, replaceTitle: { was: string; by: string } | null, now: string): void {
   db.query(
     `UPDATE ask_sessions SET message_count = (SELECT count(*) FROM ask_messages WHERE session_id = ?1),
        last_message_at = (SELECT max(created_at) FROM ask_messages WHERE session_id = ?1),
-       title = CASE WHEN title = ?2 THEN ?3 ELSE title END
+       title = CASE WHEN title = ?2 THEN ?3 ELSE title END, updated_at = ?4
      WHERE id = ?1`,
-  ).run(sessionId, replaceTitle?.was ?? null, replaceTitle?.by ?? null);
+  ).run(sessionId, replaceTitle?.was ?? null, replaceTitle?.by ?? null, now);
 }

@@ -120,7 +120,7 @@ export function deleteRecording(deps: Deps, principal: Principal, id: string, no
   db.transaction(() => {
     const recording = loadRecording(db, principal, id);
     deleteRecordingRow(db, principal, id);
-    eraseRecordingCopies(deps, principal, recording);
+    eraseRecordingCopies(deps, principal, recording, now);
     recordEvent(db, principal, "recording.deleted", { id, deleted_at: now.toISOString() }, now);
     // Every object of the recording (original, staged uploads, chunks) lives under its prefix.
     queue.enqueue(DELETE_OBJECTS_JOB, { prefix: recordingPrefix(principal, id) });

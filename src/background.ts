@@ -3,6 +3,7 @@ import { purgeOldEvents } from "./events/outbox";
 import { purgeSpentTokens } from "./http/credentials";
 import { purgeExpiredIdempotencyKeys } from "./http/idempotency";
 import { purgeFinishedJobs } from "./jobs/queue";
+import { registerWalTruncation } from "./jobs/truncate-wal";
 import type { PeriodicTask } from "./jobs/scheduler";
 import { registerDeviceRuntimeWork } from "./modules/heartbeats/background";
 import { registerSummaryJobs } from "./modules/summaries/job";
@@ -19,6 +20,7 @@ export function registerBackgroundWork(deps: Deps): PeriodicTask[] {
   const { db, clock } = deps;
   registerTranscriptionJobs(deps);
   registerSummaryJobs(deps);
+  registerWalTruncation(deps);
   const tasks: PeriodicTask[] = [
     { name: "purge-idempotency-keys", pattern: "0 */10 * * * *", run: () => void purgeExpiredIdempotencyKeys(db, clock.now()) },
     { name: "purge-spent-tokens", pattern: "0 17 * * * *", run: () => void purgeSpentTokens(db, clock.now()) },

@@ -11,6 +11,9 @@ declare const self: Worker;
 let db: Database;
 let restartAtFrames = Infinity;
 let awaitingPause = false;
+let truncateRequested = false;
+/** A truncation waits for readers and writers this long at most; the caller tries again later. */
+const TRUNCATE_BUSY_MS = 100;
 
 /** One PASSIVE pass; the number of frames in the WAL, or null when the database was busy. */
 function checkpoint(): number | null {
@@ -22,7 +25,25 @@ function checkpoint(): number | null {
   }
 }
 
+/** Every frame into the database and the WAL file cut to zero bytes; false when busy. */
+function truncate(): boolean {
+  db.exec(`PRAGMA busy_timeout = ${TRUNCATE_BUSY_MS}`);
+  try {
+    return db.query<{ busy: number }, []>("PRAGMA wal_checkpoint(TRUNCATE)").get()?.busy === 0;
+  } catch {
+    return false;
+  } finally {
+    db.exec("PRAGMA busy_timeout = 5000");
+  }
+}
+
 const post = (message: CheckpointMessage) => self.postMessage(message);
+
+function pauseWrites(): void {
+  if (awaitingPause) return;
+  awaitingPause = true;
+  post({ type: "pause-writes" });
+}
 
 self.onmessage = (event: MessageEvent<CheckpointMessage>) => {
   const message = event.data;
@@ -33,14 +54,20 @@ self.onmessage = (event: MessageEvent<CheckpointMessage>) => {
     setInterval(() => {
       if (awaitingPause) return;
       const frames = checkpoint();
-      if (frames !== null && frames >= restartAtFrames) {
-        awaitingPause = true;
-        post({ type: "pause-writes" });
-      }
+      if (frames !== null && frames >= restartAtFrames) pauseWrites();
     }, message.everyMs);
+  } else if (message.type === "truncate-wal") {
+    // In a write pause too: the server's hot writes wait in memory, not in SQLite's busy handler.
+    truncateRequested = true;
+    pauseWrites();
   } else if (message.type === "writes-paused") {
     // Only the frames written since the last pass are left to copy.
-    checkpoint();
+    if (truncateRequested) {
+      truncateRequested = false;
+      post({ type: "wal-truncated", ok: truncate() });
+    } else {
+      checkpoint();
+    }
     awaitingPause = false;
     post({ type: "caught-up" });
   }

@@ -15,7 +15,25 @@ export type CheckpointMessage =
   | { type: "start"; path: string; everyMs: number; restartAtFrames: number }
   | { type: "pause-writes" }
   | { type: "writes-paused" }
-  | { type: "caught-up" };
+  | { type: "caught-up" }
+  | { type: "truncate-wal" }
+  | { type: "wal-truncated"; ok: boolean };
+
+/** How the server's connection asks its checkpoint worker to empty the WAL file. */
+const walTruncations = new WeakMap<Database, () => Promise<boolean>>();
+
+/**
+ * Checkpoints every frame and cuts the WAL file to zero bytes, so no page image written
+ * before now survives in it (an erasure, decision 078). With a background checkpointer the
+ * worker does it during a write pause, off the event loop; without one (CLI, tests) the
+ * connection does it itself. False when a reader or writer kept it from finishing: try later.
+ */
+export async function truncateWal(db: Database): Promise<boolean> {
+  const viaWorker = walTruncations.get(db);
+  if (viaWorker) return viaWorker();
+  const result = db.query<{ busy: number }, []>("PRAGMA wal_checkpoint(TRUNCATE)").get();
+  return result?.busy === 0;
+}
 
 /**
  * For the long-running server: turns off the connection's automatic WAL checkpoints
@@ -39,10 +57,23 @@ export function checkpointInBackground(db: Database, path: string, log: Logger, 
     clearTimeout(pauseLimit);
     writes.resume();
   };
+  let truncations: ((ok: boolean) => void)[] = [];
+  const settleTruncations = (ok: boolean) => {
+    for (const settle of truncations.splice(0)) settle(ok);
+  };
+  walTruncations.set(db, () => {
+    worker.postMessage({ type: "truncate-wal" } satisfies CheckpointMessage);
+    return new Promise((resolve) => truncations.push(resolve));
+  });
+  const detach = () => {
+    walTruncations.delete(db);
+    settleTruncations(false);
+  };
   db.exec("PRAGMA wal_autocheckpoint = 0");
   db.exec(`PRAGMA journal_size_limit = ${WAL_FILE_LIMIT_BYTES}`);
   worker.addEventListener("error", (event) => {
     log.error("WAL checkpoint worker failed; the connection checkpoints by itself again", { error: event.message });
+    detach();
     resumeWrites();
     db.exec("PRAGMA wal_autocheckpoint = 1000");
   });
@@ -54,12 +85,15 @@ export function checkpointInBackground(db: Database, path: string, log: Logger, 
       worker.postMessage({ type: "writes-paused" } satisfies CheckpointMessage);
     } else if (event.data.type === "caught-up") {
       resumeWrites();
+    } else if (event.data.type === "wal-truncated") {
+      settleTruncations(event.data.ok);
     }
   });
   worker.postMessage({ type: "start", path, everyMs: options.everyMs ?? 1000, restartAtFrames: options.restartAtFrames ?? RESTART_WAL_AT_FRAMES } satisfies CheckpointMessage);
   return {
     stop() {
       worker.terminate();
+      detach();
       resumeWrites();
       db.exec("PRAGMA wal_autocheckpoint = 1000");
     },

@@ -36,6 +36,9 @@ export function openDatabase(path: string): Database {
   db.exec("PRAGMA busy_timeout = 5000");
   db.exec("PRAGMA temp_store = MEMORY");
   db.exec("PRAGMA cache_size = -32000");
+  // Deleted rows are overwritten with zeros, and freed pages too, so an erased transcript
+  // does not linger in free space (decision 078). Its cost is the extra writes of a delete.
+  db.exec("PRAGMA secure_delete = ON");
   // Reads through a memory map instead of copies into the page cache: the vector scan of a
   // large end user touches ~150 MB per 100k chunks, and went from ~86 to ~75 ms at 100k
   // (decision 064). SQLite caps the request at its compile-time maximum (about 2 GB).

@@ -51,6 +51,30 @@ export function recordEvent(db: Database, tenant: Tenant, type: EventType, data:
   return event;
 }
 
+/** What an erased event keeps of its data: ids, status, template and timestamps; text, segments, metadata and the rest go. */
+const keptAfterErasure = (field: string) => field === "id" || field.endsWith("_id") || field === "status" || field === "template" || field.endsWith("_at");
+
+/**
+ * Cuts the tenant's events about a resource (data.id or data.recording_id) down to what
+ * keptAfterErasure allows, delivered or not: a pending delivery then sends only that
+ * (decision 078). `since` is the resource's creation; no event about it is older. Call
+ * inside the erasing transaction. Returns the ids of the events it cut.
+ */
+export function eraseEventData(db: Database, tenant: Tenant, resourceId: string, since: string): string[] {
+  const events = db
+    .query<{ id: string; data: string }, [string, string, string, string, string]>(
+      `SELECT id, data FROM events WHERE project_id = ? AND mode = ? AND created_at >= ?
+       AND (json_extract(data, '$.id') = ? OR json_extract(data, '$.recording_id') = ?)`,
+    )
+    .all(tenant.projectId, tenant.mode, since, resourceId, resourceId);
+  const update = db.query("UPDATE events SET data = ? WHERE id = ?");
+  for (const event of events) {
+    const kept = Object.entries(JSON.parse(event.data) as Record<string, unknown>).filter(([field]) => keptAfterErasure(field));
+    update.run(JSON.stringify(Object.fromEntries(kept)), event.id);
+  }
+  return events.map((e) => e.id);
+}
+
 export const EVENT_RETENTION_DAYS = 30;
 
 /**

@@ -2,6 +2,7 @@ import type { Database } from "bun:sqlite";
 import type { Clock } from "../clock";
 import { sha256Hex } from "../crypto";
 import type { Principal } from "./auth";
+import type { Tenant } from "./credentials";
 import { ApiError, errorBody } from "./errors";
 import { requestIdOf } from "./request-id";
 
@@ -100,6 +101,27 @@ export async function idempotent<T>(deps: { db: Database; clock: Clock }, ctx: I
     if (err instanceof ApiError && err.status < 500) finish(err.status, errorBody(err, requestIdOf(ctx.set)));
     else db.query("DELETE FROM idempotency_keys WHERE project_id = ? AND mode = ? AND operation = ? AND key = ?").run(...ids);
     throw err;
+  }
+}
+
+export type StoredResponse = { status: number; body: unknown };
+
+/**
+ * Rewrites the tenant's stored responses that name `id` in their path or body: the copies
+ * an erasure must reach (decision 078). `rewrite` returns the replacement, or null to keep
+ * one. The key stays claimed, so a retry still gets a replay and never runs twice.
+ */
+export function rewriteStoredResponses(db: Database, tenant: Tenant, id: string, rewrite: (stored: StoredResponse) => StoredResponse | null): void {
+  const rows = db
+    .query<{ operation: string; key: string; response_status: number; response_body: string }, [string, string, string, string]>(
+      `SELECT operation, key, response_status, response_body FROM idempotency_keys
+       WHERE project_id = ? AND mode = ? AND state = 'done' AND (instr(operation, ?) > 0 OR instr(response_body, ?) > 0)`,
+    )
+    .all(tenant.projectId, tenant.mode, id, id);
+  const update = db.query("UPDATE idempotency_keys SET response_status = ?, response_body = ? WHERE project_id = ? AND mode = ? AND operation = ? AND key = ?");
+  for (const row of rows) {
+    const replacement = rewrite({ status: row.response_status, body: JSON.parse(row.response_body) });
+    if (replacement) update.run(replacement.status, JSON.stringify(replacement.body), tenant.projectId, tenant.mode, row.operation, row.key);
   }
 }
 

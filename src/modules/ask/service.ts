@@ -1,3 +1,4 @@
+import type { Database } from "bun:sqlite";
 import type { Deps } from "../../deps";
 import type { ChatMessage } from "../../engines/llm";
 import { confineToEndUser, type Principal } from "../../http/auth";
@@ -14,7 +15,19 @@ import { latestCompletedTranscription } from "../transcriptions/store";
 import { contentOf, type Passage, toParts } from "./answer";
 import { type PreparedTurn, prepareTurn, runTurn } from "./providers";
 import { type AskMessage, type AskProvider, type AskResult, type AskSession, type CreateSessionBody, type ListSessionsQuery, type MessageBody, TITLE_MAX } from "./schema";
-import { appendMessage, conversation, deleteSessionRow, findSession, insertSession, listMessageRows, listSessionRows } from "./store";
+import {
+  appendMessage,
+  conversation,
+  deleteMessage,
+  deleteRecordingSessions,
+  deleteSessionRow,
+  findSession,
+  insertSession,
+  listMessageRows,
+  listSessionRows,
+  recountSession,
+  turnsDrawingOn,
+} from "./store";
 
 type AskDeps = Pick<Deps, "db" | "clock" | "config" | "engines" | "log">;
 
@@ -37,9 +50,11 @@ export function getSession(deps: Pick<Deps, "db">, principal: Principal, id: str
   return session;
 }
 
+const UNTITLED = "New chat";
+
 /** The default title: the initial message's first characters, cut between code points (never inside an emoji), else "New chat". */
 function defaultTitle(content: string | undefined): string {
-  return [...(content ?? "").trim()].slice(0, TITLE_MAX).join("").trim() || "New chat";
+  return [...(content ?? "").trim()].slice(0, TITLE_MAX).join("").trim() || UNTITLED;
 }
 
 /** A session deleted while its turn ran is not found, as it would be for any later request. */
@@ -204,4 +219,19 @@ export function deleteSession(deps: Pick<Deps, "db">, principal: Principal, id: 
 
 export function listMessages(deps: Pick<Deps, "db">, principal: Principal, id: string, page: { limit: number; cursor?: string }): Page<AskMessage> {
   return listMessageRows(deps.db, principal, getSession(deps, principal, id).id, page);
+}
+
+/**
+ * A deleted recording's erasure from Ask (decision 078): sessions scoped to it go whole;
+ * in library and selected sessions, each turn whose answer was given or cited its passages
+ * goes (the answer quotes or restates them; the question asked about them), and a title
+ * that was such a question becomes "New chat". Call inside the erasing transaction.
+ */
+export function eraseRecordingFromAsk(db: Database, tenant: Tenant, recording: { id: string; created_at: string }, now: Date): void {
+  deleteRecordingSessions(db, tenant, recording.id);
+  for (const turn of turnsDrawingOn(db, tenant, recording.id, recording.created_at)) {
+    deleteMessage(db, turn.answerId);
+    if (turn.questionId) deleteMessage(db, turn.questionId);
+    recountSession(db, turn.sessionId, turn.question === null ? null : { was: defaultTitle(turn.question), by: UNTITLED }, now.toISOString());
+  }
 }

@@ -145,3 +145,45 @@ export function listMessageRows(db: Database, tenant: Tenant, sessionId: string,
     toMessage,
   );
 }
+
+/** Removes the sessions scoped to one recording, with their messages. */
+export function deleteRecordingSessions(db: Database, tenant: Tenant, recordingId: string): void {
+  db.query(
+    `DELETE FROM ask_sessions WHERE project_id = ? AND mode = ? AND scope_type = 'recording'
+     AND EXISTS (SELECT 1 FROM json_each(recording_ids) WHERE value = ?)`,
+  ).run(tenant.projectId, tenant.mode, recordingId);
+}
+
+export type Turn = { sessionId: string; answerId: string; questionId: string | null; question: string | null };
+
+/**
+ * The turns whose answer was given or cited a recording's passages: the answer and the
+ * question just before it in its session. `since` is the recording's creation (no answer
+ * drew on it earlier).
+ */
+export function turnsDrawingOn(db: Database, tenant: Tenant, recordingId: string, since: string): Turn[] {
+  return db
+    .query<Turn, [string, string, string, string, string]>(
+      `SELECT a.session_id AS sessionId, a.id AS answerId, q.id AS questionId, q.content AS question
+       FROM ask_messages a LEFT JOIN ask_messages q ON q.id = (
+         SELECT id FROM ask_messages WHERE session_id = a.session_id AND role = 'user' AND (created_at, id) < (a.created_at, a.id)
+         ORDER BY created_at DESC, id DESC LIMIT 1)
+       WHERE a.project_id = ? AND a.mode = ? AND a.role = 'assistant' AND a.created_at >= ?
+       AND (instr(a.sources, ?) > 0 OR instr(a.parts, ?) > 0)`,
+    )
+    .all(tenant.projectId, tenant.mode, since, recordingId, recordingId);
+}
+
+export function deleteMessage(db: Database, id: string): void {
+  db.query("DELETE FROM ask_messages WHERE id = ?").run(id);
+}
+
+/** Counts a session's messages again after some were removed; a title that was a removed question becomes the default. */
+export function recountSession(db: Database, sessionId: string, replaceTitle: { was: string; by: string } | null, now: string): void {
+  db.query(
+    `UPDATE ask_sessions SET message_count = (SELECT count(*) FROM ask_messages WHERE session_id = ?1),
+       last_message_at = (SELECT max(created_at) FROM ask_messages WHERE session_id = ?1),
+       title = CASE WHEN title = ?2 THEN ?3 ELSE title END, updated_at = ?4
+     WHERE id = ?1`,
+  ).run(sessionId, replaceTitle?.was ?? null, replaceTitle?.by ?? null, now);
+}

@@ -39,7 +39,7 @@ export function endUsersRoutes(deps: Deps) {
       ({ principal, params, set }) => {
         const caller = authorize(principal, "end_users:write");
         db.transaction(() => {
-          deleteEndUser(db, caller, params.id, clock.now());
+          deleteEndUser(deps, caller, params.id, clock.now());
           releaseDevicesOfEndUser(db, caller, params.id, clock.now());
         })();
         set.status = 204;

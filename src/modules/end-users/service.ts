@@ -1,8 +1,11 @@
 import type { Database } from "bun:sqlite";
+import type { Deps } from "../../deps";
 import type { Principal } from "../../http/auth";
 import { ApiError } from "../../http/errors";
+import { rewriteStoredResponses } from "../../http/idempotency";
 import type { Page, PageRequest } from "../../http/pagination";
 import { newId } from "../../ids";
+import { enqueueWalTruncation } from "../../jobs/truncate-wal";
 import type { CreateEndUserBody, EndUser, ListEndUsersQuery, UpdateEndUserBody } from "./schema";
 import { findEndUser, findEndUserByExternalId, insertEndUser, listEndUserRows, markEndUserDeleted, updateEndUserRow } from "./store";
 
@@ -65,11 +68,20 @@ export function updateEndUser(db: Database, principal: Principal, id: string, bo
   })();
 }
 
-/** Marks the end user deleted: read-only from now on, external_id released, its data retained (spec 4.1). */
-export function deleteEndUser(db: Database, principal: Principal, id: string, now: Date): void {
+/**
+ * Marks the end user deleted: read-only from now on, its recordings, transcriptions and
+ * summaries retained (spec 4.1). What is erased is the person's own record: external_id
+ * (released), name, email and metadata, in the row and in the stored responses of
+ * POST /end-users that replay it; a job then empties the WAL of their old values (decision 078).
+ */
+export function deleteEndUser(deps: Pick<Deps, "db" | "queue">, principal: Principal, id: string, now: Date): void {
+  const { db } = deps;
   db.transaction(() => {
     const user = getEndUser(db, principal, id);
     if (user.deleted_at) throw new ApiError("resource_conflict", `End user ${id} is already deleted.`);
     markEndUserDeleted(db, principal, id, now.toISOString());
+    const erased = findEndUser(db, principal, id);
+    rewriteStoredResponses(db, principal, id, (stored) => ((stored.body as { id?: unknown } | null)?.id === id ? { status: stored.status, body: erased } : null));
+    enqueueWalTruncation(deps.queue);
   })();
 }

@@ -51,8 +51,12 @@ export function updateEndUserRow(db: Database, tenant: Tenant, user: EndUser): v
   );
 }
 
+/** Marks the end user deleted and erases its personal fields; the row stays, for the recordings that name it. */
 export function markEndUserDeleted(db: Database, tenant: Tenant, id: string, now: string): void {
-  db.query("UPDATE end_users SET deleted_at = ?, updated_at = ? WHERE id = ? AND project_id = ? AND mode = ?").run(now, now, id, tenant.projectId, tenant.mode);
+  db.query(
+    `UPDATE end_users SET deleted_at = ?, updated_at = ?, external_id = NULL, name = NULL, email = NULL, metadata = '{}'
+     WHERE id = ? AND project_id = ? AND mode = ?`,
+  ).run(now, now, id, tenant.projectId, tenant.mode);
 }
 
 export type EndUserFilter = { externalId?: string; includeDeleted: boolean; onlyId?: string | null };

@@ -7,6 +7,7 @@ import type { Page } from "../../http/pagination";
 import { newId } from "../../ids";
 import { findDeviceRow } from "../devices/store";
 import { findEndUser } from "../end-users/store";
+import { eraseRecordingCopies } from "./erasure";
 import { DELETE_OBJECTS_JOB, recordingPrefix } from "./objects";
 import type { CreateRecordingBody, ListRecordingsQuery, Recording } from "./schema";
 import { deleteRecordingRow, findRecording, insertRecording, listRecordingRows, type StoredRecording, toRecording } from "./store";
@@ -109,15 +110,17 @@ export function listRecordings(db: Database, principal: Principal, q: ListRecord
 
 /**
  * DELETE /recordings/{id}: the row goes (transcriptions, summaries, chunks and search rows by
- * ON DELETE CASCADE) together with the recording.deleted event and a durable job that removes
- * the stored bytes, all in one transaction: a crash can leave bytes for the job to remove,
- * never a recording whose bytes are gone.
+ * ON DELETE CASCADE) together with the copies of its content (eraseRecordingCopies), the
+ * recording.deleted event and a durable job that removes the stored bytes, all in one
+ * transaction: a crash can leave bytes for the job to remove, never a recording whose bytes
+ * are gone.
  */
 export function deleteRecording(deps: Deps, principal: Principal, id: string, now: Date): void {
   const { db, queue } = deps;
   db.transaction(() => {
-    loadRecording(db, principal, id);
+    const recording = loadRecording(db, principal, id);
     deleteRecordingRow(db, principal, id);
+    eraseRecordingCopies(deps, principal, recording, now);
     recordEvent(db, principal, "recording.deleted", { id, deleted_at: now.toISOString() }, now);
     // Every object of the recording (original, staged uploads, chunks) lives under its prefix.
     queue.enqueue(DELETE_OBJECTS_JOB, { prefix: recordingPrefix(principal, id) });

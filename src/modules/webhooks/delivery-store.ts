@@ -192,6 +192,15 @@ export function releaseLease(db: Database, id: string, workerId: string): void {
   db.query("UPDATE webhook_deliveries SET lease_until = NULL, leased_by = NULL WHERE id = ? AND leased_by = ?").run(id, workerId);
 }
 
+/** Clears the response snippets in the attempt logs of these events' deliveries (a receiver may echo what it was sent). */
+export function clearResponseSnippets(db: Database, eventIds: string[]): void {
+  const clear = db.query(
+    `UPDATE webhook_deliveries SET attempts = (SELECT json_group_array(json_set(value, '$.response_snippet', NULL)) FROM json_each(attempts))
+     WHERE event_id = ?`,
+  );
+  for (const id of eventIds) clear.run(id);
+}
+
 /** The delivery log is kept for 30 days after a delivery ends; pending ones are never purged. */
 export const DELIVERY_RETENTION_MS = 30 * 86_400_000;
 

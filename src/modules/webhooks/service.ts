@@ -7,6 +7,7 @@ import type { Page } from "../../http/pagination";
 import { newId } from "../../ids";
 import { getOrganization } from "../projects/store";
 import { type CreateWebhookBody, type ListDeliveriesQuery, MAX_URL_LENGTH, type WebhookDelivery, type WebhookEndpoint } from "./schema";
+import { clearResponseSnippets } from "./delivery-store";
 import { newSigningSecret } from "./signing";
 import { deleteEndpointRow, findDelivery, findEndpoint, insertEndpoint, listDeliveryRows, listEndpointRows, scheduleDeliveryNow, toDelivery, toEndpoint } from "./store";
 import { checkWebhookUrl } from "./url-policy";
@@ -88,3 +89,10 @@ export function retryDelivery(db: Database, principal: Principal, id: string, de
   })();
 }
 
+/**
+ * After events were cut down by an erasure (eraseEventData): their deliveries still go out,
+ * with what is left of them, but the attempt logs forget what the receivers answered.
+ */
+export function forgetDeliveryResponses(db: Database, eventIds: string[]): void {
+  clearResponseSnippets(db, eventIds);
+}

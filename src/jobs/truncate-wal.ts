@@ -1,0 +1,28 @@
+import type { Database } from "bun:sqlite";
+import { truncateWal } from "../db/checkpointer";
+import { type JobQueue, RetryJobError } from "./queue";
+
+/**
+ * Job that empties the WAL file after an erasure commits: until then the WAL still holds
+ * page images from before it, erased text among them (decision 078).
+ */
+export const TRUNCATE_WAL_JOB = "db.truncate_wal";
+
+/** A reader or writer that keeps the WAL busy is waited out this long between tries. */
+const RETRY_MS = 10_000;
+/** Tries over a day: the job gives up only on a database that never has a quiet moment. */
+const MAX_ATTEMPTS = 8_640;
+
+/**
+ * Call in the erasing transaction, so the job exists exactly when the erasure does. Not
+ * deduplicated: a job already running may have truncated before this erasure committed.
+ */
+export function enqueueWalTruncation(queue: JobQueue): void {
+  queue.enqueue(TRUNCATE_WAL_JOB, {}, { maxAttempts: MAX_ATTEMPTS });
+}
+
+export function registerWalTruncation(deps: { db: Database; queue: JobQueue }): void {
+  deps.queue.register(TRUNCATE_WAL_JOB, async () => {
+    if (!(await truncateWal(deps.db))) throw new RetryJobError("a reader or writer kept the WAL busy; trying again", RETRY_MS);
+  });
+}

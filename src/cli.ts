@@ -12,6 +12,7 @@ import { firmwareCommand } from "./modules/firmware/cli";
 import { keysCommand } from "./modules/keys/cli";
 import { orgCommand, projectsCommand } from "./modules/projects/cli";
 import { simulateCommand } from "./simulator";
+import { StartupError } from "./startup-error";
 
 type Command = (deps: Deps, args: string[]) => void | Promise<void>;
 type StandaloneCommand = (config: Config, args: string[]) => void | Promise<void>;
@@ -80,7 +81,7 @@ async function main(argv: string[]): Promise<number> {
       console.error(err.message);
       return 2;
     }
-    if (err instanceof ConfigError || err instanceof ApiError) {
+    if (err instanceof ConfigError || err instanceof ApiError || err instanceof StartupError) {
       console.error(`error: ${err.message}`);
       return 1;
     }

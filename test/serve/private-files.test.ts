@@ -29,7 +29,7 @@ test("under umask 022, everything a server and the CLI write in the data dir is 
 
   const names = readdirSync(dataDir, { recursive: true, encoding: "utf8" });
   // The database with its WAL and SHM, the key, the lock files and the stored audio are all there.
-  for (const name of ["parley.db", "parley.db-wal", "parley.db-shm", "secret.key"]) expect(names).toContain(name);
+  for (const name of ["parley.db", "parley.db-wal", "parley.db-shm", "secret.key", "server.lock", "server.json"]) expect(names).toContain(name);
   expect(names.filter((n) => n.startsWith("audio/") && n.includes(`${rec.id}/`)).length).toBeGreaterThan(0);
   expect(widerThanPrivate(dataDir)).toEqual([]);
   server.proc.kill("SIGTERM");

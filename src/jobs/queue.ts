@@ -1,5 +1,6 @@
 import type { Database } from "bun:sqlite";
 import type { Clock } from "../clock";
+import { settledWithin } from "../deadline";
 import { newId } from "../ids";
 import type { Logger } from "../log";
 
@@ -12,7 +13,18 @@ export class RetryJobError extends Error {
 /** Thrown by a handler whose job can never succeed: it goes straight to the dead state. */
 export class PermanentJobError extends Error {}
 
-export type Job<P = unknown> = { id: string; type: string; payload: P; attempts: number; maxAttempts: number };
+export type Job<P = unknown> = {
+  id: string;
+  type: string;
+  payload: P;
+  attempts: number;
+  maxAttempts: number;
+  /**
+   * Aborts when the queue stops (the server shutting down). A handler that gives up then
+   * must throw, not record a failure: the queue puts the job back for the next start.
+   */
+  signal: AbortSignal;
+};
 export type JobHandler<P = unknown> = (job: Job<P>) => Promise<void> | void;
 
 export type EnqueueOptions = { runAt?: Date; dedupeKey?: string; maxAttempts?: number };
@@ -50,6 +62,8 @@ export class JobQueue {
   private timer: ReturnType<typeof setTimeout> | null = null;
   private stopped = true;
   private inFlight = new Set<Promise<void>>();
+  private leased = new Map<string, Job>();
+  private shutdown = new AbortController();
   readonly workerId = newId("wrk_");
 
   constructor(
@@ -85,6 +99,7 @@ export class JobQueue {
    */
   start(): void {
     this.stopped = false;
+    this.rearm();
     const now = this.clock.now().toISOString();
     this.buryCrashLoops("leased_by IS NOT ?", [this.workerId]);
     this.db.query("UPDATE jobs SET state = 'queued', lease_until = NULL, leased_by = NULL, updated_at = ? WHERE state = 'running' AND leased_by IS NOT ?").run(now, this.workerId);
@@ -107,11 +122,23 @@ export class JobQueue {
     for (const job of dead) this.log.warn("job failed", { job_id: job.id, type: job.type, attempt: job.attempts, dead: true, error });
   }
 
-  /** Stops taking jobs and waits for the ones running. */
-  async stop(): Promise<void> {
+  /**
+   * Stops taking jobs and aborts the running ones through job.signal: a model job gives up
+   * and goes back to the queue, a quick one usually just finishes. Waits for them at most
+   * `waitMs`; a handler still running then is left to the process exit, and its job is put
+   * back the same way (handlers are idempotent, and its late result is not recorded).
+   */
+  async stop(waitMs = Number.POSITIVE_INFINITY): Promise<void> {
     this.stopped = true;
     if (this.timer) clearTimeout(this.timer);
-    await Promise.all(this.inFlight);
+    this.shutdown.abort(new Error("the server is stopping"));
+    if (await settledWithin(Promise.all(this.inFlight), waitMs)) return;
+    for (const job of this.leased.values()) this.putBack(job, "still running when the shutdown grace ran out");
+  }
+
+  /** A queue stopped and then started (or drained) again gives its new jobs a live signal. */
+  private rearm(): void {
+    if (this.shutdown.signal.aborted) this.shutdown = new AbortController();
   }
 
   /** Wakes the poller now (after an enqueue) instead of at the next tick. */
@@ -121,6 +148,7 @@ export class JobQueue {
 
   /** Runs due jobs until none is left: for tests and the CLI, with no background polling. */
   async drain(maxJobs = 1000): Promise<number> {
+    this.rearm();
     let ran = 0;
     for (let job = this.lease(); job && ran < maxJobs; job = this.lease()) {
       await this.execute(job);
@@ -175,7 +203,7 @@ export class JobQueue {
         ...(types ? [JSON.stringify(types)] : []),
       );
     if (!row) return null;
-    return { id: row.id, type: row.type, payload: JSON.parse(row.payload), attempts: row.attempts, maxAttempts: row.max_attempts };
+    return { id: row.id, type: row.type, payload: JSON.parse(row.payload), attempts: row.attempts, maxAttempts: row.max_attempts, signal: this.shutdown.signal };
   }
 
   private async execute(job: Job): Promise<void> {
@@ -184,11 +212,13 @@ export class JobQueue {
     const renew = setInterval(() => {
       this.db.query("UPDATE jobs SET lease_until = ? WHERE id = ? AND leased_by = ?").run(new Date(this.clock.now().getTime() + LEASE_MS).toISOString(), job.id, this.workerId);
     }, LEASE_MS / 3);
+    this.leased.set(job.id, job);
     try {
       if (!handler) throw new PermanentJobError(`no handler registered for job type ${job.type}`);
       await handler(job);
       this.finish(job, "done", null, null);
     } catch (err) {
+      if (job.signal.aborted) return this.putBack(job, "it gave up at the abort");
       const message = err instanceof Error ? err.message : String(err);
       const dead = err instanceof PermanentJobError || job.attempts >= job.maxAttempts;
       const delay = err instanceof RetryJobError ? err.delayMs : backoffMs(job.attempts);
@@ -196,7 +226,19 @@ export class JobQueue {
       this.finish(job, dead ? "dead" : "queued", message, dead ? null : new Date(this.clock.now().getTime() + delay));
     } finally {
       clearInterval(renew);
+      this.leased.delete(job.id);
     }
+  }
+
+  /**
+   * A job cut off by a shutdown goes back as if never taken: its attempt is not counted, so
+   * restarting the server never moves a job towards dead, and it runs first at the next start.
+   */
+  private putBack(job: Job, why: string): void {
+    const putBack = this.db
+      .query("UPDATE jobs SET state = 'queued', attempts = attempts - 1, lease_until = NULL, leased_by = NULL, updated_at = ? WHERE id = ? AND leased_by = ?")
+      .run(this.clock.now().toISOString(), job.id, this.workerId).changes;
+    if (putBack) this.log.warn("job interrupted by shutdown; queued for the next start", { job_id: job.id, type: job.type, attempt: job.attempts, why });
   }
 
   private finish(job: Job, state: "done" | "dead" | "queued", error: string | null, runAt: Date | null): void {

@@ -34,7 +34,7 @@ function toFailure(err: unknown): TranscriptionFailure {
   return new TranscriptionFailure("processing_error", `Transcription failed: ${err instanceof Error ? err.message : String(err)}`);
 }
 
-async function transcribeRecording(deps: Deps, stored: StoredTranscription, recording: StoredRecording): Promise<PipelineResult> {
+async function transcribeRecording(deps: Deps, stored: StoredTranscription, recording: StoredRecording, cancel: AbortSignal): Promise<PipelineResult> {
   if (recording.error?.code === "audio_format_unsupported") throw new TranscriptionFailure("audio_format_unsupported", recording.error.message);
   const key = recording.storage_key;
   if (!key) throw new TranscriptionFailure("processing_error", `Recording ${recording.id} has no stored audio.`);
@@ -45,7 +45,7 @@ async function transcribeRecording(deps: Deps, stored: StoredTranscription, reco
     const pcm = await deps.storage.withLocalFile(key, (path) => deps.engines.audio.decodePcm16k(path, signal));
     setLimit(limitFor(processing, pcm.length / SAMPLE_RATE));
     return transcribePcm(deps.engines, pcm, { language: stored.requestedLanguage, signal, excludeWait });
-  });
+  }, cancel);
 }
 
 /** processing -> completed: event, search indexing and (when configured) the summary, in one transaction. */
@@ -99,8 +99,10 @@ export function runTranscription(deps: Deps) {
     const interrupted = diedTooOften(job);
     if (interrupted) return fail(deps, tenant, stored, new TranscriptionFailure("processing_error", interrupted));
     try {
-      complete(deps, tenant, stored, recording, await transcribeRecording(deps, stored, recording));
+      complete(deps, tenant, stored, recording, await transcribeRecording(deps, stored, recording, job.signal));
     } catch (err) {
+      // Cut off by the server stopping: no failure of the transcription; it runs again after the restart.
+      if (job.signal.aborted) throw err;
       const failure = toFailure(err);
       if (failure.code === "processing_error") deps.log.warn("transcription failed", { transcription_id: stored.record.id, error: failure.message });
       fail(deps, tenant, stored, failure);

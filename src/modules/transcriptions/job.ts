@@ -1,4 +1,4 @@
-import { UndecodableAudioError } from "../../engines/audio";
+import { DecoderInterruptedError, UndecodableAudioError } from "../../engines/audio";
 import { MissingModelError } from "../../engines/missing-model";
 import { UnsupportedLanguageError } from "../../engines/whisper-languages";
 import type { Deps } from "../../deps";
@@ -101,8 +101,9 @@ export function runTranscription(deps: Deps) {
     try {
       complete(deps, tenant, stored, recording, await transcribeRecording(deps, stored, recording, job.signal));
     } catch (err) {
-      // Cut off by the server stopping: no failure of the transcription; it runs again after the restart.
-      if (job.signal.aborted) throw err;
+      // Cut off by the server stopping (or its decoder by the service manager stopping every
+      // process at once): no failure of the transcription; the queue runs it again.
+      if (job.signal.aborted || err instanceof DecoderInterruptedError) throw err;
       const failure = toFailure(err);
       if (failure.code === "processing_error") deps.log.warn("transcription failed", { transcription_id: stored.record.id, error: failure.message });
       fail(deps, tenant, stored, failure);

@@ -35,6 +35,6 @@ test("a second serve on a data dir in use exits 1 naming the first; the CLI work
   await first.proc.exited;
   const third = await startServer(envFor(dataDir, freePort()));
   expect(JSON.parse(readFileSync(join(dataDir, "server.json"), "utf8"))).toMatchObject({ pid: third.proc.pid, url: third.base });
-  third.proc.kill("SIGTERM");
+  third.proc.kill("SIGINT");
   expect(await third.proc.exited).toBe(0);
 });

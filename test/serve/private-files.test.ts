@@ -3,9 +3,9 @@
 import { expect, test } from "bun:test";
 import { chmodSync, lstatSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { makeTempDir } from "../helpers";
+import { makeTempDir, waitFor } from "../helpers";
 import { fixture, sha256 } from "../modules/recordings-support";
-import { apiClient, freePort, parley, startServer, waitFor } from "../support/server-process";
+import { apiClient, freePort, parley, startServer } from "../support/server-process";
 
 /** Paths under `dir` (and `dir` itself) whose mode gives the group or others anything. */
 const widerThanPrivate = (dir: string) =>

@@ -6,10 +6,10 @@ import { expect, test } from "bun:test";
 import { readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { ensureTestModels } from "../../scripts/test-models/cache";
-import { makeTempDir } from "../helpers";
+import { makeTempDir, waitFor } from "../helpers";
 import { voicedBurst, wav } from "../modules/pipeline-fixtures";
 import { sha256 } from "../modules/recordings-support";
-import { apiClient, freePort, startServer, waitFor } from "../support/server-process";
+import { apiClient, freePort, startServer } from "../support/server-process";
 
 /** Files under `dir`, recursively. */
 const filesUnder = (dir: string) =>

@@ -2,6 +2,7 @@
 // supervisor does. Every process started here is killed when the test file ends.
 import { afterAll } from "bun:test";
 import { join } from "node:path";
+import { waitFor } from "../helpers";
 
 const BUN = process.execPath;
 const CLI = join(import.meta.dir, "..", "..", "src", "cli.ts");
@@ -10,17 +11,6 @@ const live = new Set<ReturnType<typeof Bun.spawn>>();
 afterAll(() => {
   for (const proc of live) proc.kill(9);
 });
-
-/** Polls `probe` until it returns something truthy; throws naming `what` after `timeoutMs`. */
-export async function waitFor<T>(what: string, probe: () => T | Promise<T>, timeoutMs = 15_000): Promise<NonNullable<T>> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await Bun.sleep(20);
-  }
-}
 
 /** A port nothing listens on right now. */
 export function freePort(): number {

@@ -18,7 +18,7 @@ function describeHolder(infoPath: string): string {
     const h = JSON.parse(readFileSync(infoPath, "utf8")) as Holder;
     return `pid ${h.pid}, ${h.url ?? "not listening yet"}, started at ${h.started_at}`;
   } catch {
-    return "it has not said who it is yet"; // between its lock and its first write
+    return "pid unknown: server.json is not written yet, or could not be"; // between its lock and its first write, or a full disk
   }
 }
 
@@ -43,7 +43,13 @@ export function lockDataDir(dataDir: string, now: Date): DataDirLock {
     throw new StartupError(`${dataDir} is in use by another parley server (${describeHolder(infoPath)}); stop that one first, or give this one its own PARLEY_DATA_DIR.`);
   }
   const holder: Holder = { pid: process.pid, url: null, started_at: now.toISOString() };
-  const write = () => writeFileSync(infoPath, `${JSON.stringify(holder)}\n`);
+  const write = () => {
+    try {
+      writeFileSync(infoPath, `${JSON.stringify(holder)}\n`);
+    } catch {
+      // A full disk must not keep the server from starting: the lock alone keeps others out.
+    }
+  };
   write();
   return {
     listening(url) {

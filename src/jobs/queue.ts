@@ -235,10 +235,16 @@ export class JobQueue {
    * restarting the server never moves a job towards dead, and it runs first at the next start.
    */
   private putBack(job: Job, why: string): void {
-    const putBack = this.db
-      .query("UPDATE jobs SET state = 'queued', attempts = attempts - 1, lease_until = NULL, leased_by = NULL, updated_at = ? WHERE id = ? AND leased_by = ?")
-      .run(this.clock.now().toISOString(), job.id, this.workerId).changes;
-    if (putBack) this.log.warn("job interrupted by shutdown; queued for the next start", { job_id: job.id, type: job.type, attempt: job.attempts, why });
+    try {
+      const putBack = this.db
+        .query("UPDATE jobs SET state = 'queued', attempts = attempts - 1, lease_until = NULL, leased_by = NULL, updated_at = ? WHERE id = ? AND leased_by = ?")
+        .run(this.clock.now().toISOString(), job.id, this.workerId).changes;
+      if (putBack) this.log.warn("job interrupted by shutdown; queued for the next start", { job_id: job.id, type: job.type, attempt: job.attempts, why });
+    } catch (err) {
+      // A full disk, say: the shutdown goes on. The job stays leased, and the next start
+      // takes it back as an orphan (its attempt then counts).
+      this.log.error("job interrupted by shutdown could not be queued again", { job_id: job.id, type: job.type, error: String(err) });
+    }
   }
 
   private finish(job: Job, state: "done" | "dead" | "queued", error: string | null, runAt: Date | null): void {

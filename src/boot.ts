@@ -1,7 +1,7 @@
-import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { systemClock, type Clock } from "./clock";
 import type { Config } from "./config";
+import { keepDataPrivate } from "./data-dir/private";
 import { openDatabase } from "./db/open";
 import { migrate } from "./db/migrate";
 import { createEngines, type Engines } from "./engines";
@@ -21,7 +21,7 @@ export function databasePath(config: Config): string {
 export function buildDeps(config: Config, options: { clock?: Clock; log?: Logger; engines?: Engines } = {}): Deps {
   const clock = options.clock ?? systemClock;
   const log = options.log ?? createLogger(config.logLevel);
-  mkdirSync(config.dataDir, { recursive: true });
+  keepDataPrivate(config.dataDir);
   const db = openDatabase(databasePath(config));
   migrate(db);
   ensureDefaultOrganization(db, clock.now());

@@ -12,6 +12,7 @@ import { firmwareCommand } from "./modules/firmware/cli";
 import { keysCommand } from "./modules/keys/cli";
 import { orgCommand, projectsCommand } from "./modules/projects/cli";
 import { simulateCommand } from "./simulator";
+import { StartupError } from "./startup-error";
 
 type Command = (deps: Deps, args: string[]) => void | Promise<void>;
 type StandaloneCommand = (config: Config, args: string[]) => void | Promise<void>;
@@ -41,7 +42,7 @@ usage: parley [serve]                 start the appliance (default)
        parley org update --plan P     standard or enterprise (device events)
        parley config get|set|unset    configuration at organization, project, end-user or device level
        parley models list|pull|import|verify|remove   speech and language models (PARLEY_MODEL_MIRROR)
-       parley doctor [--verify]       models, ffmpeg, GPU and the engines actually in use
+       parley doctor [--verify]       models, data dir permissions, ffmpeg, GPU and the engines in use
        parley firmware add|publish|list  organization firmware releases for OTA
        parley simulate --devices N --api-key KEY  simulated wearables against a running server
        parley demo [--devices N]     the appliance plus simulated wearables, for an offline demo
@@ -80,7 +81,7 @@ async function main(argv: string[]): Promise<number> {
       console.error(err.message);
       return 2;
     }
-    if (err instanceof ConfigError || err instanceof ApiError) {
+    if (err instanceof ConfigError || err instanceof ApiError || err instanceof StartupError) {
       console.error(`error: ${err.message}`);
       return 1;
     }

@@ -2,44 +2,91 @@ import { createApp } from "./app";
 import { buildDeps, databasePath } from "./boot";
 import type { Config } from "./config";
 import { registerBackgroundWork } from "./background";
+import { type DataDirLock, lockDataDir } from "./data-dir/lock";
+import { keepDataPrivate } from "./data-dir/private";
 import { checkpointInBackground } from "./db/checkpointer";
+import { settledWithin } from "./deadline";
+import type { Deps } from "./deps";
+import { drainRequests } from "./http/drain";
 import { releaseAbandonedIdempotencyClaims } from "./http/idempotency";
 import { startScheduler } from "./jobs/scheduler";
 import { checkSearchIndex } from "./modules/search/indexer";
 import { webhookDispatcher } from "./modules/webhooks/dispatcher";
+import { StartupError } from "./startup-error";
 
-/** Boot: config -> db -> migrate -> engines -> jobs -> listen. Resolves once listening; stops cleanly on SIGINT/SIGTERM. */
+/** Listens on the configured port, or throws StartupError when something else has it. */
+function listen(deps: Deps) {
+  const { config } = deps;
+  try {
+    return createApp(deps).listen({
+      port: config.port,
+      hostname: config.host,
+      maxRequestBodySize: config.uploads.maxBytes + 1024 * 1024,
+      // Bun's longest idle timeout: a wearable uploading over a weak link may stall for a while.
+      idleTimeout: 255,
+      // Elysia turns SO_REUSEPORT on, and the kernel would then split requests between two
+      // servers on one port, maybe on two databases: a port in use must stop this one instead.
+      reusePort: false,
+    });
+  } catch (err) {
+    if ((err as { code?: string }).code !== "EADDRINUSE") throw err;
+    throw new StartupError(`port ${config.port} on ${config.host} is in use (another parley serve, or another program); stop it or set PARLEY_PORT.`);
+  }
+}
+
+/** Deps, job handlers and the listening app; a failure on the way leaves nothing open. */
+function boot(config: Config, lock: DataDirLock) {
+  let deps: Deps | undefined;
+  try {
+    deps = buildDeps(config);
+    const tasks = registerBackgroundWork(deps);
+    releaseAbandonedIdempotencyClaims(deps.db);
+    // Before any job starts: a server that cannot listen leaves the queue as it found it.
+    return { deps, tasks, app: listen(deps) };
+  } catch (err) {
+    deps?.db.close();
+    lock.release();
+    throw err;
+  }
+}
+
+/**
+ * Boot: data dir lock -> config -> db -> migrate -> engines -> listen -> jobs. Resolves once
+ * listening; SIGINT/SIGTERM stop it within PARLEY_SHUTDOWN_GRACE_SECONDS (decision 080).
+ */
 export async function serve(config: Config): Promise<{ url: string; stop(): Promise<void> }> {
-  const deps = buildDeps(config);
+  keepDataPrivate(config.dataDir);
+  const lock = lockDataDir(config.dataDir, new Date());
+  const { deps, tasks, app } = boot(config, lock);
   const { db, log, queue } = deps;
-  const tasks = registerBackgroundWork(deps);
-  releaseAbandonedIdempotencyClaims(db);
-
+  const server = app.server!;
   const checkpointer = checkpointInBackground(db, databasePath(config), log);
   queue.start();
   // The embedder's dimension against the vector index, once at start (issue 6). Not awaited:
   // a mismatch queues a background re-index, and no failure here may stop the server booting.
   void checkSearchIndex(deps).catch((err) => log.error("search index check at start failed", { error: String((err as Error)?.stack ?? err) }));
   const scheduler = startScheduler(tasks, log);
-  const app = createApp(deps).listen({
-    port: config.port,
-    hostname: config.host,
-    maxRequestBodySize: config.uploads.maxBytes + 1024 * 1024,
-    // Bun's longest idle timeout: a wearable uploading over a weak link may stall for a while.
-    idleTimeout: 255,
-  });
-  const url = `http://${config.host}:${app.server?.port}`;
+  const url = `http://${config.host}:${server.port}`;
+  lock.listening(url);
   log.info("parley listening", { url, data_dir: config.dataDir, models_dir: config.modelsDir });
 
   let stopping: Promise<void> | null = null;
   const stop = () =>
     (stopping ??= (async () => {
-      log.info("parley stopping");
+      const graceMs = config.shutdownGraceSeconds * 1000;
+      log.info("parley stopping", { grace_seconds: config.shutdownGraceSeconds });
       scheduler.stop();
-      await app.stop();
-      await Promise.all([queue.stop(), webhookDispatcher(deps).stop()]);
+      // All at once, so the whole stop takes the grace period at most. Model jobs are aborted
+      // now (they would outlast any grace) and queued again for the next start.
+      const jobs = queue.stop(graceMs);
+      const webhooks = settledWithin(webhookDispatcher(deps).stop(), graceMs).then((done) => {
+        if (!done) log.warn("shutdown: webhook attempts still in flight were cut off; they are retried after the restart");
+      });
+      await Promise.all([drainRequests(server, graceMs, log), jobs, webhooks]);
       checkpointer.stop();
       db.close();
+      lock.release();
+      log.info("parley stopped");
     })());
   for (const signal of ["SIGINT", "SIGTERM"] as const) process.once(signal, () => void stop().then(() => process.exit(0)));
   return { url, stop };

@@ -11,6 +11,12 @@ export type AudioProbe = {
 /** Thrown when a file is not audio ffmpeg can decode (maps to audio_format_unsupported). */
 export class UndecodableAudioError extends Error {}
 
+/**
+ * Thrown when ffmpeg was killed by a signal Parley did not send (a service manager stopping
+ * every process of the service at once): says nothing about the file, so the work is retried.
+ */
+export class DecoderInterruptedError extends Error {}
+
 /** Audio decoding behind one interface (implementation: src/engines/ffmpeg-audio.ts). */
 export interface AudioDecoder {
   /** Which ffmpeg binary is in use, for `parley doctor`. */

@@ -2,7 +2,7 @@ import { existsSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import type { AudioDecoder, AudioProbe } from "./audio";
-import { UndecodableAudioError } from "./audio";
+import { DecoderInterruptedError, UndecodableAudioError } from "./audio";
 
 /**
  * The ffmpeg to run: PARLEY_FFMPEG_PATH, else the system's, else the static binary inside
@@ -53,9 +53,23 @@ export function parseProbe(stderr: string): Omit<AudioProbe, "durationSeconds"> 
   };
 }
 
-async function run(binary: string, args: string[], signal?: AbortSignal) {
-  const proc = Bun.spawn([binary, "-hide_banner", "-nostdin", ...args], { stdout: "pipe", stderr: "pipe", signal });
+/**
+ * ffmpeg in a session of its own (setsid), so a Ctrl-C or a signal to Parley's process group
+ * reaches Parley alone, which stops ffmpeg itself when it needs to (the abort signal).
+ */
+function spawnFfmpeg(binary: string, args: string[], signal?: AbortSignal) {
+  return Bun.spawn([binary, "-hide_banner", "-nostdin", ...args], { stdout: "pipe", stderr: "pipe", signal, detached: true });
+}
+
+/** A signal from elsewhere (a service manager stopping the whole service) is not the file's fault. */
+function checkNotKilled(proc: { signalCode: NodeJS.Signals | number | null }): void {
+  if (proc.signalCode) throw new DecoderInterruptedError(`ffmpeg was stopped by ${proc.signalCode}`);
+}
+
+async function run(binary: string, args: string[]) {
+  const proc = spawnFfmpeg(binary, args);
   const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).arrayBuffer(), new Response(proc.stderr).text(), proc.exited]);
+  checkNotKilled(proc);
   return { stdout, stderr, code };
 }
 
@@ -82,11 +96,7 @@ export class FfmpegAudioDecoder implements AudioDecoder {
   }
 
   async decodePcm16k(path: string, signal?: AbortSignal): Promise<Float32Array> {
-    const proc = Bun.spawn([this.binary, "-hide_banner", "-nostdin", "-v", "error", "-i", path, "-map", "0:a:0", "-ac", "1", "-ar", "16000", "-f", "f32le", "-"], {
-      stdout: "pipe",
-      stderr: "pipe",
-      signal,
-    });
+    const proc = spawnFfmpeg(this.binary, ["-v", "error", "-i", path, "-map", "0:a:0", "-ac", "1", "-ar", "16000", "-f", "f32le", "-"], signal);
     const chunks: Uint8Array[] = [];
     let total = 0;
     const reader = proc.stdout.getReader();
@@ -96,6 +106,7 @@ export class FfmpegAudioDecoder implements AudioDecoder {
     }
     const [stderr, code] = await Promise.all([new Response(proc.stderr).text(), proc.exited]);
     if (signal?.aborted) throw signal.reason ?? new Error("decode aborted");
+    checkNotKilled(proc);
     if (code !== 0) throw new UndecodableAudioError(`ffmpeg cannot decode the audio: ${lastLine(stderr)}`);
     // One copy into an aligned buffer; f32le samples never straddle the end of the stream.
     const out = new Float32Array(Math.floor(total / 4));

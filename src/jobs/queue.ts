@@ -1,5 +1,6 @@
 import type { Database } from "bun:sqlite";
 import type { Clock } from "../clock";
+import { settledWithin } from "../deadline";
 import { newId } from "../ids";
 import type { Logger } from "../log";
 import { isOutOfSpace } from "../storage/volumes";
@@ -13,7 +14,18 @@ export class RetryJobError extends Error {
 /** Thrown by a handler whose job can never succeed: it goes straight to the dead state. */
 export class PermanentJobError extends Error {}
 
-export type Job<P = unknown> = { id: string; type: string; payload: P; attempts: number; maxAttempts: number };
+export type Job<P = unknown> = {
+  id: string;
+  type: string;
+  payload: P;
+  attempts: number;
+  maxAttempts: number;
+  /**
+   * Aborts when the queue stops (the server shutting down). A handler that gives up then
+   * must throw, not record a failure: the queue puts the job back for the next start.
+   */
+  signal: AbortSignal;
+};
 export type JobHandler<P = unknown> = (job: Job<P>) => Promise<void> | void;
 
 export type EnqueueOptions = { runAt?: Date; dedupeKey?: string; maxAttempts?: number };
@@ -55,6 +67,8 @@ export class JobQueue {
   private timer: ReturnType<typeof setTimeout> | null = null;
   private stopped = true;
   private inFlight = new Set<Promise<void>>();
+  private leased = new Map<string, Job>();
+  private shutdown = new AbortController();
   readonly workerId = newId("wrk_");
 
   constructor(
@@ -90,9 +104,15 @@ export class JobQueue {
    */
   start(): void {
     this.stopped = false;
+    this.rearm();
     const now = this.clock.now().toISOString();
-    this.buryCrashLoops("leased_by IS NOT ?", [this.workerId]);
-    this.db.query("UPDATE jobs SET state = 'queued', lease_until = NULL, leased_by = NULL, updated_at = ? WHERE state = 'running' AND leased_by IS NOT ?").run(now, this.workerId);
+    try {
+      this.buryCrashLoops("leased_by IS NOT ?", [this.workerId]);
+      this.db.query("UPDATE jobs SET state = 'queued', lease_until = NULL, leased_by = NULL, updated_at = ? WHERE state = 'running' AND leased_by IS NOT ?").run(now, this.workerId);
+    } catch (err) {
+      // A full disk must not stop the server starting: orphans are then taken back when their leases expire.
+      this.log.warn("orphaned jobs not taken back at start", { error: err instanceof Error ? err.message : String(err) });
+    }
     this.schedule(0);
   }
 
@@ -112,11 +132,23 @@ export class JobQueue {
     for (const job of dead) this.log.warn("job failed", { job_id: job.id, type: job.type, attempt: job.attempts, dead: true, error });
   }
 
-  /** Stops taking jobs and waits for the ones running. */
-  async stop(): Promise<void> {
+  /**
+   * Stops taking jobs and aborts the running ones through job.signal: a model job gives up
+   * and goes back to the queue, a quick one usually just finishes. Waits for them at most
+   * `waitMs`; a handler still running then is left to the process exit, and its job is put
+   * back the same way (handlers are idempotent, and its late result is not recorded).
+   */
+  async stop(waitMs = Number.POSITIVE_INFINITY): Promise<void> {
     this.stopped = true;
     if (this.timer) clearTimeout(this.timer);
-    await Promise.all(this.inFlight);
+    this.shutdown.abort(new Error("the server is stopping"));
+    if (await settledWithin(Promise.all(this.inFlight), waitMs)) return;
+    for (const job of this.leased.values()) this.putBack(job, "still running when the shutdown grace ran out");
+  }
+
+  /** A queue stopped and then started (or drained) again gives its new jobs a live signal. */
+  private rearm(): void {
+    if (this.shutdown.signal.aborted) this.shutdown = new AbortController();
   }
 
   /** Wakes the poller now (after an enqueue) instead of at the next tick. */
@@ -126,6 +158,7 @@ export class JobQueue {
 
   /** Runs due jobs until none is left: for tests and the CLI, with no background polling. */
   async drain(maxJobs = 1000): Promise<number> {
+    this.rearm();
     let ran = 0;
     for (let job = this.lease(); job && ran < maxJobs; job = this.lease()) {
       await this.execute(job);
@@ -191,7 +224,7 @@ export class JobQueue {
         ...(types ? [JSON.stringify(types)] : []),
       );
     if (!row) return null;
-    return { id: row.id, type: row.type, payload: JSON.parse(row.payload), attempts: row.attempts, maxAttempts: row.max_attempts };
+    return { id: row.id, type: row.type, payload: JSON.parse(row.payload), attempts: row.attempts, maxAttempts: row.max_attempts, signal: this.shutdown.signal };
   }
 
   private async execute(job: Job): Promise<void> {
@@ -205,14 +238,34 @@ export class JobQueue {
         this.log.warn("job lease not renewed", { job_id: job.id, error: err instanceof Error ? err.message : String(err) });
       }
     }, LEASE_MS / 3);
+    this.leased.set(job.id, job);
     try {
       if (!handler) throw new PermanentJobError(`no handler registered for job type ${job.type}`);
       await handler(job);
       this.finish(job, "done", null, null);
     } catch (err) {
+      if (job.signal.aborted) return this.putBack(job, "it gave up at the abort");
       this.recordFailure(job, err);
     } finally {
       clearInterval(renew);
+      this.leased.delete(job.id);
+    }
+  }
+
+  /**
+   * A job cut off by a shutdown goes back as if never taken: its attempt is not counted, so
+   * restarting the server never moves a job towards dead, and it runs first at the next start.
+   */
+  private putBack(job: Job, why: string): void {
+    try {
+      const putBack = this.db
+        .query("UPDATE jobs SET state = 'queued', attempts = attempts - 1, lease_until = NULL, leased_by = NULL, updated_at = ? WHERE id = ? AND leased_by = ?")
+        .run(this.clock.now().toISOString(), job.id, this.workerId).changes;
+      if (putBack) this.log.warn("job interrupted by shutdown; queued for the next start", { job_id: job.id, type: job.type, attempt: job.attempts, why });
+    } catch (err) {
+      // A full disk, say: the shutdown goes on. The job stays leased, and the next start
+      // takes it back as an orphan (its attempt then counts).
+      this.log.error("job interrupted by shutdown could not be queued again", { job_id: job.id, type: job.type, error: String(err) });
     }
   }
 

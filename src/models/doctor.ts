@@ -1,3 +1,4 @@
+import { existsSync } from "node:fs";
 import { parseFlags } from "../cli/args";
 import type { Config } from "../config";
 import { createEngines, type Engines } from "../engines";
@@ -6,6 +7,7 @@ import { LlamaLlm } from "../engines/llama-llm";
 import { SileroVad } from "../engines/vad";
 import { NATIVE_WHISPER, nativeWhisperStatus } from "../engines/whisper-native-build";
 import { WhisperTranscriber } from "../engines/whisper-transcriber";
+import { findWiderThanPrivate } from "../data-dir/private";
 import { createLogger } from "../log";
 import { applianceVolumes } from "../storage";
 import { spaceReport } from "../storage/volumes";
@@ -38,8 +40,21 @@ async function engineCheck(name: string, model: string, installed: boolean, load
 }
 
 /**
+ * Patient audio and transcripts are for the server's user only. A server writes everything
+ * private (decision 079); this finds files from before, or copied in by hand.
+ */
+function dataDirPermissionsCheck(dataDir: string): Check {
+  if (!existsSync(dataDir)) return { check: "data dir permissions", ok: true, detail: `${dataDir} does not exist yet (it is created private, 0700)` };
+  const wide = findWiderThanPrivate(dataDir);
+  if (wide.length === 0) return { check: "data dir permissions", ok: true, detail: `${dataDir}: private to its owner` };
+  const named = wide.slice(0, 3).join(", ") + (wide.length > 3 ? ` and ${wide.length - 3} more` : "");
+  return { check: "data dir permissions", ok: false, detail: `group or others can access ${named} in ${dataDir}; fix: chmod -R go-rwx ${dataDir}` };
+}
+
+/**
  * What `parley doctor` reports: each configured model (installed, checksum recorded,
- * optionally re-verified), ffmpeg, GPUs seen, and the backend each engine really uses.
+ * optionally re-verified), the data dir's permissions, ffmpeg, GPUs seen, and the backend
+ * each engine really uses.
  */
 export async function diagnose(config: Config, options: { verify?: boolean; engines?: Engines; manifest?: Manifest } = {}): Promise<Check[]> {
   const manifest = options.manifest ?? defaultManifest;
@@ -61,6 +76,7 @@ export async function diagnose(config: Config, options: { verify?: boolean; engi
     for (const r of await verifyModels(ctx)) checks.push({ check: `verify ${r.name}`, ok: r.status === "ok" || r.status === "unpinned", detail: `${r.status}${r.detail ? `: ${r.detail}` : ""}` });
   }
 
+  checks.push(dataDirPermissionsCheck(config.dataDir));
   checks.push(await ffmpegCheck(engines.audio.binary));
   const gpus = detectGpus();
   checks.push({ check: "gpu", ok: true, detail: `PARLEY_GPU=${config.gpu}; seen: ${[gpus.cuda && "cuda", gpus.vulkan && "vulkan"].filter(Boolean).join(", ") || "none (CPU only)"}` });

@@ -1,7 +1,9 @@
 import { describe, expect, test } from "bun:test";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { UndecodableAudioError } from "../../src/engines/audio";
+import { DecoderInterruptedError, UndecodableAudioError } from "../../src/engines/audio";
 import { FfmpegAudioDecoder, findFfmpeg, parseProbe } from "../../src/engines/ffmpeg-audio";
+import { makeTempDir } from "../helpers";
 
 const FIXTURES = join(import.meta.dir, "..", "fixtures");
 const decoder = new FfmpegAudioDecoder(findFfmpeg());
@@ -58,5 +60,27 @@ describe("ffmpeg audio decoder", () => {
     const raw = `Input #0, matroska,webm, from 'pipe:':\n  Duration: N/A, start: 0.000000, bitrate: N/A\n    Stream #0:0: Audio: opus, 48000 Hz, mono, fltp (default)\n`;
     expect(parseProbe(raw)).toMatchObject({ format: "webm", codec: "opus", channels: 1, durationSeconds: null });
     expect(() => parseProbe("x.txt: Invalid data found when processing input")).toThrow(UndecodableAudioError);
+  });
+
+  /** An executable shell script standing in for ffmpeg. */
+  function fakeFfmpeg(script: string): string {
+    const path = join(makeTempDir(), "ffmpeg");
+    writeFileSync(path, `#!/bin/sh\n${script}\n`, { mode: 0o700 });
+    return path;
+  }
+
+  test("ffmpeg killed by a signal Parley did not send is DecoderInterruptedError, never UndecodableAudioError", async () => {
+    const killed = new FfmpegAudioDecoder(fakeFfmpeg("kill -TERM $$"));
+    const wav = join(FIXTURES, "tone-3s.wav");
+    await expect(killed.probe(wav)).rejects.toBeInstanceOf(DecoderInterruptedError);
+    await expect(killed.decodePcm16k(wav)).rejects.toBeInstanceOf(DecoderInterruptedError);
+  });
+
+  test("ffmpeg runs in a session of its own, out of reach of a signal to Parley's process group", async () => {
+    const seen = join(makeTempDir(), "ids");
+    const recorder = new FfmpegAudioDecoder(fakeFfmpeg(`ps -o pid=,sid= -p $$ > ${seen}; exec ${findFfmpeg()} "$@"`));
+    expect((await recorder.decodePcm16k(join(FIXTURES, "tone-3s.wav"))).length).toBeGreaterThan(16_000);
+    const [pid, sid] = readFileSync(seen, "utf8").trim().split(/\s+/);
+    expect(sid).toBe(pid!);
   });
 });

@@ -163,6 +163,46 @@ describe("durable job queue", () => {
     expect(ran).toEqual([{ n: 2 }]);
   });
 
+  test("stop aborts running jobs: one that gives up goes back to the queue, its attempt not counted", async () => {
+    const { db, state } = setup();
+    const queue = new JobQueue(db, new ManualClock(new Date()), createLogger("silent"));
+    const started = Promise.withResolvers<void>();
+    queue.register("transcribe", async (job) => {
+      started.resolve();
+      await new Promise((_, reject) => job.signal.addEventListener("abort", () => reject(job.signal.reason)));
+    }, { lane: "model" });
+    // One attempt only: were the interrupted one counted, the job could never run again.
+    const id = queue.enqueue("transcribe", {}, { maxAttempts: 1 })!;
+    queue.start();
+    await started.promise;
+    await queue.stop(10_000);
+    expect(state(id)).toMatchObject({ state: "queued", attempts: 0, last_error: null });
+
+    const restarted = new JobQueue(db, new ManualClock(new Date()), createLogger("silent"));
+    restarted.register("transcribe", () => {}, { lane: "model" });
+    expect(await restarted.drain()).toBe(1);
+    expect(state(id)).toMatchObject({ state: "done", attempts: 1 });
+  });
+
+  test("a handler that ignores the abort is left behind at the deadline: its job is put back, its late end not recorded", async () => {
+    const { db, state } = setup();
+    const queue = new JobQueue(db, new ManualClock(new Date()), createLogger("silent"));
+    const started = Promise.withResolvers<void>();
+    const release = Promise.withResolvers<void>();
+    queue.register("stubborn", () => {
+      started.resolve();
+      return release.promise;
+    }, { lane: "model" });
+    const id = queue.enqueue("stubborn", {})!;
+    queue.start();
+    await started.promise;
+    await queue.stop(50);
+    expect(state(id)).toMatchObject({ state: "queued", attempts: 0 });
+    release.resolve();
+    await queue.stop(); // waits for the handler's end
+    expect(state(id)).toMatchObject({ state: "queued", attempts: 0 });
+  });
+
   test("quick io-lane jobs run while every model slot is busy", async () => {
     const { db } = setup();
     const queue = new JobQueue(db, new ManualClock(new Date()), createLogger("silent"), 2);

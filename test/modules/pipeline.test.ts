@@ -1,10 +1,12 @@
 import { describe, expect, test } from "bun:test";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { ScriptedLlm } from "../../src/engines/llm.test-double";
 import { ScriptedTranscriber } from "../../src/engines/transcriber.test-double";
 import { organizationOf, saveOrganizationOverrides } from "../../src/modules/config/store";
 import { AUTO_TRANSCRIBE_JOB } from "../../src/modules/transcriptions/job";
 import { RUN_TRANSCRIPTION_JOB } from "../../src/modules/transcriptions/service";
-import { makeTenant, makeTestApp } from "../helpers";
+import { makeTempDir, makeTenant, makeTestApp } from "../helpers";
 import { concat, eventsOf, seedRecording, silence, voiced, wav, wavFixture } from "./pipeline-fixtures";
 import { uploadedRecording } from "./recordings-support";
 
@@ -40,6 +42,20 @@ describe("pipeline: upload to summary", () => {
     const [txn] = await transcriptionsOf(recording.id);
     expect(txn).toMatchObject({ status: "failed", error: { code: "audio_format_unsupported" } });
     expect(eventsOf(t.deps, "transcription.failed").map((e) => e.data.id)).toEqual([txn.id]);
+  });
+
+  test("a decoder killed from outside (a service manager stopping everything) leaves the transcription processing, to be retried", async () => {
+    const dir = makeTempDir();
+    const ffmpeg = join(dir, "ffmpeg");
+    writeFileSync(ffmpeg, "#!/bin/sh\nkill -TERM $$\n", { mode: 0o700 });
+    const t = await makeTestApp({ engines: { transcriber: new ScriptedTranscriber() }, env: { PARLEY_FFMPEG_PATH: ffmpeg } });
+    const tenant = makeTenant(t.deps);
+    const rec = await seedRecording(t.deps, { projectId: tenant.project.id, mode: "test" }, speech);
+    const posted = await t.call("POST", "/v1/transcriptions", { key: tenant.test, body: { recording_id: rec } });
+    await t.deps.queue.drain();
+    expect((await t.call("GET", `/v1/transcriptions/${posted.body.id}`, { key: tenant.test })).body).toMatchObject({ status: "processing", error: null });
+    const job = t.deps.db.query("SELECT state, last_error FROM jobs WHERE type = ?").get(RUN_TRANSCRIPTION_JOB);
+    expect(job).toEqual({ state: "queued", last_error: "ffmpeg was stopped by SIGTERM" });
   });
 
   test("deleting the recording deletes its transcriptions and summaries", async () => {

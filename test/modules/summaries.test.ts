@@ -3,7 +3,7 @@ import { ScriptedLlm, type LlmScript } from "../../src/engines/llm.test-double";
 import { ScriptedTranscriber, type TranscriberScript } from "../../src/engines/transcriber.test-double";
 import { longestAnswer } from "../../src/modules/summaries/generate";
 import { TEMPLATES } from "../../src/modules/summaries/templates";
-import { makeTenant, makeTestApp } from "../helpers";
+import { makeTenant, makeTestApp, waitFor } from "../helpers";
 import { concat, eventsOf, seedRecording, silence, voiced, wav } from "./pipeline-fixtures";
 
 const RECORD_FIELDS = [
@@ -195,6 +195,18 @@ describe("summaries: failures", () => {
 
   test("a model that never answers is stopped by the time limit: timeout", async () => {
     expect((await failed({ hang: true }, { PARLEY_PROCESSING_MIN_SECONDS: "0.3", PARLEY_PROCESSING_TIME_FACTOR: "0" })).code).toBe("timeout");
+  });
+
+  test("a summary running when the server stops is put back in the queue, not failed", async () => {
+    const t = await summaryApp({ hang: true });
+    const { txn } = await t.transcribed({ autoSummarize: false });
+    const posted = await t.app.call("POST", "/v1/summaries", { key: t.tenant.test, body: { transcription_id: txn.id } });
+    t.app.deps.queue.start();
+    await waitFor("the model called", () => t.llm.requests.length > 0);
+    await t.app.deps.queue.stop(5_000);
+    expect((await t.app.call("GET", `/v1/summaries/${posted.body.id}`, { key: t.tenant.test })).body).toMatchObject({ status: "processing", error: null });
+    expect(t.app.deps.db.query("SELECT state, attempts FROM jobs WHERE type = 'summaries.run'").get()).toEqual({ state: "queued", attempts: 0 });
+    expect(eventsOf(t.app.deps, "summary.failed")).toEqual([]);
   });
 });
 

@@ -43,10 +43,12 @@ export function runSummary(deps: Deps) {
       if (interrupted) throw new SummaryFailure("processing_error", interrupted);
       const limit = limitFor(deps.config.processing, transcription.duration_seconds ?? 0);
       // Time queued behind another job's (or an Ask turn's) model call is left out of the limit.
-      const result = await withTimeLimit(limit, (run) => generateSummary(deps.engines.llm, template, transcription.segments, run));
+      const result = await withTimeLimit(limit, (run) => generateSummary(deps.engines.llm, template, transcription.segments, run), job.signal);
       event = "summary.completed";
       settle = (now) => markSummaryCompleted(db, tenant, id, job.payload.run, { ...result, completed_at: now.toISOString() });
     } catch (err) {
+      // Cut off by the server stopping: no failure of the summary; it runs again after the restart.
+      if (job.signal.aborted) throw err;
       const error = toError(err);
       if (error.code === "processing_error") deps.log.warn("summary failed", { summary_id: id, error: error.message });
       event = "summary.failed";

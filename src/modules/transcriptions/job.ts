@@ -1,4 +1,4 @@
-import { UndecodableAudioError } from "../../engines/audio";
+import { DecoderInterruptedError, UndecodableAudioError } from "../../engines/audio";
 import { MissingModelError } from "../../engines/missing-model";
 import { UnsupportedLanguageError } from "../../engines/whisper-languages";
 import type { Deps } from "../../deps";
@@ -35,7 +35,7 @@ function toFailure(err: unknown): TranscriptionFailure {
   return new TranscriptionFailure("processing_error", `Transcription failed: ${err instanceof Error ? err.message : String(err)}`);
 }
 
-async function transcribeRecording(deps: Deps, stored: StoredTranscription, recording: StoredRecording): Promise<PipelineResult> {
+async function transcribeRecording(deps: Deps, stored: StoredTranscription, recording: StoredRecording, cancel: AbortSignal): Promise<PipelineResult> {
   if (recording.error?.code === "audio_format_unsupported") throw new TranscriptionFailure("audio_format_unsupported", recording.error.message);
   const key = recording.storage_key;
   if (!key) throw new TranscriptionFailure("processing_error", `Recording ${recording.id} has no stored audio.`);
@@ -46,7 +46,7 @@ async function transcribeRecording(deps: Deps, stored: StoredTranscription, reco
     const pcm = await deps.storage.withLocalFile(key, (path) => deps.engines.audio.decodePcm16k(path, signal));
     setLimit(limitFor(processing, pcm.length / SAMPLE_RATE));
     return transcribePcm(deps.engines, pcm, { language: stored.requestedLanguage, signal, excludeWait });
-  });
+  }, cancel);
 }
 
 /** processing -> completed: event, search indexing and (when configured) the summary, in one transaction. */
@@ -100,10 +100,12 @@ export function runTranscription(deps: Deps) {
     const interrupted = diedTooOften(job);
     if (interrupted) return fail(deps, tenant, stored, new TranscriptionFailure("processing_error", interrupted));
     try {
-      complete(deps, tenant, stored, recording, await transcribeRecording(deps, stored, recording));
+      complete(deps, tenant, stored, recording, await transcribeRecording(deps, stored, recording, job.signal));
     } catch (err) {
-      // A full disk is the appliance's fault, not the recording's: the queue retries the job once there is room.
-      if (isOutOfSpace(err)) throw err;
+      // Cut off by the server stopping (or its decoder by the service manager stopping every
+      // process at once), or a full disk (the appliance's fault, not the recording's): no
+      // failure of the transcription; the queue runs it again.
+      if (job.signal.aborted || err instanceof DecoderInterruptedError || isOutOfSpace(err)) throw err;
       const failure = toFailure(err);
       if (failure.code === "processing_error") deps.log.warn("transcription failed", { transcription_id: stored.record.id, error: failure.message });
       fail(deps, tenant, stored, failure);

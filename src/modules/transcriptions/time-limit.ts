@@ -18,9 +18,10 @@ export type TimeLimit = {
 /**
  * Runs `fn` against a deadline on its running time: the signal aborts at the deadline and
  * the result rejects with TimeLimitError even when an engine ignores the signal, so a hung
- * model never holds a job forever.
+ * model never holds a job forever. `cancel` (the job's own signal: the server stopping)
+ * ends it the same way at once, rejecting with its reason.
  */
-export async function withTimeLimit<T>(initialMs: number, fn: (limit: TimeLimit) => Promise<T>): Promise<T> {
+export async function withTimeLimit<T>(initialMs: number, fn: (limit: TimeLimit) => Promise<T>, cancel?: AbortSignal): Promise<T> {
   const controller = new AbortController();
   let startedAt = Date.now();
   let limitMs = initialMs;
@@ -59,15 +60,22 @@ export async function withTimeLimit<T>(initialMs: number, fn: (limit: TimeLimit)
       arm();
     });
   };
+  const stop = () => {
+    controller.abort(cancel!.reason);
+    expire(cancel!.reason);
+  };
+  if (cancel?.aborted) stop();
+  cancel?.addEventListener("abort", stop, { once: true });
   arm();
   try {
     return await Promise.race([fn({ signal: controller.signal, setLimit, excludeWait }), expired]);
   } catch (err) {
-    // An engine that honours the signal rejects with its own abort error: it is still a timeout.
+    // An engine that honours the signal rejects with its own abort error: it is still a timeout (or the cancel).
     throw controller.signal.aborted ? controller.signal.reason : err;
   } finally {
     finished = true;
     clearTimeout(timer);
+    cancel?.removeEventListener("abort", stop);
   }
 }
 

@@ -15,7 +15,10 @@ describe("rate limits", () => {
     expect(limited.status).toBe(429);
     expect(limited.body.error.code).toBe("rate_limited");
     expect(limited.headers.get("retry-after")).toBe("1");
-    expect(limited.headers.get("x-ratelimit-remaining")).toBe("96");
+    // The headers of the 429 describe the per-second window that refused it, as Retry-After does.
+    expect(limited.headers.get("x-ratelimit-limit")).toBe("3");
+    expect(limited.headers.get("x-ratelimit-remaining")).toBe("0");
+    expect(Number(limited.headers.get("x-ratelimit-reset"))).toBe(Math.floor(t.clock.now().getTime() / 1000) + 1);
     // A new second, a new allowance; other keys were never affected.
     const other = makeTenant(t.deps);
     expect((await t.call("GET", "/v1/end-users", { key: other.test })).status).toBe(200);
@@ -34,6 +37,9 @@ describe("rate limits", () => {
     const limited = await t.call("GET", "/v1/end-users", { key: acme.test });
     expect(limited.status).toBe(429);
     expect(Number(limited.headers.get("retry-after"))).toBe(50);
+    expect(limited.headers.get("x-ratelimit-limit")).toBe("5");
+    expect(limited.headers.get("x-ratelimit-remaining")).toBe("0");
+    expect(Number(limited.headers.get("x-ratelimit-reset"))).toBe(Date.parse("2026-01-15T12:01:00.000Z") / 1000);
     t.clock.advance(50_000);
     expect((await t.call("GET", "/v1/end-users", { key: acme.test })).status).toBe(200);
   });

@@ -1,6 +1,6 @@
 import type { Database } from "bun:sqlite";
 import type { Clock } from "../clock";
-import { credentialOfRequest } from "./credentials";
+import { credentialOfRequest, uploadCredentialOfRequest } from "./credentials";
 import { ApiError } from "./errors";
 
 type Window = { start: number; count: number };
@@ -68,10 +68,14 @@ export class RateLimiter {
 /**
  * Counts a request before routing and body parsing, so every response (401, 404 and
  * malformed-JSON 400 included) carries the X-RateLimit-* headers (spec 8). Callers are
- * counted per credential; unauthenticated ones per address, so guessing keys is throttled
- * too. Called by beforeRouting; `clientAddress` is asked only for unauthenticated callers.
+ * counted per credential: the Authorization header's, or for a pre-signed PUT the upload
+ * token in its path (devices behind one NAT share an address, and one noisy client must
+ * not throttle the others' uploads). Requests with no usable credential count per
+ * address, so guessing keys or upload tokens is throttled too. Called by beforeRouting;
+ * `clientAddress` is asked only for those.
  */
 export function countRequest(deps: { db: Database; clock: Clock; rateLimiter: RateLimiter }, request: Request, headers: Record<string, unknown>, clientAddress: () => string): void {
-  const row = credentialOfRequest(deps.db, request, deps.clock.now());
+  const now = deps.clock.now();
+  const row = credentialOfRequest(deps.db, request, now) ?? uploadCredentialOfRequest(deps.db, request, now);
   deps.rateLimiter.check(row ? row.id : `anon:${clientAddress()}`, headers as Record<string, string>);
 }

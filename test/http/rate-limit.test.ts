@@ -77,3 +77,30 @@ describe("rate limits", () => {
     }
   });
 });
+
+describe("rate limits: pre-signed PUTs", () => {
+  test("count per upload token, not per address: tokens from one address do not throttle each other; unusable tokens count per address", async () => {
+    const t = await makeTestApp({ env: { PARLEY_RATE_LIMIT_PER_SECOND: "2", PARLEY_RATE_LIMIT_PER_MINUTE: "0" } });
+    const acme = makeTenant(t.deps);
+    const uploadPaths: string[] = [];
+    for (let i = 0; i < 4; i++) {
+      const rec = (await t.call("POST", "/v1/recordings", { key: acme.test, body: {} })).body;
+      const url = (await t.call("POST", `/v1/recordings/${rec.id}/upload-url`, { key: acme.test, body: {} })).body.upload_url;
+      uploadPaths.push(new URL(url).pathname);
+      t.clock.advance(1000); // the key's own allowance; the PUTs below all fall in one second
+    }
+    // Four devices behind one NAT (every test request has the same address), in the same second.
+    const puts = [];
+    for (const path of uploadPaths) puts.push(await t.call("PUT", path, { rawBody: "audio bytes" }));
+    expect(puts.map((r) => r.status)).toEqual([200, 200, 200, 200]);
+    expect(puts.map((r) => r.headers.get("x-ratelimit-remaining"))).toEqual(["1", "1", "1", "1"]);
+    // An unknown token, and a token already spent, count per address: the third is refused.
+    const guesses = [];
+    for (const path of ["/v1/uploads/up_unknown", uploadPaths[0]!, "/v1/uploads/up_unknown"]) guesses.push((await t.call("PUT", path, { rawBody: "x" })).status);
+    expect(guesses).toEqual([401, 401, 429]);
+    // The address is throttled, not the devices: a live token still goes through.
+    const rec = (await t.call("POST", "/v1/recordings", { key: acme.test, body: {} })).body;
+    const fresh = (await t.call("POST", `/v1/recordings/${rec.id}/upload-url`, { key: acme.test, body: {} })).body.upload_url;
+    expect((await t.call("PUT", new URL(fresh).pathname, { rawBody: "audio bytes" })).status).toBe(200);
+  });
+});

@@ -57,7 +57,7 @@ async function bench(burst: number) {
   const { url, control } = JSON.parse(line) as { url: string; control: string };
   const stats = async (path = "/") => (await (await fetch(`${control}${path}`)).json()) as { count: number; first: Record<string, number> };
   const dataDir = mkdtempSync(join(tmpdir(), "parley-bench-webhooks-"));
-  const deps = buildDeps(loadConfig({ PARLEY_DATA_DIR: dataDir, PARLEY_LOG_LEVEL: "error", PARLEY_RATE_LIMIT_PER_SECOND: "0", PARLEY_RATE_LIMIT_PER_MINUTE: "0" }));
+  const deps = buildDeps(loadConfig({ PARLEY_DATA_DIR: dataDir, PARLEY_LOG_LEVEL: "error", PARLEY_RATE_LIMIT_PER_SECOND: "0", PARLEY_RATE_LIMIT_PER_MINUTE: "0", PARLEY_WEBHOOK_ALLOW_HOSTS: "127.0.0.1" }));
   const tasks = registerWebhookWork(deps);
   const sweep = setInterval(() => tasks.find((x) => x.name === "webhooks-dispatch")!.run(), 1000);
   webhookDispatcher(deps).tick();

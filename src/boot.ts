@@ -2,6 +2,7 @@ import { join } from "node:path";
 import { systemClock, type Clock } from "./clock";
 import type { Config } from "./config";
 import { keepDataPrivate } from "./data-dir/private";
+import { type Resolver, systemResolver } from "./dns";
 import { openDatabase } from "./db/open";
 import { migrate } from "./db/migrate";
 import { createEngines, type Engines } from "./engines";
@@ -18,7 +19,7 @@ export function databasePath(config: Config): string {
 }
 
 /** Opens and migrates the database and builds Deps; shared by `serve` and the other CLI commands. */
-export function buildDeps(config: Config, options: { clock?: Clock; log?: Logger; engines?: Engines } = {}): Deps {
+export function buildDeps(config: Config, options: { clock?: Clock; log?: Logger; engines?: Engines; dns?: Resolver } = {}): Deps {
   const clock = options.clock ?? systemClock;
   const log = options.log ?? createLogger(config.logLevel);
   keepDataPrivate(config.dataDir);
@@ -29,6 +30,7 @@ export function buildDeps(config: Config, options: { clock?: Clock; log?: Logger
     db,
     config,
     clock,
+    dns: options.dns ?? systemResolver,
     log,
     queue: new JobQueue(db, clock, log, config.jobConcurrency),
     rateLimiter: new RateLimiter(config.rateLimit, clock),

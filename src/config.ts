@@ -78,7 +78,7 @@ export type Config = Readonly<{
   publicUrl: string;
   logLevel: "debug" | "info" | "warn" | "error" | "silent";
   rateLimit: { perSecond: number; perMinute: number };
-  /** allowHosts: host names or addresses exempt from the loopback/link-local/metadata refusal (a receiver on the box itself). */
+  /** allowHosts: host names or addresses exempt from every webhook target refusal, loopback/link-local/metadata and (with denyPrivate) LAN (decision 074). */
   webhooks: { retryDelaysSeconds: number[]; denyPrivate: boolean; allowHosts: readonly string[]; timeoutMs: number };
   uploads: { maxBytes: number; maxConcurrent: number; tokenTtlSeconds: number };
   s3: { bucket: string; endpoint?: string; region?: string; accessKeyId?: string; secretAccessKey?: string } | null;

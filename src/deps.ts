@@ -1,6 +1,7 @@
 import type { Database } from "bun:sqlite";
 import type { Clock } from "./clock";
 import type { Config } from "./config";
+import type { Resolver } from "./dns";
 import type { Engines } from "./engines";
 import type { RateLimiter } from "./http/rate-limit";
 import type { JobQueue } from "./jobs/queue";
@@ -12,6 +13,8 @@ export type Deps = {
   db: Database;
   config: Config;
   clock: Clock;
+  /** Host name lookups (webhook targets): the system resolver, a stand-in in tests. */
+  dns: Resolver;
   log: Logger;
   queue: JobQueue;
   rateLimiter: RateLimiter;

@@ -8,11 +8,13 @@ import { buildDeps } from "../src/boot";
 import { type Clock, ManualClock } from "../src/clock";
 import { loadConfig } from "../src/config";
 import type { Deps } from "../src/deps";
+import type { Resolver } from "../src/dns";
 import { createEngines, type Engines } from "../src/engines";
 import type { Mode } from "../src/http/credentials";
 import { createLogger } from "../src/log";
 import { createApiKey } from "../src/modules/keys/service";
 import { createProject } from "../src/modules/projects/service";
+import { offlineDns } from "./support/stand-in-dns";
 
 const tempDirs: string[] = [];
 afterAll(() => {
@@ -36,13 +38,13 @@ export function makeTempDir(prefix = "parley-test-"): string {
   return dir;
 }
 
-/** Real Deps on a fresh SQLite database in a temp dir, with the real migrations. */
-export async function makeTestDeps(options: { clock?: Clock; env?: Record<string, string>; engines?: Partial<Engines> } = {}): Promise<Deps> {
+/** Real Deps on a fresh SQLite database in a temp dir, with the real migrations; DNS is a stand-in (offline unless `dns` is given). */
+export async function makeTestDeps(options: { clock?: Clock; env?: Record<string, string>; engines?: Partial<Engines>; dns?: Resolver } = {}): Promise<Deps> {
   const dataDir = makeTempDir();
   const config = loadConfig({ PARLEY_DATA_DIR: dataDir, PARLEY_MODELS_DIR: join(dataDir, "models"), PARLEY_LOG_LEVEL: "silent", ...options.env });
   const log = createLogger("silent");
   const engines = options.engines ? { ...createEngines(config, log), ...options.engines } : undefined;
-  return buildDeps(config, { clock: options.clock ?? new ManualClock(), log, engines });
+  return buildDeps(config, { clock: options.clock ?? new ManualClock(), log, engines, dns: options.dns ?? offlineDns });
 }
 
 export type Reply<T = any> = { status: number; body: T; headers: Headers };

@@ -173,6 +173,23 @@ export function credentialOfRequest(db: Database, request: Request, now: Date): 
   return row;
 }
 
+/** Path of the pre-signed PUT target (spec: upload-url); the token after it is the request's only credential. */
+export const UPLOAD_TARGET_PATH = "/v1/uploads/";
+
+/**
+ * The upload credential a pre-signed PUT carries in its path, while it can still be used;
+ * null for any other request, an unknown, expired or spent token, or another kind of token.
+ */
+export function uploadCredentialOfRequest(db: Database, request: Request, now: Date): CredentialRow | null {
+  if (request.method !== "PUT") return null;
+  const { pathname } = new URL(request.url);
+  if (!pathname.startsWith(UPLOAD_TARGET_PATH)) return null;
+  const token = pathname.slice(UPLOAD_TARGET_PATH.length);
+  if (!token.startsWith(TOKEN_PREFIX.upload("test")) || token.includes("/")) return null;
+  const row = findLiveCredential(db, token, now);
+  return row?.kind === "upload" && !row.used_at ? row : null;
+}
+
 // A project never changes organization, so this lookup of the auth path is cached for good.
 const organizationByProject = new Map<string, string>();
 

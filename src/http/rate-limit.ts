@@ -1,6 +1,6 @@
 import type { Database } from "bun:sqlite";
 import type { Clock } from "../clock";
-import { credentialOfRequest } from "./credentials";
+import { credentialOfRequest, uploadCredentialOfRequest } from "./credentials";
 import { ApiError } from "./errors";
 
 type Window = { start: number; count: number };
@@ -32,16 +32,17 @@ export class RateLimiter {
     b.second.count++;
     b.minute.count++;
 
-    // Headers describe the minute window when it is on (the one clients plan against).
-    const [limit, window, length] = perMinute > 0 ? [perMinute, b.minute, 60_000] : [perSecond, b.second, 1000];
-    headers["x-ratelimit-limit"] = String(limit);
-    headers["x-ratelimit-remaining"] = String(Math.max(0, limit - window.count));
-    headers["x-ratelimit-reset"] = String(Math.ceil((window.start + length) / 1000));
-
     const overSecond = perSecond > 0 && b.second.count > perSecond;
     const overMinute = perMinute > 0 && b.minute.count > perMinute;
+    // A 429 describes the window that refused it (the minute when both did: it ends later,
+    // as Retry-After says); otherwise the minute window when it is on, the one clients plan against.
+    const refusedBySecond = overSecond && !overMinute;
+    const [limit, window, length] = refusedBySecond || perMinute === 0 ? [perSecond, b.second, 1000] : [perMinute, b.minute, 60_000];
+    const resetAt = window.start + length;
+    headers["x-ratelimit-limit"] = String(limit);
+    headers["x-ratelimit-remaining"] = String(Math.max(0, limit - window.count));
+    headers["x-ratelimit-reset"] = String(Math.ceil(resetAt / 1000));
     if (overSecond || overMinute) {
-      const resetAt = overMinute ? b.minute.start + 60_000 : b.second.start + 1000;
       const retryAfter = String(Math.max(1, Math.ceil((resetAt - now) / 1000)));
       throw new ApiError("rate_limited", `Too many requests: the limit is ${overMinute ? `${perMinute} per minute` : `${perSecond} per second`}.`, {
         headers: { "retry-after": retryAfter },
@@ -67,10 +68,14 @@ export class RateLimiter {
 /**
  * Counts a request before routing and body parsing, so every response (401, 404 and
  * malformed-JSON 400 included) carries the X-RateLimit-* headers (spec 8). Callers are
- * counted per credential; unauthenticated ones per address, so guessing keys is throttled
- * too. Called by beforeRouting; `clientAddress` is asked only for unauthenticated callers.
+ * counted per credential: the Authorization header's, or for a pre-signed PUT the upload
+ * token in its path (devices behind one NAT share an address, and one noisy client must
+ * not throttle the others' uploads). Requests with no usable credential count per
+ * address, so guessing keys or upload tokens is throttled too. Called by beforeRouting;
+ * `clientAddress` is asked only for those.
  */
 export function countRequest(deps: { db: Database; clock: Clock; rateLimiter: RateLimiter }, request: Request, headers: Record<string, unknown>, clientAddress: () => string): void {
-  const row = credentialOfRequest(deps.db, request, deps.clock.now());
+  const now = deps.clock.now();
+  const row = credentialOfRequest(deps.db, request, now) ?? uploadCredentialOfRequest(deps.db, request, now);
   deps.rateLimiter.check(row ? row.id : `anon:${clientAddress()}`, headers as Record<string, string>);
 }

@@ -22,7 +22,7 @@ test("an event is kept while a webhook delivery of it is pending or ended within
   const t = await makeTestApp();
   const acme = makeTenant(t.deps);
   const tenant = { projectId: acme.project.id, mode: "test" as const };
-  const hook = (await t.call("POST", "/v1/webhooks", { key: acme.test, body: { url: "https://127.0.0.1:9/never", events: ["*"] } })).body;
+  const hook = (await t.call("POST", "/v1/webhooks", { key: acme.test, body: { url: "https://10.0.0.9:9/never", events: ["*"] } })).body;
   const emit = (id: string) => t.deps.db.transaction(() => recordEvent(t.deps.db, tenant, "recording.created", { id }, t.clock.now()))();
   const [done, retried, lateFailure] = [emit("rec_done"), emit("rec_retried"), emit("rec_late")];
   fanOutEvents(t.deps.db, t.clock.now());

@@ -15,7 +15,10 @@ describe("rate limits", () => {
     expect(limited.status).toBe(429);
     expect(limited.body.error.code).toBe("rate_limited");
     expect(limited.headers.get("retry-after")).toBe("1");
-    expect(limited.headers.get("x-ratelimit-remaining")).toBe("96");
+    // The headers of the 429 describe the per-second window that refused it, as Retry-After does.
+    expect(limited.headers.get("x-ratelimit-limit")).toBe("3");
+    expect(limited.headers.get("x-ratelimit-remaining")).toBe("0");
+    expect(Number(limited.headers.get("x-ratelimit-reset"))).toBe(Math.floor(t.clock.now().getTime() / 1000) + 1);
     // A new second, a new allowance; other keys were never affected.
     const other = makeTenant(t.deps);
     expect((await t.call("GET", "/v1/end-users", { key: other.test })).status).toBe(200);
@@ -34,6 +37,9 @@ describe("rate limits", () => {
     const limited = await t.call("GET", "/v1/end-users", { key: acme.test });
     expect(limited.status).toBe(429);
     expect(Number(limited.headers.get("retry-after"))).toBe(50);
+    expect(limited.headers.get("x-ratelimit-limit")).toBe("5");
+    expect(limited.headers.get("x-ratelimit-remaining")).toBe("0");
+    expect(Number(limited.headers.get("x-ratelimit-reset"))).toBe(Date.parse("2026-01-15T12:01:00.000Z") / 1000);
     t.clock.advance(50_000);
     expect((await t.call("GET", "/v1/end-users", { key: acme.test })).status).toBe(200);
   });
@@ -69,5 +75,32 @@ describe("rate limits", () => {
       expect(Number(r.headers.get("x-ratelimit-remaining"))).toBeLessThan(1000);
       expect(r.headers.get("request-id")).toStartWith("req_");
     }
+  });
+});
+
+describe("rate limits: pre-signed PUTs", () => {
+  test("count per upload token, not per address: tokens from one address do not throttle each other; unusable tokens count per address", async () => {
+    const t = await makeTestApp({ env: { PARLEY_RATE_LIMIT_PER_SECOND: "2", PARLEY_RATE_LIMIT_PER_MINUTE: "0" } });
+    const acme = makeTenant(t.deps);
+    const uploadPaths: string[] = [];
+    for (let i = 0; i < 4; i++) {
+      const rec = (await t.call("POST", "/v1/recordings", { key: acme.test, body: {} })).body;
+      const url = (await t.call("POST", `/v1/recordings/${rec.id}/upload-url`, { key: acme.test, body: {} })).body.upload_url;
+      uploadPaths.push(new URL(url).pathname);
+      t.clock.advance(1000); // the key's own allowance; the PUTs below all fall in one second
+    }
+    // Four devices behind one NAT (every test request has the same address), in the same second.
+    const puts = [];
+    for (const path of uploadPaths) puts.push(await t.call("PUT", path, { rawBody: "audio bytes" }));
+    expect(puts.map((r) => r.status)).toEqual([200, 200, 200, 200]);
+    expect(puts.map((r) => r.headers.get("x-ratelimit-remaining"))).toEqual(["1", "1", "1", "1"]);
+    // An unknown token, and a token already spent, count per address: the third is refused.
+    const guesses = [];
+    for (const path of ["/v1/uploads/up_unknown", uploadPaths[0]!, "/v1/uploads/up_unknown"]) guesses.push((await t.call("PUT", path, { rawBody: "x" })).status);
+    expect(guesses).toEqual([401, 401, 429]);
+    // The address is throttled, not the devices: a live token still goes through.
+    const rec = (await t.call("POST", "/v1/recordings", { key: acme.test, body: {} })).body;
+    const fresh = (await t.call("POST", `/v1/recordings/${rec.id}/upload-url`, { key: acme.test, body: {} })).body.upload_url;
+    expect((await t.call("PUT", new URL(fresh).pathname, { rawBody: "audio bytes" })).status).toBe(200);
   });
 });

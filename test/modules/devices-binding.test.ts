@@ -106,6 +106,59 @@ describe("bind: unbound -> bound", () => {
   });
 });
 
+describe("bind replayed after its token stopped working (decision 013)", () => {
+  async function boundWithKey(key: string) {
+    const device = await newDevice();
+    const user = await newEndUser();
+    const call = () => t.call("POST", `/v1/devices/${device.id}/bind`, { key: acme.test, body: { end_user_id: user.id }, headers: { "idempotency-key": key } });
+    const first = await call();
+    expect(first.status).toBe(200);
+    t.clock.advance(1000);
+    return { device, user, call, token: first.body.device_token as string };
+  }
+
+  test("after an unbind, a replay is 409 resource_conflict, never the revoked token as if the device were bound", async () => {
+    const { device, user, call, token } = await boundWithKey("bind-then-unbind");
+    expect((await t.call("POST", `/v1/devices/${device.id}/unbind`, { key: acme.test })).status).toBe(200);
+    const replay = await call();
+    expect(replay.status).toBe(409);
+    expect(replay.body.error.code).toBe("resource_conflict");
+    expect(replay.body.error.message).toContain("undone by a later unbind");
+    expect(replay.body.error.message).toContain("new Idempotency-Key");
+    expect(JSON.stringify(replay.body)).not.toContain(token);
+    expect(replay.headers.get("idempotent-replayed")).toBeNull();
+    // Binding again with a new key works and gives a new, live token.
+    const again = await t.call("POST", `/v1/devices/${device.id}/bind`, { key: acme.test, body: { end_user_id: user.id }, headers: { "idempotency-key": "bind-again" } });
+    expect(again.status).toBe(200);
+    expect(again.body.device_token).not.toBe(token);
+    // The old key, replayed now that the device is bound again, still does not hand out the revoked token.
+    t.clock.advance(1000);
+    const late = await call();
+    expect(late.status).toBe(409);
+    expect(late.body.error.message).toContain("undone by a later unbind");
+  });
+
+  test("after a token refresh, a replay is 409 resource_conflict saying the binding stands", async () => {
+    const { device, call, token } = await boundWithKey("bind-then-refresh");
+    const refreshed = await t.call("POST", `/v1/devices/${device.id}/token/refresh`, { key: token });
+    expect(refreshed.status).toBe(200);
+    const replay = await call();
+    expect(replay.status).toBe(409);
+    expect(replay.body.error.code).toBe("resource_conflict");
+    expect(replay.body.error.message).toContain("replaced by a token refresh");
+    expect(JSON.stringify(replay.body)).not.toContain(token);
+    expect(JSON.stringify(replay.body)).not.toContain(refreshed.body.device_token);
+    expect((await t.call("GET", `/v1/devices/${device.id}`, { key: acme.test })).body.status).toBe("bound");
+  });
+
+  test("while the token is live, a replay still returns it", async () => {
+    const { call, token } = await boundWithKey("bind-still-live");
+    const replay = await call();
+    expect(replay.status).toBe(200);
+    expect(replay.body.device_token).toBe(token);
+  });
+});
+
 describe("unbind: bound -> unbound", () => {
   test("revokes the device token and clears end_user_id; rebinding issues a new token", async () => {
     const { device, token } = await boundDevice();

@@ -3,6 +3,7 @@ import { createHmac } from "node:crypto";
 import { buildDeps } from "../../src/boot";
 import { ManualClock } from "../../src/clock";
 import type { Deps } from "../../src/deps";
+import type { Resolver } from "../../src/dns";
 import { type EventType, recordEvent } from "../../src/events/outbox";
 import type { Mode } from "../../src/http/credentials";
 import { createLogger } from "../../src/log";
@@ -11,6 +12,7 @@ import { fanOutEvents, leaseDelivery } from "../../src/modules/webhooks/delivery
 import { CONCURRENCY, DISABLE_AFTER_MS, webhookDispatcher } from "../../src/modules/webhooks/dispatcher";
 import { makeTenant, makeTestApp } from "../helpers";
 import { makeTestCa, type Receiver, rerunTrustingCa, startGatedRelay, startReceiver, type TlsFiles, trustedTlsFiles } from "../support/https-receiver";
+import { standInDns } from "../support/stand-in-dns";
 
 // Delivery over real HTTPS. Bun trusts NODE_EXTRA_CA_CERTS only if it is set when the
 // process starts, so this file re-runs itself in a child `bun test` that trusts a
@@ -39,9 +41,12 @@ function deliverySuite(tls: TlsFiles) {
   });
   afterAll(() => receiver.stop());
 
-  /** An app with a shortened schedule, a project, and a helper to emit an outbox event. */
-  async function setup(env: Record<string, string> = {}) {
-    const t = await makeTestApp({ env: { PARLEY_WEBHOOK_RETRY_DELAYS: "60,300", PARLEY_WEBHOOK_TIMEOUT_MS: "2000", ...env } });
+  /**
+   * An app with a shortened schedule, a project, and a helper to emit an outbox event.
+   * The receiver is on this box, so its address is an allowed host; `dns` stands in for DNS.
+   */
+  async function setup(env: Record<string, string> = {}, dns?: Resolver) {
+    const t = await makeTestApp({ env: { PARLEY_WEBHOOK_RETRY_DELAYS: "60,300", PARLEY_WEBHOOK_TIMEOUT_MS: "2000", PARLEY_WEBHOOK_ALLOW_HOSTS: "127.0.0.1", ...env }, dns });
     const acme = makeTenant(t.deps);
     receiver.behave(() => ({ status: 200 }));
     receiver.received.length = 0;
@@ -186,6 +191,56 @@ function deliverySuite(tls: TlsFiles) {
       await drain();
       expect(receiver.received).toHaveLength(1);
       expect(t.deps.db.query("SELECT COUNT(*) AS n FROM webhook_deliveries").get()).toEqual({ n: 0 });
+    });
+  });
+
+  describe("the address checked is the address connected to", () => {
+    // receiver.test is known only to the stand-in DNS: a request that reaches the receiver
+    // went to the address the policy checked, not to one the system resolver chose.
+    const port = () => new URL(receiver.url).port;
+
+    test("a name is delivered over a connection to its checked address, TLS verified for the name", async () => {
+      const { emit, drain, deliveries, t, acme } = await setup({ PARLEY_WEBHOOK_ALLOW_HOSTS: "receiver.test" }, standInDns({ "receiver.test": ["127.0.0.1"] }));
+      const wh = (await t.call("POST", "/v1/webhooks", { key: acme.test, body: { url: `https://receiver.test:${port()}/hooks/pinned`, events: ["*"] } })).body;
+      emit();
+      await drain();
+      expect(receiver.received.map((r) => [r.path, r.headers.get("host")])).toEqual([["/hooks/pinned", `receiver.test:${port()}`]]);
+      expect((await deliveries(wh.id)).data[0]).toMatchObject({ status: "succeeded", attempt_count: 1 });
+    });
+
+    test("an address that cannot be reached gives way to the name's next one", async () => {
+      const { emit, drain, deliveries, t, acme } = await setup({ PARLEY_WEBHOOK_ALLOW_HOSTS: "receiver.test" }, standInDns({ "receiver.test": ["::1", "127.0.0.1"] }));
+      const wh = (await t.call("POST", "/v1/webhooks", { key: acme.test, body: { url: `https://receiver.test:${port()}/hooks/second`, events: ["*"] } })).body;
+      emit();
+      await drain();
+      expect(receiver.received.map((r) => r.path)).toEqual(["/hooks/second"]);
+      expect((await deliveries(wh.id)).data[0]).toMatchObject({ status: "succeeded", attempt_count: 1 });
+    });
+
+    test("the certificate must still match the name", async () => {
+      const { emit, drain, deliveries, t, acme } = await setup({ PARLEY_WEBHOOK_ALLOW_HOSTS: "impostor.test" }, standInDns({ "impostor.test": ["127.0.0.1"] }));
+      const wh = (await t.call("POST", "/v1/webhooks", { key: acme.test, body: { url: `https://impostor.test:${port()}/hooks/x`, events: ["*"] } })).body;
+      emit();
+      await drain();
+      expect(receiver.received).toHaveLength(0);
+      const d = (await deliveries(wh.id)).data[0];
+      expect(d.last_attempt.response_status).toBeNull();
+      expect(d.last_attempt.error).toMatch(/certificate|altname|verify/i);
+    });
+
+    test("a name rebound to loopback after creation is refused before connecting: nothing reaches the receiver, nothing is read back", async () => {
+      // The receiver's address is allowed as a host, but not as the answer for another name.
+      const flip = standInDns({ "flip.test": (n) => (n === 1 ? ["192.0.2.10"] : ["127.0.0.1"]) });
+      const { emit, drain, deliveries, t, acme } = await setup({}, flip);
+      receiver.behave(() => ({ status: 200, body: "secret from the loopback service" }));
+      const wh = (await t.call("POST", "/v1/webhooks", { key: acme.test, body: { url: `https://flip.test:${port()}/hooks/rebound`, events: ["*"] } })).body;
+      expect(wh.id).toMatch(/^wh_/);
+      emit();
+      await drain();
+      expect(receiver.received).toHaveLength(0);
+      const d = (await deliveries(wh.id)).data[0];
+      expect(d.last_attempt).toMatchObject({ response_status: null, response_snippet: null });
+      expect(d.last_attempt.error).toContain("loopback, link-local or cloud metadata");
     });
   });
 

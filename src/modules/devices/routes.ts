@@ -6,6 +6,7 @@ import { idempotent } from "../../http/idempotency";
 import { idParam } from "../../http/schemas";
 import { bindDeviceBody, createDeviceBody, listDevicesQuery, updateDeviceBody } from "./schema";
 import {
+  assertBindTokenLive,
   bindDevice,
   createDevice,
   deleteDevice,
@@ -71,9 +72,17 @@ export function devicesRoutes(deps: Deps) {
           return { ...bound, device_token: encryptWithServerSecret(deps.serverSecret, bound.device_token) };
         });
         // A replayed 4xx is the stored error body, which has no token.
-        return typeof kept.device_token === "string" ? { ...kept, device_token: decryptWithServerSecret(deps.serverSecret, kept.device_token) } : kept;
+        if (typeof kept.device_token !== "string") return kept;
+        const deviceToken = decryptWithServerSecret(deps.serverSecret, kept.device_token);
+        try {
+          assertBindTokenLive(db, ctx.principal, ctx.params.id, deviceToken);
+        } catch (err) {
+          delete ctx.set.headers["idempotent-replayed"]; // the 409 is today's answer, not the stored one
+          throw err;
+        }
+        return { ...kept, device_token: deviceToken };
       },
-      { params: idParam, body: bindDeviceBody, detail: { summary: "Bind a device to an end user", description: "Scope devices:write. Idempotency-Key supported. Returns the device token once. 409 resource_conflict when already bound." } },
+      { params: idParam, body: bindDeviceBody, detail: { summary: "Bind a device to an end user", description: "Scope devices:write. Idempotency-Key supported. Returns the device token once. 409 resource_conflict when already bound, and for a replay whose token a later unbind or token refresh made stale." } },
     )
     .post("/devices/:id/unbind", ({ principal, params }) => unbindDevice(db, authorize(principal, "devices:write"), params.id, clock.now()), {
       params: idParam,

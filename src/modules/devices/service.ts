@@ -13,7 +13,7 @@ import { cancelInFlightOta } from "../firmware/store";
 import type { CreateDeviceBody, Device, DeviceState, ListDevicesQuery, UpdateDeviceBody } from "./schema";
 import { CAPABILITY } from "./schema";
 import { mergeSettings } from "./settings";
-import { type DeviceRow, deviceSettingsOverrides, deviceTokenIsLive, findDeviceBySerial, findDeviceRow, findDeviceStateRow, insertDevice, listDeviceRows, toDevice, toDeviceState, updateDeviceFields } from "./store";
+import { type DeviceRow, deviceSettingsOverrides, deviceTokenIsLive, deviceTokenRecord, findDeviceBySerial, findDeviceRow, findDeviceStateRow, insertDevice, listDeviceRows, toDevice, toDeviceState, updateDeviceFields } from "./store";
 
 /** A row as the API shows it: settings resolved through the configuration hierarchy. */
 export function presentDevice(db: Database, tenant: Tenant, row: DeviceRow): Device {
@@ -140,6 +140,24 @@ export function bindDevice(db: Database, principal: Principal, id: string, endUs
     const { token } = issueCredential(db, { ...tenantOf(principal), kind: "device", deviceId: id, endUserId, now });
     return { device: getDevice(db, principal, id), device_token: token };
   })();
+}
+
+/**
+ * A replayed bind returns the stored response (decision 013), but never a device token that
+ * stopped working as if it were live: a later unbind revoked it (the binding is undone), or
+ * a token refresh replaced it (the binding stands, the device holds the newer token).
+ */
+export function assertBindTokenLive(db: Database, principal: Principal, id: string, token: string): void {
+  const record = deviceTokenRecord(db, id, token);
+  if (record && !record.revoked_at) return;
+  const row = findDeviceRow(db, principal, id);
+  if (record && row?.status === "bound" && row.bound_at === record.created_at) {
+    throw new ApiError(
+      "resource_conflict",
+      `The device token this bind returned was replaced by a token refresh (POST /devices/${id}/token/refresh); the device holds the current one, and the binding still stands.`,
+    );
+  }
+  throw new ApiError("resource_conflict", `This bind was undone by a later unbind, and the device token it returned is revoked. To bind the device again, send a new Idempotency-Key.`);
 }
 
 /** Spec 3.1 bound -> unbound: the device token is revoked, end_user_id becomes null, open commands are cancelled. */

@@ -1,4 +1,5 @@
 import type { Database, SQLQueryBindings } from "bun:sqlite";
+import { sha256Hex } from "../../crypto";
 import type { Tenant } from "../../http/credentials";
 import { type Page, type PageRequest, paginate } from "../../http/pagination";
 import type { Channel, Device, DeviceState } from "./schema";
@@ -133,6 +134,13 @@ export function updateDeviceFields(
 /** Whether a device token is still live now: two refreshes racing on one token must not both rotate. */
 export function deviceTokenIsLive(db: Database, credentialId: string): boolean {
   return db.query("SELECT 1 FROM credentials WHERE id = ? AND kind = 'device' AND revoked_at IS NULL").get(credentialId) !== null;
+}
+
+/** When a device token was issued and whether it was revoked since; null once purged (a week after revocation). */
+export function deviceTokenRecord(db: Database, deviceId: string, token: string): { created_at: string; revoked_at: string | null } | null {
+  return db
+    .query<{ created_at: string; revoked_at: string | null }, [string, string]>("SELECT created_at, revoked_at FROM credentials WHERE token_hash = ? AND kind = 'device' AND device_id = ?")
+    .get(sha256Hex(token), deviceId);
 }
 
 export type DeviceFilter = { serialNumber?: string; status?: string; endUserId?: string; model?: string };

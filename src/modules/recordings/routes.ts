@@ -2,6 +2,7 @@ import { Elysia } from "elysia";
 import { z } from "zod";
 import type { Deps } from "../../deps";
 import { authentication, authorize } from "../../http/auth";
+import { UPLOAD_TARGET_PATH } from "../../http/credentials";
 import { ApiError } from "../../http/errors";
 import { idempotent } from "../../http/idempotency";
 import { idParam } from "../../http/schemas";
@@ -91,9 +92,9 @@ export function recordingsRoutes(deps: Deps) {
  */
 export function uploadTargetRoutes(deps: Deps) {
   const slots = new UploadSlots(deps.config.uploads.maxConcurrent);
-  return new Elysia({ name: "parley.upload-target" }).put("/v1/uploads/:token", ({ params, request }) => receiveUpload(deps, slots, params.token, request), {
+  return new Elysia({ name: "parley.upload-target" }).put(`${UPLOAD_TARGET_PATH}:token`, ({ params, request }) => receiveUpload(deps, slots, params.token, request), {
     params: z.object({ token: z.string().min(1).max(200) }),
-    detail: { tags: ["Recordings"], summary: "Upload audio bytes", description: "No Authorization header: the URL from upload-url is the credential. 400 for an empty body or one shorter than the file_size_bytes given to upload-url; 413 over the size limit or that size; 429 over 10 concurrent uploads per project." },
+    detail: { tags: ["Recordings"], summary: "Upload audio bytes", description: "No Authorization header: the URL from upload-url is the credential. 200 only once the bytes are stored durably; after any error the URL stays usable for a retry. 400 for an empty body or one shorter than the file_size_bytes given to upload-url; 409 while another PUT to the same URL runs; 413 over the size limit or that size; 429 over 10 concurrent uploads per project; 507 when the disk is full or below PARLEY_MIN_FREE_MB." },
   });
 }
 

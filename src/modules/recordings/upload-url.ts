@@ -1,6 +1,6 @@
 import type { Deps } from "../../deps";
 import type { Principal } from "../../http/auth";
-import { issueCredential, type Tenant } from "../../http/credentials";
+import { issueCredential, type Tenant, UPLOAD_TARGET_PATH } from "../../http/credentials";
 import { ApiError } from "../../http/errors";
 import { DELETE_OBJECTS_JOB } from "./objects";
 import { PRE_UPLOAD, type UploadUrl, type UploadUrlBody } from "./schema";
@@ -72,7 +72,7 @@ export function issueUploadUrl(deps: Deps, principal: Principal, id: string, bod
     return issued.token;
   })();
   return {
-    upload_url: `${config.publicUrl}/v1/uploads/${token}`,
+    upload_url: `${config.publicUrl}${UPLOAD_TARGET_PATH}${token}`,
     method: "PUT",
     headers: { "Content-Type": body.content_type ?? "application/octet-stream" },
     expires_at: expiresAt.toISOString(),

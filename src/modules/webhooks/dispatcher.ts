@@ -13,7 +13,7 @@ import {
 } from "./delivery-store";
 import { type PostResult, postWebhook } from "./http-post";
 import { signatureHeaders } from "./signing";
-import { checkWebhookUrl } from "./url-policy";
+import { resolveWebhookTarget } from "./url-policy";
 
 /**
  * Attempts in flight at once: in all, per project and per endpoint. A dead endpoint holds
@@ -171,15 +171,15 @@ export class WebhookDispatcher {
       // A failed attempt, not a crash: otherwise the lease would lapse and it would loop unrecorded.
       return refused("the signing secret cannot be unsealed: the server secret changed; recreate the endpoint");
     }
-    // The creation check can be outlived by DNS changes; refuse again at send time.
-    const verdict = config.webhooks.denyPrivate ? await checkWebhookUrl(endpoint.url, true) : null;
-    if (verdict) return refused(verdict.message);
+    // The creation check can be outlived by DNS changes: check again now, and connect to the addresses checked.
+    const target = await resolveWebhookTarget(new URL(endpoint.url), config.webhooks, { resolve: this.deps.dns });
+    if (target.kind !== "connect") return refused(target.message);
     const headers = {
       "content-type": "application/json",
       "user-agent": "Parley-Webhooks/1",
       ...signatureHeaders(secret, event.id, Math.floor(now.getTime() / 1000), body),
     };
-    const outcome = await postWebhook(endpoint.url, body, headers, config.webhooks.timeoutMs, cancel);
+    const outcome = await postWebhook({ url: endpoint.url, addresses: target.addresses }, body, headers, config.webhooks.timeoutMs, cancel);
     return { at: now.toISOString(), latencyMs: Math.round(performance.now() - started), outcome };
   }
 }

@@ -20,7 +20,7 @@ export function webhooksRoutes(deps: Deps) {
         body: createWebhookBody,
         detail: {
           summary: "Create a webhook endpoint",
-          description: "Scope webhooks:write. HTTPS only. The secret (whsec_) is returned once. Device events need include_device_events: true and the enterprise plan (403 otherwise).",
+          description: "Scope webhooks:write. HTTPS only; loopback, link-local and cloud metadata hosts are 422 unless the operator allows them (PARLEY_WEBHOOK_ALLOW_HOSTS), LAN hosts too with PARLEY_WEBHOOK_DENY_PRIVATE=1. The secret (whsec_) is returned once. Device events need include_device_events: true and the enterprise plan (403 otherwise).",
         },
       },
     )

@@ -1,5 +1,6 @@
 import type { Database } from "bun:sqlite";
 import { encryptWithServerSecret } from "../../crypto";
+import type { Resolver } from "../../dns";
 import { DEVICE_EVENT_TYPES, type EventType } from "../../events/outbox";
 import type { Principal } from "../../http/auth";
 import { ApiError } from "../../http/errors";
@@ -10,9 +11,9 @@ import { type CreateWebhookBody, type ListDeliveriesQuery, MAX_URL_LENGTH, type 
 import { clearResponseSnippets } from "./delivery-store";
 import { newSigningSecret } from "./signing";
 import { deleteEndpointRow, findDelivery, findEndpoint, insertEndpoint, listDeliveryRows, listEndpointRows, scheduleDeliveryNow, toDelivery, toEndpoint } from "./store";
-import { checkWebhookUrl } from "./url-policy";
+import { checkWebhookUrl, type TargetPolicy } from "./url-policy";
 
-type WebhookDeps = { db: Database; serverSecret: string; config: { webhooks: { denyPrivate: boolean } } };
+type WebhookDeps = { db: Database; serverSecret: string; dns: Resolver; config: { webhooks: TargetPolicy } };
 
 /** Device events go only to enterprise organizations' endpoints that opted in (spec 6; decisions: include_device_events). */
 function assertDeviceEventsAllowed(db: Database, principal: Principal, body: CreateWebhookBody): void {
@@ -28,7 +29,7 @@ function assertDeviceEventsAllowed(db: Database, principal: Principal, body: Cre
 /** Registers an endpoint; the response carries the signing secret, the only time it is shown. */
 export async function createWebhook(deps: WebhookDeps, principal: Principal, body: CreateWebhookBody, now: Date): Promise<WebhookEndpoint & { secret: string }> {
   if (principal.endUserId) throw new ApiError("forbidden", "An end-user-scoped key cannot manage webhooks.");
-  const verdict = await checkWebhookUrl(body.url, deps.config.webhooks.denyPrivate);
+  const verdict = await checkWebhookUrl(body.url, deps.config.webhooks, { resolve: deps.dns });
   if (verdict) throw new ApiError("validation_error", verdict.message, { param: verdict.param });
   // Stored as URL writes it (lower-case host, default port dropped, dot segments resolved):
   // the form that is checked is the form that is sent to and shown.

@@ -1,81 +1,52 @@
-import { lookup } from "node:dns/promises";
 import { isIP } from "node:net";
+import type { Resolver } from "../../dns";
+import { addressScope } from "./address-scope";
 
 /** Why a URL cannot receive webhooks, or null when it can. */
 export type UrlVerdict = { param: "url"; message: string } | null;
 
-/** Resolves a host name to its addresses (node:dns by default; tests pass a stand-in for the outside world). */
-export type Resolver = (host: string) => Promise<{ address: string }[]>;
+/** The operator's settings (config.webhooks): whether LAN hosts are refused too, and the hosts exempt from any refusal. */
+export type TargetPolicy = { denyPrivate: boolean; allowHosts: readonly string[] };
 
-/** A DNS lookup cannot be cancelled, so POST /webhooks stops waiting for it after this long. */
+/** How names are resolved; a lookup cannot be cancelled, so the check stops waiting after timeoutMs. */
+export type Lookup = { resolve: Resolver; timeoutMs?: number };
+
+/** POST /webhooks and each attempt stop waiting for DNS after this long. */
 export const DNS_TIMEOUT_MS = 3_000;
 
-/** IPv4 ranges that are not the public internet: this host, RFC 1918, CGNAT, loopback, link-local, benchmarking, multicast, reserved and broadcast. */
-const IPV4_DENIED: readonly [string, number][] = [
-  ["0.0.0.0", 8],
-  ["10.0.0.0", 8],
-  ["100.64.0.0", 10],
-  ["127.0.0.0", 8],
-  ["169.254.0.0", 16],
-  ["172.16.0.0", 12],
-  ["192.168.0.0", 16],
-  ["198.18.0.0", 15],
-  ["224.0.0.0", 4],
-  ["240.0.0.0", 4],
-];
-
-function ipv4ToInt(ip: string): number {
-  return ip.split(".").reduce((n, part) => n * 256 + Number(part), 0);
-}
-
-function ipv4Private(ip: string): boolean {
-  const n = ipv4ToInt(ip);
-  return IPV4_DENIED.some(([base, bits]) => Math.floor(n / 2 ** (32 - bits)) === Math.floor(ipv4ToInt(base) / 2 ** (32 - bits)));
-}
-
-/** The eight 16-bit groups of a valid IPv6 address (a trailing dotted IPv4 part counts as two). */
-function ipv6Groups(ip: string): number[] {
-  let text = ip;
-  const dotted = text.match(/(\d+\.\d+\.\d+\.\d+)$/);
-  if (dotted) {
-    const n = ipv4ToInt(dotted[1]!);
-    text = `${text.slice(0, -dotted[1]!.length)}${(n >>> 16).toString(16)}:${(n & 0xffff).toString(16)}`;
-  }
-  const [head = "", tail] = text.split("::");
-  const parse = (s: string) => (s ? s.split(":").map((g) => Number.parseInt(g, 16)) : []);
-  const left = parse(head);
-  const right = tail === undefined ? [] : parse(tail);
-  return [...left, ...new Array(8 - left.length - right.length).fill(0), ...right];
-}
-
 /**
- * The IPv4 address an IPv6 address carries in its last 32 bits, for the forms a client
- * connects through to that IPv4 host: IPv4-mapped (::ffff:0:0/96), IPv4-compatible
- * (::/96) and NAT64 (64:ff9b::/96). URL normalises [::ffff:127.0.0.1] to [::ffff:7f00:1],
- * so the check must decode the groups, not match dotted text.
+ * Where an attempt may go (decision 074): `connect` lists the addresses that were checked,
+ * to connect to them and no others (empty: send to the URL as it is, its host being an
+ * address or an allowed host); `refused` is a policy refusal; `unresolved` a name DNS
+ * did not answer for.
  */
-function embeddedIpv4(groups: number[]): string | null {
-  const [a, b, c, d, e, f, g = 0, h = 0] = groups;
-  const zeros = b === 0 && c === 0 && d === 0 && e === 0;
-  const mapped = a === 0 && zeros && f === 0xffff;
-  const compatible = a === 0 && zeros && f === 0;
-  const nat64 = a === 0x64 && b === 0xff9b && c === 0 && d === 0 && e === 0 && f === 0;
-  if (!mapped && !compatible && !nat64) return null;
-  return [g >> 8, g & 0xff, h >> 8, h & 0xff].join(".");
+export type WebhookTarget = { kind: "connect"; addresses: string[] } | { kind: "refused" | "unresolved"; message: string };
+
+/** Names of the machine itself and of cloud metadata services: refused whatever they resolve to, or whether they resolve here at all. */
+const LOCAL_NAMES = new Set(["localhost", "metadata", "metadata.google.internal", "metadata.goog", "instance-data", "instance-data.ec2.internal"]);
+
+const LOCAL_REFUSED = "This server does not send webhooks to loopback, link-local or cloud metadata addresses; the operator can allow a host with PARLEY_WEBHOOK_ALLOW_HOSTS.";
+const PRIVATE_REFUSED = "This server refuses webhook URLs on private networks (PARLEY_WEBHOOK_DENY_PRIVATE).";
+
+/** A host as policy compares it: lower case, no IPv6 brackets, no trailing dot (localhost. is localhost). */
+function bareHost(hostname: string): string {
+  return hostname.replace(/^\[|\]$/g, "").replace(/\.$/, "").toLowerCase();
 }
 
-/** Loopback, private, link-local, site-local, unique-local, CGNAT and multicast addresses: the LAN, not the internet. */
-export function isPrivateAddress(ip: string): boolean {
-  const lower = ip.toLowerCase().split("%")[0]!; // a zone id (fe80::1%eth0) does not change the range
-  const family = isIP(lower);
-  if (family === 4) return ipv4Private(lower);
-  if (family !== 6) return true; // not an address: refuse rather than guess
-  const groups = ipv6Groups(lower);
-  const v4 = embeddedIpv4(groups);
-  if (v4) return ipv4Private(v4); // also covers :: and ::1 (0.0.0.0/8)
-  const first = groups[0]!;
-  // fc00::/7 unique-local, fe80::/10 link-local, fec0::/10 site-local, ff00::/8 multicast.
-  return (first & 0xfe00) === 0xfc00 || (first & 0xffc0) === 0xfe80 || (first & 0xffc0) === 0xfec0 || (first & 0xff00) === 0xff00;
+/** An allow-list entry in the form URL gives its host, so "::1", "[::1]" and "0:0:0:0:0:0:0:1" name one host. */
+function canonicalEntry(entry: string): string {
+  const bare = entry.replace(/^\[|\]$/g, "");
+  try {
+    return bareHost(new URL(`https://${isIP(bare) === 6 ? `[${bare}]` : bare}/`).hostname);
+  } catch {
+    return bareHost(bare);
+  }
+}
+
+function refusalOf(addresses: readonly string[], policy: TargetPolicy): string | null {
+  const scopes = addresses.map(addressScope);
+  if (scopes.includes("local")) return LOCAL_REFUSED;
+  return policy.denyPrivate && scopes.includes("private") ? PRIVATE_REFUSED : null;
 }
 
 async function resolveWithin(resolve: Resolver, host: string, timeoutMs: number): Promise<{ address: string }[] | "timeout"> {
@@ -88,14 +59,43 @@ async function resolveWithin(resolve: Resolver, host: string, timeoutMs: number)
   }
 }
 
-const systemResolver: Resolver = (host) => lookup(host, { all: true });
+/**
+ * Decides where a webhook URL may be sent, resolving its host name: at creation, and
+ * again right before every attempt, whose connection then goes to the addresses checked
+ * here (DNS rebinding cannot swap them). A name is refused if any of its addresses is. A
+ * host in PARLEY_WEBHOOK_ALLOW_HOSTS, as the URL writes it, is refused nothing (its
+ * name is still resolved and pinned); an allowed address does not make other names that
+ * resolve to it allowed.
+ */
+export async function resolveWebhookTarget(url: URL, policy: TargetPolicy, dns: Lookup): Promise<WebhookTarget> {
+  const host = bareHost(url.hostname);
+  const allowed = policy.allowHosts.some((entry) => canonicalEntry(entry) === host);
+  if (isIP(host)) {
+    const refusal = allowed ? null : refusalOf([host], policy);
+    return refusal ? { kind: "refused", message: refusal } : { kind: "connect", addresses: [] };
+  }
+  if (!allowed && (LOCAL_NAMES.has(host) || host.endsWith(".localhost"))) return { kind: "refused", message: LOCAL_REFUSED };
+  const timeoutMs = dns.timeoutMs ?? DNS_TIMEOUT_MS;
+  let found: { address: string }[] | "timeout";
+  try {
+    found = await resolveWithin(dns.resolve, host, timeoutMs);
+  } catch {
+    found = [];
+  }
+  if (found === "timeout") return { kind: "unresolved", message: `The host ${host} did not resolve within ${timeoutMs} ms.` };
+  if (found.length === 0) return { kind: "unresolved", message: `The host ${host} does not resolve.` };
+  const addresses = found.map((a) => a.address);
+  const refusal = allowed ? null : refusalOf(addresses, policy);
+  return refusal ? { kind: "refused", message: refusal } : { kind: "connect", addresses };
+}
 
 /**
- * HTTPS only (spec 6 rule 4), no credentials in the URL. Hosts on loopback and private
- * networks are allowed unless `denyPrivate` (on-prem receivers live on the LAN); then a
- * host name is resolved and refused if any of its addresses is private.
+ * POST /webhooks: HTTPS only (spec 6 rule 4), no credentials in the URL, and a target
+ * the policy allows. A name that does not resolve yet is accepted by default (each
+ * attempt checks again), refused when PARLEY_WEBHOOK_DENY_PRIVATE asks for proof that
+ * the host is public.
  */
-export async function checkWebhookUrl(raw: string, denyPrivate: boolean, dns: { resolve?: Resolver; timeoutMs?: number } = {}): Promise<UrlVerdict> {
+export async function checkWebhookUrl(raw: string, policy: TargetPolicy, dns: Lookup): Promise<UrlVerdict> {
   let url: URL;
   try {
     url = new URL(raw);
@@ -105,20 +105,7 @@ export async function checkWebhookUrl(raw: string, denyPrivate: boolean, dns: { 
   if (url.protocol !== "https:") return { param: "url", message: "Only HTTPS webhook URLs are accepted." };
   if (url.username || url.password) return { param: "url", message: "url must not carry credentials; authenticate requests by their signature." };
   if (!url.hostname) return { param: "url", message: "url has no host." };
-  if (!denyPrivate) return null;
-  const host = url.hostname.replace(/^\[|\]$/g, "");
-  if (host === "localhost" || host.endsWith(".localhost")) return privateRefused();
-  if (isIP(host)) return isPrivateAddress(host) ? privateRefused() : null;
-  const timeoutMs = dns.timeoutMs ?? DNS_TIMEOUT_MS;
-  try {
-    const addresses = await resolveWithin(dns.resolve ?? systemResolver, host, timeoutMs);
-    if (addresses === "timeout") return { param: "url", message: `The host ${host} did not resolve within ${timeoutMs} ms.` };
-    return addresses.some((a) => isPrivateAddress(a.address)) ? privateRefused() : null;
-  } catch {
-    return { param: "url", message: `The host ${host} does not resolve.` };
-  }
-}
-
-function privateRefused(): UrlVerdict {
-  return { param: "url", message: "This server refuses webhook URLs on loopback or private networks (PARLEY_WEBHOOK_DENY_PRIVATE)." };
+  const target = await resolveWebhookTarget(url, policy, dns);
+  if (target.kind === "refused" || (target.kind === "unresolved" && policy.denyPrivate)) return { param: "url", message: target.message };
+  return null;
 }

@@ -68,21 +68,42 @@ const LICENSE = { name: "Proprietary", identifier: "LicenseRef-Proprietary" };
 
 type JsonNode = { [key: string]: unknown };
 
+/** Calls `visit` on every object below `node`, children first. */
+function eachObject(node: unknown, visit: (object: JsonNode) => void): void {
+  if (typeof node !== "object" || node === null) return;
+  for (const child of Object.values(node)) eachObject(child, visit);
+  visit(node as JsonNode);
+}
+
 /**
  * zod converts each schema on its own, with the named ones (`.meta({ id })`: Device,
  * Recording, ...) under its own `$defs`. They move to components.schemas, where every
  * operation shares one copy, and the references follow.
  */
-function hoistNamedSchemas(node: unknown, into: Record<string, unknown>): void {
-  if (typeof node !== "object" || node === null) return;
-  for (const child of Object.values(node)) hoistNamedSchemas(child, into);
-  const schema = node as JsonNode;
-  if (typeof schema.$ref === "string" && schema.$ref.startsWith("#/$defs/")) schema.$ref = `#/components/schemas/${schema.$ref.slice(8)}`;
-  if (schema.$defs && typeof schema.$defs === "object") {
-    Object.assign(into, schema.$defs);
-    delete schema.$defs;
-  }
-  delete schema.$schema;
+function hoistNamedSchemas(paths: unknown, into: Record<string, unknown>): void {
+  eachObject(paths, (schema) => {
+    if (typeof schema.$ref === "string" && schema.$ref.startsWith("#/$defs/")) schema.$ref = `#/components/schemas/${schema.$ref.slice(8)}`;
+    if (schema.$defs && typeof schema.$defs === "object") {
+      Object.assign(into, schema.$defs);
+      delete schema.$defs;
+    }
+    delete schema.$schema;
+  });
+}
+
+/**
+ * The generator folds zod's `anyOf: [{enum}, {type: null}]` into `type: [..., "null"]` but
+ * keeps the enum (or const) without null, which then refuses the null it means to allow.
+ */
+function allowNullInEnums(paths: unknown): void {
+  eachObject(paths, (schema) => {
+    if (!Array.isArray(schema.type) || !schema.type.includes("null")) return;
+    if ("const" in schema) {
+      schema.enum = [schema.const];
+      delete schema.const;
+    }
+    if (Array.isArray(schema.enum) && !schema.enum.includes(null)) schema.enum.push(null);
+  });
 }
 
 /**
@@ -108,6 +129,7 @@ export function buildOpenApiDocument(app: AnyElysia) {
       op.responses = { ...op.responses, "4XX": ref("responses", "Error"), "5XX": ref("responses", "Error") };
     }
   }
+  allowNullInEnums(paths);
   hoistNamedSchemas(paths, schemas);
   return {
     openapi: "3.1.0",

@@ -8,13 +8,13 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Elysia } from "elysia";
+import { createApp } from "../src/app";
 import { buildDeps } from "../src/boot";
 import { loadConfig } from "../src/config";
-import { authentication, authorize, type Principal } from "../src/http/auth";
+import { authentication, authorize } from "../src/http/auth";
 import { idParam } from "../src/http/schemas";
 import { deviceStateSchema } from "../src/modules/devices/schema";
-import { bindDevice, createDevice, getDeviceState } from "../src/modules/devices/service";
-import { createEndUser } from "../src/modules/end-users/service";
+import { getDeviceState } from "../src/modules/devices/service";
 import { heartbeatBody, heartbeatResponseSchema } from "../src/modules/heartbeats/schema";
 import { recordHeartbeat } from "../src/modules/heartbeats/service";
 import { createApiKey } from "../src/modules/keys/service";
@@ -25,24 +25,19 @@ const perSlice = Number(process.argv[3] ?? 500);
 const dataDir = mkdtempSync(join(tmpdir(), "parley-bench-response-"));
 const deps = buildDeps(loadConfig({ PARLEY_DATA_DIR: dataDir, PARLEY_LOG_LEVEL: "silent", PARLEY_RATE_LIMIT_PER_SECOND: "0", PARLEY_RATE_LIMIT_PER_MINUTE: "0" }));
 
-const now = deps.clock.now();
-const project = createProject(deps.db, "bench", now);
-const key = createApiKey(deps.db, { project: "bench", mode: "test" }, now).key;
-const principal: Principal = {
-  credentialId: "bench",
-  kind: "secret",
-  projectId: project.id,
-  organizationId: project.organization_id,
-  mode: "test",
-  scopes: null,
-  endUserId: null,
-  deviceId: null,
-  recordingId: null,
-  commandId: null,
-};
-const user = createEndUser(deps.db, principal, { name: "wearer" }, now);
-const device = createDevice(deps.db, principal, { serial_number: "BENCH-RV-1", model: "parley_pin", capabilities: 0x07 }, now);
-const token = bindDevice(deps.db, principal, device.id, user.id, now).device_token;
+createProject(deps.db, "bench", deps.clock.now());
+const key = createApiKey(deps.db, { project: "bench", mode: "test" }, deps.clock.now()).key;
+
+// One bound device, set up through the API as a client would.
+const api = createApp(deps);
+async function post(path: string, body: unknown) {
+  const res = await api.handle(new Request(`http://localhost/v1${path}`, { method: "POST", headers: { authorization: `Bearer ${key}`, "content-type": "application/json" }, body: JSON.stringify(body) }));
+  if (res.status >= 300) throw new Error(`${path}: ${res.status} ${await res.text()}`);
+  return res.json();
+}
+const user = await post("/end-users", { name: "wearer" });
+const device = await post("/devices", { serial_number: "BENCH-RV-1", model: "parley_pin" });
+const token: string = (await post(`/devices/${device.id}/bind`, { end_user_id: user.id })).device_token;
 
 /** The two routes as their modules declare them, with or without the response schema. */
 const routes = (validated: boolean) =>

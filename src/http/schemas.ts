@@ -17,6 +17,14 @@ export const metadataOut = z.record(z.string(), z.unknown());
 /** Why a job or command failed: {code, message} (spec 2.6, 2.8). */
 export const failureSchema = z.object({ code: z.string(), message: z.string() });
 
+/** When a background job's record was created, started and ended (transcriptions, summaries; spec 2.8). */
+export const jobTimestamps = {
+  created_at: isoDateTime,
+  started_at: isoDateTime.nullable(),
+  completed_at: isoDateTime.nullable(),
+  failed_at: isoDateTime.nullable(),
+};
+
 /** A 204: no body. openapi.ts declares it without content. */
 export const noContent = { 204: z.undefined() };
 

@@ -43,6 +43,8 @@ export type ListDevicesQuery = z.infer<typeof listDevicesQuery>;
 
 const nullableInt = z.number().int().nullable();
 const recordingState = z.record(z.string(), z.unknown()).nullable();
+/** What the device's last heartbeat said about its battery and storage; null until it says. */
+const lastReported = { battery_percent: nullableInt, storage_used_mb: nullableInt, storage_total_mb: nullableInt };
 
 /** Device of spec 2.3 plus its identity data (mac_address, capabilities); every field always present. */
 export const deviceSchema = z
@@ -56,9 +58,7 @@ export const deviceSchema = z
     capabilities: z.number().int(),
     status: z.enum(["unbound", "bound"]),
     end_user_id: z.string().nullable(),
-    battery_percent: nullableInt,
-    storage_used_mb: nullableInt,
-    storage_total_mb: nullableInt,
+    ...lastReported,
     signal_strength_dbm: nullableInt,
     last_heartbeat_at: isoDateTime.nullable(),
     recording_state: recordingState,
@@ -75,9 +75,7 @@ export const deviceStateSchema = z
   .object({
     device_id: z.string(),
     recording_state: recordingState,
-    battery_percent: nullableInt,
-    storage_used_mb: nullableInt,
-    storage_total_mb: nullableInt,
+    ...lastReported,
     last_heartbeat_at: isoDateTime.nullable(),
     last_synced_at: isoDateTime.nullable(),
     last_seen_by: z.enum(CHANNELS).nullable(),
@@ -104,9 +102,7 @@ export const deviceSettingsViewSchema = z
       signal_strength_dbm: nullableInt,
       is_roaming: z.boolean().nullable(),
       data_used_today_mb: nullableInt,
-      battery_percent: nullableInt,
-      storage_used_mb: nullableInt,
-      storage_total_mb: nullableInt,
+      ...lastReported,
     }),
     updated_at: isoDateTime,
   })

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { pageQuery } from "../../http/pagination";
-import { isoDateTime } from "../../http/schemas";
+import { jobTimestamps } from "../../http/schemas";
 
 export const TEMPLATES = ["general", "sales", "clinical", "legal"] as const;
 export type TemplateName = (typeof TEMPLATES)[number];
@@ -37,10 +37,7 @@ export const summarySchema = z
     model: z.string().nullable(),
     /** The prompt file's version, e.g. general.v1. */
     prompt_version: z.string(),
-    created_at: isoDateTime,
-    started_at: isoDateTime.nullable(),
-    completed_at: isoDateTime.nullable(),
-    failed_at: isoDateTime.nullable(),
+    ...jobTimestamps,
   })
   .meta({ id: "Summary" });
 export type Summary = z.infer<typeof summarySchema>;

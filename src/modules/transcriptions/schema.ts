@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { pageQuery } from "../../http/pagination";
-import { isoDateTime } from "../../http/schemas";
+import { jobTimestamps } from "../../http/schemas";
 import { languageTag } from "../config/schema";
 
 export const createTranscriptionBody = z.strictObject({
@@ -40,10 +40,7 @@ export const transcriptionSchema = z
     model: z.string().nullable(),
     /** The diarizer model, or "none" when every segment is SPEAKER_1; null until completed. */
     diarization: z.string().nullable(),
-    created_at: isoDateTime,
-    started_at: isoDateTime.nullable(),
-    completed_at: isoDateTime.nullable(),
-    failed_at: isoDateTime.nullable(),
+    ...jobTimestamps,
   })
   .meta({ id: "Transcription" });
 export type Transcription = z.infer<typeof transcriptionSchema>;

@@ -32,6 +32,28 @@ describe("the OpenAPI document", () => {
     expect(problems.map((p) => `${p.severity} ${p.ruleId}: ${p.message} at ${p.location[0]?.pointer}`)).toEqual([]);
   });
 
+  test("request schemas refuse what the server refuses with 422, and accept what it takes", () => {
+    const refused: [string, string, unknown][] = [
+      ["POST", "/v1/devices/dev_1/commands", { type: "factory_reset" }],
+      ["POST", "/v1/devices/dev_1/commands", { type: "start_recording", colour: "red" }],
+      ["POST", "/v1/ask/sessions", { scope: { type: "folder", folder_id: "f1" } }],
+      ["PATCH", "/v1/devices/dev_1", { settings: { upload: { streaming_chunk_kb: 8 } } }],
+      ["PUT", "/v1/config/project", { summary_template: "poem" }],
+    ];
+    for (const [method, url, body] of refused) expect(`${method} ${url} ${JSON.stringify(body)} ${contract.acceptsRequestBody(method, url, body)}`).toEndWith(" false");
+    expect(contract.acceptsRequestBody("POST", "/v1/devices/dev_1/commands", { type: "trigger_upload" })).toBe(true);
+    expect(contract.acceptsRequestBody("POST", "/v1/ask/sessions", { scope: { type: "library" }, end_user_id: "eu_1" })).toBe(true);
+  });
+
+  test("raw bodies are bytes, and the upload URL needs no key", () => {
+    const upload = contract.operationFor("PUT", "/v1/uploads/up_x")!.operation as Record<string, any>;
+    expect(upload.security).toEqual([]);
+    expect(Object.keys(upload.requestBody.content)).toEqual(["application/octet-stream"]);
+    const firmware = contract.operationFor("POST", "/v1/firmware-releases")!.operation as Record<string, any>;
+    expect(Object.keys(firmware.requestBody.content)).toEqual(["application/octet-stream"]);
+    expect(firmware.security).toBeUndefined();
+  });
+
   test("a response that breaks its declared schema is our 500, not the caller's 422", async () => {
     const app = new Elysia().use(errorHandling(createLogger("silent"))).get("/broken", () => ({ count: "three" }) as never, { response: { 200: z.object({ count: z.number() }) } });
     const res = await app.handle(new Request("http://localhost/broken"));

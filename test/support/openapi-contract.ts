@@ -69,6 +69,13 @@ export class OpenApiContract {
     return `${op.key} ${status}: ${this.ajv.errorsText(validate.errors, { dataVar: "body" })}\n${JSON.stringify(reply.body).slice(0, 500)}`;
   }
 
+  /** Whether the operation's JSON request body schema accepts `body`, as a client generated from the document would judge it. */
+  acceptsRequestBody(method: string, url: string, body: unknown): boolean {
+    const op = this.operationFor(method, url);
+    if (!op) throw new Error(`the document has no ${method} ${url}`);
+    return this.validator(`${op.pointer}/requestBody/content/application~1json/schema`)(body) === true;
+  }
+
   /** A response given as a $ref (the shared Error) is followed to its component. */
   private resolve(pointer: string): string {
     const node = resolvePointer(this.document, pointer) as { $ref?: string };

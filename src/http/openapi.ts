@@ -20,7 +20,7 @@ const SUCCESS_DESCRIPTIONS: Record<string, string> = {
 };
 
 type Operation = {
-  requestBody?: { content?: Record<string, unknown> };
+  requestBody?: { required?: boolean; content?: Record<string, unknown> };
   parameters?: unknown[];
   responses?: Record<string, unknown>;
 } & Record<string, unknown>;
@@ -106,6 +106,20 @@ function allowNullInEnums(paths: unknown): void {
   });
 }
 
+/** "post /v1/devices/{id}/wifi-config/grant" for each route whose body may be left out: the generator marks every body required. */
+function optionalBodies(app: AnyElysia): Set<string> {
+  const accepts = (schema: unknown, value: unknown) => {
+    const standard = (schema as { "~standard"?: { validate(v: unknown): unknown } } | undefined)?.["~standard"];
+    const result = standard?.validate(value) as { issues?: unknown } | undefined;
+    return result !== undefined && !(result instanceof Promise) && !result.issues;
+  };
+  return new Set(
+    app.routes
+      .filter((route) => accepts(route.hooks.body, undefined))
+      .map((route) => `${route.method.toLowerCase()} ${route.path.replace(/:([^/]+)/g, "{$1}")}`),
+  );
+}
+
 /**
  * OpenAPI 3.1 generated from the routes' zod schemas (served at /v1/openapi.json and
  * written to docs/api/openapi.json by `bun scripts/openapi.ts`): request schemas from
@@ -116,10 +130,12 @@ function allowNullInEnums(paths: unknown): void {
 export function buildOpenApiDocument(app: AnyElysia) {
   const { paths } = toOpenAPISchema(app, undefined, undefined, { zod: zodToJsonSchema });
   const schemas: Record<string, unknown> = {};
-  for (const item of Object.values(paths ?? {}) as Record<string, Operation>[]) {
+  const bodyOptional = optionalBodies(app);
+  for (const [path, item] of Object.entries(paths ?? {}) as [string, Record<string, Operation>][]) {
     for (const [method, op] of Object.entries(item)) {
       const content = op?.requestBody?.content;
       if (content) for (const type of FORM_ENCODINGS) delete content[type];
+      if (op.requestBody && bodyOptional.has(`${method} ${path}`)) op.requestBody.required = false;
       for (const [status, response] of Object.entries(op.responses ?? {}) as [string, { description?: string; content?: unknown }][]) {
         if (!response.description?.startsWith("Response for status")) continue;
         response.description = SUCCESS_DESCRIPTIONS[status] ?? response.description;

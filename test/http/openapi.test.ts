@@ -45,13 +45,16 @@ describe("the OpenAPI document", () => {
     expect(contract.acceptsRequestBody("POST", "/v1/ask/sessions", { scope: { type: "library" }, end_user_id: "eu_1" })).toBe(true);
   });
 
-  test("raw bodies are bytes, and the upload URL needs no key", () => {
+  test("raw bodies are bytes, the upload URL needs no key, an optional body is not required", () => {
     const upload = contract.operationFor("PUT", "/v1/uploads/up_x")!.operation as Record<string, any>;
     expect(upload.security).toEqual([]);
     expect(Object.keys(upload.requestBody.content)).toEqual(["application/octet-stream"]);
     const firmware = contract.operationFor("POST", "/v1/firmware-releases")!.operation as Record<string, any>;
     expect(Object.keys(firmware.requestBody.content)).toEqual(["application/octet-stream"]);
     expect(firmware.security).toBeUndefined();
+    // The WiFi grant's body only carries an optional lifetime, so it may be left out.
+    const grant = contract.operationFor("POST", "/v1/devices/dev_1/wifi-config/grant")!.operation as Record<string, any>;
+    expect(grant.requestBody.required).toBe(false);
   });
 
   test("a response that breaks its declared schema is our 500, not the caller's 422", async () => {

@@ -110,7 +110,7 @@ export const deviceSettingsViewSchema = z
 export type DeviceSettingsView = z.infer<typeof deviceSettingsViewSchema>;
 
 /** POST /devices/{id}/token/refresh; the token is shown once. */
-export const deviceTokenSchema = z.object({ device_token: z.string() });
+export const deviceTokenSchema = z.object({ device_token: z.string() }).meta({ id: "DeviceToken" });
 
 /** POST /devices/{id}/bind: the device and its token, shown once. */
-export const boundDeviceSchema = z.object({ device: deviceSchema, device_token: z.string() });
+export const boundDeviceSchema = z.object({ device: deviceSchema, device_token: z.string() }).meta({ id: "BoundDevice" });

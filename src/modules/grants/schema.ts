@@ -6,5 +6,7 @@ export const grantSchema = z.object({ grant_blob: z.string(), expires_at: isoDat
 export type Grant = z.infer<typeof grantSchema>;
 
 /** GET /device-grants/public-key: what devices verify grants and command grant_tokens with. */
-export const grantPublicKeySchema = z.object({ algorithm: z.literal("Ed25519"), public_key: z.string(), encoding: z.literal("base64url-raw") });
+export const grantPublicKeySchema = z
+  .object({ algorithm: z.literal("Ed25519"), public_key: z.string(), encoding: z.literal("base64url-raw") })
+  .meta({ id: "GrantPublicKey" });
 export type GrantPublicKey = z.infer<typeof grantPublicKeySchema>;

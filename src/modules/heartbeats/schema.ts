@@ -35,5 +35,7 @@ export const heartbeatBody = z.object({
 export type HeartbeatBody = z.infer<typeof heartbeatBody>;
 
 /** What a heartbeat gets back: the commands now delivered, the OTA assignment in flight, the server's clock. */
-export const heartbeatResponseSchema = z.object({ commands: z.array(commandSchema), ota: otaAssignmentSchema.nullable(), server_time: isoDateTime });
+export const heartbeatResponseSchema = z
+  .object({ commands: z.array(commandSchema), ota: otaAssignmentSchema.nullable(), server_time: isoDateTime })
+  .meta({ id: "HeartbeatResponse" });
 export type HeartbeatResponse = z.infer<typeof heartbeatResponseSchema>;

@@ -29,4 +29,4 @@ export const searchResultSchema = z
 export type SearchResult = z.infer<typeof searchResultSchema>;
 
 /** POST /recordings/search: results best first. */
-export const searchResponseSchema = z.object({ results: z.array(searchResultSchema) });
+export const searchResponseSchema = z.object({ results: z.array(searchResultSchema) }).meta({ id: "SearchResponse" });

@@ -4,8 +4,8 @@ import { documentedRoutes } from "../../src/app";
 import type { Deps } from "../../src/deps";
 import { buildOpenApiDocument } from "../../src/http/openapi";
 
-type Response = { description: string; content?: Record<string, { schema: unknown }> } | { $ref: string };
-type Operation = { responses: Record<string, Response> };
+type ResponseObject = { description: string; content?: Record<string, { schema: unknown }> } | { $ref: string };
+type Operation = { responses: Record<string, ResponseObject> };
 type Document = { paths: Record<string, Record<string, Operation>> };
 
 /** One operation of the document: its key ("get /v1/devices/{id}"), its JSON pointer and what it declares. */
@@ -61,7 +61,7 @@ export class OpenApiContract {
     const declaredAs = status in responses ? status : reply.status >= 400 ? `${status[0]}XX` : null;
     if (!declaredAs || !responses[declaredAs]) return `${op.key} answered ${status}, which it does not declare (declared: ${Object.keys(responses).join(", ")})`;
     const pointer = this.resolve(`${op.pointer}/responses/${declaredAs}`);
-    const response = resolvePointer(this.document, pointer) as Response & { content?: Record<string, unknown> };
+    const response = resolvePointer(this.document, pointer) as ResponseObject & { content?: Record<string, unknown> };
     if (!response.content) return reply.body === null ? null : `${op.key} ${status} declares no body but sent ${JSON.stringify(reply.body).slice(0, 200)}`;
     if (!("application/json" in response.content)) return null;
     const validate = this.validator(`${pointer}/content/application~1json/schema`);

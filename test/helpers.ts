@@ -14,6 +14,7 @@ import type { Mode } from "../src/http/credentials";
 import { createLogger } from "../src/log";
 import { createApiKey } from "../src/modules/keys/service";
 import { createProject } from "../src/modules/projects/service";
+import { openApiContract } from "./support/openapi-contract";
 import { offlineDns } from "./support/stand-in-dns";
 
 const tempDirs: string[] = [];
@@ -51,11 +52,15 @@ export type Reply<T = any> = { status: number; body: T; headers: Headers };
 
 export type CallOptions = { key?: string | null; body?: unknown; headers?: Record<string, string>; rawBody?: BodyInit };
 
-/** A test app with a helper to call it through app.handle. */
+/**
+ * A test app with a helper to call it through app.handle. Every reply of an operation the
+ * OpenAPI document describes is checked against it, so each API test also tests the contract.
+ */
 export async function makeTestApp(options: Parameters<typeof makeTestDeps>[0] = {}) {
   const deps = await makeTestDeps(options);
   const tasks = registerBackgroundWork(deps);
   const app = createApp(deps);
+  const contract = openApiContract(deps);
   async function call<T = any>(method: string, path: string, opts: CallOptions = {}): Promise<Reply<T>> {
     const headers: Record<string, string> = { ...opts.headers };
     if (opts.key) headers.authorization = `Bearer ${opts.key}`;
@@ -70,7 +75,11 @@ export async function makeTestApp(options: Parameters<typeof makeTestDeps>[0] = 
     try {
       parsed = text ? JSON.parse(text) : null;
     } catch {}
-    return { status: res.status, body: parsed as T, headers: res.headers };
+    const reply = { status: res.status, body: parsed as T, headers: res.headers };
+    const operation = contract.operationFor(method, path);
+    const violation = operation && contract.violation(operation, reply);
+    if (violation) throw new Error(`The reply breaks the OpenAPI document: ${violation}`);
+    return reply;
   }
   /** Runs one periodic task by name, as the scheduler would. */
   const runTask = async (name: string) => {

@@ -79,6 +79,8 @@ type ValidationDetail = { type?: string; valueError?: { path?: PropertyKey[]; me
 function toApiError(code: string | number, error: unknown): ApiError | null {
   if (error instanceof ApiError) return error;
   if (isOutOfSpace(error)) return insufficientStorage(volumeOf(error));
+  // A response that breaks its own declared schema is our bug, not the caller's: a logged 500.
+  if (code === "VALIDATION" && (error as ValidationDetail).type === "response") return null;
   if (code === "VALIDATION") {
     const v = error as ValidationDetail;
     // A strict object names the unknown fields in `keys`, at the object's own path.

@@ -11,6 +11,24 @@ export const pageQuery = {
 export type PageRequest = { limit: number; cursor?: string };
 export type Page<T> = { data: T[]; has_more: boolean; next_cursor?: string; total: number };
 
+const pageSchema = <T extends z.ZodType>(item: T) => z.object({ data: z.array(item), has_more: z.boolean(), next_cursor: z.string().optional(), total: z.number().int() });
+type PageSchema<T extends z.ZodType> = ReturnType<typeof pageSchema<T>>;
+const pages = new WeakMap<z.ZodType, PageSchema<z.ZodType>>();
+
+/**
+ * The list envelope of spec 2.11 around one resource: what every list endpoint returns.
+ * Named after the resource (DevicePage) so a generated client has one type for it, and
+ * kept: routes are built once per app, and a name may be registered only once.
+ */
+export function pageOf<T extends z.ZodType>(item: T): PageSchema<T> {
+  const known = pages.get(item);
+  if (known) return known as PageSchema<T>;
+  const id = z.globalRegistry.get(item)?.id;
+  const page = id ? pageSchema(item).meta({ id: `${id}Page` }) : pageSchema(item);
+  pages.set(item, page);
+  return page;
+}
+
 type Position = { created_at: string; id: string };
 
 function encodeCursor(p: Position): string {

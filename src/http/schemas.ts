@@ -10,3 +10,33 @@ export const metadataSchema = z
 export const idParam = z.object({ id: z.string().min(1).max(100) });
 
 export const isoDateTime = z.iso.datetime({ offset: true });
+
+/** Free key-value metadata as a response carries it (what metadataSchema accepted). */
+export const metadataOut = z.record(z.string(), z.unknown());
+
+/** Why a job or command failed: {code, message} (spec 2.6, 2.8). */
+export const failureSchema = z.object({ code: z.string(), message: z.string() });
+
+/** When a background job's record was created, started and ended (transcriptions, summaries; spec 2.8). */
+export const jobTimestamps = {
+  created_at: isoDateTime,
+  started_at: isoDateTime.nullable(),
+  completed_at: isoDateTime.nullable(),
+  failed_at: isoDateTime.nullable(),
+};
+
+/** A 204: no body. openapi.ts declares it without content. */
+export const noContent = { 204: z.undefined() };
+
+/** A raw request body (audio, firmware image): documented only, the route streams it unparsed. */
+export const binaryRequestBody = (description: string) => ({
+  required: true,
+  description,
+  content: { "application/octet-stream": { schema: { type: "string" as const, contentMediaType: "application/octet-stream" } } },
+});
+
+/** A file response (audio, firmware image): bytes, not JSON, so documented rather than validated. */
+export const binaryResponse = (description: string) => ({
+  description,
+  content: { "application/octet-stream": { schema: { type: "string" as const, contentMediaType: "application/octet-stream" } } },
+});

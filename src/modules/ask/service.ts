@@ -65,7 +65,6 @@ function newSession(deps: AskDeps, principal: Principal, body: CreateSessionBody
   let endUserId: string | null;
   let recordingIds: string[] = [];
   let recordingTitle: string | null = null;
-  if (scope.type === "folder") throw new ApiError("validation_error", "Scope type folder is reserved and not supported.", { param: "scope.type" });
   if (scope.type === "recording") {
     // The end user of a recording-scoped session is the recording's owner (spec 4.5).
     const recording = visibleRecording(deps, principal, scope.recording_id, "scope.recording_id");

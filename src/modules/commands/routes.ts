@@ -3,8 +3,9 @@ import type { Deps } from "../../deps";
 import { authentication, authorize } from "../../http/auth";
 import type { ErrorBody } from "../../http/errors";
 import { idempotent } from "../../http/idempotency";
+import { pageOf } from "../../http/pagination";
 import { idParam } from "../../http/schemas";
-import { commandParams, createCommandBody, listCommandsQuery, resetCompletionBody } from "./schema";
+import { commandParams, commandSchema, createCommandBody, listCommandsQuery, resetCompletionBody } from "./schema";
 import { cancelCommand, completeReset, createCommand, createResetCommand, getCommand, listCommands } from "./service";
 
 /**
@@ -14,6 +15,9 @@ import { cancelCommand, completeReset, createCommand, createResetCommand, getCom
 function isReplayedError(kept: unknown): kept is ErrorBody {
   return typeof kept === "object" && kept !== null && "error" in kept;
 }
+
+/** Elysia types a handler by its success schemas; a replayed error leaves under its own 4xx status, which none of them covers. */
+const asReplayed = (body: ErrorBody) => body as never;
 
 export function commandsRoutes(deps: Deps) {
   const { clock } = deps;
@@ -30,11 +34,12 @@ export function commandsRoutes(deps: Deps) {
           return { id: command.id };
         });
         // The Idempotency-Key record keeps only the id: a grant_token is never persisted (spec 2.6).
-        return isReplayedError(kept) ? kept : getCommand(deps, principal, ctx.params.id, kept.id);
+        return isReplayedError(kept) ? asReplayed(kept) : getCommand(deps, principal, ctx.params.id, kept.id);
       },
       {
         params: idParam,
         body: createCommandBody,
+        response: { 200: commandSchema, 201: commandSchema },
         detail: {
           summary: "Send a command to a device",
           description:
@@ -45,16 +50,18 @@ export function commandsRoutes(deps: Deps) {
     .get("/devices/:id/commands", ({ principal, params, query }) => listCommands(deps, authorize(principal, "devices:read"), params.id, query), {
       params: idParam,
       query: listCommandsQuery,
+      response: { 200: pageOf(commandSchema) },
       detail: { summary: "List a device's commands", description: "Scope devices:read. Newest first; filter by status." },
     })
     .get("/devices/:id/commands/:cmd_id", ({ principal, params }) => getCommand(deps, authorize(principal, "devices:read"), params.id, params.cmd_id), {
       params: commandParams,
+      response: { 200: commandSchema },
       detail: { summary: "Get a command", description: "Scope devices:read. Read-only restricted keys see grant_token null on factory_reset." },
     })
     .post(
       "/devices/:id/commands/:cmd_id/cancel",
       ({ principal, params }) => cancelCommand(deps, authorize(principal, "devices:write"), params.id, params.cmd_id, clock.now()),
-      { params: commandParams, detail: { summary: "Cancel a command", description: "Scope devices:write. Pending or delivered only; 409 resource_conflict otherwise." } },
+      { params: commandParams, response: { 200: commandSchema }, detail: { summary: "Cancel a command", description: "Scope devices:write. Pending or delivered only; 409 resource_conflict otherwise." } },
     )
     .post(
       "/devices/:id/reset",
@@ -64,10 +71,11 @@ export function commandsRoutes(deps: Deps) {
           ctx.set.status = 201;
           return { id: createResetCommand(deps, principal, ctx.params.id, clock.now()).id };
         });
-        return isReplayedError(kept) ? kept : getCommand(deps, principal, ctx.params.id, kept.id);
+        return isReplayedError(kept) ? asReplayed(kept) : getCommand(deps, principal, ctx.params.id, kept.id);
       },
       {
         params: idParam,
+        response: { 201: commandSchema },
         detail: {
           summary: "Factory-reset a device",
           description:
@@ -81,6 +89,7 @@ export function commandsRoutes(deps: Deps) {
       {
         params: commandParams,
         body: resetCompletionBody,
+        response: { 200: commandSchema },
         detail: {
           summary: "Acknowledge a factory reset",
           description: "Only the command's rct_ credential, once. An executed reset unbinds the device. 403 for any other credential; 409 resource_conflict when already acknowledged or no longer open.",

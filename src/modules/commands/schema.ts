@@ -1,15 +1,18 @@
 import { z } from "zod";
 import { pageQuery } from "../../http/pagination";
-import { metadataSchema } from "../../http/schemas";
+import { failureSchema, isoDateTime, metadataSchema } from "../../http/schemas";
 
 /** Types a caller may create through POST /commands; factory_reset only comes from POST /reset. */
 export const CREATABLE_TYPES = ["start_recording", "stop_recording", "trigger_upload"] as const;
-export type CommandType = (typeof CREATABLE_TYPES)[number] | "factory_reset";
-export type CommandStatus = "pending" | "delivered" | "executed" | "failed" | "expired" | "cancelled";
+const COMMAND_TYPES = [...CREATABLE_TYPES, "factory_reset"] as const;
+export type CommandType = (typeof COMMAND_TYPES)[number];
+const COMMAND_STATUSES = ["pending", "delivered", "executed", "failed", "expired", "cancelled"] as const;
+export type CommandStatus = (typeof COMMAND_STATUSES)[number];
 
 export const createCommandBody = z.strictObject({
-  // A plain string here, checked in the service, so factory_reset gets its own explanation.
-  type: z.string().min(1).max(64),
+  type: z.enum(CREATABLE_TYPES, {
+    error: (issue) => (issue.input === "factory_reset" ? "factory_reset is not created here: use POST /devices/{id}/reset" : undefined),
+  }),
   params: z
     .object({
       max_duration_seconds: z.number().int().min(1).max(86_400).optional(),
@@ -27,7 +30,7 @@ export const commandParams = z.object({ id: z.string().min(1).max(100), cmd_id: 
 
 export const listCommandsQuery = z.object({
   ...pageQuery,
-  status: z.enum(["pending", "delivered", "executed", "failed", "expired", "cancelled"]).optional(),
+  status: z.enum(COMMAND_STATUSES).optional(),
 });
 export type ListCommandsQuery = z.infer<typeof listCommandsQuery>;
 
@@ -53,17 +56,20 @@ export const commandResult = z.object({
 export type CommandResult = z.infer<typeof commandResult>;
 
 /** Command of spec 2.6; every field always present. */
-export type Command = {
-  id: string;
-  device_id: string;
-  type: CommandType;
-  status: CommandStatus;
-  params: Record<string, unknown> | null;
-  grant_token: string | null;
-  result: Record<string, unknown> | null;
-  error: { code: string; message: string } | null;
-  expires_at: string | null;
-  delivered_at: string | null;
-  executed_at: string | null;
-  created_at: string;
-};
+export const commandSchema = z
+  .object({
+    id: z.string(),
+    device_id: z.string(),
+    type: z.enum(COMMAND_TYPES),
+    status: z.enum(COMMAND_STATUSES),
+    params: z.record(z.string(), z.unknown()).nullable(),
+    grant_token: z.string().nullable(),
+    result: z.record(z.string(), z.unknown()).nullable(),
+    error: failureSchema.nullable(),
+    expires_at: isoDateTime.nullable(),
+    delivered_at: isoDateTime.nullable(),
+    executed_at: isoDateTime.nullable(),
+    created_at: isoDateTime,
+  })
+  .meta({ id: "Command" });
+export type Command = z.infer<typeof commandSchema>;

@@ -8,7 +8,7 @@ import { newId } from "../../ids";
 import { endBinding } from "../devices/service";
 import { type DeviceRow, findDeviceRow } from "../devices/store";
 import { signGrant } from "../grants/signing";
-import { CREATABLE_TYPES, type Command, type CommandType, type CreateCommandBody, type ListCommandsQuery, type ResetCompletionBody } from "./schema";
+import { type Command, type CreateCommandBody, type ListCommandsQuery, type ResetCompletionBody } from "./schema";
 import { type CommandRow, findCommand, findCommandByIdempotencyKey, insertCommand, listCommandRows, openCommands, revokeResetCredential, transitionCommand } from "./store";
 
 /** Ordinary command admission (spec 3.2, 8): the last heartbeat must be under 60 s old. */
@@ -108,13 +108,7 @@ export function isRecording(device: Pick<DeviceRow, "recording_state">): boolean
 /** POST /devices/{id}/commands. A repeated idempotency_key returns the earlier command (replayed: true). */
 export function createCommand(deps: CommandDeps, principal: Principal, deviceId: string, body: CreateCommandBody, now: Date): { command: Command; replayed: boolean } {
   const { db } = deps;
-  if (body.type === "factory_reset") {
-    throw new ApiError("validation_error", "factory_reset is not created here: use POST /devices/{id}/reset.", { param: "type" });
-  }
-  if (!(CREATABLE_TYPES as readonly string[]).includes(body.type)) {
-    throw new ApiError("validation_error", `Invalid field type: expected one of ${CREATABLE_TYPES.join(", ")}.`, { param: "type" });
-  }
-  const type = body.type as CommandType;
+  const { type } = body;
   return db.transaction(() => {
     const device = loadCommandDevice(db, principal, deviceId);
     if (body.idempotency_key) {

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { whisperLanguage } from "../../engines/whisper-languages";
-import { type DeviceSettings, settingsOverrides } from "../devices/settings";
+import { isoDateTime } from "../../http/schemas";
+import { deviceSettingsSchema, settingsOverrides } from "../devices/settings";
 import { TEMPLATES, type TemplateName } from "../summaries/schema";
 
 export const ASK_PROVIDERS = ["llama_cpp", "openai_compatible", "extractive"] as const;
@@ -43,29 +44,33 @@ export type ConfigOverrides = {
 };
 
 /** Contract 2: the effective configuration for a recording's end user and device. */
-export type ResolvedConfig = {
-  auto_transcribe: boolean;
-  auto_summarize: boolean;
-  summary_template: TemplateName;
+export const resolvedConfigSchema = z.object({
+  auto_transcribe: z.boolean(),
+  auto_summarize: z.boolean(),
+  summary_template: z.enum(TEMPLATES),
   /** null: detect the language */
-  language: string | null;
+  language: z.string().nullable(),
   /** null: the server default provider */
-  ask_provider: string | null;
-  settings: DeviceSettings;
-};
+  ask_provider: z.string().nullable(),
+  settings: deviceSettingsSchema,
+});
+export type ResolvedConfig = z.infer<typeof resolvedConfigSchema>;
 
 /** GET/PUT /config/...: what this level sets (null = inherited) and what results. */
-export type ConfigLevelView = {
-  level: ConfigLevel;
-  target_id: string;
-  overrides: {
-    auto_transcribe: boolean | null;
-    auto_summarize: boolean | null;
-    summary_template: TemplateName | null;
-    language: string | null;
-    ask_provider: (typeof ASK_PROVIDERS)[number] | null;
-    settings: z.infer<typeof settingsOverrides>;
-  };
-  effective: ResolvedConfig;
-  updated_at: string | null;
-};
+export const configLevelViewSchema = z
+  .object({
+    level: z.enum(CONFIG_LEVELS),
+    target_id: z.string(),
+    overrides: z.object({
+      auto_transcribe: z.boolean().nullable(),
+      auto_summarize: z.boolean().nullable(),
+      summary_template: z.enum(TEMPLATES).nullable(),
+      language: z.string().nullable(),
+      ask_provider: z.enum(ASK_PROVIDERS).nullable(),
+      settings: settingsOverrides,
+    }),
+    effective: resolvedConfigSchema,
+    updated_at: isoDateTime.nullable(),
+  })
+  .meta({ id: "ConfigLevel" });
+export type ConfigLevelView = z.infer<typeof configLevelViewSchema>;

@@ -3,8 +3,19 @@ import { decryptWithServerSecret, encryptWithServerSecret } from "../../crypto";
 import type { Deps } from "../../deps";
 import { authentication, authorize } from "../../http/auth";
 import { idempotent } from "../../http/idempotency";
-import { idParam } from "../../http/schemas";
-import { bindDeviceBody, createDeviceBody, listDevicesQuery, updateDeviceBody } from "./schema";
+import { pageOf } from "../../http/pagination";
+import { idParam, noContent } from "../../http/schemas";
+import {
+  bindDeviceBody,
+  boundDeviceSchema,
+  createDeviceBody,
+  deviceSchema,
+  deviceSettingsViewSchema,
+  deviceStateSchema,
+  deviceTokenSchema,
+  listDevicesQuery,
+  updateDeviceBody,
+} from "./schema";
 import {
   assertBindTokenLive,
   bindDevice,
@@ -31,19 +42,22 @@ export function devicesRoutes(deps: Deps) {
           ctx.set.status = 201;
           return createDevice(db, principal, ctx.body, clock.now());
         }),
-      { body: createDeviceBody, detail: { summary: "Register a device", description: "Scope devices:write. Idempotency-Key supported. 409 resource_already_exists on a serial number ever used in this project and mode." } },
+      { body: createDeviceBody, response: { 201: deviceSchema }, detail: { summary: "Register a device", description: "Scope devices:write. Idempotency-Key supported. 409 resource_already_exists on a serial number ever used in this project and mode." } },
     )
     .get("/devices", ({ principal, query }) => listDevices(db, authorize(principal, "devices:read"), query), {
       query: listDevicesQuery,
+      response: { 200: pageOf(deviceSchema) },
       detail: { summary: "List devices", description: "Scope devices:read. Filters: serial_number (exact), status, end_user_id, model." },
     })
     .get("/devices/:id", ({ principal, params }) => getDevice(db, authorize(principal, "devices:read"), params.id), {
       params: idParam,
+      response: { 200: deviceSchema },
       detail: { summary: "Get a device", description: "Scope devices:read. Settings resolved through the configuration hierarchy." },
     })
     .patch("/devices/:id", ({ principal, params, body }) => updateDevice(db, authorize(principal, "devices:write"), params.id, body, clock.now()), {
       params: idParam,
       body: updateDeviceBody,
+      response: { 200: deviceSchema },
       detail: { summary: "Update a device", description: "Scope devices:write. firmware_version, metadata, settings (deep merge)." },
     })
     .delete(
@@ -52,14 +66,16 @@ export function devicesRoutes(deps: Deps) {
         deleteDevice(db, authorize(principal, "devices:write"), params.id, clock.now());
         set.status = 204;
       },
-      { params: idParam, detail: { summary: "Delete a device", description: "Scope devices:write. Soft delete: the serial number stays reserved; device tokens are revoked." } },
+      { params: idParam, response: noContent, detail: { summary: "Delete a device", description: "Scope devices:write. Soft delete: the serial number stays reserved; device tokens are revoked." } },
     )
     .get("/devices/:id/state", ({ principal, params }) => getDeviceState(db, authorize(principal, "devices:read"), params.id), {
       params: idParam,
+      response: { 200: deviceStateSchema },
       detail: { summary: "Device runtime state", description: "Scope devices:read. Built for polling every 1-10 seconds." },
     })
     .get("/devices/:id/settings", ({ principal, params }) => getDeviceSettingsView(db, authorize(principal, "devices:read"), params.id, clock.now()), {
       params: idParam,
+      response: { 200: deviceSettingsViewSchema },
       detail: { summary: "Device settings and current status", description: "Scope devices:read." },
     })
     .post(
@@ -82,15 +98,16 @@ export function devicesRoutes(deps: Deps) {
         }
         return { ...kept, device_token: deviceToken };
       },
-      { params: idParam, body: bindDeviceBody, detail: { summary: "Bind a device to an end user", description: "Scope devices:write. Idempotency-Key supported. Returns the device token once. 409 resource_conflict when already bound, and for a replay whose token a later unbind or token refresh made stale." } },
+      { params: idParam, body: bindDeviceBody, response: { 200: boundDeviceSchema }, detail: { summary: "Bind a device to an end user", description: "Scope devices:write. Idempotency-Key supported. Returns the device token once. 409 resource_conflict when already bound, and for a replay whose token a later unbind or token refresh made stale." } },
     )
     .post("/devices/:id/unbind", ({ principal, params }) => unbindDevice(db, authorize(principal, "devices:write"), params.id, clock.now()), {
       params: idParam,
+      response: { 200: deviceSchema },
       detail: { summary: "Unbind a device", description: "Scope devices:write. Revokes the device token. 400 bad_request when not bound." },
     })
     .post(
       "/devices/:id/token/refresh",
       ({ principal, params }) => refreshDeviceToken(db, authorize(principal, "devices:write", { tokens: ["device"] }), params.id, clock.now()),
-      { params: idParam, detail: { summary: "Rotate the device token", description: "Device token of this device only. The old token stops working." } },
+      { params: idParam, response: { 200: deviceTokenSchema }, detail: { summary: "Rotate the device token", description: "Device token of this device only. The old token stops working." } },
     );
 }

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { pageQuery } from "../../http/pagination";
-import { metadataSchema } from "../../http/schemas";
-import { type DeviceSettings, deviceSettingsPatch } from "./settings";
+import { isoDateTime, metadataOut, metadataSchema } from "../../http/schemas";
+import { deviceSettingsPatch, deviceSettingsSchema } from "./settings";
 
 export const DEVICE_MODELS = ["parley_pin", "parley_note"] as const;
 export const CHANNELS = ["bluetooth", "wifi", "cellular"] as const;
@@ -41,38 +41,76 @@ export const listDevicesQuery = z.object({
 });
 export type ListDevicesQuery = z.infer<typeof listDevicesQuery>;
 
+const nullableInt = z.number().int().nullable();
+const recordingState = z.record(z.string(), z.unknown()).nullable();
+/** What the device's last heartbeat said about its battery and storage; null until it says. */
+const lastReported = { battery_percent: nullableInt, storage_used_mb: nullableInt, storage_total_mb: nullableInt };
+
 /** Device of spec 2.3 plus its identity data (mac_address, capabilities); every field always present. */
-export type Device = {
-  id: string;
-  serial_number: string;
-  name: string | null;
-  model: (typeof DEVICE_MODELS)[number];
-  firmware_version: string | null;
-  mac_address: string | null;
-  capabilities: number;
-  status: "unbound" | "bound";
-  end_user_id: string | null;
-  battery_percent: number | null;
-  storage_used_mb: number | null;
-  storage_total_mb: number | null;
-  signal_strength_dbm: number | null;
-  last_heartbeat_at: string | null;
-  recording_state: Record<string, unknown> | null;
-  metadata: Record<string, unknown>;
-  settings: DeviceSettings;
-  created_at: string;
-  updated_at: string;
-};
+export const deviceSchema = z
+  .object({
+    id: z.string(),
+    serial_number: z.string(),
+    name: z.string().nullable(),
+    model: z.enum(DEVICE_MODELS),
+    firmware_version: z.string().nullable(),
+    mac_address: z.string().nullable(),
+    capabilities: z.number().int(),
+    status: z.enum(["unbound", "bound"]),
+    end_user_id: z.string().nullable(),
+    ...lastReported,
+    signal_strength_dbm: nullableInt,
+    last_heartbeat_at: isoDateTime.nullable(),
+    recording_state: recordingState,
+    metadata: metadataOut,
+    settings: deviceSettingsSchema,
+    created_at: isoDateTime,
+    updated_at: isoDateTime,
+  })
+  .meta({ id: "Device" });
+export type Device = z.infer<typeof deviceSchema>;
 
 /** GET /devices/{id}/state (spec 4.2): the runtime snapshot, built for polling. */
-export type DeviceState = {
-  device_id: string;
-  recording_state: Record<string, unknown> | null;
-  battery_percent: number | null;
-  storage_used_mb: number | null;
-  storage_total_mb: number | null;
-  last_heartbeat_at: string | null;
-  last_synced_at: string | null;
-  last_seen_by: Channel | null;
-  last_synced_by: string | null;
-};
+export const deviceStateSchema = z
+  .object({
+    device_id: z.string(),
+    recording_state: recordingState,
+    ...lastReported,
+    last_heartbeat_at: isoDateTime.nullable(),
+    last_synced_at: isoDateTime.nullable(),
+    last_seen_by: z.enum(CHANNELS).nullable(),
+    last_synced_by: z.string().nullable(),
+  })
+  .meta({ id: "DeviceState" });
+export type DeviceState = z.infer<typeof deviceStateSchema>;
+
+const { upload, audio, power } = deviceSettingsSchema.shape;
+
+/** GET /devices/{id}/settings (spec 4.2): a window never set reads as disabled with null times. */
+export const deviceSettingsViewSchema = z
+  .object({
+    device_id: z.string(),
+    settings: z.object({
+      upload: upload.omit({ streaming_chunk_kb: true }).extend({
+        off_peak_hours: z.object({ enabled: z.boolean(), start: z.string().nullable(), end: z.string().nullable(), timezone: z.string().nullable() }),
+      }),
+      audio,
+      power,
+    }),
+    current_status: z.object({
+      network_type: z.enum(["wifi", "4g", "ble", "offline"]),
+      signal_strength_dbm: nullableInt,
+      is_roaming: z.boolean().nullable(),
+      data_used_today_mb: nullableInt,
+      ...lastReported,
+    }),
+    updated_at: isoDateTime,
+  })
+  .meta({ id: "DeviceSettingsView" });
+export type DeviceSettingsView = z.infer<typeof deviceSettingsViewSchema>;
+
+/** POST /devices/{id}/token/refresh; the token is shown once. */
+export const deviceTokenSchema = z.object({ device_token: z.string() }).meta({ id: "DeviceToken" });
+
+/** POST /devices/{id}/bind: the device and its token, shown once. */
+export const boundDeviceSchema = z.object({ device: deviceSchema, device_token: z.string() }).meta({ id: "BoundDevice" });

@@ -10,7 +10,7 @@ import { resolveConfig } from "../config/service";
 import { findOrganizationOverrides, findOverrides, organizationOf } from "../config/store";
 import { findEndUser } from "../end-users/store";
 import { cancelInFlightOta } from "../firmware/store";
-import type { CreateDeviceBody, Device, DeviceState, ListDevicesQuery, UpdateDeviceBody } from "./schema";
+import type { CreateDeviceBody, Device, DeviceSettingsView, DeviceState, ListDevicesQuery, UpdateDeviceBody } from "./schema";
 import { CAPABILITY } from "./schema";
 import { mergeSettings } from "./settings";
 import { type DeviceRow, deviceSettingsOverrides, deviceTokenIsLive, deviceTokenRecord, findDeviceBySerial, findDeviceRow, findDeviceStateRow, insertDevice, listDeviceRows, toDevice, toDeviceState, updateDeviceFields } from "./store";
@@ -211,7 +211,7 @@ const ONLINE_MS = 15 * 60 * 1000;
 const NETWORK_OF_CHANNEL = { wifi: "wifi", cellular: "4g", bluetooth: "ble" } as const;
 
 /** GET /devices/{id}/settings (spec 4.2): the upload, audio and power settings plus what the device last reported. */
-export function getDeviceSettingsView(db: Database, principal: Principal, id: string, now: Date) {
+export function getDeviceSettingsView(db: Database, principal: Principal, id: string, now: Date): DeviceSettingsView {
   const row = loadDeviceRow(db, principal, id);
   const { upload, audio, power } = presentDevice(db, principal, row).settings;
   const online = row.last_heartbeat_at !== null && now.getTime() - Date.parse(row.last_heartbeat_at) < ONLINE_MS;

@@ -27,6 +27,9 @@ const connectionFlags = z.strictObject({ wifi: z.boolean().optional(), cellular:
 
 export const NETWORKS = ["wifi", "ble", "cellular"] as const;
 export const UPLOAD_MODES = ["ble_only", "auto", "wifi_preferred", "4g_preferred", "wifi_only", "4g_only"] as const;
+const AUDIO_CODECS = ["opus", "aac"] as const;
+const SAMPLE_RATES_KHZ = [8, 16, 24, 48] as const;
+const BITRATES_KBPS = [32, 64, 128] as const;
 
 const offPeakHours = z.strictObject({
   enabled: z.boolean().optional(),
@@ -79,9 +82,9 @@ export const settingsOverrides = z.strictObject({
     .optional(),
   audio: z
     .strictObject({
-      codec: z.enum(["opus", "aac"]).optional(),
-      sample_rate_khz: z.union([z.literal(8), z.literal(16), z.literal(24), z.literal(48)]).optional(),
-      bitrate_kbps: z.union([z.literal(32), z.literal(64), z.literal(128)]).optional(),
+      codec: z.enum(AUDIO_CODECS).optional(),
+      sample_rate_khz: z.literal(SAMPLE_RATES_KHZ).optional(),
+      bitrate_kbps: z.literal(BITRATES_KBPS).optional(),
     })
     .optional(),
   power: z
@@ -93,28 +96,34 @@ export const settingsOverrides = z.strictObject({
 });
 export type SettingsOverrides = z.infer<typeof settingsOverrides>;
 
-export type OffPeakHours = { enabled: boolean; start: string; end: string; timezone: string };
+const connectionFlagsOut = z.object({ wifi: z.boolean(), cellular: z.boolean() });
+const offPeakHoursSchema = z.object({ enabled: z.boolean(), start: z.string(), end: z.string(), timezone: z.string() });
+export type OffPeakHours = z.infer<typeof offPeakHoursSchema>;
 
-export type DeviceSettings = {
-  connection: {
-    enabled_connections: { wifi: boolean; cellular: boolean };
-    heartbeat_enabled_connections: { wifi: boolean; cellular: boolean };
-    upload_network_preference: (typeof NETWORKS)[number][];
-    power_management: { wifi_idle_timeout_seconds: number; cellular_idle_timeout_seconds: number };
-  };
-  upload: {
-    mode: (typeof UPLOAD_MODES)[number];
-    streaming_enabled: boolean;
-    streaming_chunk_kb: number;
-    upload_delay_minutes: number;
-    daily_data_limit_mb: number;
-    allow_roaming: boolean;
-    pause_on_low_battery: boolean;
-    off_peak_hours: OffPeakHours | null;
-  };
-  audio: { codec: "opus" | "aac"; sample_rate_khz: 8 | 16 | 24 | 48; bitrate_kbps: 32 | 64 | 128 };
-  power: { auto_sleep_minutes: number; low_battery_threshold_percent: number };
-};
+/** The complete settings a device response shows: every field present, defaults filled. */
+export const deviceSettingsSchema = z
+  .object({
+    connection: z.object({
+      enabled_connections: connectionFlagsOut,
+      heartbeat_enabled_connections: connectionFlagsOut,
+      upload_network_preference: z.array(z.enum(NETWORKS)),
+      power_management: z.object({ wifi_idle_timeout_seconds: z.number().int(), cellular_idle_timeout_seconds: z.number().int() }),
+    }),
+    upload: z.object({
+      mode: z.enum(UPLOAD_MODES),
+      streaming_enabled: z.boolean(),
+      streaming_chunk_kb: z.number().int(),
+      upload_delay_minutes: z.number().int(),
+      daily_data_limit_mb: z.number().int(),
+      allow_roaming: z.boolean(),
+      pause_on_low_battery: z.boolean(),
+      off_peak_hours: offPeakHoursSchema.nullable(),
+    }),
+    audio: z.object({ codec: z.enum(AUDIO_CODECS), sample_rate_khz: z.literal(SAMPLE_RATES_KHZ), bitrate_kbps: z.literal(BITRATES_KBPS) }),
+    power: z.object({ auto_sleep_minutes: z.number().int(), low_battery_threshold_percent: z.number().int() }),
+  })
+  .meta({ id: "DeviceSettings" });
+export type DeviceSettings = z.infer<typeof deviceSettingsSchema>;
 
 /** Documented in docs/devices.md; a change here changes every device that sets nothing. */
 export const DEFAULT_SETTINGS: DeviceSettings = {

@@ -2,9 +2,10 @@ import { Elysia } from "elysia";
 import type { Deps } from "../../deps";
 import { authentication, authorize } from "../../http/auth";
 import { idempotent } from "../../http/idempotency";
-import { idParam } from "../../http/schemas";
+import { pageOf } from "../../http/pagination";
+import { idParam, noContent } from "../../http/schemas";
 import { releaseDevicesOfEndUser } from "../devices/service";
-import { createEndUserBody, listEndUsersQuery, updateEndUserBody } from "./schema";
+import { createEndUserBody, endUserSchema, listEndUsersQuery, updateEndUserBody } from "./schema";
 import { createEndUser, deleteEndUser, getEndUser, listEndUsers, updateEndUser } from "./service";
 
 export function endUsersRoutes(deps: Deps) {
@@ -19,19 +20,22 @@ export function endUsersRoutes(deps: Deps) {
           ctx.set.status = 201;
           return createEndUser(db, principal, ctx.body, clock.now());
         }),
-      { body: createEndUserBody, detail: { summary: "Create an end user", description: "Scope end_users:write. Idempotency-Key supported." } },
+      { body: createEndUserBody, response: { 201: endUserSchema }, detail: { summary: "Create an end user", description: "Scope end_users:write. Idempotency-Key supported." } },
     )
     .get("/end-users", ({ principal, query }) => listEndUsers(db, authorize(principal, "end_users:read"), query), {
       query: listEndUsersQuery,
+      response: { 200: pageOf(endUserSchema) },
       detail: { summary: "List end users", description: "Scope end_users:read. external_id is an exact, project-scoped match." },
     })
     .get("/end-users/:id", ({ principal, params }) => getEndUser(db, authorize(principal, "end_users:read"), params.id), {
       params: idParam,
+      response: { 200: endUserSchema },
       detail: { summary: "Get an end user", description: "Scope end_users:read. Deleted end users stay readable with deleted_at." },
     })
     .patch("/end-users/:id", ({ principal, params, body }) => updateEndUser(db, authorize(principal, "end_users:write"), params.id, body, clock.now()), {
       params: idParam,
       body: updateEndUserBody,
+      response: { 200: endUserSchema },
       detail: { summary: "Update an end user", description: "Scope end_users:write. Absent fields are kept, null clears. 409 on a deleted end user." },
     })
     .delete(
@@ -44,6 +48,6 @@ export function endUsersRoutes(deps: Deps) {
         })();
         set.status = 204;
       },
-      { params: idParam, detail: { summary: "Delete an end user", description: "Scope end_users:write. Read-only afterwards; data retained; its devices are unbound." } },
+      { params: idParam, response: noContent, detail: { summary: "Delete an end user", description: "Scope end_users:write. Read-only afterwards; data retained; its devices are unbound." } },
     );
 }

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { pageQuery } from "../../http/pagination";
-import { metadataSchema } from "../../http/schemas";
+import { isoDateTime, metadataOut, metadataSchema } from "../../http/schemas";
 
 export const createEndUserBody = z.object({
   external_id: z.string().min(1).max(255).nullish(),
@@ -21,14 +21,16 @@ export const listEndUsersQuery = z.object({
 export type ListEndUsersQuery = z.infer<typeof listEndUsersQuery>;
 
 /** EndUser of spec 2.2: every field always present; deleted_at is null until deletion. */
-export const endUserSchema = z.object({
-  id: z.string(),
-  external_id: z.string().nullable(),
-  name: z.string().nullable(),
-  email: z.string().nullable(),
-  metadata: z.record(z.string(), z.unknown()),
-  created_at: z.string(),
-  updated_at: z.string(),
-  deleted_at: z.string().nullable(),
-});
+export const endUserSchema = z
+  .object({
+    id: z.string(),
+    external_id: z.string().nullable(),
+    name: z.string().nullable(),
+    email: z.string().nullable(),
+    metadata: metadataOut,
+    created_at: isoDateTime,
+    updated_at: isoDateTime,
+    deleted_at: isoDateTime.nullable(),
+  })
+  .meta({ id: "EndUser" });
 export type EndUser = z.infer<typeof endUserSchema>;

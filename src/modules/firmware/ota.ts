@@ -8,25 +8,11 @@ import type { Page, PageRequest } from "../../http/pagination";
 import { newId } from "../../ids";
 import { loadDeviceRow } from "../devices/service";
 import { firmwarePath } from "./releases";
+import type { OtaAssignment } from "./schema";
 import { type FirmwareRow, findFirmware, findInFlightOta, findOta, IN_FLIGHT, insertOta, listOtaRows, type OtaRow, transitionOta } from "./store";
-
-/** OTA assignment of spec 2.11, plus what the device needs to fetch and check the file. */
-export type OtaAssignment = {
-  id: string;
-  device_id: string;
-  firmware_release_id: string;
-  status: OtaRow["status"];
-  assigned_at: string;
-  delivered_at: string | null;
-  applied_at: string | null;
-  error_message: string | null;
-  progress: OtaProgress | null;
-  firmware: { version: string; model: string; sha256: string; size_bytes: number; download_path: string };
-};
 
 /** What a device reports about an assignment in its heartbeat (`ota_status`, decision 026). */
 export type OtaReport = { ota_id: string; status: "downloading" | "installing" | "applied" | "failed"; progress_percent?: number; error_message?: string | null };
-type OtaProgress = { stage: "downloading" | "installing"; percent: number | null; reported_at: string };
 
 function present(db: Database, row: OtaRow): OtaAssignment {
   const fw = db.query<FirmwareRow, [string]>("SELECT * FROM firmware_releases WHERE id = ?").get(row.firmware_release_id) as FirmwareRow;
@@ -105,7 +91,7 @@ export function otaForHeartbeat(db: Database, tenant: Tenant, deviceId: string, 
       else if (report.status === "failed") {
         transitionOta(db, tenant, row.id, IN_FLIGHT, "failed", { failed_at: at, delivered_at: deliveredAt, error_message: report.error_message ?? "The device reported a failed update." });
       } else {
-        const progress: OtaProgress = { stage: report.status, percent: report.progress_percent ?? null, reported_at: at };
+        const progress: OtaAssignment["progress"] = { stage: report.status, percent: report.progress_percent ?? null, reported_at: at };
         transitionOta(db, tenant, row.id, IN_FLIGHT, "delivered", { delivered_at: deliveredAt, progress: JSON.stringify(progress) });
       }
     }

@@ -9,20 +9,8 @@ import type { Page, PageRequest } from "../../http/pagination";
 import { newId } from "../../ids";
 import { chunksOf, ObjectTooLargeError } from "../../storage";
 import { LocalStorage } from "../../storage/local";
+import type { FirmwareRelease } from "./schema";
 import { type FirmwareRow, findFirmware, findFirmwareByVersion, insertFirmware, listFirmwareRows, publishFirmware } from "./store";
-
-/** The firmware release record (its fields are "not shown" in the spec; decision 025). */
-export type FirmwareRelease = {
-  id: string;
-  version: string;
-  model: FirmwareRow["model"];
-  notes: string | null;
-  sha256: string;
-  size_bytes: number;
-  status: "draft" | "published";
-  published_at: string | null;
-  created_at: string;
-};
 
 export function presentFirmware(row: FirmwareRow): FirmwareRelease {
   return {

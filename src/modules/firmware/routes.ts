@@ -3,10 +3,11 @@ import { z } from "zod";
 import type { Deps } from "../../deps";
 import { authentication, authorize } from "../../http/auth";
 import { idempotent } from "../../http/idempotency";
-import { pageQuery } from "../../http/pagination";
-import { idParam } from "../../http/schemas";
+import { pageOf, pageQuery } from "../../http/pagination";
+import { binaryRequestBody, binaryResponse, idParam } from "../../http/schemas";
 import { DEVICE_MODELS } from "../devices/schema";
 import { assignOta, cancelOta, firmwareDownload, getOta, listOta } from "./ota";
+import { firmwareReleaseSchema, otaAssignmentSchema } from "./schema";
 import { authorizeReleaseWriter, getPublishedRelease, listReleases, publishRelease, uploadFirmware } from "./releases";
 
 const otaParams = z.object({ id: z.string().min(1).max(100), ota_id: z.string().min(1).max(100) });
@@ -20,15 +21,18 @@ export function firmwareRoutes(deps: Deps) {
       ({ principal, query }) => listReleases(db, authorize(principal, "firmware:read").organizationId, { model: query.model, publishedOnly: true }, query),
       {
         query: z.object({ ...pageQuery, model: z.enum(DEVICE_MODELS).optional() }),
+        response: { 200: pageOf(firmwareReleaseSchema) },
         detail: { summary: "List published firmware releases", description: "Scope firmware:read. The organization's published releases, newest first. Releases are added with `parley firmware add` or POST /firmware-releases." },
       },
     )
     .post("/firmware-releases/:id/publish", ({ principal, params }) => publishRelease(db, authorizeReleaseWriter(principal).organizationId, params.id, clock.now()), {
       params: idParam,
+      response: { 200: firmwareReleaseSchema },
       detail: { summary: "Publish a firmware release", description: "Live secret key only. Makes a draft assignable and listed; publishing again is a no-op. 404 not_found for a release of another organization or unknown." },
     })
     .get("/firmware-releases/:id", ({ principal, params }) => getPublishedRelease(db, authorize(principal, "firmware:read").organizationId, params.id), {
       params: idParam,
+      response: { 200: firmwareReleaseSchema },
       detail: { summary: "Get a published firmware release", description: "Scope firmware:read. 404 not_found for unknown or unpublished." },
     })
     .post(
@@ -41,6 +45,7 @@ export function firmwareRoutes(deps: Deps) {
       {
         params: idParam,
         body: z.strictObject({ firmware_release_id: z.string().min(1).max(100) }),
+        response: { 201: otaAssignmentSchema },
         detail: {
           summary: "Assign firmware over the air",
           description: "Scope devices:write. 201 pending assignment. 404 not_found (FirmwareRelease not found) for an unknown or unpublished release; 409 resource_conflict while one is in flight.",
@@ -50,14 +55,17 @@ export function firmwareRoutes(deps: Deps) {
     .get("/devices/:id/ota", ({ principal, params, query }) => listOta(db, authorize(principal, "devices:read"), params.id, query), {
       params: idParam,
       query: z.object(pageQuery),
+      response: { 200: pageOf(otaAssignmentSchema) },
       detail: { summary: "List a device's OTA assignments", description: "Scope devices:read. Newest first." },
     })
     .get("/devices/:id/ota/:ota_id", ({ principal, params }) => getOta(db, authorize(principal, "devices:read"), params.id, params.ota_id), {
       params: otaParams,
+      response: { 200: otaAssignmentSchema },
       detail: { summary: "Get an OTA assignment", description: "Scope devices:read." },
     })
     .post("/devices/:id/ota/:ota_id/cancel", ({ principal, params }) => cancelOta(db, authorize(principal, "devices:write"), params.id, params.ota_id, clock.now()), {
       params: otaParams,
+      response: { 200: otaAssignmentSchema },
       detail: { summary: "Cancel an OTA assignment", description: "Scope devices:write. Pending or delivered only; 409 resource_conflict otherwise." },
     })
     .get(
@@ -69,7 +77,14 @@ export function firmwareRoutes(deps: Deps) {
         set.headers["x-firmware-version"] = file.version;
         return Bun.file(file.path);
       },
-      { params: otaParams, detail: { summary: "Download assigned firmware", description: "Device token of this device only, while the assignment is in flight. Header X-Firmware-SHA256. 404 not_found when the assignment is not in flight or the release's image is missing on the server." } },
+      {
+        params: otaParams,
+        detail: {
+          summary: "Download assigned firmware",
+          description: "Device token of this device only, while the assignment is in flight. Header X-Firmware-SHA256. 404 not_found when the assignment is not in flight or the release's image is missing on the server.",
+          responses: { 200: binaryResponse("The firmware image") },
+        },
+      },
     );
 }
 
@@ -96,7 +111,9 @@ export function firmwareUploadRoutes(deps: Deps) {
       },
       {
         query: z.object({ version: z.string().min(1).max(32), model: z.enum(DEVICE_MODELS), notes: z.string().max(2000).optional() }),
+        response: { 201: firmwareReleaseSchema },
         detail: {
+          requestBody: binaryRequestBody("The firmware image, at most 64 MiB"),
           summary: "Upload a firmware release",
           description:
             "Live secret key (sk_live_) only, not end-user-scoped. The raw request body is the image (Content-Type: application/octet-stream), at most 64 MiB; version, model and notes are query parameters. 201 draft FirmwareRelease with its sha256. 409 resource_already_exists for a version already registered for the model; 413 payload_too_large; 422 for an empty body. Idempotency-Key supported.",

@@ -1,6 +1,7 @@
 import type { Database } from "bun:sqlite";
 import type { Tenant } from "../../http/credentials";
 import { type Page, type PageRequest, paginate } from "../../http/pagination";
+import type { OtaStatus } from "./schema";
 
 /** Firmware releases belong to an organization, not a project or mode (spec 2.1 fw_). */
 export type FirmwareRow = {
@@ -15,7 +16,6 @@ export type FirmwareRow = {
   created_at: string;
 };
 
-export type OtaStatus = "pending" | "delivered" | "applied" | "failed" | "cancelled";
 export const IN_FLIGHT: readonly OtaStatus[] = ["pending", "delivered"];
 
 export type OtaRow = {

@@ -4,9 +4,8 @@ import type { Principal } from "../../http/auth";
 import { ApiError } from "../../http/errors";
 import { loadDeviceRow } from "../devices/service";
 import { CAPABILITY } from "../devices/schema";
+import type { Grant, GrantPublicKey } from "./schema";
 import { grantPublicKey, signGrant } from "./signing";
-
-export type Grant = { grant_blob: string; expires_at: string };
 
 /**
  * POST /devices/{id}/wifi-config/grant (spec 4.2). Stateless: nothing is stored, and no
@@ -39,6 +38,6 @@ function sign(serverSecret: string, principal: Principal, claims: Record<string,
 }
 
 /** The key devices verify grants with (provisioned at manufacture or fetched by the app). */
-export function grantVerificationKey(serverSecret: string, principal: Principal) {
+export function grantVerificationKey(serverSecret: string, principal: Principal): GrantPublicKey {
   return { algorithm: "Ed25519", public_key: grantPublicKey(serverSecret, principal.organizationId), encoding: "base64url-raw" };
 }

@@ -2,7 +2,7 @@ import { Elysia } from "elysia";
 import type { Deps } from "../../deps";
 import { authentication } from "../../http/auth";
 import { idParam } from "../../http/schemas";
-import { heartbeatBody } from "./schema";
+import { heartbeatBody, heartbeatResponseSchema } from "./schema";
 import { recordHeartbeat } from "./service";
 
 export function heartbeatsRoutes(deps: Deps) {
@@ -11,6 +11,7 @@ export function heartbeatsRoutes(deps: Deps) {
     .post("/devices/:id/heartbeat", ({ principal, params, body }) => recordHeartbeat(deps, principal, params.id, body, deps.clock.now()), {
       params: idParam,
       body: heartbeatBody,
+      response: { 200: heartbeatResponseSchema },
       detail: {
         summary: "Device heartbeat",
         description:

@@ -1,6 +1,8 @@
 import { z } from "zod";
 import { CHANNELS } from "../devices/schema";
-import { commandResult } from "../commands/schema";
+import { isoDateTime } from "../../http/schemas";
+import { commandResult, commandSchema } from "../commands/schema";
+import { otaAssignmentSchema } from "../firmware/schema";
 
 /**
  * POST /devices/{id}/heartbeat (decisions.md); every field optional, plus `ota_status`
@@ -31,3 +33,9 @@ export const heartbeatBody = z.object({
     .optional(),
 });
 export type HeartbeatBody = z.infer<typeof heartbeatBody>;
+
+/** What a heartbeat gets back: the commands now delivered, the OTA assignment in flight, the server's clock. */
+export const heartbeatResponseSchema = z
+  .object({ commands: z.array(commandSchema), ota: otaAssignmentSchema.nullable(), server_time: isoDateTime })
+  .meta({ id: "HeartbeatResponse" });
+export type HeartbeatResponse = z.infer<typeof heartbeatResponseSchema>;

@@ -5,19 +5,16 @@ import { ApiError } from "../../http/errors";
 import { groupCommit } from "../../db/group-commit";
 import { recordEvent } from "../../events/outbox";
 import { applyCommandResults, deliverPendingCommands, reconcileRecordingCommands } from "../commands/runtime";
-import type { Command } from "../commands/schema";
 import { type CommandDeps, presentCommand } from "../commands/service";
 import { openCommands } from "../commands/store";
-import { type OtaAssignment, otaForHeartbeat } from "../firmware/ota";
-import type { HeartbeatBody } from "./schema";
+import { otaForHeartbeat } from "../firmware/ota";
+import type { HeartbeatBody, HeartbeatResponse } from "./schema";
 import { findNewlyOfflineDevices, type HeartbeatDevice, markOfflineNotified, setLowBatteryNotified, writeHeartbeat } from "./store";
 
 /** device.low_battery fires when the battery drops below this, once per dip (spec 6). */
 export const LOW_BATTERY_PERCENT = 20;
 /** device.offline fires after this long without a sync (spec 6). */
 export const OFFLINE_AFTER_MS = 24 * 60 * 60 * 1000;
-
-export type HeartbeatResponse = { commands: Command[]; ota: OtaAssignment | null; server_time: string };
 
 /**
  * POST /devices/{id}/heartbeat, atomically: record what the device reported, settle
@@ -50,7 +47,7 @@ function applyHeartbeat(deps: CommandDeps, principal: Principal, deviceId: strin
   if (!device) throw new ApiError("unauthorized", "The credential is invalid, expired or revoked.");
   if (body.battery_percent !== undefined) noteBattery(db, principal, device, body.battery_percent, at, now);
   // Results, reconciliation and delivery only ever act on pending or delivered commands.
-  let commands: Command[] = [];
+  let commands: HeartbeatResponse["commands"] = [];
   if (device.has_open_commands) {
     applyCommandResults(db, principal, deviceId, body.command_results ?? [], now);
     const open = openCommands(db, principal, deviceId);

@@ -5,9 +5,10 @@ import { authentication, authorize } from "../../http/auth";
 import { UPLOAD_TARGET_PATH } from "../../http/credentials";
 import { ApiError } from "../../http/errors";
 import { idempotent } from "../../http/idempotency";
-import { idParam } from "../../http/schemas";
+import { pageOf } from "../../http/pagination";
+import { binaryRequestBody, binaryResponse, idParam, noContent } from "../../http/schemas";
 import { downloadAudio } from "./audio";
-import { createRecordingBody, listRecordingsQuery, uploadCompleteBody, uploadUrlBody } from "./schema";
+import { createRecordingBody, listRecordingsQuery, recordingSchema, uploadCompleteBody, uploadReceiptSchema, uploadUrlBody, uploadUrlSchema } from "./schema";
 import { createRecording, deleteRecording, getRecording, listRecordings } from "./service";
 import { completeUpload, VerificationPending } from "./upload-complete";
 import { receiveUpload, UploadSlots } from "./upload-receive";
@@ -29,6 +30,7 @@ export function recordingsRoutes(deps: Deps) {
         }),
       {
         body: createRecordingBody,
+        response: { 201: recordingSchema },
         detail: {
           summary: "Create a recording",
           description: "Scope recordings:write, or a device token (device_id and end_user_id then come from the token). Idempotency-Key supported.",
@@ -37,15 +39,21 @@ export function recordingsRoutes(deps: Deps) {
     )
     .get("/recordings", ({ principal, query }) => listRecordings(db, authorize(principal, "recordings:read"), query), {
       query: listRecordingsQuery,
+      response: { 200: pageOf(recordingSchema) },
       detail: { summary: "List recordings", description: "Scope recordings:read. Filters: end_user_id, device_id, status, recorded_after (inclusive), recorded_before (exclusive)." },
     })
     .get("/recordings/:id", ({ principal, params }) => getRecording(db, authorize(principal, "recordings:read"), params.id), {
       params: idParam,
+      response: { 200: recordingSchema },
       detail: { summary: "Get a recording", description: "Scope recordings:read." },
     })
     .get("/recordings/:id/audio", ({ principal, params, request }) => downloadAudio(deps, authorize(principal, "recordings:read"), params.id, request.headers.get("range")), {
       params: idParam,
-      detail: { summary: "Download the original audio", description: "Scope recordings:read. Honours a single Range (206, or 416 when unsatisfiable)." },
+      detail: {
+        summary: "Download the original audio",
+        description: "Scope recordings:read. Honours a single Range (206, or 416 when unsatisfiable).",
+        responses: { 200: binaryResponse("The stored original"), 206: binaryResponse("The requested byte range") },
+      },
     })
     .delete(
       "/recordings/:id",
@@ -53,11 +61,12 @@ export function recordingsRoutes(deps: Deps) {
         deleteRecording(deps, authorize(principal, "recordings:write"), params.id, clock.now());
         set.status = 204;
       },
-      { params: idParam, detail: { summary: "Delete a recording", description: "Scope recordings:write. Deletes its transcriptions, summaries and stored bytes." } },
+      { params: idParam, response: noContent, detail: { summary: "Delete a recording", description: "Scope recordings:write. Deletes its transcriptions, summaries and stored bytes." } },
     )
     .post("/recordings/:id/upload-url", ({ principal, params, body }) => issueUploadUrl(deps, authorize(principal, "recordings:write", DEVICE), params.id, body, clock.now()), {
       params: idParam,
       body: uploadUrlBody,
+      response: { 200: uploadUrlSchema },
       detail: {
         summary: "Get a pre-signed upload URL",
         description: "Scope recordings:write or the recording's device token. Single-use, short-lived; chunk_index gives a URL for one chunk of a streaming upload. Repairs a recording in integrity_failure.",
@@ -76,6 +85,7 @@ export function recordingsRoutes(deps: Deps) {
       {
         params: idParam,
         body: uploadCompleteBody,
+        response: { 200: recordingSchema },
         detail: {
           summary: "Complete an upload",
           description:
@@ -94,7 +104,15 @@ export function uploadTargetRoutes(deps: Deps) {
   const slots = new UploadSlots(deps.config.uploads.maxConcurrent);
   return new Elysia({ name: "parley.upload-target" }).put(`${UPLOAD_TARGET_PATH}:token`, ({ params, request }) => receiveUpload(deps, slots, params.token, request), {
     params: z.object({ token: z.string().min(1).max(200) }),
-    detail: { tags: ["Recordings"], summary: "Upload audio bytes", description: "No Authorization header: the URL from upload-url is the credential. 200 only once the bytes are stored durably; after any error the URL stays usable for a retry. 400 for an empty body or one shorter than the file_size_bytes given to upload-url; 409 while another PUT to the same URL runs; 413 over the size limit or that size; 429 over 10 concurrent uploads per project; 507 when the disk is full or below PARLEY_MIN_FREE_MB." },
+    response: { 200: uploadReceiptSchema },
+    detail: {
+      tags: ["Recordings"],
+      security: [],
+      requestBody: binaryRequestBody("The audio file, or one chunk of a streaming upload"),
+      summary: "Upload audio bytes",
+      description:
+        "No Authorization header: the URL from upload-url is the credential. 200 only once the bytes are stored durably; after any error the URL stays usable for a retry. 400 for an empty body or one shorter than the file_size_bytes given to upload-url; 409 while another PUT to the same URL runs; 413 over the size limit or that size; 429 over 10 concurrent uploads per project; 507 when the disk is full or below PARLEY_MIN_FREE_MB.",
+    },
   });
 }
 

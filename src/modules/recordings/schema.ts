@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { pageQuery } from "../../http/pagination";
-import { isoDateTime, metadataSchema } from "../../http/schemas";
+import { failureSchema, isoDateTime, metadataOut, metadataSchema } from "../../http/schemas";
 
 export const RECORDING_STATUSES = ["pending", "streaming", "uploaded", "processing", "completed", "failed", "integrity_failure"] as const;
 export type RecordingStatus = (typeof RECORDING_STATUSES)[number];
@@ -33,37 +33,40 @@ export const listRecordingsQuery = z.object({
 });
 export type ListRecordingsQuery = z.infer<typeof listRecordingsQuery>;
 
-export type RecordingError = { code: string; message: string };
-
 /**
  * Recording of spec 2.7, every field always present. After chunk_count (which the spec
  * leaves open): consent_obtained, format, codec, sha256 (of the verified original),
  * error ({code, message} or null), uploaded_at, created_at, updated_at.
  */
-export type Recording = {
-  id: string;
-  end_user_id: string | null;
-  device_id: string | null;
-  name: string | null;
-  status: RecordingStatus;
-  duration_seconds: number | null;
-  file_size_bytes: number | null;
-  recorded_at: string | null;
-  metadata: Record<string, unknown>;
-  upload_method: (typeof UPLOAD_METHODS)[number] | null;
-  source: (typeof SOURCES)[number];
-  mime_type: string | null;
-  is_streaming: boolean;
-  chunk_count: number;
-  consent_obtained: boolean | null;
-  format: string | null;
-  codec: string | null;
-  sha256: string | null;
-  error: RecordingError | null;
-  uploaded_at: string | null;
-  created_at: string;
-  updated_at: string;
-};
+export const recordingSchema = z
+  .object({
+    id: z.string(),
+    end_user_id: z.string().nullable(),
+    device_id: z.string().nullable(),
+    name: z.string().nullable(),
+    status: z.enum(RECORDING_STATUSES),
+    duration_seconds: z.number().int().nullable(),
+    file_size_bytes: z.number().int().nullable(),
+    recorded_at: isoDateTime.nullable(),
+    metadata: metadataOut,
+    upload_method: z.enum(UPLOAD_METHODS).nullable(),
+    source: z.enum(SOURCES),
+    mime_type: z.string().nullable(),
+    is_streaming: z.boolean(),
+    chunk_count: z.number().int(),
+    consent_obtained: z.boolean().nullable(),
+    format: z.string().nullable(),
+    codec: z.string().nullable(),
+    sha256: z.string().nullable(),
+    error: failureSchema.nullable(),
+    uploaded_at: isoDateTime.nullable(),
+    created_at: isoDateTime,
+    updated_at: isoDateTime,
+  })
+  .meta({ id: "Recording" });
+export type Recording = z.infer<typeof recordingSchema>;
+export type RecordingError = z.infer<typeof failureSchema>;
+
 export const uploadUrlBody = z.object({
   content_type: z.string().min(1).max(255).optional(),
   /** When given, the PUT must carry exactly this many bytes; empty bodies are refused, so at least 1. */
@@ -81,7 +84,12 @@ export const uploadCompleteBody = z.object({
 });
 export type UploadCompleteBody = z.infer<typeof uploadCompleteBody>;
 
-export type UploadUrl = { upload_url: string; method: "PUT"; headers: Record<string, string>; expires_at: string };
+/** POST /recordings/{id}/upload-url: where and how to PUT the bytes, until expires_at. */
+export const uploadUrlSchema = z
+  .object({ upload_url: z.string(), method: z.literal("PUT"), headers: z.record(z.string(), z.string()), expires_at: isoDateTime })
+  .meta({ id: "UploadUrl" });
+export type UploadUrl = z.infer<typeof uploadUrlSchema>;
 
 /** Body of a successful PUT to an upload URL. */
-export type UploadReceipt = { recording_id: string; chunk_index: number | null; file_size_bytes: number };
+export const uploadReceiptSchema = z.object({ recording_id: z.string(), chunk_index: z.number().int().nullable(), file_size_bytes: z.number().int() }).meta({ id: "UploadReceipt" });
+export type UploadReceipt = z.infer<typeof uploadReceiptSchema>;

@@ -1,7 +1,7 @@
 import { Elysia } from "elysia";
 import type { Deps } from "../../deps";
 import { authentication, authorize } from "../../http/auth";
-import { searchBody } from "./schema";
+import { searchBody, searchResponseSchema } from "./schema";
 import { searchRecordings } from "./service";
 
 export function searchRoutes(deps: Deps) {
@@ -9,6 +9,7 @@ export function searchRoutes(deps: Deps) {
     .use(authentication(deps))
     .post("/recordings/search", ({ principal, body }) => searchRecordings(deps, authorize(principal, "recordings:read"), body), {
       body: searchBody,
+      response: { 200: searchResponseSchema },
       detail: {
         summary: "Search an end user's transcripts",
         description:

@@ -13,14 +13,20 @@ export const searchBody = z.object({
 export type SearchBody = z.infer<typeof searchBody>;
 
 /** Search result of spec 2.10: a transcript chunk and its relevance. */
-export type SearchResult = {
-  chunk_id: string;
-  recording_id: string;
-  transcription_id: string;
-  chunk_text: string;
-  speaker: string | null;
-  start_ms: number;
-  end_ms: number;
-  recorded_at: string | null;
-  score: number;
-};
+export const searchResultSchema = z
+  .object({
+    chunk_id: z.string(),
+    recording_id: z.string(),
+    transcription_id: z.string(),
+    chunk_text: z.string(),
+    speaker: z.string().nullable(),
+    start_ms: z.number().int(),
+    end_ms: z.number().int(),
+    recorded_at: isoDateTime.nullable(),
+    score: z.number(),
+  })
+  .meta({ id: "SearchResult" });
+export type SearchResult = z.infer<typeof searchResultSchema>;
+
+/** POST /recordings/search: results best first. */
+export const searchResponseSchema = z.object({ results: z.array(searchResultSchema) }).meta({ id: "SearchResponse" });

@@ -2,8 +2,9 @@ import { Elysia } from "elysia";
 import type { Deps } from "../../deps";
 import { authentication, authorize } from "../../http/auth";
 import { idempotent } from "../../http/idempotency";
+import { pageOf } from "../../http/pagination";
 import { idParam } from "../../http/schemas";
-import { createSummaryBody, listSummariesQuery } from "./schema";
+import { createSummaryBody, listSummariesQuery, summarySchema } from "./schema";
 import { createSummary, getSummary, listSummaries } from "./service";
 
 export function summariesRoutes(deps: Deps) {
@@ -20,6 +21,7 @@ export function summariesRoutes(deps: Deps) {
         }),
       {
         body: createSummaryBody,
+        response: { 202: summarySchema },
         detail: {
           summary: "Summarise a transcription",
           description:
@@ -29,10 +31,12 @@ export function summariesRoutes(deps: Deps) {
     )
     .get("/summaries", ({ principal, query }) => listSummaries(db, authorize(principal, "summaries:read"), query), {
       query: listSummariesQuery,
+      response: { 200: pageOf(summarySchema) },
       detail: { summary: "List summaries", description: "Scope summaries:read. Filter by transcription_id; newest first." },
     })
     .get("/summaries/:id", ({ principal, params }) => getSummary(db, authorize(principal, "summaries:read"), params.id), {
       params: idParam,
+      response: { 200: summarySchema },
       detail: { summary: "Get a summary", description: "Scope summaries:read. Poll status, or wait for the summary.* events." },
     });
 }

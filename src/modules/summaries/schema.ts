@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { pageQuery } from "../../http/pagination";
+import { jobTimestamps } from "../../http/schemas";
 
 export const TEMPLATES = ["general", "sales", "clinical", "legal"] as const;
 export type TemplateName = (typeof TEMPLATES)[number];
@@ -16,29 +17,30 @@ export const listSummariesQuery = z.object({
 });
 export type ListSummariesQuery = z.infer<typeof listSummariesQuery>;
 
-export type SummaryFailureCode = "processing_error" | "timeout" | "content_policy_violation";
+const FAILURE_CODES = ["processing_error", "timeout", "content_policy_violation"] as const;
+export type SummaryFailureCode = (typeof FAILURE_CODES)[number];
 
 /** Summary of spec 2.8, every field always present. */
-export type Summary = {
-  id: string;
-  transcription_id: string;
-  recording_id: string;
-  status: "processing" | "completed" | "failed";
-  template: TemplateName;
-  /** What the template produces: summary, or medical_note for clinical. */
-  format: string;
-  text: string | null;
-  /** The output as the template's JSON schema shapes it; text is its rendering. */
-  structured: Record<string, unknown> | null;
-  error: { code: SummaryFailureCode; message: string } | null;
-  model: string | null;
-  /** The prompt file's version, e.g. general.v1. */
-  prompt_version: string;
-  created_at: string;
-  started_at: string | null;
-  completed_at: string | null;
-  failed_at: string | null;
-};
+export const summarySchema = z
+  .object({
+    id: z.string(),
+    transcription_id: z.string(),
+    recording_id: z.string(),
+    status: z.enum(["processing", "completed", "failed"]),
+    template: z.enum(TEMPLATES),
+    /** What the template produces: summary, or medical_note for clinical. */
+    format: z.string(),
+    text: z.string().nullable(),
+    /** The output as the template's JSON schema shapes it; text is its rendering. */
+    structured: z.record(z.string(), z.unknown()).nullable(),
+    error: z.object({ code: z.enum(FAILURE_CODES), message: z.string() }).nullable(),
+    model: z.string().nullable(),
+    /** The prompt file's version, e.g. general.v1. */
+    prompt_version: z.string(),
+    ...jobTimestamps,
+  })
+  .meta({ id: "Summary" });
+export type Summary = z.infer<typeof summarySchema>;
 
 /** Spec 6 payloads: exactly these fields of the record, per event. */
 export const SUMMARY_EVENT_FIELDS = {

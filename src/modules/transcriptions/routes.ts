@@ -2,8 +2,9 @@ import { Elysia } from "elysia";
 import type { Deps } from "../../deps";
 import { authentication, authorize } from "../../http/auth";
 import { idempotent } from "../../http/idempotency";
+import { pageOf } from "../../http/pagination";
 import { idParam } from "../../http/schemas";
-import { createTranscriptionBody, listTranscriptionsQuery } from "./schema";
+import { createTranscriptionBody, listTranscriptionsQuery, transcriptionSchema } from "./schema";
 import { createTranscription, getTranscription, listTranscriptions } from "./service";
 
 export function transcriptionsRoutes(deps: Deps) {
@@ -20,6 +21,7 @@ export function transcriptionsRoutes(deps: Deps) {
         }),
       {
         body: createTranscriptionBody,
+        response: { 202: transcriptionSchema },
         detail: {
           summary: "Transcribe a recording",
           description:
@@ -29,10 +31,12 @@ export function transcriptionsRoutes(deps: Deps) {
     )
     .get("/transcriptions", ({ principal, query }) => listTranscriptions(db, authorize(principal, "transcriptions:read"), query), {
       query: listTranscriptionsQuery,
+      response: { 200: pageOf(transcriptionSchema) },
       detail: { summary: "List transcriptions", description: "Scope transcriptions:read. Filter by recording_id; newest first." },
     })
     .get("/transcriptions/:id", ({ principal, params }) => getTranscription(db, authorize(principal, "transcriptions:read"), params.id), {
       params: idParam,
+      response: { 200: transcriptionSchema },
       detail: { summary: "Get a transcription", description: "Scope transcriptions:read. Poll status, or wait for the transcription.* events." },
     });
 }

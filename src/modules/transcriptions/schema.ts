@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { pageQuery } from "../../http/pagination";
+import { jobTimestamps } from "../../http/schemas";
 import { languageTag } from "../config/schema";
 
 export const createTranscriptionBody = z.strictObject({
@@ -16,30 +17,33 @@ export const listTranscriptionsQuery = z.object({
 export type ListTranscriptionsQuery = z.infer<typeof listTranscriptionsQuery>;
 
 /** Spec 6 transcription failure codes. */
-export type TranscriptionFailureCode = "audio_quality_insufficient" | "audio_too_short" | "audio_format_unsupported" | "processing_error" | "timeout";
+const FAILURE_CODES = ["audio_quality_insufficient", "audio_too_short", "audio_format_unsupported", "processing_error", "timeout"] as const;
+export type TranscriptionFailureCode = (typeof FAILURE_CODES)[number];
 
-export type Segment = { start: number; end: number; text: string; speaker: string; confidence: number };
-export type Speaker = { id: string; label: string };
+const segmentSchema = z.object({ start: z.number(), end: z.number(), text: z.string(), speaker: z.string(), confidence: z.number().min(0).max(1) });
+export type Segment = z.infer<typeof segmentSchema>;
+const speakerSchema = z.object({ id: z.string(), label: z.string() });
+export type Speaker = z.infer<typeof speakerSchema>;
 
 /** Transcription of spec 2.8, every field always present; model and diarization say what produced it. */
-export type Transcription = {
-  id: string;
-  recording_id: string;
-  status: "processing" | "completed" | "failed";
-  language: string | null;
-  text: string | null;
-  duration_seconds: number | null;
-  segments: Segment[];
-  speakers: Speaker[];
-  error: { code: TranscriptionFailureCode; message: string } | null;
-  model: string | null;
-  /** The diarizer model, or "none" when every segment is SPEAKER_1; null until completed. */
-  diarization: string | null;
-  created_at: string;
-  started_at: string | null;
-  completed_at: string | null;
-  failed_at: string | null;
-};
+export const transcriptionSchema = z
+  .object({
+    id: z.string(),
+    recording_id: z.string(),
+    status: z.enum(["processing", "completed", "failed"]),
+    language: z.string().nullable(),
+    text: z.string().nullable(),
+    duration_seconds: z.number().nullable(),
+    segments: z.array(segmentSchema),
+    speakers: z.array(speakerSchema),
+    error: z.object({ code: z.enum(FAILURE_CODES), message: z.string() }).nullable(),
+    model: z.string().nullable(),
+    /** The diarizer model, or "none" when every segment is SPEAKER_1; null until completed. */
+    diarization: z.string().nullable(),
+    ...jobTimestamps,
+  })
+  .meta({ id: "Transcription" });
+export type Transcription = z.infer<typeof transcriptionSchema>;
 
 /** Spec 6 payloads: exactly these fields of the record, per event. */
 export const TRANSCRIPTION_EVENT_FIELDS = {

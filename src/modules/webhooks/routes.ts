@@ -1,8 +1,19 @@
 import { Elysia } from "elysia";
 import type { Deps } from "../../deps";
 import { authentication, authorize } from "../../http/auth";
+import { pageOf } from "../../http/pagination";
+import { noContent } from "../../http/schemas";
 import { webhookDispatcher } from "./dispatcher";
-import { createWebhookBody, deliveryParams, listDeliveriesQuery, listWebhooksQuery, webhookParams } from "./schema";
+import {
+  createdWebhookSchema,
+  createWebhookBody,
+  deliveryParams,
+  listDeliveriesQuery,
+  listWebhooksQuery,
+  webhookDeliverySchema,
+  webhookEndpointSchema,
+  webhookParams,
+} from "./schema";
 import { createWebhook, deleteWebhook, getWebhook, listDeliveries, listWebhooks, retryDelivery } from "./service";
 
 export function webhooksRoutes(deps: Deps) {
@@ -18,6 +29,7 @@ export function webhooksRoutes(deps: Deps) {
       },
       {
         body: createWebhookBody,
+        response: { 201: createdWebhookSchema },
         detail: {
           summary: "Create a webhook endpoint",
           description: "Scope webhooks:write. HTTPS only; loopback, link-local and cloud metadata hosts are 422 unless the operator allows them (PARLEY_WEBHOOK_ALLOW_HOSTS), LAN hosts too with PARLEY_WEBHOOK_DENY_PRIVATE=1. The secret (whsec_) is returned once. Device events need include_device_events: true and the enterprise plan (403 otherwise).",
@@ -26,10 +38,12 @@ export function webhooksRoutes(deps: Deps) {
     )
     .get("/webhooks", ({ principal, query }) => listWebhooks(db, authorize(principal, "webhooks:read"), query), {
       query: listWebhooksQuery,
+      response: { 200: pageOf(webhookEndpointSchema) },
       detail: { summary: "List webhook endpoints", description: "Scope webhooks:read. List envelope, newest first; never includes secrets." },
     })
     .get("/webhooks/:id", ({ principal, params }) => getWebhook(db, authorize(principal, "webhooks:read"), params.id), {
       params: webhookParams,
+      response: { 200: webhookEndpointSchema },
       detail: { summary: "Get a webhook endpoint", description: "Scope webhooks:read. status is disabled after 3 days of continuous failure." },
     })
     .delete(
@@ -39,11 +53,12 @@ export function webhooksRoutes(deps: Deps) {
         webhookDispatcher(deps).cancelEndpoint(params.id);
         set.status = 204;
       },
-      { params: webhookParams, detail: { summary: "Delete a webhook endpoint", description: "Scope webhooks:write. Pending deliveries to it stop." } },
+      { params: webhookParams, response: noContent, detail: { summary: "Delete a webhook endpoint", description: "Scope webhooks:write. Pending deliveries to it stop." } },
     )
     .get("/webhooks/:id/deliveries", ({ principal, params, query }) => listDeliveries(db, authorize(principal, "webhooks:read"), params.id, query), {
       params: webhookParams,
       query: listDeliveriesQuery,
+      response: { 200: pageOf(webhookDeliverySchema) },
       detail: { summary: "List an endpoint's deliveries", description: "Scope webhooks:read. Attempts, status, latency, response status and snippet, next attempt." },
     })
     .post(
@@ -54,6 +69,6 @@ export function webhooksRoutes(deps: Deps) {
         set.status = 202;
         return delivery;
       },
-      { params: deliveryParams, detail: { summary: "Retry a delivery now", description: "Scope webhooks:write. 202 with the delivery, due now; same evt_ id." } },
+      { params: deliveryParams, response: { 202: webhookDeliverySchema }, detail: { summary: "Retry a delivery now", description: "Scope webhooks:write. 202 with the delivery, due now; same evt_ id." } },
     );
 }

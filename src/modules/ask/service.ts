@@ -1,12 +1,14 @@
 import type { Database } from "bun:sqlite";
 import type { Deps } from "../../deps";
 import type { ChatMessage } from "../../engines/llm";
-import { confineToEndUser, type Principal } from "../../http/auth";
+import { bodyField, confineToEndUser, ownedBy, visible } from "../../http/access";
+import type { Principal } from "../../http/auth";
 import type { Tenant } from "../../http/credentials";
 import { ApiError } from "../../http/errors";
 import type { Page } from "../../http/pagination";
 import { newId } from "../../ids";
 import { resolveConfig } from "../config/service";
+import { loadRecording } from "../recordings/service";
 import { findRecording } from "../recordings/store";
 import { DEFAULT_CHUNKING, chunkSegments } from "../search/chunking";
 import type { SearchResult } from "../search/schema";
@@ -34,20 +36,9 @@ type AskDeps = Pick<Deps, "db" | "clock" | "config" | "engines" | "log">;
 /** Passages retrieved per turn for library and selected scopes. */
 const RETRIEVED_PASSAGES = 8;
 
-/** A recording the caller may ask about: in the tenant, and the key's own end user's when the key is end-user-scoped. */
-function visibleRecording(deps: AskDeps, principal: Principal, id: string, param: string) {
-  const recording = findRecording(deps.db, principal, id);
-  if (!recording || (principal.endUserId && recording.end_user_id !== principal.endUserId)) {
-    throw new ApiError("resource_not_found", `No recording ${id}.`, { param });
-  }
-  return recording;
-}
-
 /** A session of the key's project and mode; end-user-scoped keys see only their own (others are simply not found). */
 export function getSession(deps: Pick<Deps, "db">, principal: Principal, id: string): AskSession {
-  const session = findSession(deps.db, principal, id);
-  if (!session || (principal.endUserId && session.end_user_id !== principal.endUserId)) throw new ApiError("not_found", `No Ask session ${id}.`, { param: "id" });
-  return session;
+  return visible(principal, findSession(deps.db, principal, id), (s) => ownedBy(s.end_user_id), `No Ask session ${id}.`);
 }
 
 const UNTITLED = "New chat";
@@ -68,7 +59,7 @@ function newSession(deps: AskDeps, principal: Principal, body: CreateSessionBody
   if (scope.type === "folder") throw new ApiError("validation_error", "Scope type folder is reserved and not supported.", { param: "scope.type" });
   if (scope.type === "recording") {
     // The end user of a recording-scoped session is the recording's owner (spec 4.5).
-    const recording = visibleRecording(deps, principal, scope.recording_id, "scope.recording_id");
+    const recording = loadRecording(deps.db, principal, scope.recording_id, bodyField("scope.recording_id"));
     endUserId = recording.end_user_id;
     recordingIds = [recording.id];
     recordingTitle = recording.name;
@@ -77,7 +68,7 @@ function newSession(deps: AskDeps, principal: Principal, body: CreateSessionBody
     if (scope.type === "selected") {
       recordingIds = [...new Set(scope.recording_ids)];
       for (const id of recordingIds) {
-        if (visibleRecording(deps, principal, id, "scope.recording_ids").end_user_id !== endUserId) {
+        if (loadRecording(deps.db, principal, id, bodyField("scope.recording_ids")).end_user_id !== endUserId) {
           throw new ApiError("resource_not_found", `No recording ${id} of end user ${endUserId}.`, { param: "scope.recording_ids" });
         }
       }

@@ -95,12 +95,12 @@ function newSession(deps: AskDeps, principal: Principal, body: CreateSessionBody
  * against it: its id is in the Location header and the error message, since the error
  * body keeps spec 7's shape (decision 065).
  */
-export async function createSession(deps: AskDeps, principal: Principal, body: CreateSessionBody): Promise<{ status: 200 | 201; body: AskSession | AskResult }> {
+export async function createSession(deps: AskDeps, principal: Principal, body: CreateSessionBody): Promise<AskSession | AskResult> {
   const session = newSession(deps, principal, body);
   insertSession(deps.db, principal, session);
-  if (!body.initial_message) return { status: 201, body: session };
+  if (!body.initial_message) return session;
   try {
-    return { status: 200, body: await askInSession(deps, principal, session, body.initial_message) };
+    return await askInSession(deps, principal, session, body.initial_message);
   } catch (err) {
     if (err instanceof ApiError && err.status < 500) deleteSessionRow(deps.db, principal, session.id);
     throw err;

@@ -1,7 +1,7 @@
 import { Elysia } from "elysia";
 import type { Deps } from "../../deps";
 import { authentication, authorize } from "../../http/auth";
-import { idempotent } from "../../http/idempotency";
+import { idempotency } from "../../http/idempotency";
 import { idParam } from "../../http/schemas";
 import { releaseDevicesOfEndUser } from "../devices/service";
 import { createEndUserBody, listEndUsersQuery, updateEndUserBody } from "./schema";
@@ -11,15 +11,15 @@ export function endUsersRoutes(deps: Deps) {
   const { db, clock } = deps;
   return new Elysia({ name: "parley.end-users", detail: { tags: ["End users"] } })
     .use(authentication(deps))
+    .use(idempotency(deps))
     .post(
       "/end-users",
-      (ctx) =>
-        idempotent(deps, ctx, () => {
-          const principal = authorize(ctx.principal, "end_users:write");
-          ctx.set.status = 201;
-          return createEndUser(db, principal, ctx.body, clock.now());
-        }),
-      { body: createEndUserBody, detail: { summary: "Create an end user", description: "Scope end_users:write. Idempotency-Key supported." } },
+      ({ principal, body, set }) => {
+        const caller = authorize(principal, "end_users:write");
+        set.status = 201;
+        return createEndUser(db, caller, body, clock.now());
+      },
+      { idempotent: true, body: createEndUserBody, detail: { summary: "Create an end user", description: "Scope end_users:write. Idempotency-Key supported." } },
     )
     .get("/end-users", ({ principal, query }) => listEndUsers(db, authorize(principal, "end_users:read"), query), {
       query: listEndUsersQuery,

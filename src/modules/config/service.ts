@@ -158,12 +158,11 @@ export function writeOrganizationConfig(db: Database, organizationId: string, ov
  * level and the devices bound to it, and reads (never writes) the shared levels above.
  */
 export function authorizeConfigTarget(db: Database, principal: Principal, target: ConfigTarget, write: boolean): void {
-  if (!principal.endUserId) return;
   if (target.level === "organization" || target.level === "project") {
     if (write) requireUnconfined(principal, "change shared configuration");
     return;
   }
-  // Only whether it may be seen: whether it exists is the read or write's own 404.
+  // A hidden level gets the very 404 locate() gives an unknown one.
   if (target.level === "end_user") visible(principal, target.id, ownedBy, "End user not found");
   else visible(principal, findDeviceRow(db, principal, target.id ?? ""), ownerOfDevice, "Device not found");
 }

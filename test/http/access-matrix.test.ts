@@ -102,11 +102,13 @@ type Credential = {
 
 const credentials: Credential[] = [];
 const scopeOf = new Map<string, string | null>();
+let ownerKey = "";
 
 beforeAll(async () => {
   t = await makeTestApp({ engines: { transcriber: new ScriptedTranscriber(), llm: new ScriptedLlm() } });
   const owner = makeTenant(t.deps, "matrix-owner");
   const intruder = makeTenant(t.deps, "matrix-intruder");
+  ownerKey = owner.test;
   const call = async (method: string, path: string, body?: unknown, key: string = owner.test) => {
     const r = await t.call(method, path, { key, body });
     if (r.status >= 300) throw new Error(`fixture ${method} ${path}: ${r.status} ${JSON.stringify(r.body)}`);
@@ -199,6 +201,17 @@ describe("access matrix", () => {
     const all = new Set(served);
     expect(routes.length).toBeGreaterThan(60);
     for (const route of [...Object.keys(EXEMPT), ...Object.keys(REQUESTS)]) expect([route, all.has(route)]).toEqual([route, true]);
+  });
+
+  // The control: what the matrix sends is aimed at real objects, so a 404 above is the rule's and not a typo's.
+  test.each(routes.filter((r) => r.startsWith("GET ")))("%s answers the owner's own credential", async (route) => {
+    const { query } = REQUESTS[route]?.() ?? {};
+    const path = fillPath(route.slice("GET ".length)) + (query ? `?${query}` : "");
+    // Routes with no documented scope are a device's own (the firmware download).
+    const r = await t.call("GET", path, { key: scopeOf.get(route) ? ownerKey : marker.deviceToken! });
+    expect({ route, status: r.status }).toEqual({ route, status: 200 });
+    // A filtered list finds the owner's object, so its empty page for others is the rule's doing.
+    if (query) expect({ route, found: Object.values(own).some((v) => JSON.stringify(r.body).includes(v)) }).toEqual({ route, found: true });
   });
 
   test.each(routes)("%s refuses every foreign credential and leaks nothing", async (route) => {

@@ -79,7 +79,14 @@ export function devicesRoutes(deps: Deps) {
             return { ...kept, device_token: deviceToken };
           },
         },
-        params: idParam, body: bindDeviceBody, detail: { summary: "Bind a device to an end user", description: "Scope devices:write. Idempotency-Key supported. Returns the device token once. 409 resource_conflict when already bound, and for a replay whose token a later unbind or token refresh made stale." } },
+        params: idParam,
+        body: bindDeviceBody,
+        detail: {
+          summary: "Bind a device to an end user",
+          description:
+            "Scope devices:write. Idempotency-Key supported. Returns the device token once. 409 resource_conflict when already bound, and for a replay whose token a later unbind or token refresh made stale.",
+        },
+      },
     )
     .post("/devices/:id/unbind", ({ principal, params }) => unbindDevice(db, authorize(principal, "devices:write"), params.id, clock.now()), {
       params: idParam,

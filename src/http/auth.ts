@@ -62,26 +62,20 @@ export function authentication(deps: { db: Database; clock: Clock }) {
 
 const API_KEY_KINDS: readonly CredentialKind[] = ["secret", "restricted"];
 
+/** Whether an API key holds a scope (secret keys hold all); other credential kinds hold none. */
+export function holdsScope(principal: Principal, scope: Scope): boolean {
+  return API_KEY_KINDS.includes(principal.kind) && (principal.scopes === null || principal.scopes.includes(scope));
+}
+
 /**
  * The single permission check: API keys need the scope (secret keys hold all), other
  * token kinds only reach routes that name them. 403 otherwise.
  */
 export function authorize(principal: Principal, scope: Scope, options: { tokens?: readonly CredentialKind[] } = {}): Principal {
   if (API_KEY_KINDS.includes(principal.kind)) {
-    if (principal.scopes && !principal.scopes.includes(scope)) {
-      throw new ApiError("forbidden", `This key lacks the ${scope} scope.`);
-    }
+    if (!holdsScope(principal, scope)) throw new ApiError("forbidden", `This key lacks the ${scope} scope.`);
     return principal;
   }
   if (options.tokens?.includes(principal.kind)) return principal;
   throw new ApiError("forbidden", `A ${principal.kind} token cannot call this endpoint.`);
-}
-
-/** The end user an end-user-scoped key is confined to, checked against the one a request names. */
-export function confineToEndUser(principal: Principal, endUserId: string | null | undefined): string | null {
-  if (!principal.endUserId) return endUserId ?? null;
-  if (endUserId && endUserId !== principal.endUserId) {
-    throw new ApiError("forbidden", "This key is scoped to another end user.", { param: "end_user_id" });
-  }
-  return principal.endUserId;
 }

@@ -1,22 +1,15 @@
 import type { Database } from "bun:sqlite";
+import { Elysia } from "elysia";
 import type { Clock } from "../clock";
 import { sha256Hex } from "../crypto";
 import type { Principal } from "./auth";
 import type { Tenant } from "./credentials";
-import { ApiError, errorBody } from "./errors";
-import { requestIdOf } from "./request-id";
+import { ApiError } from "./errors";
 
 const KEY_FORMAT = /^[A-Za-z0-9_-]{1,255}$/;
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 /** How long a duplicate waits for the first request of its key before answering 409. */
 const IN_FLIGHT_WAIT_MS = 10_000;
-
-type IdempotentContext = {
-  request: Request;
-  body: unknown;
-  principal: Principal;
-  set: { status?: number | string; headers: Record<string, string | number> };
-};
 
 type StoredRow = { credential_id: string | null; request_hash: string; state: "in_flight" | "done"; response_status: number | null; response_body: string | null; created_at: string };
 
@@ -30,25 +23,86 @@ function canonical(value: unknown): string {
   return JSON.stringify(value ?? null);
 }
 
+/** The route option `idempotent`: `true`, or these when the default does not fit. */
+export type IdempotentOptions = {
+  /** The payload a retry must repeat: the JSON body (default), or the query of a raw-body route, whose body is a stream. */
+  payload?: "body" | "query";
+  /** What is kept of a success instead of the body as sent: for what must never be stored in clear (a token, a credential). */
+  store?: (response: never) => unknown;
+  /**
+   * Rebuilds a replayed success from what `store` kept. It may throw: that error is today's
+   * answer, not a replay, and is not stored.
+   */
+  replay?: (stored: never, ctx: never) => unknown;
+};
+export type IdempotentOption = true | IdempotentOptions;
+/** What `replay` is given: the caller (the credential that stored the response) and the route's path parameters. */
+export type ReplayContext<Params = Record<string, string>> = { principal: Principal; params: Params };
+
+type HookContext = {
+  request: Request;
+  body?: unknown;
+  query?: unknown;
+  params: Record<string, string>;
+  principal: Principal;
+  set: { status?: number | string; headers: Record<string, string | number> };
+};
+type Claim = { ids: ClaimIds; store?: (response: never) => unknown };
+type ClaimIds = [projectId: string, mode: string, operation: string, key: string];
+
+/** The claim a request holds until its response is settled (a request, not the app, is the key: nothing outlives it). */
+const claims = new WeakMap<Request, Claim>();
+
 /**
- * Runs a create/trigger operation at most once per Idempotency-Key (spec 8): the same key
- * and payload replay the stored response (4xx included), a different payload is 409
- * idempotency_key_conflict, 5xx results are not kept, and a duplicate that arrives while
- * the first is running waits for it instead of writing twice. Only the credential that
- * made the first request gets its replay: the response may hold what another key of the
- * project is not allowed to see, so any other credential gets 409.
+ * Statuses whose response is never kept, so a retry runs afresh (spec 7, decision 004): 425
+ * and 429 say "try again", and a 5xx may not happen again. Every other 4xx is replayed.
  */
-export async function idempotent<T>(deps: { db: Database; clock: Clock }, ctx: IdempotentContext, run: () => T | Promise<T>): Promise<T> {
+export const isReplayable = (status: number) => status < 500 && status !== 425 && status !== 429;
+
+/**
+ * The `idempotent` route option (spec 8): `{ idempotent: true }` runs a create/trigger
+ * operation at most once per Idempotency-Key. The same key and payload replay the stored
+ * response, a different payload is 409 idempotency_key_conflict, and a duplicate that
+ * arrives while the first is running waits for it instead of writing twice. Only the
+ * credential that made the first request gets its replay: the response may hold what
+ * another key of the project is not allowed to see, so any other credential gets 409.
+ * Mount it in a module after `authentication`.
+ *
+ * @example
+ * new Elysia().use(authentication(deps)).use(idempotency(deps))
+ *   .post("/end-users", ({ body, set }) => { set.status = 201; return createEndUser(...) }, { idempotent: true })
+ */
+export function idempotency(deps: { db: Database; clock: Clock }) {
+  // Unnamed, as authentication: each module mounts its own copy.
+  return new Elysia().macro({
+    idempotent(option: IdempotentOption) {
+      const options = option === true ? {} : option;
+      // Each hook names only what it reads: Elysia parses a body only for routes whose hooks
+      // or handler read it, and a raw-body route must keep its stream.
+      const beforeHandle =
+        options.payload === "query"
+          ? ({ request, query, params, principal, set }: HookContext) => claimOrReplay(deps, options, { request, params, principal, set }, query)
+          : ({ request, body, params, principal, set }: HookContext) => claimOrReplay(deps, options, { request, params, principal, set }, body);
+      return {
+        beforeHandle: beforeHandle as never,
+        mapResponse: (({ request, responseValue, set }: HookContext & { responseValue: unknown }) => settle(deps.db, request, set, responseValue)) as never,
+      };
+    },
+  });
+}
+
+/** Before the handler: no key runs it; a stored response is replayed; otherwise the key is claimed for this request. */
+async function claimOrReplay(deps: { db: Database; clock: Clock }, options: IdempotentOptions, ctx: Omit<HookContext, "body" | "query">, payload: unknown): Promise<unknown> {
   const key = ctx.request.headers.get("idempotency-key");
-  if (key === null) return run();
+  if (key === null) return undefined;
   if (!KEY_FORMAT.test(key)) {
     throw new ApiError("invalid_request", "Idempotency-Key must be 1-255 letters, digits, hyphens or underscores.", { param: "Idempotency-Key" });
   }
   const { db, clock } = deps;
   const { projectId, mode, credentialId } = ctx.principal;
   const operation = `${ctx.request.method} ${new URL(ctx.request.url).pathname}`;
-  const requestHash = sha256Hex(canonical(ctx.body ?? null));
-  const ids: [string, string, string, string] = [projectId, mode, operation, key];
+  const requestHash = sha256Hex(canonical(payload ?? null));
+  const ids: ClaimIds = [projectId, mode, operation, key];
 
   const waitUntil = Date.now() + IN_FLIGHT_WAIT_MS;
   for (;;) {
@@ -63,9 +117,12 @@ export async function idempotent<T>(deps: { db: Database; clock: Clock }, ctx: I
          VALUES (?, ?, ?, ?, ?, ?, 'in_flight', ?) ON CONFLICT DO NOTHING`,
       )
       .run(...ids, credentialId, requestHash, now.toISOString()).changes;
-    if (claimed === 1) break;
+    if (claimed === 1) {
+      claims.set(ctx.request, { ids, store: options.store });
+      return undefined;
+    }
     const row = db
-      .query<StoredRow, [string, string, string, string]>(
+      .query<StoredRow, ClaimIds>(
         "SELECT credential_id, request_hash, state, response_status, response_body, created_at FROM idempotency_keys WHERE project_id = ? AND mode = ? AND operation = ? AND key = ?",
       )
       .get(...ids);
@@ -76,32 +133,40 @@ export async function idempotent<T>(deps: { db: Database; clock: Clock }, ctx: I
     if (row.request_hash !== requestHash) {
       throw new ApiError("idempotency_key_conflict", "This Idempotency-Key was already used with different parameters.", { param: "Idempotency-Key" });
     }
-    if (row.state === "done") {
-      ctx.set.status = row.response_status ?? 200;
-      ctx.set.headers["idempotent-replayed"] = "true";
-      return JSON.parse(row.response_body ?? "null") as T;
-    }
+    if (row.state === "done") return replay(options, ctx, row);
     if (Date.now() > waitUntil) {
       throw new ApiError("idempotency_key_conflict", "A request with this Idempotency-Key is still in progress; retry shortly.", { param: "Idempotency-Key" });
     }
     await Bun.sleep(25);
   }
+}
 
-  const finish = (status: number, body: unknown) =>
-    db.query("UPDATE idempotency_keys SET state = 'done', response_status = ?, response_body = ? WHERE project_id = ? AND mode = ? AND operation = ? AND key = ?").run(
-      status,
-      JSON.stringify(body ?? null),
-      ...ids,
-    );
-  try {
-    const result = await run();
-    finish(Number(ctx.set.status ?? 200), result);
-    return result;
-  } catch (err) {
-    if (err instanceof ApiError && err.status < 500) finish(err.status, errorBody(err, requestIdOf(ctx.set)));
-    else db.query("DELETE FROM idempotency_keys WHERE project_id = ? AND mode = ? AND operation = ? AND key = ?").run(...ids);
-    throw err;
+/** A stored error goes back as it was (spec 7); a stored success through the route's `replay`, which may refuse it with today's error. */
+async function replay(options: IdempotentOptions, ctx: Omit<HookContext, "body" | "query">, row: StoredRow): Promise<unknown> {
+  const status = row.response_status ?? 200;
+  const stored = JSON.parse(row.response_body ?? "null") as never;
+  const body = status < 400 && options.replay ? await options.replay(stored, { principal: ctx.principal, params: ctx.params } as never) : stored;
+  ctx.set.status = status;
+  ctx.set.headers["idempotent-replayed"] = "true";
+  return body;
+}
+
+/** After the handler or the error renderer: the response is kept for replays, or the claim released so a retry runs. */
+function settle(db: Database, request: Request, set: HookContext["set"], response: unknown): void {
+  const claim = claims.get(request);
+  if (!claim) return;
+  claims.delete(request);
+  const status = typeof set.status === "number" ? set.status : 200;
+  if (!isReplayable(status)) {
+    db.query("DELETE FROM idempotency_keys WHERE project_id = ? AND mode = ? AND operation = ? AND key = ?").run(...claim.ids);
+    return;
   }
+  const kept = status < 400 && claim.store ? claim.store(response as never) : response;
+  db.query("UPDATE idempotency_keys SET state = 'done', response_status = ?, response_body = ? WHERE project_id = ? AND mode = ? AND operation = ? AND key = ?").run(
+    status,
+    JSON.stringify(kept ?? null),
+    ...claim.ids,
+  );
 }
 
 export type StoredResponse = { status: number; body: unknown };

@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, test } from "bun:test";
 import { Elysia } from "elysia";
-import { idempotent } from "../../src/http/idempotency";
-import { errorHandling } from "../../src/http/errors";
+import { idempotency } from "../../src/http/idempotency";
+import { ApiError, errorHandling } from "../../src/http/errors";
 import { stampRequestId } from "../../src/http/request-id";
 import { createLogger } from "../../src/log";
 import { makeTenant, makeTestApp } from "../helpers";
@@ -114,28 +114,78 @@ describe("Idempotency-Key", () => {
     expect(retry.status).toBe(201);
   });
 
-  test("a 5xx is not kept: the client sees 500 internal_error with no internals, and the retry runs again", async () => {
+  /** A bare app with one idempotent route whose answers `outcomes` script, one a call. */
+  function scripted(path: string, outcomes: (() => unknown)[]) {
     let calls = 0;
     const principal = { projectId: acme.project.id, mode: "test" as const, credentialId: "key_x" } as any;
     const app = new Elysia()
       .onRequest(({ set }) => stampRequestId(set.headers))
       .use(errorHandling(createLogger("silent")))
-      .post("/flaky", (ctx) =>
-        idempotent(t.deps, { ...ctx, principal }, () => {
-          if (++calls === 1) throw new Error("disk on fire at /secret/path");
-          return { ok: calls };
-        }),
-      );
-    const send = () => app.handle(new Request("http://localhost/flaky", { method: "POST", headers: { "idempotency-key": "flaky-1", "content-type": "application/json" }, body: "{}" }));
-    const first = await send();
+      .derive(() => ({ principal }))
+      .use(idempotency(t.deps))
+      .post(path, ({ body }) => outcomes[calls++]!() ?? { ok: calls, body }, { idempotent: true });
+    const send = () => app.handle(new Request(`http://localhost${path}`, { method: "POST", headers: { "idempotency-key": `${path.slice(1)}-1`, "content-type": "application/json" }, body: "{}" }));
+    return { send, calls: () => calls };
+  }
+
+  test("a 5xx is not kept: the client sees 500 internal_error with no internals, and the retry runs again", async () => {
+    const flaky = scripted("/flaky", [
+      () => {
+        throw new Error("disk on fire at /secret/path");
+      },
+      () => undefined,
+    ]);
+    const first = await flaky.send();
     expect(first.status).toBe(500);
     const body = await first.json();
     expect(body.error.code).toBe("internal_error");
     expect(body.error.request_id).toStartWith("req_");
     expect(JSON.stringify(body)).not.toContain("secret");
-    const second = await send();
+    const second = await flaky.send();
     expect(second.status).toBe(200);
-    expect(await second.json()).toEqual({ ok: 2 });
-    expect(calls).toBe(2);
+    expect(await second.json()).toEqual({ ok: 2, body: {} });
+    expect(flaky.calls()).toBe(2);
+  });
+
+  test.each([
+    ["upload_verification_pending", 425],
+    ["rate_limited", 429],
+    ["service_unavailable", 503],
+    ["insufficient_storage", 507],
+  ] as const)("%s (%i) is never kept: the retry runs again", async (code, status) => {
+    const later = scripted(`/later-${status}`, [
+      () => {
+        throw new ApiError(code, "Not now.");
+      },
+      () => undefined,
+    ]);
+    expect((await later.send()).status).toBe(status);
+    const retry = await later.send();
+    expect(retry.status).toBe(200);
+    expect(retry.headers.get("idempotent-replayed")).toBeNull();
+    expect(later.calls()).toBe(2);
+  });
+
+  test.each([
+    ["bad_request", 400],
+    ["forbidden", 403],
+    ["not_found", 404],
+    ["resource_conflict", 409],
+    ["payload_too_large", 413],
+    ["validation_error", 422],
+  ] as const)("%s (%i) is kept: the retry gets the same error without running", async (code, status) => {
+    const refused = scripted(`/refused-${status}`, [
+      () => {
+        throw new ApiError(code, "No.");
+      },
+      () => undefined,
+    ]);
+    const first = await refused.send();
+    expect(first.status).toBe(status);
+    const replay = await refused.send();
+    expect(replay.status).toBe(status);
+    expect(replay.headers.get("idempotent-replayed")).toBe("true");
+    expect(await replay.json()).toEqual(await first.json());
+    expect(refused.calls()).toBe(1);
   });
 });

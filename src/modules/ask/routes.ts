@@ -2,7 +2,7 @@ import { Elysia } from "elysia";
 import { z } from "zod";
 import type { Deps } from "../../deps";
 import { authentication, authorize } from "../../http/auth";
-import { idempotent } from "../../http/idempotency";
+import { idempotency } from "../../http/idempotency";
 import { pageOf, pageQuery } from "../../http/pagination";
 import { idParam, noContent } from "../../http/schemas";
 import { askMessageSchema, askResultSchema, askSessionSchema, createSessionBody, listSessionsQuery, messageBody } from "./schema";
@@ -13,15 +13,17 @@ const ERRORS = "404 unknown session or recording; 409 transcription_not_ready (r
 export function askRoutes(deps: Deps) {
   return new Elysia({ name: "parley.ask", detail: { tags: ["Ask"] } })
     .use(authentication(deps))
+    .use(idempotency(deps))
     .post(
       "/ask/sessions",
-      (ctx) =>
-        idempotent(deps, ctx, async () => {
-          const result = await createSession(deps, authorize(ctx.principal, "ask:write"), ctx.body);
-          ctx.set.status = result.status;
-          return result.body;
-        }),
+      async ({ principal, body, set }) => {
+        const result = await createSession(deps, authorize(principal, "ask:write"), body);
+        // The first turn's answer when the request asked something, else the new session.
+        set.status = body.initial_message ? 200 : 201;
+        return result;
+      },
       {
+        idempotent: true,
         body: createSessionBody,
         response: { 200: askResultSchema, 201: askSessionSchema },
         detail: {
@@ -50,8 +52,9 @@ export function askRoutes(deps: Deps) {
     )
     .post(
       "/ask/sessions/:id/messages",
-      (ctx) => idempotent(deps, ctx, () => postMessage(deps, authorize(ctx.principal, "ask:write"), ctx.params.id, ctx.body)),
+      ({ principal, params, body }) => postMessage(deps, authorize(principal, "ask:write"), params.id, body),
       {
+        idempotent: true,
         params: idParam,
         body: messageBody,
         response: { 200: askResultSchema },

@@ -1,12 +1,14 @@
 import type { Database } from "bun:sqlite";
 import type { Deps } from "../../deps";
 import type { ChatMessage } from "../../engines/llm";
-import { confineToEndUser, type Principal } from "../../http/auth";
+import { bodyField, confineToEndUser, ownedBy, visible } from "../../http/access";
+import type { Principal } from "../../http/auth";
 import type { Tenant } from "../../http/credentials";
 import { ApiError } from "../../http/errors";
 import type { Page } from "../../http/pagination";
 import { newId } from "../../ids";
 import { resolveConfig } from "../config/service";
+import { loadRecording } from "../recordings/service";
 import { findRecording } from "../recordings/store";
 import { DEFAULT_CHUNKING, chunkSegments } from "../search/chunking";
 import type { SearchResult } from "../search/schema";
@@ -34,20 +36,9 @@ type AskDeps = Pick<Deps, "db" | "clock" | "config" | "engines" | "log">;
 /** Passages retrieved per turn for library and selected scopes. */
 const RETRIEVED_PASSAGES = 8;
 
-/** A recording the caller may ask about: in the tenant, and the key's own end user's when the key is end-user-scoped. */
-function visibleRecording(deps: AskDeps, principal: Principal, id: string, param: string) {
-  const recording = findRecording(deps.db, principal, id);
-  if (!recording || (principal.endUserId && recording.end_user_id !== principal.endUserId)) {
-    throw new ApiError("resource_not_found", `No recording ${id}.`, { param });
-  }
-  return recording;
-}
-
 /** A session of the key's project and mode; end-user-scoped keys see only their own (others are simply not found). */
 export function getSession(deps: Pick<Deps, "db">, principal: Principal, id: string): AskSession {
-  const session = findSession(deps.db, principal, id);
-  if (!session || (principal.endUserId && session.end_user_id !== principal.endUserId)) throw new ApiError("not_found", `No Ask session ${id}.`, { param: "id" });
-  return session;
+  return visible(principal, findSession(deps.db, principal, id), (s) => ownedBy(s.end_user_id), `No Ask session ${id}.`);
 }
 
 const UNTITLED = "New chat";
@@ -67,7 +58,7 @@ function newSession(deps: AskDeps, principal: Principal, body: CreateSessionBody
   let recordingTitle: string | null = null;
   if (scope.type === "recording") {
     // The end user of a recording-scoped session is the recording's owner (spec 4.5).
-    const recording = visibleRecording(deps, principal, scope.recording_id, "scope.recording_id");
+    const recording = loadRecording(deps.db, principal, scope.recording_id, bodyField("scope.recording_id"));
     endUserId = recording.end_user_id;
     recordingIds = [recording.id];
     recordingTitle = recording.name;
@@ -76,7 +67,7 @@ function newSession(deps: AskDeps, principal: Principal, body: CreateSessionBody
     if (scope.type === "selected") {
       recordingIds = [...new Set(scope.recording_ids)];
       for (const id of recordingIds) {
-        if (visibleRecording(deps, principal, id, "scope.recording_ids").end_user_id !== endUserId) {
+        if (loadRecording(deps.db, principal, id, bodyField("scope.recording_ids")).end_user_id !== endUserId) {
           throw new ApiError("resource_not_found", `No recording ${id} of end user ${endUserId}.`, { param: "scope.recording_ids" });
         }
       }
@@ -103,12 +94,12 @@ function newSession(deps: AskDeps, principal: Principal, body: CreateSessionBody
  * against it: its id is in the Location header and the error message, since the error
  * body keeps spec 7's shape (decision 065).
  */
-export async function createSession(deps: AskDeps, principal: Principal, body: CreateSessionBody): Promise<{ status: 200 | 201; body: AskSession | AskResult }> {
+export async function createSession(deps: AskDeps, principal: Principal, body: CreateSessionBody): Promise<AskSession | AskResult> {
   const session = newSession(deps, principal, body);
   insertSession(deps.db, principal, session);
-  if (!body.initial_message) return { status: 201, body: session };
+  if (!body.initial_message) return session;
   try {
-    return { status: 200, body: await askInSession(deps, principal, session, body.initial_message) };
+    return await askInSession(deps, principal, session, body.initial_message);
   } catch (err) {
     if (err instanceof ApiError && err.status < 500) deleteSessionRow(deps.db, principal, session.id);
     throw err;

@@ -1,19 +1,22 @@
 import { Elysia } from "elysia";
 import type { Deps } from "../../deps";
 import { authentication, authorize } from "../../http/auth";
-import type { ErrorBody } from "../../http/errors";
-import { idempotent } from "../../http/idempotency";
-import { pageOf } from "../../http/pagination";
+import { idempotency, type IdempotentOptions, type ReplayContext } from "../../http/idempotency";
 import { idParam } from "../../http/schemas";
-import { commandParams, commandSchema, createCommandBody, listCommandsQuery, resetCompletionBody } from "./schema";
+import { type Command, commandParams, commandSchema, createCommandBody, listCommandsQuery, resetCompletionBody } from "./schema";
+import type { ErrorBody } from "../../http/errors";
+import { pageOf } from "../../http/pagination";
 import { cancelCommand, completeReset, createCommand, createResetCommand, getCommand, listCommands } from "./service";
 
 /**
- * A replayed Idempotency-Key whose first request got a 4xx yields the stored error body
- * (idempotent() has already set its status): it goes back unchanged (spec 7), not looked up.
+ * The Idempotency-Key record of a created command keeps only its id: a grant_token is never
+ * persisted (spec 2.6), so a replay presents the command afresh.
  */
-function isReplayedError(kept: unknown): kept is ErrorBody {
-  return typeof kept === "object" && kept !== null && "error" in kept;
+function keepCommandId(deps: Deps): IdempotentOptions {
+  return {
+    store: (command: Command) => ({ id: command.id }),
+    replay: (kept: { id: string }, { principal, params }: ReplayContext<{ id: string }>) => getCommand(deps, authorize(principal, "devices:write"), params.id, kept.id),
+  };
 }
 
 /** Elysia types a handler by its success schemas; a replayed error leaves under its own 4xx status, which none of them covers. */
@@ -23,20 +26,17 @@ export function commandsRoutes(deps: Deps) {
   const { clock } = deps;
   return new Elysia({ name: "parley.commands", detail: { tags: ["Device commands"] } })
     .use(authentication(deps))
+    .use(idempotency(deps))
     .post(
       "/devices/:id/commands",
-      async (ctx) => {
-        const principal = authorize(ctx.principal, "devices:write");
-        const kept = await idempotent(deps, ctx, () => {
-          const { command, replayed } = createCommand(deps, principal, ctx.params.id, ctx.body, clock.now());
-          ctx.set.status = replayed ? 200 : 201;
-          if (replayed) ctx.set.headers["idempotent-replayed"] = "true";
-          return { id: command.id };
-        });
-        // The Idempotency-Key record keeps only the id: a grant_token is never persisted (spec 2.6).
-        return isReplayedError(kept) ? asReplayed(kept) : getCommand(deps, principal, ctx.params.id, kept.id);
+      ({ principal, params, body, set }) => {
+        const { command, replayed } = createCommand(deps, authorize(principal, "devices:write"), params.id, body, clock.now());
+        set.status = replayed ? 200 : 201;
+        if (replayed) set.headers["idempotent-replayed"] = "true";
+        return command;
       },
       {
+        idempotent: keepCommandId(deps),
         params: idParam,
         body: createCommandBody,
         response: { 200: commandSchema, 201: commandSchema },
@@ -65,15 +65,13 @@ export function commandsRoutes(deps: Deps) {
     )
     .post(
       "/devices/:id/reset",
-      async (ctx) => {
-        const principal = authorize(ctx.principal, "devices:write");
-        const kept = await idempotent(deps, ctx, () => {
-          ctx.set.status = 201;
-          return { id: createResetCommand(deps, principal, ctx.params.id, clock.now()).id };
-        });
-        return isReplayedError(kept) ? asReplayed(kept) : getCommand(deps, principal, ctx.params.id, kept.id);
+      ({ principal, params, set }) => {
+        const command = createResetCommand(deps, authorize(principal, "devices:write"), params.id, clock.now());
+        set.status = 201;
+        return command;
       },
       {
+        idempotent: keepCommandId(deps),
         params: idParam,
         response: { 201: commandSchema },
         detail: {

@@ -1,12 +1,13 @@
 import type { Database } from "bun:sqlite";
 import { decryptWithServerSecret, encryptWithServerSecret } from "../../crypto";
+import { mayHoldResetCredential } from "../../http/access";
 import type { Principal } from "../../http/auth";
 import { consumeCredential, issueCredential } from "../../http/credentials";
 import { ApiError } from "../../http/errors";
 import type { Page } from "../../http/pagination";
 import { newId } from "../../ids";
-import { endBinding } from "../devices/service";
-import { type DeviceRow, findDeviceRow } from "../devices/store";
+import { endBinding, loadDeviceRow } from "../devices/service";
+import type { DeviceRow } from "../devices/store";
 import { signGrant } from "../grants/signing";
 import { type Command, type CreateCommandBody, type ListCommandsQuery, type ResetCompletionBody } from "./schema";
 import { type CommandRow, findCommand, findCommandByIdempotencyKey, insertCommand, listCommandRows, openCommands, revokeResetCredential, transitionCommand } from "./store";
@@ -18,13 +19,9 @@ export const RESET_TTL_SECONDS = 86_400;
 
 export type CommandDeps = { db: Database; serverSecret: string };
 
-/** The device a command route names: the tenant's, not deleted, confined to an end-user-scoped key's end user. */
+/** The device a command route names, as the device routes load it, but reported as resource_not_found (spec 4.2 rule 4). */
 export function loadCommandDevice(db: Database, principal: Principal, deviceId: string): DeviceRow {
-  const row = findDeviceRow(db, principal, deviceId);
-  if (!row || (principal.endUserId && row.end_user_id !== principal.endUserId)) {
-    throw new ApiError("resource_not_found", "Device not found", { param: "id" });
-  }
-  return row;
+  return loadDeviceRow(db, principal, deviceId, { code: "resource_not_found", param: "id" });
 }
 
 function loadCommand(db: Database, principal: Principal, deviceId: string, id: string): CommandRow {
@@ -35,26 +32,16 @@ function loadCommand(db: Database, principal: Principal, deviceId: string, id: s
 }
 
 /**
- * Who sees a factory reset's rct_ (spec 5, decision 022): whoever could have reset the
- * device (secret keys, restricted keys holding devices:write) and the device it is
- * delivered to. A restricted key whose only writes are elsewhere (webhooks:write, say)
- * could otherwise complete a reset it was never allowed to start; the rct_ caller itself
- * gets null back, its credential being spent.
- */
-function maySeeResetCredential(principal: Principal): boolean {
-  if (principal.kind === "secret" || principal.kind === "device") return true;
-  return principal.kind === "restricted" && (principal.scopes ?? []).includes("devices:write");
-}
-
-/**
  * The API shape. grant_token is computed, never stored: for ordinary commands an Ed25519
  * command grant the device can check when the phone relays it; for factory_reset the rct_
- * completion credential, or null for callers that may not hold it.
+ * completion credential, or null for callers that may not hold it: a restricted key whose
+ * only writes are elsewhere (webhooks:write, say) could otherwise complete a reset it was
+ * never allowed to start; the rct_ caller itself gets null back, its credential being spent.
  */
 export function presentCommand(deps: CommandDeps, principal: Principal, row: CommandRow): Command {
   let grantToken: string | null;
   if (row.type === "factory_reset") {
-    grantToken = row.grant_secret && maySeeResetCredential(principal) ? decryptWithServerSecret(deps.serverSecret, row.grant_secret) : null;
+    grantToken = row.grant_secret && mayHoldResetCredential(principal) ? decryptWithServerSecret(deps.serverSecret, row.grant_secret) : null;
   } else {
     grantToken = signGrant(deps.serverSecret, principal.organizationId, { typ: "command", cmd: row.id, dev: row.device_id, type: row.type, exp: row.expires_at });
   }

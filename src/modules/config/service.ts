@@ -1,4 +1,5 @@
 import type { Database } from "bun:sqlite";
+import { ownedBy, ownerOfDevice, requireUnconfined, visible } from "../../http/access";
 import type { Principal } from "../../http/auth";
 import type { Tenant } from "../../http/credentials";
 import { ApiError } from "../../http/errors";
@@ -157,13 +158,11 @@ export function writeOrganizationConfig(db: Database, organizationId: string, ov
  * level and the devices bound to it, and reads (never writes) the shared levels above.
  */
 export function authorizeConfigTarget(db: Database, principal: Principal, target: ConfigTarget, write: boolean): void {
-  if (!principal.endUserId) return;
   if (target.level === "organization" || target.level === "project") {
-    if (write) throw new ApiError("forbidden", "An end-user-scoped key cannot change shared configuration.");
+    if (write) requireUnconfined(principal, "change shared configuration");
     return;
   }
-  const owner = target.level === "end_user" ? target.id : findDeviceRow(db, principal, target.id ?? "")?.end_user_id;
-  if (owner !== principal.endUserId) {
-    throw new ApiError("not_found", target.level === "end_user" ? "End user not found" : "Device not found", { param: "id" });
-  }
+  // A hidden level gets the very 404 locate() gives an unknown one.
+  if (target.level === "end_user") visible(principal, target.id, ownedBy, "End user not found");
+  else visible(principal, findDeviceRow(db, principal, target.id ?? ""), ownerOfDevice, "Device not found");
 }

@@ -2,20 +2,10 @@ import { Elysia } from "elysia";
 import { decryptWithServerSecret, encryptWithServerSecret } from "../../crypto";
 import type { Deps } from "../../deps";
 import { authentication, authorize } from "../../http/auth";
-import { idempotent } from "../../http/idempotency";
-import { pageOf } from "../../http/pagination";
+import { idempotency, type ReplayContext } from "../../http/idempotency";
 import { idParam, noContent } from "../../http/schemas";
-import {
-  bindDeviceBody,
-  boundDeviceSchema,
-  createDeviceBody,
-  deviceSchema,
-  deviceSettingsViewSchema,
-  deviceStateSchema,
-  deviceTokenSchema,
-  listDevicesQuery,
-  updateDeviceBody,
-} from "./schema";
+import { bindDeviceBody, boundDeviceSchema, createDeviceBody, deviceSchema, deviceSettingsViewSchema, deviceStateSchema, deviceTokenSchema, listDevicesQuery, updateDeviceBody } from "./schema";
+import { pageOf } from "../../http/pagination";
 import {
   assertBindTokenLive,
   bindDevice,
@@ -30,19 +20,21 @@ import {
   updateDevice,
 } from "./service";
 
+type Bound = ReturnType<typeof bindDevice>;
+
 export function devicesRoutes(deps: Deps) {
   const { db, clock } = deps;
   return new Elysia({ name: "parley.devices", detail: { tags: ["Devices"] } })
     .use(authentication(deps))
+    .use(idempotency(deps))
     .post(
       "/devices",
-      (ctx) =>
-        idempotent(deps, ctx, () => {
-          const principal = authorize(ctx.principal, "devices:write");
-          ctx.set.status = 201;
-          return createDevice(db, principal, ctx.body, clock.now());
-        }),
-      { body: createDeviceBody, response: { 201: deviceSchema }, detail: { summary: "Register a device", description: "Scope devices:write. Idempotency-Key supported. 409 resource_already_exists on a serial number ever used in this project and mode." } },
+      ({ principal, body, set }) => {
+        const caller = authorize(principal, "devices:write");
+        set.status = 201;
+        return createDevice(db, caller, body, clock.now());
+      },
+      { idempotent: true, response: { 201: deviceSchema }, body: createDeviceBody, detail: { summary: "Register a device", description: "Scope devices:write. Idempotency-Key supported. 409 resource_already_exists on a serial number ever used in this project and mode." } },
     )
     .get("/devices", ({ principal, query }) => listDevices(db, authorize(principal, "devices:read"), query), {
       query: listDevicesQuery,
@@ -80,25 +72,28 @@ export function devicesRoutes(deps: Deps) {
     })
     .post(
       "/devices/:id/bind",
-      async (ctx) => {
-        // The idempotency record keeps the response for 24 h: it holds the token sealed
-        // with the server secret, never in clear, and replays unseal it (decision 013).
-        const kept = await idempotent(deps, ctx, () => {
-          const bound = bindDevice(db, authorize(ctx.principal, "devices:write"), ctx.params.id, ctx.body.end_user_id, clock.now());
-          return { ...bound, device_token: encryptWithServerSecret(deps.serverSecret, bound.device_token) };
-        });
-        // A replayed 4xx is the stored error body, which has no token.
-        if (typeof kept.device_token !== "string") return kept;
-        const deviceToken = decryptWithServerSecret(deps.serverSecret, kept.device_token);
-        try {
-          assertBindTokenLive(db, ctx.principal, ctx.params.id, deviceToken);
-        } catch (err) {
-          delete ctx.set.headers["idempotent-replayed"]; // the 409 is today's answer, not the stored one
-          throw err;
-        }
-        return { ...kept, device_token: deviceToken };
+      ({ principal, params, body }) => bindDevice(db, authorize(principal, "devices:write"), params.id, body.end_user_id, clock.now()),
+      {
+        // The idempotency record keeps the response for 24 h: it holds the token sealed with
+        // the server secret, never in clear. A replay unseals it, unless a later unbind or
+        // token refresh made it stale: that 409 is today's answer, not a replay (decision 013).
+        idempotent: {
+          store: (bound: Bound) => ({ ...bound, device_token: encryptWithServerSecret(deps.serverSecret, bound.device_token) }),
+          replay: (kept: Bound, { principal, params }: ReplayContext<{ id: string }>) => {
+            const deviceToken = decryptWithServerSecret(deps.serverSecret, kept.device_token);
+            assertBindTokenLive(db, principal, params.id, deviceToken);
+            return { ...kept, device_token: deviceToken };
+          },
+        },
+        params: idParam,
+        body: bindDeviceBody,
+        response: { 200: boundDeviceSchema },
+        detail: {
+          summary: "Bind a device to an end user",
+          description:
+            "Scope devices:write. Idempotency-Key supported. Returns the device token once. 409 resource_conflict when already bound, and for a replay whose token a later unbind or token refresh made stale.",
+        },
       },
-      { params: idParam, body: bindDeviceBody, response: { 200: boundDeviceSchema }, detail: { summary: "Bind a device to an end user", description: "Scope devices:write. Idempotency-Key supported. Returns the device token once. 409 resource_conflict when already bound, and for a replay whose token a later unbind or token refresh made stale." } },
     )
     .post("/devices/:id/unbind", ({ principal, params }) => unbindDevice(db, authorize(principal, "devices:write"), params.id, clock.now()), {
       params: idParam,

@@ -1,6 +1,7 @@
 import type { Database } from "bun:sqlite";
 import { groupCommit } from "../../db/group-commit";
-import { confineToEndUser, type Principal } from "../../http/auth";
+import { confineToEndUser, ownerOfDevice, PATH_ID, type Reference, requireOwnDeviceToken, requireUnconfined, visible } from "../../http/access";
+import type { Principal } from "../../http/auth";
 import { issueCredential, revokeDeviceCredentials, type Tenant } from "../../http/credentials";
 import { ApiError } from "../../http/errors";
 import type { Page } from "../../http/pagination";
@@ -24,27 +25,12 @@ export function presentDevice(db: Database, tenant: Tenant, row: DeviceRow): Dev
  * The device row a caller may see: the tenant's, not deleted, and for an end-user-scoped
  * key only a device bound to that end user. 404 "Device not found" otherwise (spec 4.2).
  */
-export function loadDeviceRow(db: Database, principal: Principal, id: string): DeviceRow {
-  return visibleDevice(principal, findDeviceRow(db, principal, id));
-}
-
-/** A device row the caller may see: an end-user-scoped key sees only its end user's devices. */
-function visibleDevice<Row extends { end_user_id: string | null }>(principal: Principal, row: Row | null): Row {
-  if (!row || (principal.endUserId && row.end_user_id !== principal.endUserId)) {
-    throw new ApiError("not_found", "Device not found", { param: "id" });
-  }
-  return row;
-}
-
-/** Device tokens reach only their own device (spec 5 rule 4): call after authorize() on the five device-token routes. */
-export function confineToDevice(principal: Principal, deviceId: string): void {
-  if (principal.kind === "device" && principal.deviceId !== deviceId) {
-    throw new ApiError("forbidden", "This device token belongs to another device.");
-  }
+export function loadDeviceRow(db: Database, principal: Principal, id: string, ref: Reference = PATH_ID): DeviceRow {
+  return visible(principal, findDeviceRow(db, principal, id), ownerOfDevice, "Device not found", ref);
 }
 
 export function createDevice(db: Database, principal: Principal, body: CreateDeviceBody, now: Date): Device {
-  if (principal.endUserId) throw new ApiError("forbidden", "An end-user-scoped key cannot register devices.");
+  requireUnconfined(principal, "register devices");
   const at = now.toISOString();
   return db.transaction(() => {
     const holder = findDeviceBySerial(db, principal, body.serial_number);
@@ -113,7 +99,7 @@ export function endBinding(db: Database, tenant: Tenant, id: string, now: Date, 
 
 /** Soft delete: the row stays so its serial number remains reserved; its tokens stop working. */
 export function deleteDevice(db: Database, principal: Principal, id: string, now: Date): void {
-  if (principal.endUserId) throw new ApiError("forbidden", "An end-user-scoped key cannot delete devices.");
+  requireUnconfined(principal, "delete devices");
   db.transaction(() => {
     loadDeviceRow(db, principal, id);
     endBinding(db, principal, id, now, { deleting: true });
@@ -122,7 +108,8 @@ export function deleteDevice(db: Database, principal: Principal, id: string, now
 
 /** GET /devices/{id}/state: polled every few seconds by every app of a fleet, so its read shares the turn's transaction (decision 076). */
 export async function getDeviceState(db: Database, principal: Principal, id: string): Promise<DeviceState> {
-  return toDeviceState(visibleDevice(principal, await groupCommit(db).run(() => findDeviceStateRow(db, principal, id))));
+  const row = await groupCommit(db).run(() => findDeviceStateRow(db, principal, id));
+  return toDeviceState(visible(principal, row, ownerOfDevice, "Device not found"));
 }
 
 /** Spec 3.1 unbound -> bound: issues the device token, shown only in this response. */
@@ -187,8 +174,7 @@ export function releaseDevicesOfEndUser(db: Database, tenant: Tenant, endUserId:
 
 /** Rotates the calling device token: a new one is returned and every older one stops working. */
 export function refreshDeviceToken(db: Database, principal: Principal, id: string, now: Date): { device_token: string } {
-  if (principal.kind !== "device") throw new ApiError("forbidden", "Only a device token can refresh itself; rebind to issue a new one.");
-  confineToDevice(principal, id);
+  requireOwnDeviceToken(principal, id, "Only a device token can refresh itself; rebind to issue a new one.");
   return db.transaction(() => {
     const row = findDeviceRow(db, principal, id);
     // Authentication ran before this transaction; re-checking inside it keeps two refreshes

@@ -1,9 +1,9 @@
 import { Elysia } from "elysia";
 import type { Deps } from "../../deps";
 import { authentication, authorize } from "../../http/auth";
-import { idempotent } from "../../http/idempotency";
-import { pageOf } from "../../http/pagination";
+import { idempotency } from "../../http/idempotency";
 import { idParam, noContent } from "../../http/schemas";
+import { pageOf } from "../../http/pagination";
 import { releaseDevicesOfEndUser } from "../devices/service";
 import { createEndUserBody, endUserSchema, listEndUsersQuery, updateEndUserBody } from "./schema";
 import { createEndUser, deleteEndUser, getEndUser, listEndUsers, updateEndUser } from "./service";
@@ -12,15 +12,15 @@ export function endUsersRoutes(deps: Deps) {
   const { db, clock } = deps;
   return new Elysia({ name: "parley.end-users", detail: { tags: ["End users"] } })
     .use(authentication(deps))
+    .use(idempotency(deps))
     .post(
       "/end-users",
-      (ctx) =>
-        idempotent(deps, ctx, () => {
-          const principal = authorize(ctx.principal, "end_users:write");
-          ctx.set.status = 201;
-          return createEndUser(db, principal, ctx.body, clock.now());
-        }),
-      { body: createEndUserBody, response: { 201: endUserSchema }, detail: { summary: "Create an end user", description: "Scope end_users:write. Idempotency-Key supported." } },
+      ({ principal, body, set }) => {
+        const caller = authorize(principal, "end_users:write");
+        set.status = 201;
+        return createEndUser(db, caller, body, clock.now());
+      },
+      { idempotent: true, response: { 201: endUserSchema }, body: createEndUserBody, detail: { summary: "Create an end user", description: "Scope end_users:write. Idempotency-Key supported." } },
     )
     .get("/end-users", ({ principal, query }) => listEndUsers(db, authorize(principal, "end_users:read"), query), {
       query: listEndUsersQuery,

@@ -1,5 +1,6 @@
 import type { Database } from "bun:sqlite";
 import type { Deps } from "../../deps";
+import { ownedBy, requireUnconfined, visible } from "../../http/access";
 import type { Principal } from "../../http/auth";
 import { ApiError } from "../../http/errors";
 import { rewriteStoredResponses } from "../../http/idempotency";
@@ -18,7 +19,7 @@ function assertExternalIdFree(db: Database, principal: Principal, externalId: st
 }
 
 export function createEndUser(db: Database, principal: Principal, body: CreateEndUserBody, now: Date): EndUser {
-  if (principal.endUserId) throw new ApiError("forbidden", "An end-user-scoped key cannot create end users.");
+  requireUnconfined(principal, "create end users");
   const at = now.toISOString();
   const user: EndUser = {
     id: newId("eu_", now.getTime()),
@@ -39,9 +40,7 @@ export function createEndUser(db: Database, principal: Principal, body: CreateEn
 
 /** An end user of the caller's project and mode; end-user-scoped keys see only their own. */
 export function getEndUser(db: Database, principal: Principal, id: string): EndUser {
-  const user = principal.endUserId && principal.endUserId !== id ? null : findEndUser(db, principal, id);
-  if (!user) throw new ApiError("not_found", `No end user ${id}.`, { param: "id" });
-  return user;
+  return visible(principal, findEndUser(db, principal, id), (user) => ownedBy(user.id), `No end user ${id}.`);
 }
 
 export function listEndUsers(db: Database, principal: Principal, query: ListEndUsersQuery): Page<EndUser> {

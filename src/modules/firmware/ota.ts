@@ -1,6 +1,7 @@
 import type { Database } from "bun:sqlite";
 import { existsSync } from "node:fs";
 import type { Deps } from "../../deps";
+import { requireOwnDeviceToken } from "../../http/access";
 import type { Principal } from "../../http/auth";
 import type { Tenant } from "../../http/credentials";
 import { ApiError } from "../../http/errors";
@@ -111,8 +112,7 @@ export function otaForHeartbeat(db: Database, tenant: Tenant, deviceId: string, 
  */
 export function firmwareDownload(deps: Pick<Deps, "db" | "config" | "log">, principal: Principal, deviceId: string, otaId: string): { path: string; sha256: string; version: string } {
   const { db } = deps;
-  if (principal.kind !== "device") throw new ApiError("forbidden", "Only the device's own token downloads its firmware.");
-  if (principal.deviceId !== deviceId) throw new ApiError("forbidden", "This device token belongs to another device.");
+  requireOwnDeviceToken(principal, deviceId, "Only the device's own token downloads its firmware.");
   const row = findOta(db, principal, deviceId, otaId);
   if (!row || !IN_FLIGHT.includes(row.status)) throw new ApiError("not_found", "OTA assignment not found or no longer in flight", { param: "ota_id" });
   const fw = findFirmware(db, principal.organizationId, row.firmware_release_id) as FirmwareRow;

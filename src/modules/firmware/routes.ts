@@ -2,7 +2,7 @@ import { Elysia } from "elysia";
 import { z } from "zod";
 import type { Deps } from "../../deps";
 import { authentication, authorize } from "../../http/auth";
-import { idempotent } from "../../http/idempotency";
+import { idempotency } from "../../http/idempotency";
 import { pageOf, pageQuery } from "../../http/pagination";
 import { binaryRequestBody, binaryResponse, idParam } from "../../http/schemas";
 import { DEVICE_MODELS } from "../devices/schema";
@@ -99,17 +99,18 @@ export function firmwareUploadRoutes(deps: Deps) {
   const { db, clock } = deps;
   return new Elysia({ name: "parley.firmware-upload", detail: { tags: ["Firmware and OTA"] } })
     .use(authentication(deps))
+    .use(idempotency(deps))
     .post(
       "/v1/firmware-releases",
-      ({ principal, query, request, set }) => {
+      async ({ principal, query, request, set }) => {
         const writer = authorizeReleaseWriter(principal);
-        return idempotent(deps, { request, body: query, principal: writer, set }, async () => {
-          const release = await uploadFirmware(db, deps.config.dataDir, { organizationId: writer.organizationId, ...query }, request.body, clock.now());
-          set.status = 201;
-          return release;
-        });
+        const release = await uploadFirmware(db, deps.config.dataDir, { organizationId: writer.organizationId, ...query }, request.body, clock.now());
+        set.status = 201;
+        return release;
       },
       {
+        // The body is the image stream: the query is the payload a retry must repeat.
+        idempotent: { payload: "query" },
         query: z.object({ version: z.string().min(1).max(32), model: z.enum(DEVICE_MODELS), notes: z.string().max(2000).optional() }),
         response: { 201: firmwareReleaseSchema },
         detail: {

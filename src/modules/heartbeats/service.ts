@@ -1,4 +1,5 @@
 import type { Database } from "bun:sqlite";
+import { requireOwnDeviceToken } from "../../http/access";
 import type { Principal } from "../../http/auth";
 import type { Tenant } from "../../http/credentials";
 import { ApiError } from "../../http/errors";
@@ -23,8 +24,7 @@ export const OFFLINE_AFTER_MS = 24 * 60 * 60 * 1000;
  * Heartbeats arriving together share one commit (group commit); each is still all or nothing.
  */
 export function recordHeartbeat(deps: CommandDeps, principal: Principal, deviceId: string, body: HeartbeatBody, now: Date): Promise<HeartbeatResponse> {
-  if (principal.kind !== "device") throw new ApiError("forbidden", "Heartbeats are sent with the device's own token (dtok_).");
-  if (principal.deviceId !== deviceId) throw new ApiError("forbidden", "This device token belongs to another device.");
+  requireOwnDeviceToken(principal, deviceId, "Heartbeats are sent with the device's own token (dtok_).");
   return groupCommit(deps.db).run(() => applyHeartbeat(deps, principal, deviceId, body, now));
 }
 

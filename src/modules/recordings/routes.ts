@@ -3,14 +3,14 @@ import { z } from "zod";
 import type { Deps } from "../../deps";
 import { authentication, authorize } from "../../http/auth";
 import { UPLOAD_TARGET_PATH } from "../../http/credentials";
-import { ApiError } from "../../http/errors";
-import { idempotent } from "../../http/idempotency";
-import { pageOf } from "../../http/pagination";
+import { idempotency } from "../../http/idempotency";
 import { binaryRequestBody, binaryResponse, idParam, noContent } from "../../http/schemas";
+import { ApiError } from "../../http/errors";
+import { pageOf } from "../../http/pagination";
 import { downloadAudio } from "./audio";
 import { createRecordingBody, listRecordingsQuery, recordingSchema, uploadCompleteBody, uploadReceiptSchema, uploadUrlBody, uploadUrlSchema } from "./schema";
 import { createRecording, deleteRecording, getRecording, listRecordings } from "./service";
-import { completeUpload, VerificationPending } from "./upload-complete";
+import { completeUpload } from "./upload-complete";
 import { receiveUpload, UploadSlots } from "./upload-receive";
 import { issueUploadUrl } from "./upload-url";
 
@@ -20,15 +20,16 @@ export function recordingsRoutes(deps: Deps) {
   const { db, clock } = deps;
   return new Elysia({ name: "parley.recordings", detail: { tags: ["Recordings"] } })
     .use(authentication(deps))
+    .use(idempotency(deps))
     .post(
       "/recordings",
-      (ctx) =>
-        idempotent(deps, ctx, () => {
-          const principal = authorize(ctx.principal, "recordings:write", { tokens: ["device"] });
-          ctx.set.status = 201;
-          return createRecording(deps, principal, ctx.body, clock.now());
-        }),
+      ({ principal, body, set }) => {
+        const caller = authorize(principal, "recordings:write", DEVICE);
+        set.status = 201;
+        return createRecording(deps, caller, body, clock.now());
+      },
       {
+        idempotent: true,
         body: createRecordingBody,
         response: { 201: recordingSchema },
         detail: {
@@ -74,15 +75,9 @@ export function recordingsRoutes(deps: Deps) {
     })
     .post(
       "/recordings/:id/upload-complete",
-      async (ctx) => {
-        try {
-          return await idempotent(deps, ctx, () => completeUpload(deps, authorize(ctx.principal, "recordings:write", DEVICE), ctx.params.id, ctx.body, clock.now()));
-        } catch (err) {
-          if (!(err instanceof VerificationPending)) throw err;
-          throw new ApiError("upload_verification_pending", "Whole-file verification is running; retry this request shortly.", { headers: { "retry-after": "1" } });
-        }
-      },
+      ({ principal, params, body }) => completeUpload(deps, authorize(principal, "recordings:write", DEVICE), params.id, body, clock.now()),
       {
+        idempotent: true,
         params: idParam,
         body: uploadCompleteBody,
         response: { 200: recordingSchema },

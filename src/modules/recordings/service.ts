@@ -1,7 +1,8 @@
 import type { Database } from "bun:sqlite";
 import type { Deps } from "../../deps";
 import { recordEvent } from "../../events/outbox";
-import { confineToEndUser, type Principal } from "../../http/auth";
+import { confineToEndUser, ownerOfRecording, PATH_ID, type Reference, visible } from "../../http/access";
+import type { Principal } from "../../http/auth";
 import { ApiError } from "../../http/errors";
 import type { Page } from "../../http/pagination";
 import { newId } from "../../ids";
@@ -78,15 +79,13 @@ export function createRecording(deps: Deps, principal: Principal, body: CreateRe
 }
 
 /**
- * The recording as the caller may see it: its project and mode, and for an end-user-scoped
- * key its end user, for a device token its device. Anything else is 404, never 403, so ids
- * of others are not confirmed.
+ * The one loader of "a recording this caller may see" (decision 084), for every module: its
+ * project and mode, and for an end-user-scoped key its end user, for a device token its
+ * device. Anything else is 404, never 403, so ids of others are not confirmed. `ref` says
+ * how the id was given: in the path (`not_found`, param id) or as a body field.
  */
-export function loadRecording(db: Database, principal: Principal, id: string): StoredRecording {
-  const r = findRecording(db, principal, id);
-  const hidden = !r || (principal.endUserId && r.end_user_id !== principal.endUserId) || (principal.kind === "device" && r.device_id !== principal.deviceId);
-  if (hidden) throw new ApiError("not_found", `No recording ${id}.`, { param: "id" });
-  return r;
+export function loadRecording(db: Database, principal: Principal, id: string, ref: Reference = PATH_ID): StoredRecording {
+  return visible(principal, findRecording(db, principal, id), ownerOfRecording, `No recording ${id}.`, ref);
 }
 
 export function getRecording(db: Database, principal: Principal, id: string): Recording {

@@ -9,8 +9,9 @@ import { loadRecording } from "./service";
 import { acceptCompletion, chunkBytes, type Completion, listChunks, type StoredRecording, toRecording } from "./store";
 import { enqueueVerification, verifyUpload } from "./upload-verify";
 
-/** Thrown (not an ApiError, so idempotent() keeps no response) while verification runs: answered 425. */
-export class VerificationPending extends Error {}
+/** 425 while verification runs: retryable, so an Idempotency-Key never keeps it (decision 004). */
+const verificationPending = () =>
+  new ApiError("upload_verification_pending", "Whole-file verification is running; retry this request shortly.", { headers: { "retry-after": "1" } });
 
 function toCompletion(body: UploadCompleteBody): Completion {
   return { sha256: body.sha256 ?? null, file_size_bytes: body.file_size_bytes ?? null, upload_attempt_id: body.upload_attempt_id ?? null, client_version: body.client_version ?? null };
@@ -73,7 +74,7 @@ export async function completeUpload(deps: Deps, principal: Principal, id: strin
     return { pending: true, hashed: retry.sha256 !== null };
   });
   if (started.pending) {
-    if (started.hashed) throw new VerificationPending();
+    if (started.hashed) throw verificationPending();
     // No hash to wait for: verify now (the queued job then finds nothing to do) and answer with the outcome.
     try {
       await verifyUpload(deps, principal, id);
@@ -81,7 +82,7 @@ export async function completeUpload(deps: Deps, principal: Principal, id: strin
       // A full disk is said as such (507); another passing fault (ffmpeg, storage) is retryable, never a 500: the queued job keeps trying and the client retries.
       if (isOutOfSpace(err)) throw err;
       deps.log.warn("upload verification failed; the job will retry", { recording_id: id, error: err instanceof Error ? err.message : String(err) });
-      throw new VerificationPending();
+      throw verificationPending();
     }
     return completeUpload(deps, principal, id, body, now);
   }

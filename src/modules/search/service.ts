@@ -1,7 +1,7 @@
 import type { Database } from "bun:sqlite";
 import type { Deps } from "../../deps";
 import type { Principal } from "../../http/auth";
-import { confineToEndUser } from "../../http/auth";
+import { confineToEndUser } from "../../http/access";
 import { ApiError } from "../../http/errors";
 import { findEndUser } from "../end-users/store";
 import type { SearchBody, SearchResult } from "./schema";

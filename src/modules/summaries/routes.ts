@@ -1,7 +1,7 @@
 import { Elysia } from "elysia";
 import type { Deps } from "../../deps";
 import { authentication, authorize } from "../../http/auth";
-import { idempotent } from "../../http/idempotency";
+import { idempotency } from "../../http/idempotency";
 import { pageOf } from "../../http/pagination";
 import { idParam } from "../../http/schemas";
 import { createSummaryBody, listSummariesQuery, summarySchema } from "./schema";
@@ -11,15 +11,16 @@ export function summariesRoutes(deps: Deps) {
   const { db, clock } = deps;
   return new Elysia({ name: "parley.summaries", detail: { tags: ["Summaries"] } })
     .use(authentication(deps))
+    .use(idempotency(deps))
     .post(
       "/summaries",
-      (ctx) =>
-        idempotent(deps, ctx, () => {
-          const principal = authorize(ctx.principal, "summaries:write");
-          ctx.set.status = 202;
-          return createSummary(deps, principal, ctx.body, clock.now());
-        }),
+      ({ principal, body, set }) => {
+        const caller = authorize(principal, "summaries:write");
+        set.status = 202;
+        return createSummary(deps, caller, body, clock.now());
+      },
       {
+        idempotent: true,
         body: createSummaryBody,
         response: { 202: summarySchema },
         detail: {

@@ -1,6 +1,7 @@
 import type { Database } from "bun:sqlite";
 import type { Deps } from "../../deps";
 import { recordEvent } from "../../events/outbox";
+import { bodyField, ownedBy, visible } from "../../http/access";
 import type { Principal } from "../../http/auth";
 import type { Tenant } from "../../http/credentials";
 import { ApiError } from "../../http/errors";
@@ -66,10 +67,7 @@ export function startSummary(deps: Pick<Deps, "db" | "queue">, tenant: Tenant, t
 export function createSummary(deps: Pick<Deps, "db" | "queue">, principal: Principal, body: CreateSummaryBody, now: Date): Summary {
   const { db } = deps;
   return db.transaction(() => {
-    const stored = findStoredTranscription(db, principal, body.transcription_id);
-    if (!stored || (principal.endUserId && stored.endUserId !== principal.endUserId)) {
-      throw new ApiError("resource_not_found", `No transcription ${body.transcription_id}.`, { param: "transcription_id" });
-    }
+    const stored = visible(principal, findStoredTranscription(db, principal, body.transcription_id), (t) => ownedBy(t.endUserId), `No transcription ${body.transcription_id}.`, bodyField("transcription_id"));
     if (stored.record.status !== "completed") {
       throw new ApiError("transcription_not_ready", `Transcription ${stored.record.id} is ${stored.record.status}; only a completed transcription can be summarised.`, {
         param: "transcription_id",
@@ -80,11 +78,7 @@ export function createSummary(deps: Pick<Deps, "db" | "queue">, principal: Princ
 }
 
 export function getSummary(db: Database, principal: Principal, id: string): Summary {
-  const stored = findStoredSummary(db, principal, id);
-  if (!stored || (principal.endUserId && stored.endUserId !== principal.endUserId)) {
-    throw new ApiError("not_found", `No summary ${id}.`, { param: "id" });
-  }
-  return stored.record;
+  return visible(principal, findStoredSummary(db, principal, id), (s) => ownedBy(s.endUserId), `No summary ${id}.`).record;
 }
 
 export function listSummaries(db: Database, principal: Principal, query: ListSummariesQuery): Page<Summary> {

@@ -1,7 +1,7 @@
 import { Elysia } from "elysia";
 import type { Deps } from "../../deps";
 import { authentication, authorize } from "../../http/auth";
-import { idempotent } from "../../http/idempotency";
+import { idempotency } from "../../http/idempotency";
 import { pageOf } from "../../http/pagination";
 import { idParam } from "../../http/schemas";
 import { createTranscriptionBody, listTranscriptionsQuery, transcriptionSchema } from "./schema";
@@ -11,15 +11,16 @@ export function transcriptionsRoutes(deps: Deps) {
   const { db, clock } = deps;
   return new Elysia({ name: "parley.transcriptions", detail: { tags: ["Transcriptions"] } })
     .use(authentication(deps))
+    .use(idempotency(deps))
     .post(
       "/transcriptions",
-      (ctx) =>
-        idempotent(deps, ctx, () => {
-          const principal = authorize(ctx.principal, "transcriptions:write");
-          ctx.set.status = 202;
-          return createTranscription(deps, principal, ctx.body, clock.now());
-        }),
+      ({ principal, body, set }) => {
+        const caller = authorize(principal, "transcriptions:write");
+        set.status = 202;
+        return createTranscription(deps, caller, body, clock.now());
+      },
       {
+        idempotent: true,
         body: createTranscriptionBody,
         response: { 202: transcriptionSchema },
         detail: {

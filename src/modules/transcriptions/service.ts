@@ -1,13 +1,15 @@
 import type { Database } from "bun:sqlite";
 import type { Deps } from "../../deps";
 import { recordEvent } from "../../events/outbox";
+import { bodyField, ownedBy, visible } from "../../http/access";
 import type { Principal } from "../../http/auth";
 import type { Tenant } from "../../http/credentials";
 import { ApiError } from "../../http/errors";
 import type { Page } from "../../http/pagination";
 import { whisperLanguage } from "../../engines/whisper-languages";
 import { newId } from "../../ids";
-import { findRecording, setProcessingStatus } from "../recordings/store";
+import { loadRecording } from "../recordings/service";
+import { setProcessingStatus } from "../recordings/store";
 import { type CreateTranscriptionBody, eventData, type ListTranscriptionsQuery, TRANSCRIPTION_EVENT_FIELDS, type Transcription } from "./schema";
 import { findProcessingTranscription, findStoredTranscription, insertTranscription, listTranscriptionRows } from "./store";
 
@@ -18,15 +20,6 @@ export type RunTranscriptionPayload = { project_id: string; mode: Tenant["mode"]
 export const HAS_AUDIO = new Set(["uploaded", "processing", "completed", "failed"]);
 
 type RecordingRef = { id: string; end_user_id: string | null };
-
-/** A recording the caller may see: same project and mode, and its own end user for end-user-scoped keys. */
-function visibleRecording(db: Database, principal: Principal, recordingId: string) {
-  const recording = findRecording(db, principal, recordingId);
-  if (!recording || (principal.endUserId && recording.end_user_id !== principal.endUserId)) {
-    throw new ApiError("resource_not_found", `No recording ${recordingId}.`, { param: "recording_id" });
-  }
-  return recording;
-}
 
 /**
  * Inserts a transcription in status processing (the recording too), records
@@ -67,7 +60,7 @@ export function startTranscription(deps: Pick<Deps, "db" | "queue">, tenant: Ten
 export function createTranscription(deps: Pick<Deps, "db" | "queue">, principal: Principal, body: CreateTranscriptionBody, now: Date): Transcription {
   const { db } = deps;
   return db.transaction(() => {
-    const recording = visibleRecording(db, principal, body.recording_id);
+    const recording = loadRecording(db, principal, body.recording_id, bodyField("recording_id"));
     if (!HAS_AUDIO.has(recording.status)) {
       throw new ApiError("resource_conflict", `Recording ${recording.id} has no uploaded audio yet (status ${recording.status}).`, { param: "recording_id" });
     }
@@ -83,11 +76,7 @@ export function createTranscription(deps: Pick<Deps, "db" | "queue">, principal:
 
 /** A transcription the caller may see (end-user-scoped keys: only their end user's). */
 export function getTranscription(db: Database, principal: Principal, id: string): Transcription {
-  const stored = findStoredTranscription(db, principal, id);
-  if (!stored || (principal.endUserId && stored.endUserId !== principal.endUserId)) {
-    throw new ApiError("not_found", `No transcription ${id}.`, { param: "id" });
-  }
-  return stored.record;
+  return visible(principal, findStoredTranscription(db, principal, id), (t) => ownedBy(t.endUserId), `No transcription ${id}.`).record;
 }
 
 export function listTranscriptions(db: Database, principal: Principal, query: ListTranscriptionsQuery): Page<Transcription> {

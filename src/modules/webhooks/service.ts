@@ -2,6 +2,7 @@ import type { Database } from "bun:sqlite";
 import { encryptWithServerSecret } from "../../crypto";
 import type { Resolver } from "../../dns";
 import { DEVICE_EVENT_TYPES, type EventType } from "../../events/outbox";
+import { requireUnconfined } from "../../http/access";
 import type { Principal } from "../../http/auth";
 import { ApiError } from "../../http/errors";
 import type { Page } from "../../http/pagination";
@@ -28,7 +29,7 @@ function assertDeviceEventsAllowed(db: Database, principal: Principal, body: Cre
 
 /** Registers an endpoint; the response carries the signing secret, the only time it is shown. */
 export async function createWebhook(deps: WebhookDeps, principal: Principal, body: CreateWebhookBody, now: Date): Promise<WebhookEndpoint & { secret: string }> {
-  if (principal.endUserId) throw new ApiError("forbidden", "An end-user-scoped key cannot manage webhooks.");
+  requireUnconfined(principal, "manage webhooks");
   const verdict = await checkWebhookUrl(body.url, deps.config.webhooks, { resolve: deps.dns });
   if (verdict) throw new ApiError("validation_error", verdict.message, { param: verdict.param });
   // Stored as URL writes it (lower-case host, default port dropped, dot segments resolved):
@@ -54,14 +55,14 @@ export async function createWebhook(deps: WebhookDeps, principal: Principal, bod
 }
 
 function endpointOf(db: Database, principal: Principal, id: string) {
-  if (principal.endUserId) throw new ApiError("forbidden", "An end-user-scoped key cannot manage webhooks.");
+  requireUnconfined(principal, "manage webhooks");
   const row = findEndpoint(db, principal, id);
   if (!row) throw new ApiError("resource_not_found", `No webhook endpoint ${id}.`, { param: "id" });
   return row;
 }
 
 export function listWebhooks(db: Database, principal: Principal, page: { limit: number; cursor?: string }): Page<WebhookEndpoint> {
-  if (principal.endUserId) throw new ApiError("forbidden", "An end-user-scoped key cannot manage webhooks.");
+  requireUnconfined(principal, "manage webhooks");
   return listEndpointRows(db, principal, page);
 }
 

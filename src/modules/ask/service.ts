@@ -2,7 +2,7 @@ import type { Database } from "bun:sqlite";
 import type { Deps } from "../../deps";
 import type { ChatMessage } from "../../engines/llm";
 import { confineToEndUser, type Principal } from "../../http/auth";
-import type { Tenant } from "../../http/credentials";
+import type { Tenant } from "../../tenancy";
 import { ApiError } from "../../http/errors";
 import type { Page } from "../../http/pagination";
 import { newId } from "../../ids";

@@ -1,6 +1,6 @@
 import type { Deps } from "../../deps";
 import { parseFlags, UsageError } from "../../cli/args";
-import type { Tenant } from "../../http/credentials";
+import type { Tenant } from "../../tenancy";
 import { ensureDefaultOrganization, findProjectByName } from "../projects/store";
 import { type ConfigOverrides, configBody } from "./schema";
 import { type ConfigTarget, readConfigLevel, readOrganizationConfig, toOverrides, writeConfigLevel, writeOrganizationConfig } from "./service";

@@ -1,7 +1,8 @@
 import type { Database } from "bun:sqlite";
 import { groupCommit } from "../../db/group-commit";
 import { confineToEndUser, type Principal } from "../../http/auth";
-import { issueCredential, revokeDeviceCredentials, type Tenant } from "../../http/credentials";
+import { issueCredential, revokeDeviceCredentials } from "../../http/credentials";
+import type { Tenant } from "../../tenancy";
 import { ApiError } from "../../http/errors";
 import type { Page } from "../../http/pagination";
 import { newId } from "../../ids";

@@ -1,6 +1,6 @@
 import type { Database } from "bun:sqlite";
 import type { Principal } from "../../http/auth";
-import type { Tenant } from "../../http/credentials";
+import type { Tenant } from "../../tenancy";
 import { ApiError } from "../../http/errors";
 import { groupCommit } from "../../db/group-commit";
 import { recordEvent } from "../../events/outbox";

@@ -1,5 +1,5 @@
 import type { Database, SQLQueryBindings } from "bun:sqlite";
-import type { Tenant } from "../../http/credentials";
+import type { Tenant } from "../../tenancy";
 import type { DeviceRow } from "../devices/store";
 
 /** What a heartbeat reports onto the device row; null keeps the stored value (recording_state: see `recordingStateSent`). */

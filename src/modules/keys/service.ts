@@ -1,5 +1,6 @@
 import type { Database } from "bun:sqlite";
-import { forgetCachedCredentials, issueCredential, type Mode } from "../../http/credentials";
+import { forgetCachedCredentials, issueCredential } from "../../http/credentials";
+import type { Mode } from "../../tenancy";
 import { ApiError } from "../../http/errors";
 import { isScope, SCOPES } from "../../http/scopes";
 import { findProjectByName } from "../projects/store";

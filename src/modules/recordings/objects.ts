@@ -1,5 +1,5 @@
 import type { Deps } from "../../deps";
-import type { Tenant } from "../../http/credentials";
+import type { Tenant } from "../../tenancy";
 
 /** Job that deletes stored objects after the transaction that stopped referring to them. */
 export const DELETE_OBJECTS_JOB = "recordings.delete_objects";

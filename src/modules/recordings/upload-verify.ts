@@ -3,7 +3,7 @@ import { durableTransaction } from "../../db/durable";
 import type { Deps } from "../../deps";
 import { UndecodableAudioError } from "../../engines/audio";
 import { recordEvent } from "../../events/outbox";
-import type { Tenant } from "../../http/credentials";
+import type { Tenant } from "../../tenancy";
 import type { JobQueue } from "../../jobs/queue";
 import { chunksOf, ObjectTooLargeError } from "../../storage";
 import { DELETE_OBJECTS_JOB, recordingPrefix } from "./objects";

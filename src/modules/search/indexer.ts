@@ -1,5 +1,5 @@
 import type { Deps } from "../../deps";
-import type { Tenant } from "../../http/credentials";
+import type { Tenant } from "../../tenancy";
 import { type Job, PermanentJobError } from "../../jobs/queue";
 import type { PeriodicTask } from "../../jobs/scheduler";
 import { MissingModelError } from "../../engines/missing-model";

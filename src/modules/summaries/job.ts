@@ -2,7 +2,7 @@ import type { Deps } from "../../deps";
 import { LlmUnavailableError } from "../../engines/llm";
 import { MissingModelError } from "../../engines/missing-model";
 import { recordEvent } from "../../events/outbox";
-import type { Tenant } from "../../http/credentials";
+import type { Tenant } from "../../tenancy";
 import type { Job } from "../../jobs/queue";
 import { eventData } from "../transcriptions/schema";
 import { findTranscription } from "../transcriptions/store";

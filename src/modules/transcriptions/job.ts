@@ -4,7 +4,7 @@ import { UnsupportedLanguageError } from "../../engines/whisper-languages";
 import type { Deps } from "../../deps";
 import { recordEvent } from "../../events/outbox";
 import { isOutOfSpace } from "../../storage/volumes";
-import type { Tenant } from "../../http/credentials";
+import type { Tenant } from "../../tenancy";
 import type { Job } from "../../jobs/queue";
 import { resolveConfig } from "../config/service";
 import type { StoredRecording } from "../recordings/store";

@@ -122,7 +122,7 @@ describe("pipeline: the configuration hierarchy decides auto-processing", () => 
   test("the auto job is idempotent and never adds to a transcription the caller started", async () => {
     const { t, tenant, scope, transcriptionsOf } = await pipelineApp();
     const rec = await seedRecording(t.deps, scope, speech);
-    const job = { project_id: scope.projectId, mode: "test", recording_id: rec };
+    const job = { project_id: scope.projectId, mode: "test" as const, recording_id: rec };
     t.deps.queue.enqueue(AUTO_TRANSCRIBE_JOB, job);
     await t.deps.queue.drain();
     t.deps.queue.enqueue(AUTO_TRANSCRIBE_JOB, job);

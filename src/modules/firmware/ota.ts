@@ -10,6 +10,9 @@ import { loadDeviceRow } from "../devices/service";
 import { firmwarePath } from "./releases";
 import { type FirmwareRow, findFirmware, findInFlightOta, findOta, IN_FLIGHT, insertOta, listOtaRows, type OtaRow, transitionOta } from "./store";
 
+/** What other modules (devices) use of the firmware store: through this service, never the store itself (decision 083). */
+export { cancelInFlightOta } from "./store";
+
 /** OTA assignment of spec 2.11, plus what the device needs to fetch and check the file. */
 export type OtaAssignment = {
   id: string;

@@ -37,3 +37,16 @@ export type JobContracts = {
 
 export type JobName = keyof JobContracts;
 export type JobPayload<N extends JobName> = JobContracts[N];
+
+/** Every job name at run time (a test checks each has a handler); `satisfies` keeps it complete. */
+export const JOB_NAMES = Object.keys({
+  "recordings.verify_upload": true,
+  "recordings.delete_objects": true,
+  "transcriptions.auto": true,
+  "transcriptions.run": true,
+  "summaries.auto": true,
+  "summaries.run": true,
+  "search.index_transcription": true,
+  "search.reindex": true,
+  "db.truncate_wal": true,
+} satisfies Record<JobName, true>) as JobName[];

@@ -86,6 +86,11 @@ export class JobQueue<Contracts extends object = JobContracts> {
     this.handlers.set(type, { handler: handler as JobHandler<any>, lane: options.lane ?? "io" });
   }
 
+  /** Whether a handler is registered for `type` (a job nobody handles goes dead when taken). */
+  handles(type: string): boolean {
+    return this.handlers.has(type);
+  }
+
   /** Adds a job (a no-op returning null when an unfinished job has the same dedupe key). */
   enqueue<N extends keyof Contracts & string>(type: N, payload: Contracts[N], options: EnqueueOptions = {}): string | null {
     const now = this.clock.now();

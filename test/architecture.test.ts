@@ -25,9 +25,7 @@ const LEAVES = ["src/cli/args.ts", "src/tenancy.ts", "src/model-files/"];
 const REMAINING: string[] = [
   // Deleting a recording erases its Ask turns in the same transaction (decision 078).
   "src/modules/recordings/erasure.ts -> src/modules/ask/service.ts",
-  // The configuration hierarchy reads and writes device-level settings on the device row.
-  "src/modules/config/schema.ts -> src/modules/devices/settings.ts",
-  "src/modules/config/service.ts -> src/modules/devices/settings.ts",
+  // Device-level configuration is read from and written to the device row.
   "src/modules/config/service.ts -> src/modules/devices/service.ts",
   // Ending a binding cancels the device's open commands and, on deletion, its OTA in flight.
   "src/modules/devices/service.ts -> src/modules/commands/service.ts",

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { whisperLanguage } from "../../engines/whisper-languages";
-import { type DeviceSettings, settingsOverrides } from "../devices/settings";
+import { type DeviceSettings, settingsOverrides } from "./device-settings";
 
 /**
  * The summary templates a configuration may name. Declared here, below summaries, because

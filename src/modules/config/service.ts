@@ -3,7 +3,7 @@ import type { Principal } from "../../http/auth";
 import type { Tenant } from "../../tenancy";
 import { ApiError } from "../../http/errors";
 import { findEndUser } from "../end-users/service";
-import { resolveSettings } from "../devices/settings";
+import { resolveSettings } from "./device-settings";
 import { type DeviceRow, deviceSettingsOverrides, findDeviceRow, updateDeviceFields } from "../devices/service";
 import type { ConfigBody, ConfigLevel, ConfigLevelView, ConfigOverrides, ResolvedConfig } from "./schema";
 import {

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { pageQuery } from "../../http/pagination";
 import { metadataSchema } from "../../http/schemas";
-import { type DeviceSettings, deviceSettingsPatch } from "./settings";
+import { type DeviceSettings, deviceSettingsPatch } from "../config/device-settings";
 
 export const DEVICE_MODELS = ["parley_pin", "parley_note"] as const;
 export const CHANNELS = ["bluetooth", "wifi", "cellular"] as const;

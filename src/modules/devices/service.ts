@@ -12,7 +12,7 @@ import { findEndUser } from "../end-users/service";
 import { cancelInFlightOta } from "../firmware/ota";
 import type { CreateDeviceBody, Device, DeviceState, ListDevicesQuery, UpdateDeviceBody } from "./schema";
 import { CAPABILITY } from "./schema";
-import { mergeSettings } from "./settings";
+import { mergeSettings } from "../config/device-settings";
 import { type DeviceRow, deviceSettingsOverrides, deviceTokenIsLive, deviceTokenRecord, findDeviceBySerial, findDeviceRow, findDeviceStateRow, insertDevice, listDeviceRows, toDevice, toDeviceState, updateDeviceFields } from "./store";
 
 /** What other modules (config, commands, recordings and heartbeats) use of the devices store: through this service, never the store itself (decision 083). */

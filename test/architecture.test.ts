@@ -16,7 +16,7 @@ const LOWER_LAYERS = ["src/db/", "src/http/", "src/engines/", "src/jobs/", "src/
 /** What sits above them. */
 const UPPER = ["src/modules/", "src/cli.ts", "src/cli/", "src/models/", "src/app.ts", "src/boot.ts", "src/main.ts", "src/background.ts", "src/demo.ts", "src/simulator/"];
 /** Leaves: they import nothing of ours outside themselves. */
-const LEAVES = ["src/cli/args.ts", "src/tenancy.ts", "src/model-files/"];
+const LEAVES = ["src/clock.ts", "src/ids.ts", "src/crypto.ts", "src/log.ts", "src/config.ts", "src/tenancy.ts", "src/cli/args.ts", "src/model-files/"];
 
 /**
  * Known edges that still break a rule, each to be removed, never added to: the test

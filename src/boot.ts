@@ -10,7 +10,7 @@ import type { Deps } from "./deps";
 import { RateLimiter } from "./http/rate-limit";
 import { JobQueue } from "./jobs/queue";
 import { createLogger, type Logger } from "./log";
-import { ensureDefaultOrganization } from "./modules/projects/store";
+import { ensureDefaultOrganization } from "./modules/projects/service";
 import { loadServerSecret } from "./server-secret";
 import { createStorage } from "./storage";
 

@@ -3,8 +3,7 @@ import { parseFlags, UsageError } from "./cli/args";
 import type { Config } from "./config";
 import { serve } from "./main";
 import { createApiKey } from "./modules/keys/service";
-import { createProject } from "./modules/projects/service";
-import { findProjectByName } from "./modules/projects/store";
+import { createProject, findProjectByName } from "./modules/projects/service";
 import { formatStats, startSimulation } from "./simulator";
 
 const USAGE = `usage: parley demo [--devices N] [--duration SECONDS] [--project NAME]

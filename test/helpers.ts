@@ -10,7 +10,7 @@ import { loadConfig } from "../src/config";
 import type { Deps } from "../src/deps";
 import type { Resolver } from "../src/dns";
 import { createEngines, type Engines } from "../src/engines";
-import type { Mode } from "../src/http/credentials";
+import type { Mode } from "../src/tenancy";
 import { createLogger } from "../src/log";
 import { createApiKey } from "../src/modules/keys/service";
 import { createProject } from "../src/modules/projects/service";

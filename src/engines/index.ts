@@ -1,7 +1,7 @@
 import { join } from "node:path";
 import type { Config } from "../config";
 import type { Logger } from "../log";
-import { modelFilePath } from "../models/manifest";
+import { modelFilePath } from "../model-files/manifest";
 import type { AudioDecoder } from "./audio";
 import type { Embedder } from "./embedder";
 import { FfmpegAudioDecoder, findFfmpeg } from "./ffmpeg-audio";

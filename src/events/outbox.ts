@@ -1,5 +1,5 @@
 import type { Database } from "bun:sqlite";
-import type { Tenant } from "../http/credentials";
+import type { Tenant } from "../tenancy";
 import { newId } from "../ids";
 
 /** Event types of spec section 6. */

@@ -1,12 +1,12 @@
 import type { Database } from "bun:sqlite";
 import { hintOf, sha256Hex } from "../crypto";
 import { newId, newSecret } from "../ids";
+import type { Mode, Tenant } from "../tenancy";
 
-export type Mode = "test" | "live";
+/** Kept for callers written before src/tenancy.ts; new code imports them from there. */
+export type { Mode, Tenant };
+
 export type CredentialKind = "secret" | "restricted" | "device" | "upload" | "reset";
-
-/** Which project and mode a row belongs to; every store query filters on both. */
-export type Tenant = { projectId: string; mode: Mode };
 
 /** A live credential as the auth path needs it: only the columns a caller reads. */
 export type CredentialRow = {

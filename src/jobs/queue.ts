@@ -1,5 +1,6 @@
 import type { Database } from "bun:sqlite";
 import type { Clock } from "../clock";
+import type { JobContracts } from "./contracts";
 import { settledWithin } from "../deadline";
 import { newId } from "../ids";
 import type { Logger } from "../log";
@@ -60,7 +61,7 @@ function backoffMs(attempts: number): number {
  * lost; handlers must therefore be idempotent. Failures retry with backoff until
  * max_attempts, then the job is dead and kept for inspection.
  */
-export class JobQueue {
+export class JobQueue<Contracts extends object = JobContracts> {
   private handlers = new Map<string, { handler: JobHandler<any>; lane: Lane }>();
   private running: Record<Lane, number> = { model: 0, io: 0 };
   private slots: Record<Lane, number>;
@@ -80,12 +81,18 @@ export class JobQueue {
     this.slots = { model: modelSlots, io: IO_LANE_SLOTS };
   }
 
-  register<P>(type: string, handler: JobHandler<P>, options: { lane?: Lane } = {}): void {
+  /** `Contracts` (src/jobs/contracts.ts) types the payload a handler receives. */
+  register<N extends keyof Contracts & string>(type: N, handler: JobHandler<Contracts[N]>, options: { lane?: Lane } = {}): void {
     this.handlers.set(type, { handler: handler as JobHandler<any>, lane: options.lane ?? "io" });
   }
 
+  /** Whether a handler is registered for `type` (a job nobody handles goes dead when taken). */
+  handles(type: string): boolean {
+    return this.handlers.has(type);
+  }
+
   /** Adds a job (a no-op returning null when an unfinished job has the same dedupe key). */
-  enqueue(type: string, payload: unknown, options: EnqueueOptions = {}): string | null {
+  enqueue<N extends keyof Contracts & string>(type: N, payload: Contracts[N], options: EnqueueOptions = {}): string | null {
     const now = this.clock.now();
     const id = newId("job_", now.getTime());
     const inserted = this.db

@@ -7,12 +7,15 @@ import { JobQueue, PermanentJobError, RetryJobError } from "../../src/jobs/queue
 import { createLogger } from "../../src/log";
 import { makeTempDir } from "../helpers";
 
+/** The queue itself is tested with made-up job names: any name, any payload. */
+type AnyJobs = Record<string, any>;
+
 function setup() {
   const path = join(makeTempDir(), "q.db");
   const db = openDatabase(path);
   migrate(db);
   const clock = new ManualClock();
-  const queue = new JobQueue(db, clock, createLogger("silent"));
+  const queue = new JobQueue<AnyJobs>(db, clock, createLogger("silent"));
   const state = (id: string) => db.query("SELECT state, attempts, last_error, run_at FROM jobs WHERE id = ?").get(id) as any;
   return { path, db, clock, queue, state };
 }
@@ -96,7 +99,7 @@ describe("durable job queue", () => {
 
   test("a job leased by a worker that was killed -9 is run again after restart", async () => {
     const { path, db, state } = setup();
-    const id = new JobQueue(db, new ManualClock(new Date()), createLogger("silent")).enqueue("slow", { file: "a" })!;
+    const id = new JobQueue<AnyJobs>(db, new ManualClock(new Date()), createLogger("silent")).enqueue("slow", { file: "a" })!;
     const child = Bun.spawn([process.execPath, join(import.meta.dir, "support", "leasing-worker.ts"), path], { stdout: "pipe", stderr: "inherit" });
     const reader = child.stdout.getReader();
     const { value } = await reader.read();
@@ -106,7 +109,7 @@ describe("durable job queue", () => {
     await child.exited;
 
     // The restarted appliance takes back the orphaned job at start and finishes it.
-    const restarted = new JobQueue(db, new ManualClock(new Date()), createLogger("silent"));
+    const restarted = new JobQueue<AnyJobs>(db, new ManualClock(new Date()), createLogger("silent"));
     const done: unknown[] = [];
     restarted.register("slow", (job) => void done.push(job.payload));
     restarted.start();
@@ -118,7 +121,7 @@ describe("durable job queue", () => {
 
   test("an expired lease is taken over even without a restart", async () => {
     const { db, clock, state } = setup();
-    const a = new JobQueue(db, clock, createLogger("silent"));
+    const a = new JobQueue<AnyJobs>(db, clock, createLogger("silent"));
     const id = a.enqueue("t", {})!;
     // Lease it by hand as a worker that then vanished.
     db.query("UPDATE jobs SET state = 'running', attempts = 1, leased_by = 'wrk_gone', lease_until = ? WHERE id = ?").run(new Date(clock.now().getTime() + 60_000).toISOString(), id);
@@ -147,7 +150,7 @@ describe("durable job queue", () => {
 
   test("at start, an orphaned job on its last attempt is dead; one with attempts left is taken back", async () => {
     const { db, clock, state } = setup();
-    const queue = new JobQueue(db, clock, createLogger("silent"));
+    const queue = new JobQueue<AnyJobs>(db, clock, createLogger("silent"));
     const spent = queue.enqueue("t", { n: 1 }, { maxAttempts: 2 })!;
     const fresh = queue.enqueue("t", { n: 2 }, { maxAttempts: 2 })!;
     const far = new Date(clock.now().getTime() + 60_000).toISOString();
@@ -165,7 +168,7 @@ describe("durable job queue", () => {
 
   test("stop aborts running jobs: one that gives up goes back to the queue, its attempt not counted", async () => {
     const { db, state } = setup();
-    const queue = new JobQueue(db, new ManualClock(new Date()), createLogger("silent"));
+    const queue = new JobQueue<AnyJobs>(db, new ManualClock(new Date()), createLogger("silent"));
     const started = Promise.withResolvers<void>();
     queue.register("transcribe", async (job) => {
       started.resolve();
@@ -178,7 +181,7 @@ describe("durable job queue", () => {
     await queue.stop(10_000);
     expect(state(id)).toMatchObject({ state: "queued", attempts: 0, last_error: null });
 
-    const restarted = new JobQueue(db, new ManualClock(new Date()), createLogger("silent"));
+    const restarted = new JobQueue<AnyJobs>(db, new ManualClock(new Date()), createLogger("silent"));
     restarted.register("transcribe", () => {}, { lane: "model" });
     expect(await restarted.drain()).toBe(1);
     expect(state(id)).toMatchObject({ state: "done", attempts: 1 });
@@ -186,7 +189,7 @@ describe("durable job queue", () => {
 
   test("a handler that ignores the abort is left behind at the deadline: its job is put back, its late end not recorded", async () => {
     const { db, state } = setup();
-    const queue = new JobQueue(db, new ManualClock(new Date()), createLogger("silent"));
+    const queue = new JobQueue<AnyJobs>(db, new ManualClock(new Date()), createLogger("silent"));
     const started = Promise.withResolvers<void>();
     const release = Promise.withResolvers<void>();
     queue.register("stubborn", () => {
@@ -205,7 +208,7 @@ describe("durable job queue", () => {
 
   test("quick io-lane jobs run while every model slot is busy", async () => {
     const { db } = setup();
-    const queue = new JobQueue(db, new ManualClock(new Date()), createLogger("silent"), 2);
+    const queue = new JobQueue<AnyJobs>(db, new ManualClock(new Date()), createLogger("silent"), 2);
     let release = () => {};
     const blocked = new Promise<void>((r) => (release = r));
     let modelRunning = 0;

@@ -1,7 +1,7 @@
 import { writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import type { Deps } from "../../src/deps";
-import type { Tenant } from "../../src/http/credentials";
+import type { Tenant } from "../../src/tenancy";
 import { newId } from "../../src/ids";
 import type { RecordingStatus } from "../../src/modules/recordings/schema";
 import { insertRecording } from "../../src/modules/recordings/store";

@@ -122,7 +122,7 @@ describe("pipeline: the configuration hierarchy decides auto-processing", () => 
   test("the auto job is idempotent and never adds to a transcription the caller started", async () => {
     const { t, tenant, scope, transcriptionsOf } = await pipelineApp();
     const rec = await seedRecording(t.deps, scope, speech);
-    const job = { project_id: scope.projectId, mode: "test", recording_id: rec };
+    const job = { project_id: scope.projectId, mode: "test" as const, recording_id: rec };
     t.deps.queue.enqueue(AUTO_TRANSCRIBE_JOB, job);
     await t.deps.queue.drain();
     t.deps.queue.enqueue(AUTO_TRANSCRIBE_JOB, job);
@@ -182,6 +182,22 @@ describe("pipeline: crash recovery", () => {
     await t.deps.queue.drain();
     expect((await t.call("GET", `/v1/transcriptions/${txn.id}`, { key: tenant.test })).body).toEqual(before);
     expect(eventsOf(t.deps, "transcription.completed").filter((e) => e.data.id === txn.id)).toHaveLength(1);
+    expect(eventsOf(t.deps, "summary.started")).toHaveLength(1);
+  });
+
+  test("summaries.auto starts the configured summary once; a template stored before templates were checked falls back to general", async () => {
+    const { t, tenant, scope } = await pipelineApp();
+    // Written past the API's 422, as a row from before the configuration checked template names.
+    saveOrganizationOverrides(t.deps.db, organizationOf(t.deps.db, scope), { summary_template: "minutes" as never }, t.clock.now().toISOString());
+    const rec = await seedRecording(t.deps, scope, speech);
+    const txn = (await t.call("POST", "/v1/transcriptions", { key: tenant.test, body: { recording_id: rec } })).body;
+    await t.deps.queue.drain();
+    const job = t.deps.db.query<{ payload: string }, []>("SELECT payload FROM jobs WHERE type = 'summaries.auto'").all();
+    expect(job.map((j) => JSON.parse(j.payload))).toEqual([{ project_id: scope.projectId, mode: "test", transcription_id: txn.id, template: "minutes" }]);
+    t.deps.queue.enqueue("summaries.auto", { project_id: scope.projectId, mode: "test", transcription_id: txn.id, template: "minutes" });
+    await t.deps.queue.drain();
+    const sums = (await t.call("GET", `/v1/summaries?transcription_id=${txn.id}`, { key: tenant.test })).body.data;
+    expect(sums.map((x: any) => [x.template, x.status])).toEqual([["general", "completed"]]);
     expect(eventsOf(t.deps, "summary.started")).toHaveLength(1);
   });
 });

@@ -1,5 +1,5 @@
 import type { Deps } from "../../src/deps";
-import type { Tenant } from "../../src/http/credentials";
+import type { Tenant } from "../../src/tenancy";
 import { newId } from "../../src/ids";
 import { INDEX_TRANSCRIPTION_JOB } from "../../src/modules/search/indexer";
 import { insertRecording } from "../../src/modules/recordings/store";

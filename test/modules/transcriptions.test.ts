@@ -4,7 +4,7 @@ import { ScriptedLlm } from "../../src/engines/llm.test-double";
 import { TwoSpeakerTestDiarizer } from "../../src/engines/diarizer.test-double";
 import { MissingModelError } from "../../src/engines/missing-model";
 import { ScriptedTranscriber, type TranscriberScript } from "../../src/engines/transcriber.test-double";
-import type { Tenant } from "../../src/http/credentials";
+import type { Tenant } from "../../src/tenancy";
 import { findRecording } from "../../src/modules/recordings/store";
 import { latestCompletedTranscription } from "../../src/modules/transcriptions/store";
 import { makeTenant, makeTestApp } from "../helpers";

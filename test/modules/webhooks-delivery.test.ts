@@ -5,7 +5,7 @@ import { ManualClock } from "../../src/clock";
 import type { Deps } from "../../src/deps";
 import type { Resolver } from "../../src/dns";
 import { type EventType, recordEvent } from "../../src/events/outbox";
-import type { Mode } from "../../src/http/credentials";
+import type { Mode } from "../../src/tenancy";
 import { createLogger } from "../../src/log";
 import { setOrganizationPlan } from "../../src/modules/projects/store";
 import { fanOutEvents, leaseDelivery } from "../../src/modules/webhooks/delivery-store";

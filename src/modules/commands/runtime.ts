@@ -1,5 +1,5 @@
 import type { Database } from "bun:sqlite";
-import type { Tenant } from "../../http/credentials";
+import type { Tenant } from "../../tenancy";
 import type { CommandResult } from "./schema";
 import { type CommandRow, expireDueCommands, findCommand, transitionCommand } from "./store";
 

@@ -6,11 +6,13 @@ import { consumeCredential, issueCredential } from "../../http/credentials";
 import { ApiError } from "../../http/errors";
 import type { Page } from "../../http/pagination";
 import { newId } from "../../ids";
-import { endBinding, loadDeviceRow } from "../devices/service";
-import type { DeviceRow } from "../devices/store";
+import { type DeviceRow, endBinding, loadDeviceRow } from "../devices/service";
 import { signGrant } from "../grants/signing";
 import { type Command, type CreateCommandBody, type ListCommandsQuery, type ResetCompletionBody } from "./schema";
 import { type CommandRow, findCommand, findCommandByIdempotencyKey, insertCommand, listCommandRows, openCommands, revokeResetCredential, transitionCommand } from "./store";
+
+/** What other modules (devices and heartbeats) use of the commands store: through this service, never the store itself (decision 083). */
+export { cancelOpenCommands, openCommands } from "./store";
 
 /** Ordinary command admission (spec 3.2, 8): the last heartbeat must be under 60 s old. */
 export const ADMISSION_MAX_AGE_MS = 60_000;

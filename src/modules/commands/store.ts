@@ -1,5 +1,6 @@
 import type { Database } from "bun:sqlite";
-import { forgetCachedCredentials, type Tenant } from "../../http/credentials";
+import { forgetCachedCredentials } from "../../http/credentials";
+import type { Tenant } from "../../tenancy";
 import { type Page, type PageRequest, paginate } from "../../http/pagination";
 import type { CommandStatus, CommandType } from "./schema";
 

@@ -1,7 +1,7 @@
 import type { Deps } from "../../deps";
 import { parseFlags, UsageError } from "../../cli/args";
-import type { Tenant } from "../../http/credentials";
-import { ensureDefaultOrganization, findProjectByName } from "../projects/store";
+import type { Tenant } from "../../tenancy";
+import { ensureDefaultOrganization, findProjectByName } from "../projects/service";
 import { type ConfigOverrides, configBody } from "./schema";
 import { type ConfigTarget, readConfigLevel, readOrganizationConfig, toOverrides, writeConfigLevel, writeOrganizationConfig } from "./service";
 

@@ -1,8 +1,17 @@
 import { z } from "zod";
 import { whisperLanguage } from "../../engines/whisper-languages";
 import { isoDateTime } from "../../http/schemas";
-import { deviceSettingsSchema, settingsOverrides } from "../devices/settings";
-import { TEMPLATES, type TemplateName } from "../summaries/schema";
+import { type DeviceSettings, deviceSettingsSchema, settingsOverrides } from "./device-settings";
+
+/**
+ * The summary templates a configuration may name. Declared here, below summaries, because
+ * transcriptions reads the configuration and summaries reads transcriptions (decision 083);
+ * summaries takes its template names from this list.
+ */
+export const SUMMARY_TEMPLATES = ["general", "sales", "clinical", "legal"] as const;
+export type SummaryTemplateName = (typeof SUMMARY_TEMPLATES)[number];
+const TEMPLATES = SUMMARY_TEMPLATES;
+type TemplateName = SummaryTemplateName;
 
 export const ASK_PROVIDERS = ["llama_cpp", "openai_compatible", "extractive"] as const;
 export const CONFIG_LEVELS = ["organization", "project", "end_user", "device"] as const;

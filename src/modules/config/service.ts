@@ -1,11 +1,11 @@
 import type { Database } from "bun:sqlite";
 import { ownedBy, ownerOfDevice, requireUnconfined, visible } from "../../http/access";
 import type { Principal } from "../../http/auth";
-import type { Tenant } from "../../http/credentials";
+import type { Tenant } from "../../tenancy";
 import { ApiError } from "../../http/errors";
-import { findEndUser } from "../end-users/store";
-import { resolveSettings } from "../devices/settings";
-import { type DeviceRow, deviceSettingsOverrides, findDeviceRow, updateDeviceFields } from "../devices/store";
+import { findEndUser } from "../end-users/service";
+import { resolveSettings } from "./device-settings";
+import { type DeviceRow, deviceSettingsOverrides, findDeviceRow, updateDeviceFields } from "../devices/service";
 import type { ConfigBody, ConfigLevel, ConfigLevelView, ConfigOverrides, ResolvedConfig } from "./schema";
 import {
   deleteOrganizationOverrides,
@@ -17,6 +17,9 @@ import {
   saveOrganizationOverrides,
   saveOverrides,
 } from "./store";
+
+/** What other modules (devices) use of the config store: through this service, never the store itself (decision 083). */
+export { findOrganizationOverrides, findOverrides, organizationOf } from "./store";
 
 const DEFAULTS = { auto_transcribe: true, auto_summarize: true, summary_template: "general", language: null, ask_provider: null } as const;
 

@@ -1,5 +1,5 @@
 import type { Database } from "bun:sqlite";
-import type { Tenant } from "../../http/credentials";
+import type { Tenant } from "../../tenancy";
 import type { ConfigOverrides } from "./schema";
 
 export type StoredOverrides = { overrides: ConfigOverrides; updated_at: string };

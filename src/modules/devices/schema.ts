@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { pageQuery } from "../../http/pagination";
 import { isoDateTime, metadataOut, metadataSchema } from "../../http/schemas";
-import { deviceSettingsPatch, deviceSettingsSchema } from "./settings";
+import { type DeviceSettings, deviceSettingsPatch, deviceSettingsSchema } from "../config/device-settings";
 
 export const DEVICE_MODELS = ["parley_pin", "parley_note"] as const;
 export const CHANNELS = ["bluetooth", "wifi", "cellular"] as const;

@@ -2,19 +2,22 @@ import type { Database } from "bun:sqlite";
 import { groupCommit } from "../../db/group-commit";
 import { confineToEndUser, ownerOfDevice, PATH_ID, type Reference, requireOwnDeviceToken, requireUnconfined, visible } from "../../http/access";
 import type { Principal } from "../../http/auth";
-import { issueCredential, revokeDeviceCredentials, type Tenant } from "../../http/credentials";
+import { issueCredential, revokeDeviceCredentials } from "../../http/credentials";
 import { ApiError } from "../../http/errors";
 import type { Page } from "../../http/pagination";
 import { newId } from "../../ids";
-import { cancelOpenCommands } from "../commands/store";
-import { resolveConfig } from "../config/service";
-import { findOrganizationOverrides, findOverrides, organizationOf } from "../config/store";
-import { findEndUser } from "../end-users/store";
-import { cancelInFlightOta } from "../firmware/store";
+import type { Tenant } from "../../tenancy";
+import { cancelOpenCommands } from "../commands/service";
+import { findOrganizationOverrides, findOverrides, organizationOf, resolveConfig } from "../config/service";
+import { findEndUser } from "../end-users/service";
+import { cancelInFlightOta } from "../firmware/ota";
 import type { CreateDeviceBody, Device, DeviceSettingsView, DeviceState, ListDevicesQuery, UpdateDeviceBody } from "./schema";
 import { CAPABILITY } from "./schema";
-import { mergeSettings } from "./settings";
+import { mergeSettings } from "../config/device-settings";
 import { type DeviceRow, deviceSettingsOverrides, deviceTokenIsLive, deviceTokenRecord, findDeviceBySerial, findDeviceRow, findDeviceStateRow, insertDevice, listDeviceRows, toDevice, toDeviceState, updateDeviceFields } from "./store";
+
+/** What other modules (config, commands, recordings and heartbeats) use of the devices store: through this service, never the store itself (decision 083). */
+export { type DeviceRow, deviceSettingsOverrides, findDeviceRow, updateDeviceFields } from "./store";
 
 /** A row as the API shows it: settings resolved through the configuration hierarchy. */
 export function presentDevice(db: Database, tenant: Tenant, row: DeviceRow): Device {

@@ -1,9 +1,9 @@
 import type { Database, SQLQueryBindings } from "bun:sqlite";
 import { sha256Hex } from "../../crypto";
-import type { Tenant } from "../../http/credentials";
+import type { Tenant } from "../../tenancy";
 import { type Page, type PageRequest, paginate } from "../../http/pagination";
 import type { Channel, Device, DeviceState } from "./schema";
-import type { DeviceSettings, SettingsOverrides } from "./settings";
+import type { DeviceSettings, SettingsOverrides } from "../config/device-settings";
 
 /** A devices row as stored: JSON columns still text. The heartbeat module reads and writes it too. */
 export type DeviceRow = {

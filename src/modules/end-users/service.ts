@@ -10,6 +10,9 @@ import { enqueueWalTruncation } from "../../jobs/truncate-wal";
 import type { CreateEndUserBody, EndUser, ListEndUsersQuery, UpdateEndUserBody } from "./schema";
 import { findEndUser, findEndUserByExternalId, insertEndUser, listEndUserRows, markEndUserDeleted, updateEndUserRow } from "./store";
 
+/** What other modules (devices, config, recordings and search) use of the end-users store: through this service, never the store itself (decision 083). */
+export { findEndUser } from "./store";
+
 function assertExternalIdFree(db: Database, principal: Principal, externalId: string | null | undefined, exceptId?: string): void {
   if (!externalId) return;
   const holder = findEndUserByExternalId(db, principal, externalId);

@@ -1,7 +1,7 @@
 import { parseFlags, printRecord, UsageError } from "../../cli/args";
 import type { Deps } from "../../deps";
 import { DEVICE_MODELS } from "../devices/schema";
-import { ensureDefaultOrganization } from "../projects/store";
+import { ensureDefaultOrganization } from "../projects/service";
 import { addFirmware, listReleases, publishRelease } from "./releases";
 
 const USAGE = `usage: parley firmware add --version V --model parley_pin|parley_note --file PATH [--notes TEXT] [--publish] [--json]

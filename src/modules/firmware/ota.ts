@@ -3,7 +3,7 @@ import { existsSync } from "node:fs";
 import type { Deps } from "../../deps";
 import { requireOwnDeviceToken } from "../../http/access";
 import type { Principal } from "../../http/auth";
-import type { Tenant } from "../../http/credentials";
+import type { Tenant } from "../../tenancy";
 import { ApiError } from "../../http/errors";
 import type { Page, PageRequest } from "../../http/pagination";
 import { newId } from "../../ids";
@@ -11,6 +11,9 @@ import { loadDeviceRow } from "../devices/service";
 import { firmwarePath } from "./releases";
 import type { OtaAssignment } from "./schema";
 import { type FirmwareRow, findFirmware, findInFlightOta, findOta, IN_FLIGHT, insertOta, listOtaRows, type OtaRow, transitionOta } from "./store";
+
+/** What other modules (devices) use of the firmware store: through this service, never the store itself (decision 083). */
+export { cancelInFlightOta } from "./store";
 
 /** What a device reports about an assignment in its heartbeat (`ota_status`, decision 026). */
 export type OtaReport = { ota_id: string; status: "downloading" | "installing" | "applied" | "failed"; progress_percent?: number; error_message?: string | null };

@@ -1,13 +1,12 @@
 import type { Database } from "bun:sqlite";
 import { requireOwnDeviceToken } from "../../http/access";
 import type { Principal } from "../../http/auth";
-import type { Tenant } from "../../http/credentials";
+import type { Tenant } from "../../tenancy";
 import { ApiError } from "../../http/errors";
 import { groupCommit } from "../../db/group-commit";
 import { recordEvent } from "../../events/outbox";
 import { applyCommandResults, deliverPendingCommands, reconcileRecordingCommands } from "../commands/runtime";
-import { type CommandDeps, presentCommand } from "../commands/service";
-import { openCommands } from "../commands/store";
+import { type CommandDeps, openCommands, presentCommand } from "../commands/service";
 import { otaForHeartbeat } from "../firmware/ota";
 import type { HeartbeatBody, HeartbeatResponse } from "./schema";
 import { findNewlyOfflineDevices, type HeartbeatDevice, markOfflineNotified, setLowBatteryNotified, writeHeartbeat } from "./store";

@@ -1,6 +1,6 @@
 import type { Database, SQLQueryBindings } from "bun:sqlite";
-import type { Tenant } from "../../http/credentials";
-import type { DeviceRow } from "../devices/store";
+import type { Tenant } from "../../tenancy";
+import type { DeviceRow } from "../devices/service";
 
 /** What a heartbeat reports onto the device row; null keeps the stored value (recording_state: see `recordingStateSent`). */
 export type HeartbeatColumns = Pick<

@@ -1,8 +1,9 @@
 import type { Database } from "bun:sqlite";
-import { forgetCachedCredentials, issueCredential, type Mode } from "../../http/credentials";
+import { forgetCachedCredentials, issueCredential } from "../../http/credentials";
+import type { Mode } from "../../tenancy";
 import { ApiError } from "../../http/errors";
 import { isScope, SCOPES } from "../../http/scopes";
-import { findProjectByName } from "../projects/store";
+import { findProjectByName } from "../projects/service";
 
 export type ApiKey = { id: string; hint: string; mode: Mode; scopes: string[] | null; end_user_id: string | null; created_at: string; revoked_at: string | null };
 export type CreatedApiKey = Omit<ApiKey, "created_at" | "revoked_at"> & { key: string };

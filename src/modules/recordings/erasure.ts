@@ -1,6 +1,6 @@
 import type { Deps } from "../../deps";
 import { eraseEventData } from "../../events/outbox";
-import type { Tenant } from "../../http/credentials";
+import type { Tenant } from "../../tenancy";
 import { ApiError, errorBody } from "../../http/errors";
 import { rewriteStoredResponses } from "../../http/idempotency";
 import { enqueueWalTruncation } from "../../jobs/truncate-wal";

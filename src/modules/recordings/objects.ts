@@ -1,9 +1,10 @@
 import type { Deps } from "../../deps";
-import type { Tenant } from "../../http/credentials";
+import type { JobContracts } from "../../jobs/contracts";
+import type { Tenant } from "../../tenancy";
 
 /** Job that deletes stored objects after the transaction that stopped referring to them. */
 export const DELETE_OBJECTS_JOB = "recordings.delete_objects";
-export type DeleteObjectsPayload = { keys?: string[]; prefix?: string };
+export type DeleteObjectsPayload = JobContracts[typeof DELETE_OBJECTS_JOB];
 
 /** Every object of a recording lives under this prefix: `<project>/<mode>/<recording>/`. */
 export function recordingPrefix(tenant: Tenant, recordingId: string): string {
@@ -16,7 +17,7 @@ export function recordingPrefix(tenant: Tenant, recordingId: string): string {
  * run twice after a crash.
  */
 export function registerObjectDeletion(deps: Deps): void {
-  deps.queue.register<DeleteObjectsPayload>(DELETE_OBJECTS_JOB, async ({ payload }) => {
+  deps.queue.register(DELETE_OBJECTS_JOB, async ({ payload }) => {
     for (const key of payload.keys ?? []) await deps.storage.remove(key);
     if (payload.prefix) await deps.storage.removePrefix(payload.prefix);
   });

@@ -6,12 +6,15 @@ import type { Principal } from "../../http/auth";
 import { ApiError } from "../../http/errors";
 import type { Page } from "../../http/pagination";
 import { newId } from "../../ids";
-import { findDeviceRow } from "../devices/store";
-import { findEndUser } from "../end-users/store";
+import { findDeviceRow } from "../devices/service";
+import { findEndUser } from "../end-users/service";
 import { eraseRecordingCopies } from "./erasure";
 import { DELETE_OBJECTS_JOB, recordingPrefix } from "./objects";
 import type { CreateRecordingBody, ListRecordingsQuery, Recording } from "./schema";
 import { deleteRecordingRow, findRecording, insertRecording, listRecordingRows, type StoredRecording, toRecording } from "./store";
+
+/** What other modules (transcriptions, search and Ask) use of the recordings store: through this service, never the store itself (decision 083). */
+export { findRecording, setProcessingStatus, type StoredRecording } from "./store";
 
 /**
  * POST /recordings. A device token fixes device_id and end_user_id (body values are

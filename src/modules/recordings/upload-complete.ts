@@ -1,7 +1,7 @@
 import { durableTransaction } from "../../db/durable";
 import type { Deps } from "../../deps";
 import type { Principal } from "../../http/auth";
-import type { Tenant } from "../../http/credentials";
+import type { Tenant } from "../../tenancy";
 import { ApiError } from "../../http/errors";
 import { isOutOfSpace } from "../../storage/volumes";
 import { PRE_UPLOAD, type Recording, type UploadCompleteBody } from "./schema";

@@ -1,6 +1,7 @@
 import { durableTransaction } from "../../db/durable";
 import type { Deps } from "../../deps";
-import { consumeCredential, findLiveCredential, type Mode, type Tenant } from "../../http/credentials";
+import { consumeCredential, findLiveCredential } from "../../http/credentials";
+import type { Mode, Tenant } from "../../tenancy";
 import { ApiError } from "../../http/errors";
 import { ObjectTooLargeError, type WriteResult } from "../../storage";
 import { DELETE_OBJECTS_JOB } from "./objects";

@@ -1,5 +1,5 @@
 import type { Database } from "bun:sqlite";
-import type { Mode, Tenant } from "../../http/credentials";
+import type { Mode, Tenant } from "../../tenancy";
 import { recordingPrefix } from "./objects";
 
 /** An issued upload URL: what its up_ token may write. */

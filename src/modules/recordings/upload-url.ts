@@ -1,6 +1,7 @@
 import type { Deps } from "../../deps";
 import type { Principal } from "../../http/auth";
-import { issueCredential, type Tenant, UPLOAD_TARGET_PATH } from "../../http/credentials";
+import { issueCredential, UPLOAD_TARGET_PATH } from "../../http/credentials";
+import type { Tenant } from "../../tenancy";
 import { ApiError } from "../../http/errors";
 import { DELETE_OBJECTS_JOB } from "./objects";
 import { PRE_UPLOAD, type UploadUrl, type UploadUrlBody } from "./schema";

@@ -3,14 +3,15 @@ import { durableTransaction } from "../../db/durable";
 import type { Deps } from "../../deps";
 import { UndecodableAudioError } from "../../engines/audio";
 import { recordEvent } from "../../events/outbox";
-import type { Tenant } from "../../http/credentials";
+import type { Tenant } from "../../tenancy";
+import type { JobContracts } from "../../jobs/contracts";
 import type { JobQueue } from "../../jobs/queue";
 import { chunksOf, ObjectTooLargeError } from "../../storage";
 import { DELETE_OBJECTS_JOB, recordingPrefix } from "./objects";
 import { type Completion, deleteChunkRows, dropCompletion, findRecording, listChunks, markIntegrityFailure, markUploaded, type StoredRecording } from "./store";
 
 export const VERIFY_UPLOAD_JOB = "recordings.verify_upload";
-export type VerifyPayload = { project_id: string; mode: Tenant["mode"]; recording_id: string };
+export type VerifyPayload = JobContracts[typeof VERIFY_UPLOAD_JOB];
 
 /**
  * Queues the verification of a recording's accepted completion. The dedupe key makes it a
@@ -155,5 +156,5 @@ export async function verifyUpload(deps: Deps, tenant: Tenant, id: string): Prom
 }
 
 export function registerUploadVerification(deps: Deps): void {
-  deps.queue.register<VerifyPayload>(VERIFY_UPLOAD_JOB, ({ payload }) => verifyUpload(deps, { projectId: payload.project_id, mode: payload.mode }, payload.recording_id));
+  deps.queue.register(VERIFY_UPLOAD_JOB, ({ payload }) => verifyUpload(deps, { projectId: payload.project_id, mode: payload.mode }, payload.recording_id));
 }

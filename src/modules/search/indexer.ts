@@ -1,10 +1,11 @@
 import type { Deps } from "../../deps";
-import type { Tenant } from "../../http/credentials";
+import type { Tenant } from "../../tenancy";
+import type { JobContracts } from "../../jobs/contracts";
 import { type Job, PermanentJobError } from "../../jobs/queue";
 import type { PeriodicTask } from "../../jobs/scheduler";
 import { MissingModelError } from "../../engines/missing-model";
-import { findRecording } from "../recordings/store";
-import { findTranscription, latestCompletedTranscription } from "../transcriptions/store";
+import { findRecording } from "../recordings/service";
+import { findTranscription, latestCompletedTranscription } from "../transcriptions/service";
 import { chunkSegments } from "./chunking";
 import { adoptIndexModel, countPendingChunks, type IndexState, pendingChunks, readIndexState, replaceRecordingChunks } from "./store";
 import { rebuildVectorTable, storeVectors } from "./vector-index";
@@ -14,7 +15,7 @@ export const INDEX_TRANSCRIPTION_JOB = "search.index_transcription";
 /** Embeds every chunk that lacks a vector of the current index generation (after a model change, or a model installed late). */
 export const REINDEX_JOB = "search.reindex";
 
-export type IndexTranscriptionPayload = { project_id: string; mode: Tenant["mode"]; transcription_id: string };
+export type IndexTranscriptionPayload = JobContracts[typeof INDEX_TRANSCRIPTION_JOB];
 
 type IndexDeps = Pick<Deps, "db" | "clock" | "queue" | "log" | "engines">;
 
@@ -99,7 +100,7 @@ export async function checkSearchIndex(deps: IndexDeps): Promise<void> {
 
 /** Job handlers and the periodic index check, for src/background.ts. */
 export function registerSearchWork(deps: IndexDeps): PeriodicTask[] {
-  deps.queue.register<IndexTranscriptionPayload>(INDEX_TRANSCRIPTION_JOB, (job: Job<IndexTranscriptionPayload>) => indexTranscription(deps, job.payload));
+  deps.queue.register(INDEX_TRANSCRIPTION_JOB, (job: Job<IndexTranscriptionPayload>) => indexTranscription(deps, job.payload));
   deps.queue.register(REINDEX_JOB, async () => {
     try {
       deps.log.info("search re-index finished", { embedded: await embedPending(deps) });

@@ -3,7 +3,7 @@ import type { Deps } from "../../deps";
 import type { Principal } from "../../http/auth";
 import { confineToEndUser } from "../../http/access";
 import { ApiError } from "../../http/errors";
-import { findEndUser } from "../end-users/store";
+import { findEndUser } from "../end-users/service";
 import type { SearchBody, SearchResult } from "./schema";
 import { type ChunkFilter, chunksByRowid, keywordCandidates, libraryChunkCount, readIndexState } from "./store";
 import { vectorCandidates, vectorScanFor } from "./vector-index";

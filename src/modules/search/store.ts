@@ -1,6 +1,6 @@
 import type { Database, SQLQueryBindings } from "bun:sqlite";
 import { sha256Hex } from "../../crypto";
-import type { Tenant } from "../../http/credentials";
+import type { Tenant } from "../../tenancy";
 import { newId } from "../../ids";
 import type { Chunk } from "./chunking";
 import { quoted, rankLibrary } from "./library-bm25";

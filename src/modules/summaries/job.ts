@@ -2,16 +2,19 @@ import type { Deps } from "../../deps";
 import { LlmUnavailableError } from "../../engines/llm";
 import { MissingModelError } from "../../engines/missing-model";
 import { recordEvent } from "../../events/outbox";
-import type { Tenant } from "../../http/credentials";
+import type { Tenant } from "../../tenancy";
+import type { JobContracts } from "../../jobs/contracts";
 import type { Job } from "../../jobs/queue";
 import { eventData } from "../transcriptions/schema";
-import { findTranscription } from "../transcriptions/store";
+import { findStoredTranscription, findTranscription } from "../transcriptions/service";
 import { diedTooOften, limitFor, TimeLimitError, withTimeLimit } from "../transcriptions/time-limit";
 import { generateSummary, SummaryFailure } from "./generate";
-import { SUMMARY_EVENT_FIELDS, type Summary } from "./schema";
-import { RUN_SUMMARY_JOB, type RunSummaryPayload } from "./service";
-import { findStoredSummary, markSummaryCompleted, markSummaryFailed } from "./store";
+import { SUMMARY_EVENT_FIELDS, type Summary, type TemplateName } from "./schema";
+import { RUN_SUMMARY_JOB, type RunSummaryPayload, startSummary } from "./service";
+import { findStoredSummary, findSummaryByTemplate, markSummaryCompleted, markSummaryFailed } from "./store";
 import { TEMPLATES } from "./templates";
+
+type AutoSummaryPayload = JobContracts["summaries.auto"];
 
 function toError(err: unknown): NonNullable<Summary["error"]> {
   if (err instanceof SummaryFailure) return { code: err.code, message: err.message };
@@ -63,6 +66,33 @@ export function runSummary(deps: Deps) {
   };
 }
 
+/**
+ * The summary a completed transcription's configuration asks for (contract summaries.auto,
+ * enqueued by transcriptions in the transaction that completes it). Idempotent: a
+ * transcription that already has a summary with that template (a second run, or a caller
+ * who asked first) starts nothing more.
+ */
+export function autoSummarize(deps: Deps) {
+  return (job: Job<AutoSummaryPayload>): void => {
+    const { db } = deps;
+    const tenant: Tenant = { projectId: job.payload.project_id, mode: job.payload.mode };
+    db.transaction(() => {
+      const stored = findStoredTranscription(db, tenant, job.payload.transcription_id);
+      if (!stored || stored.record.status !== "completed") return;
+      // The configuration accepts only template names; a value stored before it checked them
+      // is reported, not silently swapped.
+      let template = job.payload.template as TemplateName;
+      if (!Object.hasOwn(TEMPLATES, template)) {
+        deps.log.warn("unknown summary_template in configuration; using general", { summary_template: template, recording_id: stored.record.recording_id });
+        template = "general";
+      }
+      if (findSummaryByTemplate(db, tenant, stored.record.id, template)) return;
+      startSummary(deps, tenant, stored.record, stored.endUserId, template, deps.clock.now());
+    })();
+  };
+}
+
 export function registerSummaryJobs(deps: Deps): void {
   deps.queue.register(RUN_SUMMARY_JOB, runSummary(deps), { lane: "model" });
+  deps.queue.register("summaries.auto", autoSummarize(deps));
 }

@@ -1,9 +1,10 @@
 import { z } from "zod";
 import { pageQuery } from "../../http/pagination";
 import { jobTimestamps } from "../../http/schemas";
+import { SUMMARY_TEMPLATES, type SummaryTemplateName } from "../config/schema";
 
-export const TEMPLATES = ["general", "sales", "clinical", "legal"] as const;
-export type TemplateName = (typeof TEMPLATES)[number];
+export const TEMPLATES = SUMMARY_TEMPLATES;
+export type TemplateName = SummaryTemplateName;
 
 export const createSummaryBody = z.strictObject({
   transcription_id: z.string().min(1).max(100),

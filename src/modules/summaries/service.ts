@@ -3,18 +3,19 @@ import type { Deps } from "../../deps";
 import { recordEvent } from "../../events/outbox";
 import { bodyField, ownedBy, visible } from "../../http/access";
 import type { Principal } from "../../http/auth";
-import type { Tenant } from "../../http/credentials";
+import type { Tenant } from "../../tenancy";
 import { ApiError } from "../../http/errors";
 import type { Page } from "../../http/pagination";
 import { newId } from "../../ids";
+import type { JobContracts } from "../../jobs/contracts";
 import { eventData, type Transcription } from "../transcriptions/schema";
-import { findStoredTranscription } from "../transcriptions/store";
+import { findStoredTranscription } from "../transcriptions/service";
 import { type CreateSummaryBody, type ListSummariesQuery, SUMMARY_EVENT_FIELDS, type Summary, type TemplateName } from "./schema";
 import { findStoredSummary, findSummaryByTemplate, insertSummary, listSummaryRows, restartSummary } from "./store";
 import { TEMPLATES } from "./templates";
 
 export const RUN_SUMMARY_JOB = "summaries.run";
-export type RunSummaryPayload = { project_id: string; mode: Tenant["mode"]; summary_id: string; run: number };
+export type RunSummaryPayload = JobContracts[typeof RUN_SUMMARY_JOB];
 
 /**
  * Starts the summary of a completed transcription with a template: a new summary, or the

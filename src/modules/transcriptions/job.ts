@@ -4,14 +4,10 @@ import { UnsupportedLanguageError } from "../../engines/whisper-languages";
 import type { Deps } from "../../deps";
 import { recordEvent } from "../../events/outbox";
 import { isOutOfSpace } from "../../storage/volumes";
-import type { Tenant } from "../../http/credentials";
+import type { Tenant } from "../../tenancy";
 import type { Job } from "../../jobs/queue";
 import { resolveConfig } from "../config/service";
-import type { StoredRecording } from "../recordings/store";
-import { findRecording, setProcessingStatus } from "../recordings/store";
-import { INDEX_TRANSCRIPTION_JOB } from "../search/indexer";
-import { startSummary } from "../summaries/service";
-import { TEMPLATES as SUMMARY_TEMPLATES } from "../summaries/templates";
+import { findRecording, setProcessingStatus, type StoredRecording } from "../recordings/service";
 import { type PipelineResult, SAMPLE_RATE, TranscriptionFailure, transcribePcm } from "./pipeline";
 import { eventData, TRANSCRIPTION_EVENT_FIELDS, type Transcription } from "./schema";
 import { HAS_AUDIO, RUN_TRANSCRIPTION_JOB, type RunTranscriptionPayload, startTranscription } from "./service";
@@ -49,7 +45,11 @@ async function transcribeRecording(deps: Deps, stored: StoredTranscription, reco
   }, cancel);
 }
 
-/** processing -> completed: event, search indexing and (when configured) the summary, in one transaction. */
+/**
+ * processing -> completed: the event, and in the same transaction the jobs other modules
+ * take it from (contracts in src/jobs/contracts.ts): search indexes it, and summaries
+ * starts the configured summary.
+ */
 function complete(deps: Deps, tenant: Tenant, stored: StoredTranscription, recording: StoredRecording, result: PipelineResult): void {
   const { db, clock } = deps;
   const now = clock.now();
@@ -58,18 +58,10 @@ function complete(deps: Deps, tenant: Tenant, stored: StoredTranscription, recor
     setProcessingStatus(db, tenant, recording.id, "completed", now);
     const record = findTranscription(db, tenant, stored.record.id) as Transcription;
     recordEvent(db, tenant, "transcription.completed", eventData(record, TRANSCRIPTION_EVENT_FIELDS["transcription.completed"]), now);
-    deps.queue.enqueue(INDEX_TRANSCRIPTION_JOB, { project_id: tenant.projectId, mode: tenant.mode, transcription_id: record.id }, { dedupeKey: `${INDEX_TRANSCRIPTION_JOB}:${record.id}` });
+    const job = { project_id: tenant.projectId, mode: tenant.mode, transcription_id: record.id };
+    deps.queue.enqueue("search.index_transcription", job, { dedupeKey: `search.index_transcription:${record.id}` });
     const config = resolveConfig(db, tenant, { endUserId: recording.end_user_id, deviceId: recording.device_id });
-    if (config.auto_summarize) {
-      // The configuration accepts only template names; a value stored before it checked them
-      // is reported, not silently swapped.
-      let template = config.summary_template;
-      if (!Object.hasOwn(SUMMARY_TEMPLATES, template)) {
-        deps.log.warn("unknown summary_template in configuration; using general", { summary_template: template, recording_id: recording.id });
-        template = "general";
-      }
-      startSummary(deps, tenant, record, stored.endUserId, template, now);
-    }
+    if (config.auto_summarize) deps.queue.enqueue("summaries.auto", { ...job, template: config.summary_template }, { dedupeKey: `summaries.auto:${record.id}` });
   })();
 }
 

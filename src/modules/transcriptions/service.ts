@@ -3,18 +3,21 @@ import type { Deps } from "../../deps";
 import { recordEvent } from "../../events/outbox";
 import { bodyField, ownedBy, visible } from "../../http/access";
 import type { Principal } from "../../http/auth";
-import type { Tenant } from "../../http/credentials";
+import type { Tenant } from "../../tenancy";
 import { ApiError } from "../../http/errors";
 import type { Page } from "../../http/pagination";
 import { whisperLanguage } from "../../engines/whisper-languages";
 import { newId } from "../../ids";
-import { loadRecording } from "../recordings/service";
-import { setProcessingStatus } from "../recordings/store";
+import type { JobContracts } from "../../jobs/contracts";
+import { findRecording, loadRecording, setProcessingStatus } from "../recordings/service";
 import { type CreateTranscriptionBody, eventData, type ListTranscriptionsQuery, TRANSCRIPTION_EVENT_FIELDS, type Transcription } from "./schema";
 import { findProcessingTranscription, findStoredTranscription, insertTranscription, listTranscriptionRows } from "./store";
 
+/** What other modules (summaries, search and Ask) use of the transcriptions store: through this service, never the store itself (decision 083). */
+export { findStoredTranscription, findTranscription, latestCompletedTranscription, type StoredTranscription } from "./store";
+
 export const RUN_TRANSCRIPTION_JOB = "transcriptions.run";
-export type RunTranscriptionPayload = { project_id: string; mode: Tenant["mode"]; transcription_id: string };
+export type RunTranscriptionPayload = JobContracts[typeof RUN_TRANSCRIPTION_JOB];
 
 /** Recording statuses from which audio is stored and verified (spec 3.3): everything from uploaded on. */
 export const HAS_AUDIO = new Set(["uploaded", "processing", "completed", "failed"]);

@@ -7,7 +7,7 @@ import type { Principal } from "../../http/auth";
 import { ApiError } from "../../http/errors";
 import type { Page } from "../../http/pagination";
 import { newId } from "../../ids";
-import { getOrganization } from "../projects/store";
+import { getOrganization } from "../projects/service";
 import { type CreateWebhookBody, type ListDeliveriesQuery, MAX_URL_LENGTH, type WebhookDelivery, type WebhookEndpoint } from "./schema";
 import { clearResponseSnippets } from "./delivery-store";
 import { newSigningSecret } from "./signing";

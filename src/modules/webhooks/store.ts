@@ -1,5 +1,5 @@
 import type { Database, SQLQueryBindings } from "bun:sqlite";
-import type { Tenant } from "../../http/credentials";
+import type { Tenant } from "../../tenancy";
 import { type Page, type PageRequest, paginate } from "../../http/pagination";
 import type { DeliveryAttempt, WebhookDelivery, WebhookEndpoint } from "./schema";
 

@@ -4,8 +4,10 @@ import { openDatabase } from "../../../src/db/open";
 import { JobQueue } from "../../../src/jobs/queue";
 import { createLogger } from "../../../src/log";
 
+type AnyJobs = Record<string, any>;
+
 const db = openDatabase(process.argv[2]!);
-const queue = new JobQueue(db, systemClock, createLogger("silent"), 1);
+const queue = new JobQueue<AnyJobs>(db, systemClock, createLogger("silent"), 1);
 queue.register("slow", async () => {
   console.log("leased");
   await new Promise(() => {}); // never finishes: the process is killed here

@@ -1,5 +1,5 @@
 import { existsSync } from "node:fs";
-import { parseFlags } from "../cli/args";
+import { parseFlags } from "./args";
 import type { Config } from "../config";
 import { createEngines, type Engines } from "../engines";
 import { detectGpus } from "../engines/gpu";
@@ -11,9 +11,9 @@ import { findWiderThanPrivate } from "../data-dir/private";
 import { createLogger } from "../log";
 import { applianceVolumes } from "../storage";
 import { spaceReport } from "../storage/volumes";
-import { modelStatus, verifyModels } from "./install";
-import { readInstalled } from "./installed";
-import { defaultManifest, type Manifest } from "./manifest";
+import { modelStatus, verifyModels } from "../model-files/install";
+import { readInstalled } from "../model-files/installed";
+import { defaultManifest, type Manifest } from "../model-files/manifest";
 
 export type Check = { check: string; ok: boolean; detail: string };
 

@@ -1,9 +1,9 @@
 import { SingleBar } from "cli-progress";
-import { parseFlags, UsageError } from "../cli/args";
+import { parseFlags, UsageError } from "./args";
 import type { Config } from "../config";
-import { DownloadError, importModels, type ModelsContext, modelStatus, type Progress, pullModel, removeModel, verifyModels } from "./install";
-import { ChecksumError } from "./installed";
-import { defaultManifest, type Manifest, UnknownModelError } from "./manifest";
+import { DownloadError, importModels, type ModelsContext, modelStatus, type Progress, pullModel, removeModel, verifyModels } from "../model-files/install";
+import { ChecksumError } from "../model-files/installed";
+import { defaultManifest, type Manifest, UnknownModelError } from "../model-files/manifest";
 
 const USAGE = `usage: parley models list [--json]
        parley models pull NAME        download from PARLEY_MODEL_MIRROR, verify, install

@@ -3,9 +3,9 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, test } from "bun:test";
 import { ensureTestModels } from "../../scripts/test-models/cache";
-import { DownloadError, importModels, type ModelsContext, modelStatus, pullModel, removeModel, verifyModels } from "../../src/models/install";
-import { ChecksumError, readInstalled } from "../../src/models/installed";
-import { defaultManifest, findModel, type Manifest, UnknownModelError } from "../../src/models/manifest";
+import { DownloadError, importModels, type ModelsContext, modelStatus, pullModel, removeModel, verifyModels } from "../../src/model-files/install";
+import { ChecksumError, readInstalled } from "../../src/model-files/installed";
+import { defaultManifest, findModel, type Manifest, UnknownModelError } from "../../src/model-files/manifest";
 import { makeTempDir } from "../helpers";
 
 const models = ensureTestModels();

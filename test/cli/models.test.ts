@@ -4,7 +4,7 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { ensureTestModels } from "../../scripts/test-models/cache";
 import { loadConfig } from "../../src/config";
 import { nativeWhisperStatus } from "../../src/engines/whisper-native-build";
-import { diagnose } from "../../src/models/doctor";
+import { diagnose } from "../../src/cli/doctor";
 import { makeTempDir } from "../helpers";
 
 const models = ensureTestModels();

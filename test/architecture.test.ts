@@ -1,0 +1,178 @@
+import { describe, expect, test } from "bun:test";
+import { existsSync, readFileSync } from "node:fs";
+import { dirname, join, relative } from "node:path";
+import { Glob } from "bun";
+
+/**
+ * The dependency rules of decision 083, read from the source: every import and
+ * export-from line of src/ (type-only imports count: they couple as much), resolved to
+ * a file. Each failure names the offending edge, `importer -> imported`.
+ */
+
+const ROOT = join(import.meta.dir, "..");
+
+/** Folders below the modules: they never import a module, the CLI or the composition root. */
+const LOWER_LAYERS = ["src/db/", "src/http/", "src/engines/", "src/jobs/", "src/storage/", "src/events/", "src/model-files/"];
+/** What sits above them. */
+const UPPER = ["src/modules/", "src/cli.ts", "src/cli/", "src/models/", "src/app.ts", "src/boot.ts", "src/main.ts", "src/background.ts", "src/demo.ts", "src/simulator/"];
+/** Leaves: they import nothing of ours outside themselves. */
+const LEAVES = ["src/clock.ts", "src/ids.ts", "src/crypto.ts", "src/log.ts", "src/config.ts", "src/tenancy.ts", "src/cli/args.ts", "src/model-files/"];
+
+/**
+ * Known edges that still break a rule, each to be removed, never added to: the test
+ * fails when one of them no longer exists, so this list only shrinks. Empty is done.
+ */
+const REMAINING: string[] = [
+  // Deleting a recording erases its Ask turns in the same transaction (decision 078).
+  "src/modules/recordings/erasure.ts -> src/modules/ask/service.ts",
+  // Device-level configuration is read from and written to the device row.
+  "src/modules/config/service.ts -> src/modules/devices/service.ts",
+  // Ending a binding cancels the device's open commands and, on deletion, its OTA in flight.
+  "src/modules/devices/service.ts -> src/modules/commands/service.ts",
+  "src/modules/devices/service.ts -> src/modules/firmware/ota.ts",
+  // Deleting an end user releases the devices bound to it.
+  "src/modules/end-users/routes.ts -> src/modules/devices/service.ts",
+];
+
+type Edge = { from: string; to: string };
+
+const IMPORT = /(?:^|\n)\s*(?:import|export)\b[^;'"]*?\bfrom\s*["']([^"']+)["']|(?:^|\n)\s*import\s*["']([^"']+)["']|\bimport\(\s*["']([^"']+)["']\s*\)/g;
+
+function resolve(from: string, spec: string): string | null {
+  if (!spec.startsWith(".")) return null;
+  const base = relative(ROOT, join(ROOT, dirname(from), spec)).replaceAll("\\", "/");
+  if (!base.startsWith("src/")) return null;
+  for (const candidate of [base, `${base}.ts`, `${base}/index.ts`]) if (candidate.endsWith(".ts") && existsSync(join(ROOT, candidate))) return candidate;
+  return null; // a text import (prompts, the dashboard's files)
+}
+
+function readEdges(): Edge[] {
+  const edges: Edge[] = [];
+  for (const file of new Glob("src/**/*.ts").scanSync(ROOT)) {
+    const from = file.replaceAll("\\", "/");
+    for (const m of readFileSync(join(ROOT, from), "utf8").matchAll(IMPORT)) {
+      const to = resolve(from, m[1] ?? m[2] ?? m[3]!);
+      if (to && !edges.some((e) => e.from === from && e.to === to)) edges.push({ from, to });
+    }
+  }
+  return edges;
+}
+
+const moduleOf = (file: string) => /^src\/modules\/([^/]+)\//.exec(file)?.[1] ?? null;
+/** A module's store: `store.ts` or `*-store.ts`, the files holding its SQL. Private to the module. */
+const isStore = (file: string) => moduleOf(file) !== null && /(^|[/-])store\.ts$/.test(file);
+/** Top-level area of src: a folder (`engines`) or a root file (`boot.ts`). */
+const areaOf = (file: string) => file.split("/")[1]!;
+const show = (e: Edge) => `${e.from} -> ${e.to}`;
+
+const all = readEdges();
+const live = all.filter((e) => !REMAINING.includes(show(e)));
+
+/** Each strongly connected component of `graph` (Tarjan): its members and one shortest cycle through them. */
+function cycles(graph: Map<string, Set<string>>): { members: string[]; path: string[] }[] {
+  let index = 0;
+  const idx = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const found: { members: string[]; path: string[] }[] = [];
+  const visit = (v: string) => {
+    idx.set(v, index);
+    low.set(v, index++);
+    stack.push(v);
+    for (const w of graph.get(v) ?? []) {
+      if (!idx.has(w)) {
+        visit(w);
+        low.set(v, Math.min(low.get(v)!, low.get(w)!));
+      } else if (stack.includes(w)) low.set(v, Math.min(low.get(v)!, idx.get(w)!));
+    }
+    if (low.get(v) !== idx.get(v)) return;
+    const scc: string[] = [];
+    for (let w = stack.pop()!; ; w = stack.pop()!) {
+      scc.push(w);
+      if (w === v) break;
+    }
+    if (scc.length > 1) found.push({ members: scc.sort(), path: shortestCycle(graph, v, new Set(scc)) });
+  };
+  for (const v of [...graph.keys()].sort()) if (!idx.has(v)) visit(v);
+  return found;
+}
+
+/** The shortest path v -> ... -> v inside one component (breadth first). */
+function shortestCycle(graph: Map<string, Set<string>>, start: string, within: Set<string>): string[] {
+  const prev = new Map<string, string>();
+  const queue = [start];
+  while (queue.length) {
+    const v = queue.shift()!;
+    for (const w of [...(graph.get(v) ?? [])].sort()) {
+      if (!within.has(w)) continue;
+      if (w === start) {
+        const path = [v];
+        while (path[0] !== start) path.unshift(prev.get(path[0]!)!);
+        return [...path, start];
+      }
+      if (!prev.has(w)) {
+        prev.set(w, v);
+        queue.push(w);
+      }
+    }
+  }
+  return [start];
+}
+
+/** Cycles in the graph of `group(file)`, each hop named by one file edge that makes it. */
+function groupCycles(edges: Edge[], group: (file: string) => string | null): string[] {
+  const graph = new Map<string, Set<string>>();
+  const witness = new Map<string, Edge[]>();
+  for (const e of edges) {
+    const a = group(e.from);
+    const b = group(e.to);
+    if (!a || !b || a === b) continue;
+    graph.set(a, (graph.get(a) ?? new Set()).add(b));
+    witness.set(`${a}>${b}`, [...(witness.get(`${a}>${b}`) ?? []), e]);
+  }
+  return cycles(graph).map(({ members, path }) => {
+    const hops = path.slice(1).map((b, i) => `  ${path[i]} -> ${b}: ${witness.get(`${path[i]}>${b}`)!.map(show).join(", ")}`);
+    return `cycle among ${members.join(", ")}, for one: ${path.join(" -> ")}\n${hops.join("\n")}`;
+  });
+}
+
+describe("architecture (decision 083)", () => {
+  test("the import reader sees the source", () => {
+    expect(all.length).toBeGreaterThan(300);
+    expect(all).toContainEqual({ from: "src/app.ts", to: "src/deps.ts" });
+  });
+
+  test("no import cycle between module folders", () => {
+    expect(groupCycles(live, moduleOf)).toEqual([]);
+  });
+
+  test("no module imports another module's store", () => {
+    const offending = live.filter((e) => isStore(e.to) && moduleOf(e.from) !== moduleOf(e.to));
+    expect(offending.map(show)).toEqual([]);
+  });
+
+  test("lower layers import neither modules, nor the CLI, nor the composition root", () => {
+    const offending = live.filter((e) => LOWER_LAYERS.some((l) => e.from.startsWith(l)) && UPPER.some((u) => e.to.startsWith(u)));
+    expect(offending.map(show)).toEqual([]);
+  });
+
+  test("modules use nothing of the CLI but the leaf args.ts", () => {
+    const offending = live.filter((e) => e.from.startsWith("src/modules/") && (e.to === "src/cli.ts" || e.to.startsWith("src/cli/")) && e.to !== "src/cli/args.ts");
+    expect(offending.map(show)).toEqual([]);
+  });
+
+  test("no import cycle between the top-level areas of src", () => {
+    expect(groupCycles(live, areaOf)).toEqual([]);
+  });
+
+  test("leaves import nothing of ours", () => {
+    const leafOf = (file: string) => LEAVES.find((leaf) => (leaf.endsWith("/") ? file.startsWith(leaf) : file === leaf));
+    const offending = live.filter((e) => leafOf(e.from) && leafOf(e.to) !== leafOf(e.from));
+    expect(offending.map(show)).toEqual([]);
+  });
+
+  test("the list of remaining edges only shrinks: each entry still exists", () => {
+    const gone = REMAINING.filter((r) => !all.some((e) => show(e) === r));
+    expect(gone).toEqual([]);
+  });
+});

@@ -5,12 +5,16 @@ import { keepDataPrivate } from "./data-dir/private";
 import { type Resolver, systemResolver } from "./dns";
 import { openDatabase } from "./db/open";
 import { migrate } from "./db/migrate";
+import { Wal } from "./db/checkpointer";
+import { GroupCommitter } from "./db/group-commit";
 import { createEngines, type Engines } from "./engines";
 import type { Deps } from "./deps";
+import { EventBus } from "./events/outbox";
 import { RateLimiter } from "./http/rate-limit";
 import { JobQueue } from "./jobs/queue";
 import { createLogger, type Logger } from "./log";
 import { ensureDefaultOrganization } from "./modules/projects/store";
+import { WebhookDispatcher } from "./modules/webhooks/dispatcher";
 import { loadServerSecret } from "./server-secret";
 import { createStorage } from "./storage";
 
@@ -18,7 +22,7 @@ export function databasePath(config: Config): string {
   return join(config.dataDir, "parley.db");
 }
 
-/** Opens and migrates the database and builds Deps; shared by `serve` and the other CLI commands. */
+/** Opens and migrates the database and builds Deps, its state included (decision 085); shared by `serve` and the other CLI commands. */
 export function buildDeps(config: Config, options: { clock?: Clock; log?: Logger; engines?: Engines; dns?: Resolver } = {}): Deps {
   const clock = options.clock ?? systemClock;
   const log = options.log ?? createLogger(config.logLevel);
@@ -26,16 +30,22 @@ export function buildDeps(config: Config, options: { clock?: Clock; log?: Logger
   const db = openDatabase(databasePath(config));
   migrate(db);
   ensureDefaultOrganization(db, clock.now());
+  const dns = options.dns ?? systemResolver;
+  const serverSecret = loadServerSecret(config.dataDir, config.secret);
   return {
     db,
     config,
     clock,
-    dns: options.dns ?? systemResolver,
+    dns,
     log,
     queue: new JobQueue(db, clock, log, config.jobConcurrency),
     rateLimiter: new RateLimiter(config.rateLimit, clock),
     engines: options.engines ?? createEngines(config, log),
     storage: createStorage(config),
-    serverSecret: loadServerSecret(config.dataDir, config.secret),
+    serverSecret,
+    events: new EventBus(),
+    groupCommit: new GroupCommitter(db),
+    wal: new Wal(db),
+    webhooks: new WebhookDispatcher({ db, config, clock, dns, log, serverSecret }),
   };
 }

@@ -1,11 +1,15 @@
 import type { Database } from "bun:sqlite";
 import type { Clock } from "./clock";
 import type { Config } from "./config";
+import type { Wal } from "./db/checkpointer";
+import type { GroupCommitter } from "./db/group-commit";
 import type { Resolver } from "./dns";
 import type { Engines } from "./engines";
+import type { EventBus } from "./events/outbox";
 import type { RateLimiter } from "./http/rate-limit";
 import type { JobQueue } from "./jobs/queue";
 import type { Logger } from "./log";
+import type { WebhookDispatcher } from "./modules/webhooks/dispatcher";
 import type { Storage } from "./storage";
 
 /** Everything a module may use, built once at boot (src/main.ts) or per test file (test/helpers.ts). */
@@ -23,4 +27,12 @@ export type Deps = {
   storage: Storage;
   /** Key material for encrypting stored webhook secrets and signing device grants. */
   serverSecret: string;
+  /** Wakes this Deps' listeners (its webhook dispatcher) when an event is committed; no one else's. */
+  events: EventBus;
+  /** The hot paths' writes (heartbeats) and reads (device state) share a transaction per turn (decision 076). */
+  groupCommit: GroupCommitter;
+  /** Empties the WAL file after an erasure, through the checkpoint worker while one runs (decision 078). */
+  wal: Wal;
+  /** Fans events out to webhook endpoints and attempts their deliveries. */
+  webhooks: WebhookDispatcher;
 };

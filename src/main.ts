@@ -11,7 +11,6 @@ import { drainRequests } from "./http/drain";
 import { releaseAbandonedIdempotencyClaims } from "./http/idempotency";
 import { startScheduler } from "./jobs/scheduler";
 import { checkSearchIndex } from "./modules/search/indexer";
-import { webhookDispatcher } from "./modules/webhooks/dispatcher";
 import { StartupError } from "./startup-error";
 
 /** Listens on the configured port, or throws StartupError when something else has it. */
@@ -60,7 +59,7 @@ export async function serve(config: Config): Promise<{ url: string; stop(): Prom
   const { deps, tasks, app } = boot(config, lock);
   const { db, log, queue } = deps;
   const server = app.server!;
-  const checkpointer = checkpointInBackground(db, databasePath(config), log);
+  const checkpointer = checkpointInBackground(deps, databasePath(config), log);
   queue.start();
   // The embedder's dimension against the vector index, once at start (issue 6). Not awaited:
   // a mismatch queues a background re-index, and no failure here may stop the server booting.
@@ -79,7 +78,7 @@ export async function serve(config: Config): Promise<{ url: string; stop(): Prom
       // All at once, so the whole stop takes the grace period at most. Model jobs are aborted
       // now (they would outlast any grace) and queued again for the next start.
       const jobs = queue.stop(graceMs);
-      const webhooks = settledWithin(webhookDispatcher(deps).stop(), graceMs).then((done) => {
+      const webhooks = settledWithin(deps.webhooks.stop(), graceMs).then((done) => {
         if (!done) log.warn("shutdown: webhook attempts still in flight were cut off; they are retried after the restart");
       });
       await Promise.all([drainRequests(server, graceMs, log), jobs, webhooks]);

@@ -54,7 +54,7 @@ export function devicesRoutes(deps: Deps) {
       },
       { params: idParam, detail: { summary: "Delete a device", description: "Scope devices:write. Soft delete: the serial number stays reserved; device tokens are revoked." } },
     )
-    .get("/devices/:id/state", ({ principal, params }) => getDeviceState(db, authorize(principal, "devices:read"), params.id), {
+    .get("/devices/:id/state", ({ principal, params }) => getDeviceState(deps, authorize(principal, "devices:read"), params.id), {
       params: idParam,
       detail: { summary: "Device runtime state", description: "Scope devices:read. Built for polling every 1-10 seconds." },
     })

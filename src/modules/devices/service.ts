@@ -1,5 +1,5 @@
 import type { Database } from "bun:sqlite";
-import { groupCommit } from "../../db/group-commit";
+import type { GroupCommitter } from "../../db/group-commit";
 import { confineToEndUser, type Principal } from "../../http/auth";
 import { issueCredential, revokeDeviceCredentials, type Tenant } from "../../http/credentials";
 import { ApiError } from "../../http/errors";
@@ -121,8 +121,9 @@ export function deleteDevice(db: Database, principal: Principal, id: string, now
 }
 
 /** GET /devices/{id}/state: polled every few seconds by every app of a fleet, so its read shares the turn's transaction (decision 076). */
-export async function getDeviceState(db: Database, principal: Principal, id: string): Promise<DeviceState> {
-  return toDeviceState(visibleDevice(principal, await groupCommit(db).run(() => findDeviceStateRow(db, principal, id))));
+export async function getDeviceState(deps: { db: Database; groupCommit: GroupCommitter }, principal: Principal, id: string): Promise<DeviceState> {
+  const { db } = deps;
+  return toDeviceState(visibleDevice(principal, await deps.groupCommit.run(() => findDeviceStateRow(db, principal, id))));
 }
 
 /** Spec 3.1 unbound -> bound: issues the device token, shown only in this response. */

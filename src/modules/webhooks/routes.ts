@@ -1,7 +1,6 @@
 import { Elysia } from "elysia";
 import type { Deps } from "../../deps";
 import { authentication, authorize } from "../../http/auth";
-import { webhookDispatcher } from "./dispatcher";
 import { createWebhookBody, deliveryParams, listDeliveriesQuery, listWebhooksQuery, webhookParams } from "./schema";
 import { createWebhook, deleteWebhook, getWebhook, listDeliveries, listWebhooks, retryDelivery } from "./service";
 
@@ -36,7 +35,7 @@ export function webhooksRoutes(deps: Deps) {
       "/webhooks/:id",
       ({ principal, params, set }) => {
         deleteWebhook(db, authorize(principal, "webhooks:write"), params.id);
-        webhookDispatcher(deps).cancelEndpoint(params.id);
+        deps.webhooks.cancelEndpoint(params.id);
         set.status = 204;
       },
       { params: webhookParams, detail: { summary: "Delete a webhook endpoint", description: "Scope webhooks:write. Pending deliveries to it stop." } },
@@ -50,7 +49,7 @@ export function webhooksRoutes(deps: Deps) {
       "/webhooks/:id/deliveries/:delivery_id/retry",
       ({ principal, params, set }) => {
         const delivery = retryDelivery(db, authorize(principal, "webhooks:write"), params.id, params.delivery_id, clock.now());
-        webhookDispatcher(deps).kick();
+        deps.webhooks.kick();
         set.status = 202;
         return delivery;
       },

@@ -10,10 +10,13 @@ import { GroupCommitter } from "./db/group-commit";
 import { createEngines, type Engines } from "./engines";
 import type { Deps } from "./deps";
 import { EventBus } from "./events/outbox";
+import { CredentialCache } from "./http/credentials";
 import { RateLimiter } from "./http/rate-limit";
 import { JobQueue } from "./jobs/queue";
 import { createLogger, type Logger } from "./log";
+import { GrantKeys } from "./modules/grants/signing";
 import { ensureDefaultOrganization } from "./modules/projects/store";
+import { DocumentCounts } from "./modules/search/store";
 import { WebhookDispatcher } from "./modules/webhooks/dispatcher";
 import { loadServerSecret } from "./server-secret";
 import { createStorage } from "./storage";
@@ -22,7 +25,11 @@ export function databasePath(config: Config): string {
   return join(config.dataDir, "parley.db");
 }
 
-/** Opens and migrates the database and builds Deps, its state included (decision 085); shared by `serve` and the other CLI commands. */
+/**
+ * Opens and migrates the database and builds Deps, every piece of state included: nothing
+ * is kept at module level, so two Deps in one process share nothing (decision 085). Shared
+ * by `serve`, the other CLI commands and the tests.
+ */
 export function buildDeps(config: Config, options: { clock?: Clock; log?: Logger; engines?: Engines; dns?: Resolver } = {}): Deps {
   const clock = options.clock ?? systemClock;
   const log = options.log ?? createLogger(config.logLevel);
@@ -47,5 +54,8 @@ export function buildDeps(config: Config, options: { clock?: Clock; log?: Logger
     groupCommit: new GroupCommitter(db),
     wal: new Wal(db),
     webhooks: new WebhookDispatcher({ db, config, clock, dns, log, serverSecret }),
+    credentials: new CredentialCache(db),
+    searchCounts: new DocumentCounts(db),
+    grantKeys: new GrantKeys(serverSecret),
   };
 }

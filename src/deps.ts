@@ -6,13 +6,20 @@ import type { GroupCommitter } from "./db/group-commit";
 import type { Resolver } from "./dns";
 import type { Engines } from "./engines";
 import type { EventBus } from "./events/outbox";
+import type { CredentialCache } from "./http/credentials";
 import type { RateLimiter } from "./http/rate-limit";
 import type { JobQueue } from "./jobs/queue";
 import type { Logger } from "./log";
+import type { GrantKeys } from "./modules/grants/signing";
+import type { DocumentCounts } from "./modules/search/store";
 import type { WebhookDispatcher } from "./modules/webhooks/dispatcher";
 import type { Storage } from "./storage";
 
-/** Everything a module may use, built once at boot (src/main.ts) or per test file (test/helpers.ts). */
+/**
+ * Everything a module may use, built once at boot (buildDeps in src/boot.ts, per test file in
+ * test/helpers.ts). Every piece of state lives here, none at module level: two Deps in one
+ * process share nothing (decision 085).
+ */
 export type Deps = {
   db: Database;
   config: Config;
@@ -35,4 +42,10 @@ export type Deps = {
   wal: Wal;
   /** Fans events out to webhook endpoints and attempts their deliveries. */
   webhooks: WebhookDispatcher;
+  /** Live credentials by token hash: the auth path of every request (decision 008). */
+  credentials: CredentialCache;
+  /** Keyword search's document counts. */
+  searchCounts: DocumentCounts;
+  /** The organizations' device-grant key pairs, derived from serverSecret (decision 021). */
+  grantKeys: GrantKeys;
 };

@@ -49,7 +49,7 @@ export function devicesRoutes(deps: Deps) {
     .delete(
       "/devices/:id",
       ({ principal, params, set }) => {
-        deleteDevice(db, authorize(principal, "devices:write"), params.id, clock.now());
+        deleteDevice(deps, authorize(principal, "devices:write"), params.id, clock.now());
         set.status = 204;
       },
       { params: idParam, detail: { summary: "Delete a device", description: "Scope devices:write. Soft delete: the serial number stays reserved; device tokens are revoked." } },
@@ -84,13 +84,13 @@ export function devicesRoutes(deps: Deps) {
       },
       { params: idParam, body: bindDeviceBody, detail: { summary: "Bind a device to an end user", description: "Scope devices:write. Idempotency-Key supported. Returns the device token once. 409 resource_conflict when already bound, and for a replay whose token a later unbind or token refresh made stale." } },
     )
-    .post("/devices/:id/unbind", ({ principal, params }) => unbindDevice(db, authorize(principal, "devices:write"), params.id, clock.now()), {
+    .post("/devices/:id/unbind", ({ principal, params }) => unbindDevice(deps, authorize(principal, "devices:write"), params.id, clock.now()), {
       params: idParam,
       detail: { summary: "Unbind a device", description: "Scope devices:write. Revokes the device token. 400 bad_request when not bound." },
     })
     .post(
       "/devices/:id/token/refresh",
-      ({ principal, params }) => refreshDeviceToken(db, authorize(principal, "devices:write", { tokens: ["device"] }), params.id, clock.now()),
+      ({ principal, params }) => refreshDeviceToken(deps, authorize(principal, "devices:write", { tokens: ["device"] }), params.id, clock.now()),
       { params: idParam, detail: { summary: "Rotate the device token", description: "Device token of this device only. The old token stops working." } },
     );
 }

@@ -1,6 +1,6 @@
 import { durableTransaction } from "../../db/durable";
 import type { Deps } from "../../deps";
-import { consumeCredential, findLiveCredential, type Mode, type Tenant } from "../../http/credentials";
+import { consumeCredential, type Mode, type Tenant } from "../../http/credentials";
 import { ApiError } from "../../http/errors";
 import { ObjectTooLargeError, type WriteResult } from "../../storage";
 import { DELETE_OBJECTS_JOB } from "./objects";
@@ -96,7 +96,7 @@ async function nonEmptyBody(request: Request): Promise<AsyncGenerator<Uint8Array
  */
 export async function receiveUpload(deps: Deps, slots: UploadSlots, token: string, request: Request): Promise<UploadReceipt> {
   const { db, clock, storage } = deps;
-  const credential = findLiveCredential(db, token, clock.now());
+  const credential = deps.credentials.find(token, clock.now());
   if (!credential || credential.kind !== "upload" || credential.used_at || !credential.recording_id) throw new ApiError("unauthorized", UNUSABLE_TOKEN);
   const tenant: Tenant = { projectId: credential.project_id, mode: credential.mode as Mode };
   const upload = findUpload(db, tenant, credential.id);
@@ -144,7 +144,7 @@ function recordReceipt(deps: Deps, tenant: Tenant, upload: UploadRow, key: strin
   // Durable: the device treats a 2xx PUT as delivered and may delete its copy.
   durableTransaction(db, () => {
     // Expiry is not checked again: the URL was live when the PUT began, and the bytes are here.
-    if (!consumeCredential(db, upload.credential_id, now)) throw new ApiError("unauthorized", UNUSABLE_TOKEN);
+    if (!consumeCredential(deps, upload.credential_id, now)) throw new ApiError("unauthorized", UNUSABLE_TOKEN);
     // The recording may have been deleted, completed or repaired while the bytes streamed in.
     const r = findRecording(db, tenant, upload.recording_id);
     const stopped = new ApiError("resource_conflict", "The recording stopped taking uploads while this one was in progress.");

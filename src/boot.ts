@@ -7,6 +7,7 @@ import { openDatabase } from "./db/open";
 import { migrate } from "./db/migrate";
 import { Wal } from "./db/checkpointer";
 import { GroupCommitter } from "./db/group-commit";
+import { settledWithin } from "./deadline";
 import { createEngines, type Engines } from "./engines";
 import type { Deps } from "./deps";
 import { EventBus } from "./events/outbox";
@@ -28,7 +29,7 @@ export function databasePath(config: Config): string {
 /**
  * Opens and migrates the database and builds Deps, every piece of state included: nothing
  * is kept at module level, so two Deps in one process share nothing (decision 085). Shared
- * by `serve`, the other CLI commands and the tests.
+ * by `serve`, the other CLI commands and the tests; closeDeps undoes it.
  */
 export function buildDeps(config: Config, options: { clock?: Clock; log?: Logger; engines?: Engines; dns?: Resolver } = {}): Deps {
   const clock = options.clock ?? systemClock;
@@ -58,4 +59,26 @@ export function buildDeps(config: Config, options: { clock?: Clock; log?: Logger
     searchCounts: new DocumentCounts(db),
     grantKeys: new GrantKeys(serverSecret),
   };
+}
+
+/**
+ * Stops the background work of a Deps, all at once so it takes graceMs at most: model jobs
+ * are aborted and queued again for the next start (they would outlast any grace), webhook
+ * attempts in flight are waited for, and those cut off are retried after the restart.
+ */
+export async function stopDeps(deps: Deps, graceMs: number): Promise<void> {
+  const jobs = deps.queue.stop(graceMs);
+  const webhooks = settledWithin(deps.webhooks.stop(), graceMs).then((done) => {
+    if (!done) deps.log.warn("shutdown: webhook attempts still in flight were cut off; they are retried after the restart");
+  });
+  await Promise.all([jobs, webhooks]);
+}
+
+/** Disposes a Deps once nothing uses it any more (after stopDeps and the last request): listeners, caches, then the database. */
+export function closeDeps(deps: Deps): void {
+  deps.events.close();
+  deps.credentials.close();
+  deps.searchCounts.close();
+  deps.grantKeys.close();
+  deps.db.close();
 }

@@ -17,8 +17,8 @@ import type { Storage } from "./storage";
 
 /**
  * Everything a module may use, built once at boot (buildDeps in src/boot.ts, per test file in
- * test/helpers.ts). Every piece of state lives here, none at module level: two Deps in one
- * process share nothing (decision 085).
+ * test/helpers.ts) and disposed by closeDeps. Every piece of state lives here, none at module
+ * level: two Deps in one process share nothing (decision 085).
  */
 export type Deps = {
   db: Database;

@@ -17,6 +17,7 @@ import { JobQueue } from "./jobs/queue";
 import { createLogger, type Logger } from "./log";
 import { GrantKeys } from "./modules/grants/signing";
 import { ensureDefaultOrganization } from "./modules/projects/store";
+import { UploadSlots } from "./modules/recordings/upload-receive";
 import { DocumentCounts } from "./modules/search/store";
 import { WebhookDispatcher } from "./modules/webhooks/dispatcher";
 import { loadServerSecret } from "./server-secret";
@@ -58,6 +59,7 @@ export function buildDeps(config: Config, options: { clock?: Clock; log?: Logger
     credentials: new CredentialCache(db),
     searchCounts: new DocumentCounts(db),
     grantKeys: new GrantKeys(serverSecret),
+    uploadSlots: new UploadSlots(config.uploads.maxConcurrent),
   };
 }
 

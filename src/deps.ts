@@ -11,6 +11,7 @@ import type { RateLimiter } from "./http/rate-limit";
 import type { JobQueue } from "./jobs/queue";
 import type { Logger } from "./log";
 import type { GrantKeys } from "./modules/grants/signing";
+import type { UploadSlots } from "./modules/recordings/upload-receive";
 import type { DocumentCounts } from "./modules/search/store";
 import type { WebhookDispatcher } from "./modules/webhooks/dispatcher";
 import type { Storage } from "./storage";
@@ -48,4 +49,6 @@ export type Deps = {
   searchCounts: DocumentCounts;
   /** The organizations' device-grant key pairs, derived from serverSecret (decision 021). */
   grantKeys: GrantKeys;
+  /** Upload PUTs in progress, per project and per URL. */
+  uploadSlots: UploadSlots;
 };

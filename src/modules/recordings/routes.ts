@@ -10,7 +10,7 @@ import { downloadAudio } from "./audio";
 import { createRecordingBody, listRecordingsQuery, uploadCompleteBody, uploadUrlBody } from "./schema";
 import { createRecording, deleteRecording, getRecording, listRecordings } from "./service";
 import { completeUpload, VerificationPending } from "./upload-complete";
-import { receiveUpload, UploadSlots } from "./upload-receive";
+import { receiveUpload } from "./upload-receive";
 import { issueUploadUrl } from "./upload-url";
 
 const DEVICE = { tokens: ["device"] } as const;
@@ -91,7 +91,7 @@ export function recordingsRoutes(deps: Deps) {
  * `parse: "none"` answered 400 in Elysia 1.4) and receiveUpload streams it to storage.
  */
 export function uploadTargetRoutes(deps: Deps) {
-  const slots = new UploadSlots(deps.config.uploads.maxConcurrent);
+  const slots = deps.uploadSlots;
   return new Elysia({ name: "parley.upload-target" }).put(`${UPLOAD_TARGET_PATH}:token`, ({ params, request }) => receiveUpload(deps, slots, params.token, request), {
     params: z.object({ token: z.string().min(1).max(200) }),
     detail: { tags: ["Recordings"], summary: "Upload audio bytes", description: "No Authorization header: the URL from upload-url is the credential. 200 only once the bytes are stored durably; after any error the URL stays usable for a retry. 400 for an empty body or one shorter than the file_size_bytes given to upload-url; 409 while another PUT to the same URL runs; 413 over the size limit or that size; 429 over 10 concurrent uploads per project; 507 when the disk is full or below PARLEY_MIN_FREE_MB." },

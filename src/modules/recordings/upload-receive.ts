@@ -17,6 +17,7 @@ const EMPTY_BODY = "The request body is empty: PUT the file's bytes (the upload 
  * PUTs in progress: at most `limit` per project (spec 8: 10 concurrent uploads), and one
  * per upload URL, since a URL is spent only when its bytes are stored. In memory: one
  * process serves a data dir (it is locked), and a crash ends every upload it was counting.
+ * One per Deps (boot.ts).
  */
 export class UploadSlots {
   private inUse = new Map<string, number>();

@@ -43,7 +43,7 @@ const token: string = (await post(`/devices/${device.id}/bind`, { end_user_id: u
 const routes = (validated: boolean) =>
   new Elysia()
     .use(authentication(deps))
-    .get("/state/:id", ({ principal, params }) => getDeviceState(deps.db, authorize(principal, "devices:read"), params.id), {
+    .get("/state/:id", ({ principal, params }) => getDeviceState(deps, authorize(principal, "devices:read"), params.id), {
       params: idParam,
       ...(validated ? { response: { 200: deviceStateSchema } } : {}),
     })

@@ -15,7 +15,7 @@ import { recordEvent } from "../src/events/outbox";
 import { createApiKey } from "../src/modules/keys/service";
 import { createProject } from "../src/modules/projects/service";
 import { registerWebhookWork } from "../src/modules/webhooks/background";
-import { CONCURRENCY, webhookDispatcher } from "../src/modules/webhooks/dispatcher";
+import { CONCURRENCY } from "../src/modules/webhooks/dispatcher";
 import { rerunTrustingCa, startReceiver, TLS_DIR_ENV, tlsFilesIn, trustedTlsFiles } from "../test/support/https-receiver";
 
 const tls = trustedTlsFiles();
@@ -60,7 +60,7 @@ async function bench(burst: number) {
   const deps = buildDeps(loadConfig({ PARLEY_DATA_DIR: dataDir, PARLEY_LOG_LEVEL: "error", PARLEY_RATE_LIMIT_PER_SECOND: "0", PARLEY_RATE_LIMIT_PER_MINUTE: "0", PARLEY_WEBHOOK_ALLOW_HOSTS: "127.0.0.1" }));
   const tasks = registerWebhookWork(deps);
   const sweep = setInterval(() => tasks.find((x) => x.name === "webhooks-dispatch")!.run(), 1000);
-  webhookDispatcher(deps).tick();
+  deps.webhooks.tick();
   const app = createApp(deps);
 
   async function project(endpoints: number) {
@@ -86,7 +86,7 @@ async function bench(burst: number) {
     const emittedAt = new Map<string, number>();
     const started = performance.now();
     for (let i = 0; i < events; i++) {
-      const e = deps.db.transaction(() => recordEvent(deps.db, tenant, "recording.created", { id: `rec_${i}`, status: "created" }, deps.clock.now()))();
+      const e = deps.db.transaction(() => recordEvent(deps, tenant, "recording.created", { id: `rec_${i}`, status: "created" }, deps.clock.now()))();
       emittedAt.set(e.id, Date.now());
       if (perSecond) await Bun.sleep(1000 / perSecond);
     }
@@ -138,7 +138,7 @@ async function bench(burst: number) {
     console.log(`event -> first attempt during the 1-endpoint burst: p50 ${one.p50} ms  p95 ${one.p95} ms (queueing included)`);
   } finally {
     clearInterval(sweep);
-    await webhookDispatcher(deps).drain();
+    await deps.webhooks.drain();
     child.kill();
     await child.exited;
     deps.db.close();

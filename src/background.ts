@@ -23,7 +23,7 @@ export function registerBackgroundWork(deps: Deps): PeriodicTask[] {
   registerWalTruncation(deps);
   const tasks: PeriodicTask[] = [
     { name: "purge-idempotency-keys", pattern: "0 */10 * * * *", run: () => void purgeExpiredIdempotencyKeys(db, clock.now()) },
-    { name: "purge-spent-tokens", pattern: "0 17 * * * *", run: () => void purgeSpentTokens(db, clock.now()) },
+    { name: "purge-spent-tokens", pattern: "0 17 * * * *", run: () => void purgeSpentTokens(deps, clock.now()) },
     { name: "purge-finished-jobs", pattern: "0 7 * * * *", run: () => void purgeFinishedJobs(db, clock.now()) },
     { name: "purge-old-events", pattern: "0 37 4 * * *", run: () => void purgeOldEvents(db, clock.now()) },
     ...registerRecordingWork(deps),

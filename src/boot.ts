@@ -5,12 +5,21 @@ import { keepDataPrivate } from "./data-dir/private";
 import { type Resolver, systemResolver } from "./dns";
 import { openDatabase } from "./db/open";
 import { migrate } from "./db/migrate";
+import { Wal } from "./db/checkpointer";
+import { GroupCommitter } from "./db/group-commit";
+import { settledWithin } from "./deadline";
 import { createEngines, type Engines } from "./engines";
 import type { Deps } from "./deps";
+import { EventBus } from "./events/outbox";
+import { CredentialCache } from "./http/credentials";
 import { RateLimiter } from "./http/rate-limit";
 import { JobQueue } from "./jobs/queue";
 import { createLogger, type Logger } from "./log";
+import { GrantKeys } from "./modules/grants/signing";
 import { ensureDefaultOrganization } from "./modules/projects/service";
+import { UploadSlots } from "./modules/recordings/upload-receive";
+import { DocumentCounts } from "./modules/search/service";
+import { WebhookDispatcher } from "./modules/webhooks/dispatcher";
 import { loadServerSecret } from "./server-secret";
 import { createStorage } from "./storage";
 
@@ -18,7 +27,11 @@ export function databasePath(config: Config): string {
   return join(config.dataDir, "parley.db");
 }
 
-/** Opens and migrates the database and builds Deps; shared by `serve` and the other CLI commands. */
+/**
+ * Opens and migrates the database and builds Deps, every piece of state included: nothing
+ * is kept at module level, so two Deps in one process share nothing (decision 085). Shared
+ * by `serve`, the other CLI commands and the tests; closeDeps undoes it.
+ */
 export function buildDeps(config: Config, options: { clock?: Clock; log?: Logger; engines?: Engines; dns?: Resolver } = {}): Deps {
   const clock = options.clock ?? systemClock;
   const log = options.log ?? createLogger(config.logLevel);
@@ -26,16 +39,48 @@ export function buildDeps(config: Config, options: { clock?: Clock; log?: Logger
   const db = openDatabase(databasePath(config));
   migrate(db);
   ensureDefaultOrganization(db, clock.now());
+  const dns = options.dns ?? systemResolver;
+  const serverSecret = loadServerSecret(config.dataDir, config.secret);
   return {
     db,
     config,
     clock,
-    dns: options.dns ?? systemResolver,
+    dns,
     log,
     queue: new JobQueue(db, clock, log, config.jobConcurrency),
     rateLimiter: new RateLimiter(config.rateLimit, clock),
     engines: options.engines ?? createEngines(config, log),
     storage: createStorage(config),
-    serverSecret: loadServerSecret(config.dataDir, config.secret),
+    serverSecret,
+    events: new EventBus(),
+    groupCommit: new GroupCommitter(db),
+    wal: new Wal(db),
+    webhooks: new WebhookDispatcher({ db, config, clock, dns, log, serverSecret }),
+    credentials: new CredentialCache(db),
+    searchCounts: new DocumentCounts(db),
+    grantKeys: new GrantKeys(serverSecret),
+    uploadSlots: new UploadSlots(config.uploads.maxConcurrent),
   };
+}
+
+/**
+ * Stops the background work of a Deps, all at once so it takes graceMs at most: model jobs
+ * are aborted and queued again for the next start (they would outlast any grace), webhook
+ * attempts in flight are waited for, and those cut off are retried after the restart.
+ */
+export async function stopDeps(deps: Deps, graceMs: number): Promise<void> {
+  const jobs = deps.queue.stop(graceMs);
+  const webhooks = settledWithin(deps.webhooks.stop(), graceMs).then((done) => {
+    if (!done) deps.log.warn("shutdown: webhook attempts still in flight were cut off; they are retried after the restart");
+  });
+  await Promise.all([jobs, webhooks]);
+}
+
+/** Disposes a Deps once nothing uses it any more (after stopDeps and the last request): listeners, caches, then the database. */
+export function closeDeps(deps: Deps): void {
+  deps.events.close();
+  deps.credentials.close();
+  deps.searchCounts.close();
+  deps.grantKeys.close();
+  deps.db.close();
 }

@@ -1,5 +1,5 @@
 #!/usr/bin/env bun
-import { buildDeps } from "./boot";
+import { buildDeps, closeDeps } from "./boot";
 import { UsageError } from "./cli/args";
 import { ConfigError, loadConfig } from "./config";
 import type { Config } from "./config";
@@ -73,7 +73,7 @@ async function main(argv: string[]): Promise<number> {
     try {
       await command(deps, args);
     } finally {
-      deps.db.close();
+      closeDeps(deps);
     }
     return 0;
   } catch (err) {

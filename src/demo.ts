@@ -1,4 +1,4 @@
-import { buildDeps } from "./boot";
+import { buildDeps, closeDeps } from "./boot";
 import { parseFlags, UsageError } from "./cli/args";
 import type { Config } from "./config";
 import { serve } from "./main";
@@ -26,7 +26,7 @@ export async function demoCommand(config: Config, args: string[]): Promise<void>
   const setup = buildDeps(config);
   if (!findProjectByName(setup.db, projectName)) createProject(setup.db, projectName, setup.clock.now());
   const key = createApiKey(setup.db, { project: projectName, mode: "test", name: "parley demo" }, setup.clock.now());
-  setup.db.close();
+  closeDeps(setup);
 
   const server = await serve(config);
   console.log(`Parley demo running at ${server.url}`);

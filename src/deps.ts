@@ -1,14 +1,26 @@
 import type { Database } from "bun:sqlite";
 import type { Clock } from "./clock";
 import type { Config } from "./config";
+import type { Wal } from "./db/checkpointer";
+import type { GroupCommitter } from "./db/group-commit";
 import type { Resolver } from "./dns";
 import type { Engines } from "./engines";
+import type { EventBus } from "./events/outbox";
+import type { CredentialCache } from "./http/credentials";
 import type { RateLimiter } from "./http/rate-limit";
 import type { JobQueue } from "./jobs/queue";
 import type { Logger } from "./log";
+import type { GrantKeys } from "./modules/grants/signing";
+import type { UploadSlots } from "./modules/recordings/upload-receive";
+import type { DocumentCounts } from "./modules/search/service";
+import type { WebhookDispatcher } from "./modules/webhooks/dispatcher";
 import type { Storage } from "./storage";
 
-/** Everything a module may use, built once at boot (src/main.ts) or per test file (test/helpers.ts). */
+/**
+ * Everything a module may use, built once at boot (buildDeps in src/boot.ts, per test file in
+ * test/helpers.ts) and disposed by closeDeps. Every piece of state lives here, none at module
+ * level: two Deps in one process share nothing (decision 085).
+ */
 export type Deps = {
   db: Database;
   config: Config;
@@ -23,4 +35,20 @@ export type Deps = {
   storage: Storage;
   /** Key material for encrypting stored webhook secrets and signing device grants. */
   serverSecret: string;
+  /** Wakes this Deps' listeners (its webhook dispatcher) when an event is committed; no one else's. */
+  events: EventBus;
+  /** The hot paths' writes (heartbeats) and reads (device state) share a transaction per turn (decision 076). */
+  groupCommit: GroupCommitter;
+  /** Empties the WAL file after an erasure, through the checkpoint worker while one runs (decision 078). */
+  wal: Wal;
+  /** Fans events out to webhook endpoints and attempts their deliveries. */
+  webhooks: WebhookDispatcher;
+  /** Live credentials by token hash: the auth path of every request (decision 008). */
+  credentials: CredentialCache;
+  /** Keyword search's document counts. */
+  searchCounts: DocumentCounts;
+  /** The organizations' device-grant key pairs, derived from serverSecret (decision 021). */
+  grantKeys: GrantKeys;
+  /** Upload PUTs in progress, per project and per URL. */
+  uploadSlots: UploadSlots;
 };

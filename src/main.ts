@@ -1,17 +1,15 @@
 import { createApp } from "./app";
-import { buildDeps, databasePath } from "./boot";
+import { buildDeps, closeDeps, databasePath, stopDeps } from "./boot";
 import type { Config } from "./config";
 import { registerBackgroundWork } from "./background";
 import { type DataDirLock, lockDataDir } from "./data-dir/lock";
 import { keepDataPrivate } from "./data-dir/private";
 import { checkpointInBackground } from "./db/checkpointer";
-import { settledWithin } from "./deadline";
 import type { Deps } from "./deps";
 import { drainRequests } from "./http/drain";
 import { releaseAbandonedIdempotencyClaims } from "./http/idempotency";
 import { startScheduler } from "./jobs/scheduler";
 import { checkSearchIndex } from "./modules/search/indexer";
-import { webhookDispatcher } from "./modules/webhooks/dispatcher";
 import { StartupError } from "./startup-error";
 
 /** Listens on the configured port, or throws StartupError when something else has it. */
@@ -44,7 +42,7 @@ function boot(config: Config, lock: DataDirLock) {
     // Before any job starts: a server that cannot listen leaves the queue as it found it.
     return { deps, tasks, app: listen(deps) };
   } catch (err) {
-    deps?.db.close();
+    if (deps) closeDeps(deps);
     lock.release();
     throw err;
   }
@@ -58,9 +56,9 @@ export async function serve(config: Config): Promise<{ url: string; stop(): Prom
   keepDataPrivate(config.dataDir);
   const lock = lockDataDir(config.dataDir, new Date());
   const { deps, tasks, app } = boot(config, lock);
-  const { db, log, queue } = deps;
+  const { log, queue } = deps;
   const server = app.server!;
-  const checkpointer = checkpointInBackground(db, databasePath(config), log);
+  const checkpointer = checkpointInBackground(deps, databasePath(config), log);
   queue.start();
   // The embedder's dimension against the vector index, once at start (issue 6). Not awaited:
   // a mismatch queues a background re-index, and no failure here may stop the server booting.
@@ -76,15 +74,10 @@ export async function serve(config: Config): Promise<{ url: string; stop(): Prom
       const graceMs = config.shutdownGraceSeconds * 1000;
       log.info("parley stopping", { grace_seconds: config.shutdownGraceSeconds });
       scheduler.stop();
-      // All at once, so the whole stop takes the grace period at most. Model jobs are aborted
-      // now (they would outlast any grace) and queued again for the next start.
-      const jobs = queue.stop(graceMs);
-      const webhooks = settledWithin(webhookDispatcher(deps).stop(), graceMs).then((done) => {
-        if (!done) log.warn("shutdown: webhook attempts still in flight were cut off; they are retried after the restart");
-      });
-      await Promise.all([drainRequests(server, graceMs, log), jobs, webhooks]);
+      // Requests, jobs and webhook attempts all at once, so the whole stop takes the grace period at most.
+      await Promise.all([drainRequests(server, graceMs, log), stopDeps(deps, graceMs)]);
       checkpointer.stop();
-      db.close();
+      closeDeps(deps);
       lock.release();
       log.info("parley stopped");
     })());

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { afterAll } from "bun:test";
 import { createApp } from "../src/app";
 import { registerBackgroundWork } from "../src/background";
-import { buildDeps } from "../src/boot";
+import { buildDeps, closeDeps, stopDeps } from "../src/boot";
 import { type Clock, ManualClock } from "../src/clock";
 import { loadConfig } from "../src/config";
 import type { Deps } from "../src/deps";
@@ -18,7 +18,15 @@ import { openApiContract } from "./support/openapi-contract";
 import { offlineDns } from "./support/stand-in-dns";
 
 const tempDirs: string[] = [];
-afterAll(() => {
+const openDeps: Deps[] = [];
+// Registered first, so it runs before a test file's own top-level afterAll: stop what keeps
+// using a test app (a listening server, a simulation) in a describe's afterAll or in the test.
+afterAll(async () => {
+  // As serve's stop does: background work first (in flight for a moment at most), then the rest.
+  for (const deps of openDeps.splice(0)) {
+    await stopDeps(deps, 5_000);
+    closeDeps(deps);
+  }
   for (const d of tempDirs.splice(0)) rmSync(d, { recursive: true, force: true });
 });
 
@@ -39,13 +47,18 @@ export function makeTempDir(prefix = "parley-test-"): string {
   return dir;
 }
 
-/** Real Deps on a fresh SQLite database in a temp dir, with the real migrations; DNS is a stand-in (offline unless `dns` is given). */
+/**
+ * Real Deps on a fresh SQLite database in a temp dir, with the real migrations; DNS is a
+ * stand-in (offline unless `dns` is given). Stopped and closed after the test file.
+ */
 export async function makeTestDeps(options: { clock?: Clock; env?: Record<string, string>; engines?: Partial<Engines>; dns?: Resolver } = {}): Promise<Deps> {
   const dataDir = makeTempDir();
   const config = loadConfig({ PARLEY_DATA_DIR: dataDir, PARLEY_MODELS_DIR: join(dataDir, "models"), PARLEY_LOG_LEVEL: "silent", ...options.env });
   const log = createLogger("silent");
   const engines = options.engines ? { ...createEngines(config, log), ...options.engines } : undefined;
-  return buildDeps(config, { clock: options.clock ?? new ManualClock(), log, engines, dns: options.dns ?? offlineDns });
+  const deps = buildDeps(config, { clock: options.clock ?? new ManualClock(), log, engines, dns: options.dns ?? offlineDns });
+  openDeps.push(deps);
+  return deps;
 }
 
 export type Reply<T = any> = { status: number; body: T; headers: Headers };

@@ -51,14 +51,14 @@ beforeAll(async () => {
   sim = await startSimulation({ url: base, apiKey: key, devices: 4, durationSeconds: 30, intervalSeconds: 0.2, uploads: true });
 });
 
-afterAll(async () => {
-  sim?.stop();
-  await sim?.done;
-  await server?.stop();
-  await deps?.queue.stop();
-});
-
 describe("parley simulate", () => {
+  // In the describe, so it runs before test/helpers.ts closes the Deps the server uses.
+  afterAll(async () => {
+    sim?.stop();
+    await sim?.done;
+    await server?.stop();
+  });
+
   test("devices bind and heartbeat over wifi, cellular and a Bluetooth relay", async () => {
     expect(sim.devices.map((d) => d.channel)).toEqual(["wifi", "cellular", "wifi", "bluetooth"]);
     for (const d of sim.devices) {

@@ -1,7 +1,7 @@
 import type { Database } from "bun:sqlite";
 import type { Logger } from "../log";
 import { bundled } from "./bundled";
-import { groupCommit } from "./group-commit";
+import type { GroupCommitter } from "./group-commit";
 
 /** Past this many frames (16 MB of 4 KB pages) the checkpointer asks for a short write pause so the WAL can start over. */
 const RESTART_WAL_AT_FRAMES = 4096;
@@ -19,21 +19,28 @@ export type CheckpointMessage =
   | { type: "truncate-wal" }
   | { type: "wal-truncated"; ok: boolean };
 
-/** How the server's connection asks its checkpoint worker to empty the WAL file. */
-const walTruncations = new WeakMap<Database, () => Promise<boolean>>();
+/** A connection's WAL file, one per Deps (boot.ts): emptied by the checkpoint worker while one runs, else by the connection. */
+export class Wal {
+  /** Set by checkpointInBackground while its worker runs. */
+  viaWorker: (() => Promise<boolean>) | null = null;
 
-/**
- * Checkpoints every frame and cuts the WAL file to zero bytes, so no page image written
- * before now survives in it (an erasure, decision 078). With a background checkpointer the
- * worker does it during a write pause, off the event loop; without one (CLI, tests) the
- * connection does it itself. False when a reader or writer kept it from finishing: try later.
- */
-export async function truncateWal(db: Database): Promise<boolean> {
-  const viaWorker = walTruncations.get(db);
-  if (viaWorker) return viaWorker();
-  const result = db.query<{ busy: number }, []>("PRAGMA wal_checkpoint(TRUNCATE)").get();
-  return result?.busy === 0;
+  constructor(private readonly db: Database) {}
+
+  /**
+   * Checkpoints every frame and cuts the WAL file to zero bytes, so no page image written
+   * before now survives in it (an erasure, decision 078). With a background checkpointer the
+   * worker does it during a write pause, off the event loop; without one (CLI, tests) the
+   * connection does it itself. False when a reader or writer kept it from finishing: try later.
+   */
+  async truncate(): Promise<boolean> {
+    if (this.viaWorker) return this.viaWorker();
+    const result = this.db.query<{ busy: number }, []>("PRAGMA wal_checkpoint(TRUNCATE)").get();
+    return result?.busy === 0;
+  }
 }
+
+/** The connection a checkpointer works for, with its committer and WAL (the Deps' own). */
+export type CheckpointedDb = { db: Database; groupCommit: GroupCommitter; wal: Wal };
 
 /**
  * For the long-running server: turns off the connection's automatic WAL checkpoints
@@ -47,11 +54,10 @@ export async function truncateWal(db: Database): Promise<boolean> {
  * commits (the hot writes) while it copies the last few frames, a few milliseconds;
  * the next write then starts the WAL over (decision 008).
  */
-export function checkpointInBackground(db: Database, path: string, log: Logger, options: { everyMs?: number; restartAtFrames?: number } = {}): { stop(): void } {
+export function checkpointInBackground({ db, groupCommit: writes, wal }: CheckpointedDb, path: string, log: Logger, options: { everyMs?: number; restartAtFrames?: number } = {}): { stop(): void } {
   // In the executable the worker is an entrypoint of its own, named from the source root.
   const script = bundled ? "./db/checkpoint-worker.ts" : new URL("./checkpoint-worker.ts", import.meta.url).href;
   const worker = new Worker(script);
-  const writes = groupCommit(db);
   let pauseLimit: Timer | undefined;
   const resumeWrites = () => {
     clearTimeout(pauseLimit);
@@ -61,12 +67,12 @@ export function checkpointInBackground(db: Database, path: string, log: Logger, 
   const settleTruncations = (ok: boolean) => {
     for (const settle of truncations.splice(0)) settle(ok);
   };
-  walTruncations.set(db, () => {
+  wal.viaWorker = () => {
     worker.postMessage({ type: "truncate-wal" } satisfies CheckpointMessage);
     return new Promise((resolve) => truncations.push(resolve));
-  });
+  };
   const detach = () => {
-    walTruncations.delete(db);
+    wal.viaWorker = null;
     settleTruncations(false);
   };
   db.exec("PRAGMA wal_autocheckpoint = 0");

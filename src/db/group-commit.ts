@@ -16,6 +16,11 @@ type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
  * - A caller's promise settles only after the commit, so no response announces a write that
  *   could still be lost.
  * - While paused (the WAL checkpointer catching up, decision 008), units wait in memory.
+ *
+ * One per connection, built with Deps (boot.ts): a second committer on the same connection
+ * would open its transaction inside the first one's.
+ *
+ * @example const row = await deps.groupCommit.run(() => writeRow(deps.db, input));
  */
 export class GroupCommitter {
   private queued: Unit[] = [];
@@ -93,20 +98,4 @@ export class GroupCommitter {
       return { ok: false, error };
     }
   }
-}
-
-const committers = new WeakMap<Database, GroupCommitter>();
-
-/**
- * The connection's one committer.
- *
- * @example const row = await groupCommit(db).run(() => writeRow(db, input));
- */
-export function groupCommit(db: Database): GroupCommitter {
-  let committer = committers.get(db);
-  if (!committer) {
-    committer = new GroupCommitter(db);
-    committers.set(db, committer);
-  }
-  return committer;
 }

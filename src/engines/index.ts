@@ -10,6 +10,7 @@ import type { Llm } from "./llm";
 import type { Transcriber } from "./transcriber";
 import { type Diarizer, SingleSpeakerDiarizer } from "./diarizer";
 import { LlamaLlm } from "./llama-llm";
+import { OpenAiCompatibleLlm } from "./openai-compatible-llm";
 import { SileroVad, type VoiceActivityDetector } from "./vad";
 import { WhisperTranscriber } from "./whisper-transcriber";
 
@@ -18,16 +19,21 @@ export type Engines = {
   audio: AudioDecoder;
   transcriber: Transcriber;
   llm: Llm;
+  /** Ask's openai_compatible provider: null unless PARLEY_OPENAI_BASE_URL and PARLEY_OPENAI_MODEL are set. */
+  remoteLlm: Llm | null;
   embedder: Embedder;
   vad: VoiceActivityDetector;
   diarizer: Diarizer;
 };
 
 export function createEngines(config: Config, _log: Logger): Engines {
+  const { baseUrl, apiKey, model, contextTokens, timeoutMs } = config.ask.openai;
   return {
     audio: new FfmpegAudioDecoder(findFfmpeg(config.ffmpegPath)),
     transcriber: new WhisperTranscriber({ model: config.models.whisper, path: modelFilePath(config.modelsDir, config.models.whisper), gpu: config.gpu }),
     llm: new LlamaLlm({ model: config.models.llm, path: modelFilePath(config.modelsDir, config.models.llm), gpu: config.gpu }),
+    // Building it connects nowhere: the server is first asked at the first question.
+    remoteLlm: baseUrl && model ? new OpenAiCompatibleLlm({ baseUrl, apiKey, model, contextTokens, timeoutMs }) : null,
     embedder: new TransformersEmbedder(join(config.modelsDir, config.models.embedding), config.models.embedding),
     vad: new SileroVad(),
     diarizer: new SingleSpeakerDiarizer(),

@@ -22,19 +22,42 @@ export const DEVICE_EVENT_TYPES: readonly EventType[] = ["device.low_battery", "
 export type EventEnvelope = { id: string; type: EventType; created_at: string; data: Record<string, unknown> };
 
 type Listener = () => void;
-const listeners = new Set<Listener>();
 
-/** Called after an event is committed, so delivery can start without waiting for a poll. */
-export function onEventRecorded(listener: Listener): () => void {
-  listeners.add(listener);
-  return () => listeners.delete(listener);
+/**
+ * Who hears that an event was committed, so delivery can start without waiting for a poll.
+ * One per Deps (boot.ts): an event recorded through one app's Deps wakes that app's
+ * dispatcher only.
+ */
+export class EventBus {
+  private readonly listeners = new Set<Listener>();
+
+  /** Calls `listener` after each event is committed; returns the unsubscribe. */
+  onRecorded(listener: Listener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** Listeners run after the current transaction commits (microtask), never inside it. */
+  recorded(): void {
+    queueMicrotask(() => {
+      for (const l of this.listeners) l();
+    });
+  }
+
+  /** Shutdown: nothing is woken any more. */
+  close(): void {
+    this.listeners.clear();
+  }
 }
+
+/** Where an event goes: the database it is written to, and the bus of the same Deps. */
+export type Outbox = { db: Database; events: EventBus };
 
 /**
  * Writes an event to the outbox. Call it inside the transaction that makes the change it
  * reports: the event exists exactly when the change does, whatever crashes after.
  */
-export function recordEvent(db: Database, tenant: Tenant, type: EventType, data: Record<string, unknown>, now: Date): EventEnvelope {
+export function recordEvent({ db, events }: Outbox, tenant: Tenant, type: EventType, data: Record<string, unknown>, now: Date): EventEnvelope {
   const event: EventEnvelope = { id: newId("evt_", now.getTime()), type, created_at: now.toISOString(), data };
   db.query("INSERT INTO events (id, project_id, mode, type, data, created_at) VALUES (?, ?, ?, ?, ?, ?)").run(
     event.id,
@@ -44,10 +67,7 @@ export function recordEvent(db: Database, tenant: Tenant, type: EventType, data:
     JSON.stringify(data),
     event.created_at,
   );
-  // Listeners run after the current transaction commits (microtask), never inside it.
-  queueMicrotask(() => {
-    for (const l of listeners) l();
-  });
+  events.recorded();
   return event;
 }
 

@@ -1,8 +1,7 @@
-import type { Database } from "bun:sqlite";
 import { Elysia } from "elysia";
 import type { Clock } from "../clock";
 import { ApiError } from "./errors";
-import { bearerToken, type CredentialKind, credentialOfRequest, type CredentialRow, type Mode, type Tenant } from "./credentials";
+import { bearerToken, type CredentialCache, type CredentialKind, type CredentialRow, type Mode, type Tenant } from "./credentials";
 import type { Scope } from "./scopes";
 
 /** Who is calling: the credential behind the Authorization header, resolved once per request; shared between requests, so read-only. */
@@ -19,7 +18,8 @@ export type Principal = Readonly<Tenant> & {
 };
 
 // Cached credential rows are the same object from request to request (credentials.ts), so
-// their Principal is built once. Principals are never mutated.
+// their Principal is built once. Principals are never mutated. Keyed by the row, which
+// belongs to one Deps' cache, so no app sees another's entries.
 const principalOfRow = new WeakMap<CredentialRow, Principal>();
 
 function principalOf(row: CredentialRow): Principal {
@@ -47,12 +47,12 @@ function toPrincipal(row: CredentialRow): Principal {
  * Resolves `Authorization: Bearer ...` to a Principal for every route mounted after it
  * (401 when missing or not live). Rate limits were already counted before routing.
  */
-export function authentication(deps: { db: Database; clock: Clock }) {
+export function authentication(deps: { credentials: CredentialCache; clock: Clock }) {
   // Unnamed on purpose: each module mounts its own copy, and a named plugin would be deduplicated away.
   return new Elysia()
     .derive({ as: "scoped" }, ({ request }) => {
       // Usually already looked up by the rate limiter; the header is read again only to say what is wrong.
-      const row = credentialOfRequest(deps.db, request, deps.clock.now());
+      const row = deps.credentials.ofRequest(request, deps.clock.now());
       if (row) return { principal: principalOf(row) };
       if (!request.headers.has("authorization")) throw new ApiError("unauthorized", "No credential given: send Authorization: Bearer <key>.");
       if (!bearerToken(request)) throw new ApiError("unauthorized", "The Authorization header must be of the form 'Bearer <key>'.");

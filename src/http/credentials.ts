@@ -1,4 +1,4 @@
-import type { Database } from "bun:sqlite";
+import type { Database, Statement } from "bun:sqlite";
 import { hintOf, sha256Hex } from "../crypto";
 import { newId, newSecret } from "../ids";
 import type { Mode, Tenant } from "../tenancy";
@@ -75,19 +75,6 @@ export function issueCredential(db: Database, c: IssueCredential): { id: string;
 }
 
 /**
- * Live credentials by token hash, one cache per connection, so a request's credential
- * usually costs a hash and a Map lookup instead of two reads (decision 008). Never stale
- * by more than a millisecond:
- * - every UPDATE or DELETE of credentials in this process calls forgetCachedCredentials
- *   (an INSERT needs not: misses are not cached);
- * - PRAGMA data_version changes when another connection commits (the `parley keys revoke`
- *   CLI in another process); it is read at most every DATA_VERSION_INTERVAL_MS, and a
- *   change drops the whole cache;
- * - expiry is checked on every use, against the clock of the request.
- */
-type CredentialCache = { rows: Map<string, CredentialRow>; dataVersion: number; checkedAt: number; readDataVersion: () => number };
-
-/**
  * How often another process's commits are looked for. Reading PRAGMA data_version on every
  * request was a tenth of a cached request's cost; once a millisecond, a revocation by another
  * process is seen by every request that starts a millisecond or more after its commit.
@@ -96,64 +83,8 @@ const DATA_VERSION_INTERVAL_MS = 1;
 
 /** Far above any fleet this appliance serves; past it the cache starts over rather than grow. */
 const MAX_CACHED_CREDENTIALS = 100_000;
-const credentialCaches = new WeakMap<Database, CredentialCache>();
-
-function cacheOf(db: Database): CredentialCache {
-  let cache = credentialCaches.get(db);
-  if (!cache) {
-    const statement = db.prepare<{ data_version: number }, []>("PRAGMA data_version");
-    cache = { rows: new Map(), dataVersion: -1, checkedAt: -Infinity, readDataVersion: () => statement.get()!.data_version };
-    credentialCaches.set(db, cache);
-  }
-  return cache;
-}
-
-/** Call after any UPDATE or DELETE of the credentials table: the next lookup reads the table again. */
-export function forgetCachedCredentials(db: Database): void {
-  credentialCaches.get(db)?.rows.clear();
-}
-
-/** The live credential a bearer value stands for, or null when unknown, revoked or expired. */
-export function findLiveCredential(db: Database, token: string, now: Date): CredentialRow | null {
-  const cache = cacheOf(db);
-  const checkedAt = performance.now();
-  if (checkedAt - cache.checkedAt >= DATA_VERSION_INTERVAL_MS) {
-    cache.checkedAt = checkedAt;
-    const dataVersion = cache.readDataVersion();
-    if (dataVersion !== cache.dataVersion) {
-      cache.rows.clear();
-      cache.dataVersion = dataVersion;
-    }
-  }
-  const hash = sha256Hex(token);
-  let row = cache.rows.get(hash) ?? null;
-  if (!row) {
-    row = readLiveCredential(db, hash);
-    // Not from inside a transaction: a row read there could be rolled back after.
-    if (row && !db.inTransaction) {
-      if (cache.rows.size >= MAX_CACHED_CREDENTIALS) cache.rows.clear();
-      cache.rows.set(hash, row);
-    }
-  }
-  if (row?.expires_at && row.expires_at <= now.toISOString()) return null;
-  return row;
-}
-
-function readLiveCredential(db: Database, hash: string): CredentialRow | null {
-  // No JOIN with projects: measured 3x slower than separate lookups on this hot path.
-  const row = db
-    .query<Omit<CredentialRow, "organization_id">, [string]>(
-      `SELECT id, kind, project_id, mode, scopes, end_user_id, device_id, recording_id, command_id, expires_at, used_at
-         FROM credentials WHERE token_hash = ? AND revoked_at IS NULL`,
-    )
-    .get(hash);
-  if (!row) return null;
-  const organizationId = organizationOf(db, row.project_id);
-  return organizationId ? { ...row, organization_id: organizationId } : null;
-}
 
 const BEARER = /^Bearer\s+(\S+)\s*$/i;
-const credentialByRequest = new WeakMap<Request, CredentialRow | null>();
 
 /** The bearer value of a request's Authorization header, or undefined when absent or malformed. */
 export function bearerToken(request: Request): string | undefined {
@@ -161,17 +92,100 @@ export function bearerToken(request: Request): string | undefined {
 }
 
 /**
- * The live credential behind a request's Authorization header, looked up once per request:
- * the rate limiter (before routing) and authentication (per module) both need it.
+ * Live credentials by token hash, one cache per connection, built with Deps (boot.ts), so a
+ * request's credential usually costs a hash and a Map lookup instead of two reads (decision
+ * 008). Never stale by more than a millisecond:
+ * - every UPDATE or DELETE of credentials in this process calls forget() (the writers below
+ *   take a CredentialStore for that; an INSERT needs not: misses are not cached);
+ * - PRAGMA data_version changes when another connection commits (the `parley keys revoke`
+ *   CLI in another process); it is read at most every DATA_VERSION_INTERVAL_MS, and a
+ *   change drops the whole cache;
+ * - expiry is checked on every use, against the clock of the request.
  */
-export function credentialOfRequest(db: Database, request: Request, now: Date): CredentialRow | null {
-  const known = credentialByRequest.get(request);
-  if (known !== undefined) return known;
-  const token = bearerToken(request);
-  const row = token ? findLiveCredential(db, token, now) : null;
-  credentialByRequest.set(request, row);
-  return row;
+export class CredentialCache {
+  private readonly rows = new Map<string, CredentialRow>();
+  private dataVersion = -1;
+  private checkedAt = -Infinity;
+  private readonly dataVersionQuery: Statement<{ data_version: number }, []>;
+  /** A project never changes organization, so this lookup of the auth path is cached for good. */
+  private readonly organizationByProject = new Map<string, string>();
+  /** The rate limiter (before routing) and authentication (per module) both need a request's credential: looked up once. */
+  private readonly byRequest = new WeakMap<Request, CredentialRow | null>();
+
+  constructor(private readonly db: Database) {
+    this.dataVersionQuery = db.prepare<{ data_version: number }, []>("PRAGMA data_version");
+  }
+
+  /** The live credential a bearer value stands for, or null when unknown, revoked or expired. */
+  find(token: string, now: Date): CredentialRow | null {
+    const checkedAt = performance.now();
+    if (checkedAt - this.checkedAt >= DATA_VERSION_INTERVAL_MS) {
+      this.checkedAt = checkedAt;
+      const dataVersion = this.dataVersionQuery.get()!.data_version;
+      if (dataVersion !== this.dataVersion) {
+        this.rows.clear();
+        this.dataVersion = dataVersion;
+      }
+    }
+    const hash = sha256Hex(token);
+    let row = this.rows.get(hash) ?? null;
+    if (!row) {
+      row = this.read(hash);
+      // Not from inside a transaction: a row read there could be rolled back after.
+      if (row && !this.db.inTransaction) {
+        if (this.rows.size >= MAX_CACHED_CREDENTIALS) this.rows.clear();
+        this.rows.set(hash, row);
+      }
+    }
+    if (row?.expires_at && row.expires_at <= now.toISOString()) return null;
+    return row;
+  }
+
+  /** The live credential behind a request's Authorization header, looked up once per request. */
+  ofRequest(request: Request, now: Date): CredentialRow | null {
+    const known = this.byRequest.get(request);
+    if (known !== undefined) return known;
+    const token = bearerToken(request);
+    const row = token ? this.find(token, now) : null;
+    this.byRequest.set(request, row);
+    return row;
+  }
+
+  /** Call after any UPDATE or DELETE of the credentials table: the next lookup reads the table again. */
+  forget(): void {
+    this.rows.clear();
+  }
+
+  /** Shutdown: lets go of every cached row. */
+  close(): void {
+    this.rows.clear();
+    this.organizationByProject.clear();
+  }
+
+  private read(hash: string): CredentialRow | null {
+    // No JOIN with projects: measured 3x slower than separate lookups on this hot path.
+    const row = this.db
+      .query<Omit<CredentialRow, "organization_id">, [string]>(
+        `SELECT id, kind, project_id, mode, scopes, end_user_id, device_id, recording_id, command_id, expires_at, used_at
+           FROM credentials WHERE token_hash = ? AND revoked_at IS NULL`,
+      )
+      .get(hash);
+    if (!row) return null;
+    const organizationId = this.organizationOf(row.project_id);
+    return organizationId ? { ...row, organization_id: organizationId } : null;
+  }
+
+  private organizationOf(projectId: string): string | null {
+    const cached = this.organizationByProject.get(projectId);
+    if (cached) return cached;
+    const project = this.db.query<{ organization_id: string }, [string]>("SELECT organization_id FROM projects WHERE id = ?").get(projectId);
+    if (project) this.organizationByProject.set(projectId, project.organization_id);
+    return project?.organization_id ?? null;
+  }
 }
+
+/** A connection and its credential cache: what a writer of the credentials table needs (Deps has both). */
+export type CredentialStore = { db: Database; credentials: CredentialCache };
 
 /** Path of the pre-signed PUT target (spec: upload-url); the token after it is the request's only credential. */
 export const UPLOAD_TARGET_PATH = "/v1/uploads/";
@@ -180,43 +194,32 @@ export const UPLOAD_TARGET_PATH = "/v1/uploads/";
  * The upload credential a pre-signed PUT carries in its path, while it can still be used;
  * null for any other request, an unknown, expired or spent token, or another kind of token.
  */
-export function uploadCredentialOfRequest(db: Database, request: Request, now: Date): CredentialRow | null {
+export function uploadCredentialOfRequest(credentials: CredentialCache, request: Request, now: Date): CredentialRow | null {
   if (request.method !== "PUT") return null;
   const { pathname } = new URL(request.url);
   if (!pathname.startsWith(UPLOAD_TARGET_PATH)) return null;
   const token = pathname.slice(UPLOAD_TARGET_PATH.length);
   if (!token.startsWith(TOKEN_PREFIX.upload("test")) || token.includes("/")) return null;
-  const row = findLiveCredential(db, token, now);
+  const row = credentials.find(token, now);
   return row?.kind === "upload" && !row.used_at ? row : null;
 }
 
-// A project never changes organization, so this lookup of the auth path is cached for good.
-const organizationByProject = new Map<string, string>();
-
-function organizationOf(db: Database, projectId: string): string | null {
-  const cached = organizationByProject.get(projectId);
-  if (cached) return cached;
-  const project = db.query<{ organization_id: string }, [string]>("SELECT organization_id FROM projects WHERE id = ?").get(projectId);
-  if (project) organizationByProject.set(projectId, project.organization_id);
-  return project?.organization_id ?? null;
-}
-
 /** Revokes every live credential of a kind bound to a device (unbind, token refresh). */
-export function revokeDeviceCredentials(db: Database, deviceId: string, now: Date): void {
+export function revokeDeviceCredentials({ db, credentials }: CredentialStore, deviceId: string, now: Date): void {
   db.query("UPDATE credentials SET revoked_at = ? WHERE device_id = ? AND kind = 'device' AND revoked_at IS NULL").run(
     now.toISOString(),
     deviceId,
   );
-  forgetCachedCredentials(db);
+  credentials.forget();
 }
 
 /**
  * Marks a single-use credential used. Returns false when it already was, so that of two
  * racing requests exactly one wins.
  */
-export function consumeCredential(db: Database, id: string, now: Date): boolean {
+export function consumeCredential({ db, credentials }: CredentialStore, id: string, now: Date): boolean {
   const won = db.query("UPDATE credentials SET used_at = ? WHERE id = ? AND used_at IS NULL").run(now.toISOString(), id).changes === 1;
-  forgetCachedCredentials(db);
+  credentials.forget();
   return won;
 }
 
@@ -228,7 +231,7 @@ export const SPENT_TOKEN_RETENTION_MS = 7 * 24 * 60 * 60 * 1000;
  * that expired, were used or were revoked a week ago or more. API keys stay: their hints
  * remain listed after revocation.
  */
-export function purgeSpentTokens(db: Database, now: Date): number {
+export function purgeSpentTokens({ db, credentials }: CredentialStore, now: Date): number {
   const cutoff = new Date(now.getTime() - SPENT_TOKEN_RETENTION_MS).toISOString();
   const purged = db
     .query(
@@ -236,6 +239,6 @@ export function purgeSpentTokens(db: Database, now: Date): number {
          AND (expires_at <= ?1 OR used_at <= ?1 OR revoked_at <= ?1)`,
     )
     .run(cutoff).changes;
-  forgetCachedCredentials(db);
+  credentials.forget();
   return purged;
 }

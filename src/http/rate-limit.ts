@@ -1,6 +1,5 @@
-import type { Database } from "bun:sqlite";
 import type { Clock } from "../clock";
-import { credentialOfRequest, uploadCredentialOfRequest } from "./credentials";
+import { type CredentialCache, uploadCredentialOfRequest } from "./credentials";
 import { ApiError } from "./errors";
 
 type Window = { start: number; count: number };
@@ -74,8 +73,8 @@ export class RateLimiter {
  * address, so guessing keys or upload tokens is throttled too. Called by beforeRouting;
  * `clientAddress` is asked only for those.
  */
-export function countRequest(deps: { db: Database; clock: Clock; rateLimiter: RateLimiter }, request: Request, headers: Record<string, unknown>, clientAddress: () => string): void {
+export function countRequest(deps: { credentials: CredentialCache; clock: Clock; rateLimiter: RateLimiter }, request: Request, headers: Record<string, unknown>, clientAddress: () => string): void {
   const now = deps.clock.now();
-  const row = credentialOfRequest(deps.db, request, now) ?? uploadCredentialOfRequest(deps.db, request, now);
+  const row = deps.credentials.ofRequest(request, now) ?? uploadCredentialOfRequest(deps.credentials, request, now);
   deps.rateLimiter.check(row ? row.id : `anon:${clientAddress()}`, headers as Record<string, string>);
 }

@@ -1,5 +1,4 @@
-import type { Database } from "bun:sqlite";
-import { truncateWal } from "../db/checkpointer";
+import type { Wal } from "../db/checkpointer";
 import { type JobQueue, RetryJobError } from "./queue";
 
 /**
@@ -21,8 +20,8 @@ export function enqueueWalTruncation(queue: JobQueue): void {
   queue.enqueue(TRUNCATE_WAL_JOB, {}, { maxAttempts: MAX_ATTEMPTS });
 }
 
-export function registerWalTruncation(deps: { db: Database; queue: JobQueue }): void {
+export function registerWalTruncation(deps: { wal: Wal; queue: JobQueue }): void {
   deps.queue.register(TRUNCATE_WAL_JOB, async () => {
-    if (!(await truncateWal(deps.db))) throw new RetryJobError("a reader or writer kept the WAL busy; trying again", RETRY_MS);
+    if (!(await deps.wal.truncate())) throw new RetryJobError("a reader or writer kept the WAL busy; trying again", RETRY_MS);
   });
 }

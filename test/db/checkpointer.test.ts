@@ -2,17 +2,20 @@ import { Database } from "bun:sqlite";
 import { expect, test } from "bun:test";
 import { closeSync, openSync, readSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { checkpointInBackground, truncateWal } from "../../src/db/checkpointer";
-import { groupCommit } from "../../src/db/group-commit";
+import { type CheckpointedDb, checkpointInBackground, Wal } from "../../src/db/checkpointer";
+import { GroupCommitter } from "../../src/db/group-commit";
 import { openDatabase } from "../../src/db/open";
 import { createLogger } from "../../src/log";
 import { makeTempDir } from "../helpers";
+
+/** A connection with its committer and WAL, as buildDeps makes them. */
+const withWal = (db: Database): CheckpointedDb => ({ db, groupCommit: new GroupCommitter(db), wal: new Wal(db) });
 
 test("WAL checkpoints happen on the worker thread, not on the writer's connection", async () => {
   const path = join(makeTempDir(), "c.db");
   const db = openDatabase(path);
   db.exec("CREATE TABLE t (x BLOB)");
-  const checkpointer = checkpointInBackground(db, path, createLogger("silent"), { everyMs: 50 });
+  const checkpointer = checkpointInBackground(withWal(db), path, createLogger("silent"), { everyMs: 50 });
   // While the writer's connection holds the file exclusively the worker cannot checkpoint,
   // but the writer still could: so a file that stays the same size after the commit shows
   // the writer did not, whenever the worker's passes come. Everything written so far is
@@ -47,9 +50,10 @@ test("under writes without pause the WAL still starts over: group commits wait w
   const path = join(makeTempDir(), "r.db");
   const db = openDatabase(path);
   db.exec("CREATE TABLE t (x BLOB)");
-  const checkpointer = checkpointInBackground(db, path, createLogger("silent"), { everyMs: 20, restartAtFrames: 64 });
+  const conn = withWal(db);
+  const checkpointer = checkpointInBackground(conn, path, createLogger("silent"), { everyMs: 20, restartAtFrames: 64 });
   const insert = db.query("INSERT INTO t VALUES (randomblob(4000))");
-  const writes = groupCommit(db);
+  const writes = conn.groupCommit;
   // One write after another, each as soon as the last committed: a background pass never
   // finds the WAL still, so without the pause the WAL would never start over and every row
   // would stay in it (this loop would run until the test times out).
@@ -68,15 +72,16 @@ test("the worker empties the WAL file on request, and says so; a reader in the w
   const path = join(makeTempDir(), "e.db");
   const db = openDatabase(path);
   db.exec("CREATE TABLE t (x TEXT)");
-  const checkpointer = checkpointInBackground(db, path, createLogger("silent"), { everyMs: 60_000 });
+  const conn = withWal(db);
+  const checkpointer = checkpointInBackground(conn, path, createLogger("silent"), { everyMs: 60_000 });
   db.query("INSERT INTO t VALUES ('erased soon')").run();
   const reader = new Database(path);
   reader.exec("BEGIN");
   reader.query("SELECT count(*) FROM t").get();
-  expect(await truncateWal(db)).toBe(false);
+  expect(await conn.wal.truncate()).toBe(false);
   expect(statSync(`${path}-wal`).size).toBeGreaterThan(0);
   reader.exec("COMMIT");
-  expect(await truncateWal(db)).toBe(true);
+  expect(await conn.wal.truncate()).toBe(true);
   expect(statSync(`${path}-wal`).size).toBe(0);
   reader.close();
   checkpointer.stop();

@@ -1,11 +1,12 @@
 import { beforeEach, describe, expect, test } from "bun:test";
 import type { Database } from "bun:sqlite";
 import { join } from "node:path";
-import { groupCommit } from "../../src/db/group-commit";
+import { GroupCommitter } from "../../src/db/group-commit";
 import { openDatabase } from "../../src/db/open";
 import { makeTempDir } from "../helpers";
 
 let db: Database;
+let committer: GroupCommitter;
 let reader: Database;
 const rows = (conn: Database) => conn.query<{ name: string }, []>("SELECT name FROM t ORDER BY name").all().map((r) => r.name);
 const insert = (name: string) => db.query("INSERT INTO t (name) VALUES (?)").run(name);
@@ -13,6 +14,7 @@ const insert = (name: string) => db.query("INSERT INTO t (name) VALUES (?)").run
 beforeEach(() => {
   const path = join(makeTempDir(), "g.db");
   db = openDatabase(path);
+  committer = new GroupCommitter(db);
   db.exec("CREATE TABLE parent (id TEXT PRIMARY KEY)");
   db.exec("CREATE TABLE t (name TEXT, parent_id TEXT REFERENCES parent(id) DEFERRABLE INITIALLY DEFERRED)");
   reader = openDatabase(path);
@@ -20,7 +22,7 @@ beforeEach(() => {
 
 describe("group commit", () => {
   test("units submitted in one turn share one transaction: another connection sees none of them until the commit", async () => {
-    const commit = (work: () => unknown) => groupCommit(db).run(work);
+    const commit = (work: () => unknown) => committer.run(work);
     const seenByReader: string[][] = [];
     const first = commit(() => insert("a"));
     const second = commit(() => {
@@ -33,12 +35,12 @@ describe("group commit", () => {
   });
 
   test("a caller's promise settles after the commit", async () => {
-    const seen = await groupCommit(db).run(() => insert("a")).then(() => rows(reader));
+    const seen = await committer.run(() => insert("a")).then(() => rows(reader));
     expect(seen).toEqual(["a"]);
   });
 
   test("a unit that throws is rolled back alone and its caller gets the error; the others commit", async () => {
-    const commit = (work: () => unknown) => groupCommit(db).run(work);
+    const commit = (work: () => unknown) => committer.run(work);
     const results = await Promise.allSettled([
       commit(() => insert("a")),
       commit(() => {
@@ -58,7 +60,6 @@ describe("group commit", () => {
   });
 
   test("paused, units wait in memory and nothing is written; on resume they commit", async () => {
-    const committer = groupCommit(db);
     committer.pause();
     let settled = false;
     const pending = committer.run(() => insert("held")).then(() => (settled = true));
@@ -71,7 +72,7 @@ describe("group commit", () => {
   });
 
   test("a failing COMMIT fails every unit of its group and keeps none of their writes", async () => {
-    const commit = (work: () => unknown) => groupCommit(db).run(work);
+    const commit = (work: () => unknown) => committer.run(work);
     // The deferred foreign key is only checked at COMMIT.
     const results = await Promise.allSettled([commit(() => insert("a")), commit(() => db.query("INSERT INTO t (name, parent_id) VALUES ('orphan', 'missing')").run())]);
     expect(results.map((r) => r.status)).toEqual(["rejected", "rejected"]);

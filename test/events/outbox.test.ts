@@ -7,8 +7,8 @@ test("events are kept 30 days once fanned out; undelivered ones are never purged
   const t = await makeTestApp();
   const { project } = makeTenant(t.deps);
   const tenant = { projectId: project.id, mode: "test" as const };
-  const old = recordEvent(t.deps.db, tenant, "recording.deleted", { id: "rec_1" }, t.clock.now());
-  const stuck = recordEvent(t.deps.db, tenant, "recording.deleted", { id: "rec_2" }, t.clock.now());
+  const old = recordEvent(t.deps, tenant, "recording.deleted", { id: "rec_1" }, t.clock.now());
+  const stuck = recordEvent(t.deps, tenant, "recording.deleted", { id: "rec_2" }, t.clock.now());
   t.deps.db.query("UPDATE events SET dispatched_at = created_at WHERE id = ?").run(old.id);
   t.clock.advance(29 * 86_400_000);
   expect(purgeOldEvents(t.deps.db, t.clock.now())).toBe(0);
@@ -23,7 +23,7 @@ test("an event is kept while a webhook delivery of it is pending or ended within
   const acme = makeTenant(t.deps);
   const tenant = { projectId: acme.project.id, mode: "test" as const };
   const hook = (await t.call("POST", "/v1/webhooks", { key: acme.test, body: { url: "https://10.0.0.9:9/never", events: ["*"] } })).body;
-  const emit = (id: string) => t.deps.db.transaction(() => recordEvent(t.deps.db, tenant, "recording.created", { id }, t.clock.now()))();
+  const emit = (id: string) => t.deps.db.transaction(() => recordEvent(t.deps, tenant, "recording.created", { id }, t.clock.now()))();
   const [done, retried, lateFailure] = [emit("rec_done"), emit("rec_retried"), emit("rec_late")];
   fanOutEvents(t.deps.db, t.clock.now());
   const deliveryOf = (eventId: string) => t.deps.db.query<{ id: string }, [string]>("SELECT id FROM webhook_deliveries WHERE event_id = ?").get(eventId)!.id;

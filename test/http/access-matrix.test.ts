@@ -5,7 +5,6 @@ import { ScriptedLlm } from "../../src/engines/llm.test-double";
 import { ScriptedTranscriber } from "../../src/engines/transcriber.test-double";
 import { SCOPES } from "../../src/http/scopes";
 import { addFirmware } from "../../src/modules/firmware/releases";
-import { webhookDispatcher } from "../../src/modules/webhooks/dispatcher";
 import { makeTempDir, makeTenant, makeTestApp, waitFor } from "../helpers";
 import { concat, seedRecording, silence, voiced, wav } from "../modules/pipeline-fixtures";
 
@@ -160,7 +159,7 @@ beforeAll(async () => {
   own.firmware = firmware.id;
   own.ota = (await call("POST", `/v1/devices/${device.id}/ota`, { firmware_release_id: firmware.id })).id;
 
-  await webhookDispatcher(t.deps).drain();
+  await t.deps.webhooks.drain();
   own.delivery = await waitFor("a webhook delivery", async () => (await call("GET", `/v1/webhooks/${webhook.id}/deliveries`)).data[0]?.id);
 
   const doc = (await t.call("GET", "/v1/openapi.json")).body;

@@ -137,7 +137,7 @@ describe("authentication", () => {
     const { revokeApiKey, createApiKey } = await import("../../src/modules/keys/service");
     const k = createApiKey(t.deps.db, { project: "acme", mode: "test" }, t.clock.now());
     expect((await t.call("GET", "/v1/end-users", { key: k.key })).status).toBe(200);
-    revokeApiKey(t.deps.db, k.id, t.clock.now());
+    revokeApiKey(t.deps, k.id, t.clock.now());
     expect((await t.call("GET", "/v1/end-users", { key: k.key })).status).toBe(401);
   });
 

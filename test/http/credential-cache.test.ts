@@ -2,6 +2,7 @@ import { beforeAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { databasePath } from "../../src/boot";
 import { openDatabase } from "../../src/db/open";
+import { CredentialCache } from "../../src/http/credentials";
 import { createApiKey, revokeApiKey } from "../../src/modules/keys/service";
 import { makeTenant, makeTestApp } from "../helpers";
 import { boundDevice } from "../modules/device-runtime-fixtures";
@@ -26,7 +27,7 @@ describe("a cached credential stops working on the very next request", () => {
   test("an API key revoked in this process", async () => {
     const key = newKey();
     expect((await listUsers(key.key)).status).toBe(200);
-    revokeApiKey(t.deps.db, key.id, t.clock.now());
+    revokeApiKey(t.deps, key.id, t.clock.now());
     const refused = await listUsers(key.key);
     expect(refused.status).toBe(401);
     expect(refused.body.error.code).toBe("unauthorized");
@@ -37,7 +38,7 @@ describe("a cached credential stops working on the very next request", () => {
     expect((await listUsers(key.key)).status).toBe(200);
     const other = openDatabase(databasePath(t.deps.config));
     try {
-      revokeApiKey(other, key.id, t.clock.now());
+      revokeApiKey({ db: other, credentials: new CredentialCache(other) }, key.id, t.clock.now());
     } finally {
       other.close();
     }

@@ -12,7 +12,7 @@ test("purge-spent-tokens drops upload, reset and device tokens a week after they
   const issue = (kind: "upload" | "reset" | "device", expiresAt: Date | null = null) => issueCredential(t.deps.db, { ...tenant, kind, expiresAt, now }).id;
   const expiredUpload = issue("upload", new Date(now.getTime() + 15 * 60 * 1000));
   const usedReset = issue("reset");
-  consumeCredential(t.deps.db, usedReset, now);
+  consumeCredential(t.deps, usedReset, now);
   const revokedDevice = issue("device");
   t.deps.db.query("UPDATE credentials SET revoked_at = ? WHERE id = ?").run(now.toISOString(), revokedDevice);
   const liveDevice = issue("device");

@@ -71,7 +71,7 @@ describe("erasure: deleting a recording erases its content everywhere Parley kee
     const app = await erasureApp();
     const { t, tenant } = app;
     // As `serve` runs: checkpoints on a worker thread, which also empties the WAL on request.
-    const checkpointer = checkpointInBackground(t.deps.db, databasePath(t.deps.config), createLogger("silent"));
+    const checkpointer = checkpointInBackground(t.deps, databasePath(t.deps.config), createLogger("silent"));
     const eu = (await app.endUser({ name: "Ada" })).id;
     const rec = await processedRecording(app, eu, { name: `Visit ${MARKER}`, metadata: { note: MARKER } });
 

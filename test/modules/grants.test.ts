@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, test } from "bun:test";
-import { grantPublicKey, verifyGrant } from "../../src/modules/grants/signing";
+import { GrantKeys, verifyGrant } from "../../src/modules/grants/signing";
 import { makeTenant, makeTestApp } from "../helpers";
 import { boundDevice } from "./device-runtime-fixtures";
 
@@ -49,7 +49,7 @@ describe("WiFi configuration grant (spec 4.2)", () => {
     const [p, payload, sig] = blob.split(".");
     const forged = Buffer.from(JSON.stringify({ ...JSON.parse(Buffer.from(payload!, "base64url").toString()), dev: "dev_other" })).toString("base64url");
     expect(verifyGrant(publicKey, `${p}.${forged}.${sig}`)).toBeNull();
-    expect(verifyGrant(grantPublicKey("another-secret", "org_x"), blob)).toBeNull();
+    expect(verifyGrant(new GrantKeys("another-secret").publicKey("org_x"), blob)).toBeNull();
   });
 
   test("400 device_not_wifi_capable without capability 0x02; 404 not_found for an unknown device", async () => {

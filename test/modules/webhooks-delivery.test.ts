@@ -9,7 +9,7 @@ import type { Mode } from "../../src/tenancy";
 import { createLogger } from "../../src/log";
 import { setOrganizationPlan } from "../../src/modules/projects/store";
 import { fanOutEvents, leaseDelivery } from "../../src/modules/webhooks/delivery-store";
-import { CONCURRENCY, DISABLE_AFTER_MS, webhookDispatcher } from "../../src/modules/webhooks/dispatcher";
+import { CONCURRENCY, DISABLE_AFTER_MS } from "../../src/modules/webhooks/dispatcher";
 import { makeTenant, makeTestApp } from "../helpers";
 import { makeTestCa, type Receiver, rerunTrustingCa, startGatedRelay, startReceiver, type TlsFiles, trustedTlsFiles } from "../support/https-receiver";
 import { standInDns } from "../support/stand-in-dns";
@@ -51,13 +51,13 @@ function deliverySuite(tls: TlsFiles) {
     receiver.behave(() => ({ status: 200 }));
     receiver.received.length = 0;
     const emit = (type: EventType = "recording.created", data: Record<string, unknown> = { id: "rec_1" }, mode: Mode = "test", projectId = acme.project.id, deps: Deps = t.deps) =>
-      deps.db.transaction(() => recordEvent(deps.db, { projectId, mode }, type, data, deps.clock.now()))();
+      deps.db.transaction(() => recordEvent(deps, { projectId, mode }, type, data, deps.clock.now()))();
     const hook = async (path: string, body: Record<string, unknown> = {}, key = acme.test) => {
       const r = await t.call("POST", "/v1/webhooks", { key, body: { url: `${receiver.url}${path}`, events: ["*"], ...body } });
       expect(r.status).toBe(201);
       return r.body as { id: string; secret: string };
     };
-    const drain = (deps: Deps = t.deps) => webhookDispatcher(deps).drain();
+    const drain = (deps: Deps = t.deps) => deps.webhooks.drain();
     const deliveries = async (id: string, app: App = t) => (await app.call("GET", `/v1/webhooks/${id}/deliveries`, { key: acme.test })).body;
     return { t, acme, emit, hook, drain, deliveries };
   }
@@ -87,7 +87,7 @@ function deliverySuite(tls: TlsFiles) {
       expect(log.data[0].last_attempt.latency_ms).toBeNumber();
     });
 
-    test("once the periodic sweep has run, a new event is sent at once, woken by onEventRecorded", async () => {
+    test("once the periodic sweep has run, a new event is sent at once, woken by the event bus", async () => {
       const { t, emit, hook, drain } = await setup();
       await hook("/woken");
       await t.runTask("webhooks-dispatch");

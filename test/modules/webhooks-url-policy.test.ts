@@ -1,6 +1,5 @@
 import { beforeAll, describe, expect, test } from "bun:test";
 import { recordEvent } from "../../src/events/outbox";
-import { webhookDispatcher } from "../../src/modules/webhooks/dispatcher";
 import { makeTenant, makeTestApp, type Reply } from "../helpers";
 import { standInDns } from "../support/stand-in-dns";
 
@@ -117,7 +116,7 @@ describe("webhook targets: PARLEY_WEBHOOK_ALLOW_HOSTS", () => {
 });
 
 describe("webhook targets: checked again before each attempt", () => {
-  const emit = (app: App, projectId: string) => app.deps.db.transaction(() => recordEvent(app.deps.db, { projectId, mode: "test" }, "recording.created", { id: "rec_x" }, app.clock.now()))();
+  const emit = (app: App, projectId: string) => app.deps.db.transaction(() => recordEvent(app.deps, { projectId, mode: "test" }, "recording.created", { id: "rec_x" }, app.clock.now()))();
 
   test("a name that rebinds to loopback after creation is a failed attempt with the refusal, nothing read back", async () => {
     const rebinding = standInDns({ "flip.example.com": (n) => (n === 1 ? ["93.184.215.14"] : ["127.0.0.1"]) });
@@ -126,7 +125,7 @@ describe("webhook targets: checked again before each attempt", () => {
     const w = await app.call("POST", "/v1/webhooks", { key: tenant.test, body: { url: "https://flip.example.com/h", events: ["*"] } });
     expect(w.status).toBe(201);
     emit(app, tenant.project.id);
-    await webhookDispatcher(app.deps).drain();
+    await app.deps.webhooks.drain();
     expect(rebinding.lookups).toEqual(["flip.example.com", "flip.example.com"]);
     const d = (await app.call("GET", `/v1/webhooks/${w.body.id}/deliveries`, { key: tenant.test })).body.data[0];
     expect(d).toMatchObject({ status: "pending", attempt_count: 1 });
@@ -140,7 +139,7 @@ describe("webhook targets: checked again before each attempt", () => {
     const w = (await app.call("POST", "/v1/webhooks", { key: tenant.test, body: { url: "https://10.0.0.9/h", events: ["*"] } })).body;
     app.deps.db.query("UPDATE webhook_endpoints SET url = 'https://169.254.169.254/latest/meta-data/' WHERE id = ?").run(w.id);
     emit(app, tenant.project.id);
-    await webhookDispatcher(app.deps).drain();
+    await app.deps.webhooks.drain();
     const d = (await app.call("GET", `/v1/webhooks/${w.id}/deliveries`, { key: tenant.test })).body.data[0];
     expect(d.last_attempt).toMatchObject({ response_status: null, response_snippet: null });
     expect(d.last_attempt.error).toContain(LOCAL);
@@ -151,7 +150,7 @@ describe("webhook targets: checked again before each attempt", () => {
     const tenant = makeTenant(app.deps);
     const w = (await app.call("POST", "/v1/webhooks", { key: tenant.test, body: { url: "https://gone.clinic.lan/h", events: ["*"] } })).body;
     emit(app, tenant.project.id);
-    await webhookDispatcher(app.deps).drain();
+    await app.deps.webhooks.drain();
     const d = (await app.call("GET", `/v1/webhooks/${w.id}/deliveries`, { key: tenant.test })).body.data[0];
     expect(d.last_attempt).toMatchObject({ response_status: null, error: "The host gone.clinic.lan does not resolve." });
   });

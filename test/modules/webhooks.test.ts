@@ -7,7 +7,6 @@ import { issueCredential } from "../../src/http/credentials";
 import { createLogger } from "../../src/log";
 import { setOrganizationPlan } from "../../src/modules/projects/store";
 import { fanOutEvents } from "../../src/modules/webhooks/delivery-store";
-import { webhookDispatcher } from "../../src/modules/webhooks/dispatcher";
 import { type Offer, pickFairly } from "../../src/modules/webhooks/fair-share";
 import { checkWebhookUrl, DNS_TIMEOUT_MS } from "../../src/modules/webhooks/url-policy";
 import { makeTenant, makeTestApp } from "../helpers";
@@ -226,7 +225,7 @@ describe("webhooks: delivery log retention", () => {
   test("finished deliveries are purged 30 days after they end; pending ones stay", async () => {
     const w = (await create(acme.test, { url: "https://10.0.0.9:9/never", events: ["*"] })).body;
     const tenant = { projectId: acme.project.id, mode: "test" as const };
-    for (let i = 0; i < 3; i++) t.deps.db.transaction(() => recordEvent(t.deps.db, tenant, "recording.created", { id: `rec_${i}` }, t.clock.now()))();
+    for (let i = 0; i < 3; i++) t.deps.db.transaction(() => recordEvent(t.deps, tenant, "recording.created", { id: `rec_${i}` }, t.clock.now()))();
     fanOutEvents(t.deps.db, t.clock.now());
     const ids = t.deps.db.query<{ id: string }, [string]>("SELECT id FROM webhook_deliveries WHERE endpoint_id = ? ORDER BY id").all(w.id).map((r) => r.id);
     expect(ids).toHaveLength(3);
@@ -241,7 +240,7 @@ describe("webhooks: delivery log retention", () => {
 });
 
 describe("webhooks: attempts refused before any request", () => {
-  const emitIn = (deps: typeof t.deps, projectId: string) => deps.db.transaction(() => recordEvent(deps.db, { projectId, mode: "test" }, "recording.created", { id: "rec_x" }, deps.clock.now()))();
+  const emitIn = (deps: typeof t.deps, projectId: string) => deps.db.transaction(() => recordEvent(deps, { projectId, mode: "test" }, "recording.created", { id: "rec_x" }, deps.clock.now()))();
 
   test("a secret that cannot be unsealed is a recorded failed attempt, not a crash", async () => {
     const app = await makeTestApp();
@@ -249,7 +248,7 @@ describe("webhooks: attempts refused before any request", () => {
     const w = (await app.call("POST", "/v1/webhooks", { key: tenant.test, body: { url: "https://10.0.0.9:9/x", events: ["*"] } })).body;
     app.deps.db.query("UPDATE webhook_endpoints SET secret_sealed = 'AAAA.BBBB.CCCC' WHERE id = ?").run(w.id);
     emitIn(app.deps, tenant.project.id);
-    await webhookDispatcher(app.deps).drain();
+    await app.deps.webhooks.drain();
     const d = (await app.call("GET", `/v1/webhooks/${w.id}/deliveries`, { key: tenant.test })).body.data[0];
     expect(d).toMatchObject({ status: "pending", attempt_count: 1 });
     expect(d.last_attempt.error).toContain("cannot be unsealed");
@@ -262,7 +261,7 @@ describe("webhooks: attempts refused before any request", () => {
     emitIn(app.deps, tenant.project.id);
     const strict = buildDeps(loadConfig({ PARLEY_DATA_DIR: app.deps.config.dataDir, PARLEY_LOG_LEVEL: "silent", PARLEY_WEBHOOK_DENY_PRIVATE: "1" }), { clock: app.clock, log: createLogger("silent") });
     try {
-      await webhookDispatcher(strict).drain();
+      await strict.webhooks.drain();
     } finally {
       strict.db.close();
     }

@@ -1,7 +1,5 @@
-import type { Config } from "../../config";
 import type { Deps } from "../../deps";
 import type { ChatMessage, Llm } from "../../engines/llm";
-import { OpenAiCompatibleLlm } from "../../engines/openai-compatible-llm";
 import { ApiError } from "../../http/errors";
 import { buildPrompt, extractiveAnswer, type Passage } from "./answer";
 import type { AskProvider, Tokens } from "./schema";
@@ -14,17 +12,12 @@ export type Answer = { text: string; tokens: Tokens; model: string; provider: As
 /** A turn ready to run: the provider and, for a model, the exact messages it will get. */
 export type PreparedTurn = { provider: AskProvider; llm: Llm | null; messages: ChatMessage[]; passages: Passage[]; question: string; ranked: boolean };
 
-const openAiClients = new WeakMap<Config, OpenAiCompatibleLlm>();
-
-function llmFor(deps: Pick<Deps, "engines" | "config">, provider: Exclude<AskProvider, "extractive">): Llm {
+function llmFor(deps: Pick<Deps, "engines">, provider: Exclude<AskProvider, "extractive">): Llm {
   if (provider === "llama_cpp") return deps.engines.llm;
-  const { baseUrl, apiKey, model, contextTokens, timeoutMs } = deps.config.ask.openai;
-  if (!baseUrl || !model) {
+  if (!deps.engines.remoteLlm) {
     throw new ApiError("invalid_request", "The openai_compatible provider is not configured on this server (PARLEY_OPENAI_BASE_URL and PARLEY_OPENAI_MODEL).", { param: "provider" });
   }
-  let client = openAiClients.get(deps.config);
-  if (!client) openAiClients.set(deps.config, (client = new OpenAiCompatibleLlm({ baseUrl, apiKey, model, contextTokens, timeoutMs })));
-  return client;
+  return deps.engines.remoteLlm;
 }
 
 /** Any failure of the model itself is 502 model_failure: the user message is kept and the caller may retry. */
@@ -44,7 +37,7 @@ async function countMessages(llm: Llm, messages: ChatMessage[]): Promise<number>
  * own is 413 transcript_too_large. Runs before the user message is stored.
  */
 export async function prepareTurn(
-  deps: Pick<Deps, "engines" | "config">,
+  deps: Pick<Deps, "engines">,
   provider: AskProvider,
   input: { passages: Passage[]; history: ChatMessage[]; question: string; wholeTranscript: boolean },
 ): Promise<PreparedTurn> {

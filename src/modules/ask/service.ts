@@ -30,7 +30,7 @@ import {
   turnsDrawingOn,
 } from "./store";
 
-type AskDeps = Pick<Deps, "db" | "clock" | "config" | "engines" | "log">;
+type AskDeps = Pick<Deps, "db" | "clock" | "config" | "engines" | "log" | "searchCounts">;
 
 /** Passages retrieved per turn for library and selected scopes. */
 const RETRIEVED_PASSAGES = 8;

@@ -2,12 +2,12 @@ import type { Database } from "bun:sqlite";
 import { decryptWithServerSecret, encryptWithServerSecret } from "../../crypto";
 import { mayHoldResetCredential } from "../../http/access";
 import type { Principal } from "../../http/auth";
-import { consumeCredential, issueCredential } from "../../http/credentials";
+import { consumeCredential, type CredentialStore, issueCredential } from "../../http/credentials";
 import { ApiError } from "../../http/errors";
 import type { Page } from "../../http/pagination";
 import { newId } from "../../ids";
 import { type DeviceRow, endBinding, loadDeviceRow } from "../devices/service";
-import { signGrant } from "../grants/signing";
+import type { GrantKeys } from "../grants/signing";
 import { type Command, type CreateCommandBody, type ListCommandsQuery, type ResetCompletionBody } from "./schema";
 import { type CommandRow, findCommand, findCommandByIdempotencyKey, insertCommand, listCommandRows, openCommands, revokeResetCredential, transitionCommand } from "./store";
 
@@ -19,7 +19,7 @@ export const ADMISSION_MAX_AGE_MS = 60_000;
 /** A factory reset waits for the device for a day: it is not an ordinary command (decision 022). */
 export const RESET_TTL_SECONDS = 86_400;
 
-export type CommandDeps = { db: Database; serverSecret: string };
+export type CommandDeps = CredentialStore & { serverSecret: string; grantKeys: GrantKeys };
 
 /** The device a command route names, as the device routes load it, but reported as resource_not_found (spec 4.2 rule 4). */
 export function loadCommandDevice(db: Database, principal: Principal, deviceId: string): DeviceRow {
@@ -45,7 +45,7 @@ export function presentCommand(deps: CommandDeps, principal: Principal, row: Com
   if (row.type === "factory_reset") {
     grantToken = row.grant_secret && mayHoldResetCredential(principal) ? decryptWithServerSecret(deps.serverSecret, row.grant_secret) : null;
   } else {
-    grantToken = signGrant(deps.serverSecret, principal.organizationId, { typ: "command", cmd: row.id, dev: row.device_id, type: row.type, exp: row.expires_at });
+    grantToken = deps.grantKeys.sign(principal.organizationId, { typ: "command", cmd: row.id, dev: row.device_id, type: row.type, exp: row.expires_at });
   }
   return {
     id: row.id,
@@ -171,7 +171,7 @@ export function completeReset(deps: CommandDeps, principal: Principal, deviceId:
   return db.transaction(() => {
     const row = findCommand(db, principal, deviceId, commandId);
     if (!row) throw new ApiError("resource_not_found", "Command not found", { param: "cmd_id" });
-    if (!consumeCredential(db, principal.credentialId, now)) throw new ApiError("resource_conflict", "This factory reset was already acknowledged.");
+    if (!consumeCredential(deps, principal.credentialId, now)) throw new ApiError("resource_conflict", "This factory reset was already acknowledged.");
     const at = now.toISOString();
     const fields =
       body.status === "executed"
@@ -181,7 +181,7 @@ export function completeReset(deps: CommandDeps, principal: Principal, deviceId:
       throw new ApiError("resource_conflict", `The factory reset is already ${row.status}.`);
     }
     // The wiped device forgot its token and everything queued for its wearer.
-    if (body.status === "executed") endBinding(db, principal, deviceId, now);
+    if (body.status === "executed") endBinding(deps, principal, deviceId, now);
     return presentCommand(deps, principal, findCommand(db, principal, deviceId, commandId) as CommandRow);
   })();
 }
@@ -205,7 +205,7 @@ export function cancelCommand(deps: CommandDeps, principal: Principal, deviceId:
       throw new ApiError("resource_conflict", `Command is already ${row.status}; only pending or delivered commands can be cancelled.`);
     }
     if (row.type === "factory_reset") {
-      revokeResetCredential(db, id, now.toISOString());
+      revokeResetCredential(deps, id, now.toISOString());
     }
     return presentCommand(deps, principal, findCommand(db, principal, deviceId, id) as CommandRow);
   })();

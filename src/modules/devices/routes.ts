@@ -55,12 +55,12 @@ export function devicesRoutes(deps: Deps) {
     .delete(
       "/devices/:id",
       ({ principal, params, set }) => {
-        deleteDevice(db, authorize(principal, "devices:write"), params.id, clock.now());
+        deleteDevice(deps, authorize(principal, "devices:write"), params.id, clock.now());
         set.status = 204;
       },
       { params: idParam, response: noContent, detail: { summary: "Delete a device", description: "Scope devices:write. Soft delete: the serial number stays reserved; device tokens are revoked." } },
     )
-    .get("/devices/:id/state", ({ principal, params }) => getDeviceState(db, authorize(principal, "devices:read"), params.id), {
+    .get("/devices/:id/state", ({ principal, params }) => getDeviceState(deps, authorize(principal, "devices:read"), params.id), {
       params: idParam,
       response: { 200: deviceStateSchema },
       detail: { summary: "Device runtime state", description: "Scope devices:read. Built for polling every 1-10 seconds." },
@@ -95,14 +95,14 @@ export function devicesRoutes(deps: Deps) {
         },
       },
     )
-    .post("/devices/:id/unbind", ({ principal, params }) => unbindDevice(db, authorize(principal, "devices:write"), params.id, clock.now()), {
+    .post("/devices/:id/unbind", ({ principal, params }) => unbindDevice(deps, authorize(principal, "devices:write"), params.id, clock.now()), {
       params: idParam,
       response: { 200: deviceSchema },
       detail: { summary: "Unbind a device", description: "Scope devices:write. Revokes the device token. 400 bad_request when not bound." },
     })
     .post(
       "/devices/:id/token/refresh",
-      ({ principal, params }) => refreshDeviceToken(db, authorize(principal, "devices:write", { tokens: ["device"] }), params.id, clock.now()),
+      ({ principal, params }) => refreshDeviceToken(deps, authorize(principal, "devices:write", { tokens: ["device"] }), params.id, clock.now()),
       { params: idParam, response: { 200: deviceTokenSchema }, detail: { summary: "Rotate the device token", description: "Device token of this device only. The old token stops working." } },
     );
 }

@@ -1,8 +1,8 @@
 import type { Database } from "bun:sqlite";
-import { groupCommit } from "../../db/group-commit";
+import type { GroupCommitter } from "../../db/group-commit";
 import { confineToEndUser, ownerOfDevice, PATH_ID, type Reference, requireOwnDeviceToken, requireUnconfined, visible } from "../../http/access";
 import type { Principal } from "../../http/auth";
-import { issueCredential, revokeDeviceCredentials } from "../../http/credentials";
+import { type CredentialStore, issueCredential, revokeDeviceCredentials } from "../../http/credentials";
 import { ApiError } from "../../http/errors";
 import type { Page } from "../../http/pagination";
 import { newId } from "../../ids";
@@ -92,26 +92,29 @@ export function updateDevice(db: Database, principal: Principal, id: string, bod
  * cancels the OTA assignment in flight; an unbind keeps it for the next wearer, since
  * firmware belongs to the device, not to whoever wore it.
  */
-export function endBinding(db: Database, tenant: Tenant, id: string, now: Date, options: { deleting?: boolean } = {}): void {
+export function endBinding(deps: CredentialStore, tenant: Tenant, id: string, now: Date, options: { deleting?: boolean } = {}): void {
+  const { db } = deps;
   const at = now.toISOString();
-  revokeDeviceCredentials(db, id, now);
-  cancelOpenCommands(db, tenant, id, at);
+  revokeDeviceCredentials(deps, id, now);
+  cancelOpenCommands(deps, tenant, id, at);
   if (options.deleting) cancelInFlightOta(db, tenant, id, at);
   updateDeviceFields(db, tenant, id, { status: "unbound", end_user_id: null, bound_at: null, ...(options.deleting ? { deleted_at: at } : {}) }, at);
 }
 
 /** Soft delete: the row stays so its serial number remains reserved; its tokens stop working. */
-export function deleteDevice(db: Database, principal: Principal, id: string, now: Date): void {
+export function deleteDevice(deps: CredentialStore, principal: Principal, id: string, now: Date): void {
+  const { db } = deps;
   requireUnconfined(principal, "delete devices");
   db.transaction(() => {
     loadDeviceRow(db, principal, id);
-    endBinding(db, principal, id, now, { deleting: true });
+    endBinding(deps, principal, id, now, { deleting: true });
   })();
 }
 
 /** GET /devices/{id}/state: polled every few seconds by every app of a fleet, so its read shares the turn's transaction (decision 076). */
-export async function getDeviceState(db: Database, principal: Principal, id: string): Promise<DeviceState> {
-  const row = await groupCommit(db).run(() => findDeviceStateRow(db, principal, id));
+export async function getDeviceState(deps: { db: Database; groupCommit: GroupCommitter }, principal: Principal, id: string): Promise<DeviceState> {
+  const { db } = deps;
+  const row = await deps.groupCommit.run(() => findDeviceStateRow(db, principal, id));
   return toDeviceState(visible(principal, row, ownerOfDevice, "Device not found"));
 }
 
@@ -151,11 +154,12 @@ export function assertBindTokenLive(db: Database, principal: Principal, id: stri
 }
 
 /** Spec 3.1 bound -> unbound: the device token is revoked, end_user_id becomes null, open commands are cancelled. */
-export function unbindDevice(db: Database, principal: Principal, id: string, now: Date): Device {
+export function unbindDevice(deps: CredentialStore, principal: Principal, id: string, now: Date): Device {
+  const { db } = deps;
   return db.transaction(() => {
     const row = loadDeviceRow(db, principal, id);
     if (row.status !== "bound") throw new ApiError("bad_request", "Device is not bound.");
-    endBinding(db, principal, id, now);
+    endBinding(deps, principal, id, now);
     // Not loadDeviceRow: an end-user-scoped caller no longer sees the device once unbound.
     return presentDevice(db, principal, findDeviceRow(db, principal, id) as DeviceRow);
   })();
@@ -166,17 +170,19 @@ export function unbindDevice(db: Database, principal: Principal, id: string, now
  * free to be bound to someone else. Recordings keep their device
  * and end user (the history spec 4.1 keeps).
  */
-export function releaseDevicesOfEndUser(db: Database, tenant: Tenant, endUserId: string, now: Date): number {
+export function releaseDevicesOfEndUser(deps: CredentialStore, tenant: Tenant, endUserId: string, now: Date): number {
+  const { db } = deps;
   const ids = db
     .query<{ id: string }, [string, string, string]>("SELECT id FROM devices WHERE project_id = ? AND mode = ? AND end_user_id = ? AND status = 'bound' AND deleted_at IS NULL")
     .all(tenant.projectId, tenant.mode, endUserId)
     .map((r) => r.id);
-  for (const id of ids) endBinding(db, tenant, id, now);
+  for (const id of ids) endBinding(deps, tenant, id, now);
   return ids.length;
 }
 
 /** Rotates the calling device token: a new one is returned and every older one stops working. */
-export function refreshDeviceToken(db: Database, principal: Principal, id: string, now: Date): { device_token: string } {
+export function refreshDeviceToken(deps: CredentialStore, principal: Principal, id: string, now: Date): { device_token: string } {
+  const { db } = deps;
   requireOwnDeviceToken(principal, id, "Only a device token can refresh itself; rebind to issue a new one.");
   return db.transaction(() => {
     const row = findDeviceRow(db, principal, id);
@@ -185,7 +191,7 @@ export function refreshDeviceToken(db: Database, principal: Principal, id: strin
     if (!row || row.status !== "bound" || !row.end_user_id || !deviceTokenIsLive(db, principal.credentialId)) {
       throw new ApiError("unauthorized", "The credential is invalid, expired or revoked.");
     }
-    revokeDeviceCredentials(db, id, now);
+    revokeDeviceCredentials(deps, id, now);
     const { token } = issueCredential(db, { ...tenantOf(principal), kind: "device", deviceId: id, endUserId: row.end_user_id, now });
     return { device_token: token };
   })();

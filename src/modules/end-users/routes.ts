@@ -44,7 +44,7 @@ export function endUsersRoutes(deps: Deps) {
         const caller = authorize(principal, "end_users:write");
         db.transaction(() => {
           deleteEndUser(deps, caller, params.id, clock.now());
-          releaseDevicesOfEndUser(db, caller, params.id, clock.now());
+          releaseDevicesOfEndUser(deps, caller, params.id, clock.now());
         })();
         set.status = 204;
       },

@@ -9,12 +9,12 @@ import { grantVerificationKey, issueDeprovisionGrant, issueWifiGrant } from "./s
 const expiresIn = z.number().int().min(60).max(3600);
 
 export function grantsRoutes(deps: Deps) {
-  const { db, clock, serverSecret } = deps;
+  const { db, clock, grantKeys } = deps;
   return new Elysia({ name: "parley.grants", detail: { tags: ["Device grants"] } })
     .use(authentication(deps))
     .post(
       "/devices/:id/wifi-config/grant",
-      ({ principal, params, body }) => issueWifiGrant(db, serverSecret, authorize(principal, "devices:write"), params.id, body?.expires_in_seconds ?? 900, clock.now()),
+      ({ principal, params, body }) => issueWifiGrant(db, grantKeys, authorize(principal, "devices:write"), params.id, body?.expires_in_seconds ?? 900, clock.now()),
       {
         params: idParam,
         body: z.strictObject({ expires_in_seconds: expiresIn.default(900) }).optional(),
@@ -24,7 +24,7 @@ export function grantsRoutes(deps: Deps) {
     )
     .post(
       "/devices/:id/deprovision/grant",
-      ({ principal, params, body }) => issueDeprovisionGrant(db, serverSecret, authorize(principal, "devices:write"), params.id, body.nonce, body.expires_in_seconds, clock.now()),
+      ({ principal, params, body }) => issueDeprovisionGrant(db, grantKeys, authorize(principal, "devices:write"), params.id, body.nonce, body.expires_in_seconds, clock.now()),
       {
         params: idParam,
         response: { 200: grantSchema },
@@ -32,7 +32,7 @@ export function grantsRoutes(deps: Deps) {
         detail: { summary: "Deprovision grant", description: "Scope devices:write. Signed grant bound to the nonce the device generated. 404 not_found." },
       },
     )
-    .get("/device-grants/public-key", ({ principal }) => grantVerificationKey(serverSecret, authorize(principal, "devices:read")), {
+    .get("/device-grants/public-key", ({ principal }) => grantVerificationKey(grantKeys, authorize(principal, "devices:read")), {
       response: { 200: grantPublicKeySchema },
       detail: { summary: "Grant verification key", description: "Scope devices:read. The organization's Ed25519 public key that devices verify grants and command grant_tokens with." },
     });

@@ -9,6 +9,6 @@ export function registerDeviceRuntimeWork(deps: Deps): PeriodicTask[] {
   return [
     // Every 10 s: an expired command must not linger as pending in GET responses for long.
     { name: "expire-device-commands", pattern: "*/10 * * * * *", run: () => void expireCommands(db, clock.now()) },
-    { name: "device-offline-check", pattern: "0 * * * * *", run: () => void reportOfflineDevices(db, clock.now()) },
+    { name: "device-offline-check", pattern: "0 * * * * *", run: () => void reportOfflineDevices(deps, clock.now()) },
   ];
 }

@@ -3,8 +3,8 @@ import { requireOwnDeviceToken } from "../../http/access";
 import type { Principal } from "../../http/auth";
 import type { Tenant } from "../../tenancy";
 import { ApiError } from "../../http/errors";
-import { groupCommit } from "../../db/group-commit";
-import { recordEvent } from "../../events/outbox";
+import type { GroupCommitter } from "../../db/group-commit";
+import { type Outbox, recordEvent } from "../../events/outbox";
 import { applyCommandResults, deliverPendingCommands, reconcileRecordingCommands } from "../commands/runtime";
 import { type CommandDeps, openCommands, presentCommand } from "../commands/service";
 import { otaForHeartbeat } from "../firmware/ota";
@@ -16,18 +16,21 @@ export const LOW_BATTERY_PERCENT = 20;
 /** device.offline fires after this long without a sync (spec 6). */
 export const OFFLINE_AFTER_MS = 24 * 60 * 60 * 1000;
 
+/** What a heartbeat needs: the command service's deps, the outbox (device.low_battery) and the group committer it shares. */
+export type HeartbeatDeps = CommandDeps & Outbox & { groupCommit: GroupCommitter };
+
 /**
  * POST /devices/{id}/heartbeat, atomically: record what the device reported, settle
  * command results and start/stop reconciliation, emit device.low_battery on a new dip,
  * then hand over pending commands (pending -> delivered) and the OTA assignment in flight.
  * Heartbeats arriving together share one commit (group commit); each is still all or nothing.
  */
-export function recordHeartbeat(deps: CommandDeps, principal: Principal, deviceId: string, body: HeartbeatBody, now: Date): Promise<HeartbeatResponse> {
+export function recordHeartbeat(deps: HeartbeatDeps, principal: Principal, deviceId: string, body: HeartbeatBody, now: Date): Promise<HeartbeatResponse> {
   requireOwnDeviceToken(principal, deviceId, "Heartbeats are sent with the device's own token (dtok_).");
-  return groupCommit(deps.db).run(() => applyHeartbeat(deps, principal, deviceId, body, now));
+  return deps.groupCommit.run(() => applyHeartbeat(deps, principal, deviceId, body, now));
 }
 
-function applyHeartbeat(deps: CommandDeps, principal: Principal, deviceId: string, body: HeartbeatBody, now: Date): HeartbeatResponse {
+function applyHeartbeat(deps: HeartbeatDeps, principal: Principal, deviceId: string, body: HeartbeatBody, now: Date): HeartbeatResponse {
   const { db } = deps;
   const at = now.toISOString();
   const device = writeHeartbeat(db, principal, deviceId, {
@@ -44,7 +47,7 @@ function applyHeartbeat(deps: CommandDeps, principal: Principal, deviceId: strin
     last_synced_at: at,
   });
   if (!device) throw new ApiError("unauthorized", "The credential is invalid, expired or revoked.");
-  if (body.battery_percent !== undefined) noteBattery(db, principal, device, body.battery_percent, at, now);
+  if (body.battery_percent !== undefined) noteBattery(deps, principal, device, body.battery_percent, at, now);
   // Results, reconciliation and delivery only ever act on pending or delivered commands.
   let commands: HeartbeatResponse["commands"] = [];
   if (device.has_open_commands) {
@@ -59,7 +62,8 @@ function applyHeartbeat(deps: CommandDeps, principal: Principal, deviceId: strin
 }
 
 /** Once per dip: fire below 20 when not yet fired; re-arm when the battery is back at 20 or more. */
-function noteBattery(db: Database, tenant: Tenant, device: HeartbeatDevice, battery: number, at: string, now: Date): void {
+function noteBattery(deps: Outbox, tenant: Tenant, device: HeartbeatDevice, battery: number, at: string, now: Date): void {
+  const { db } = deps;
   const notified = device.low_battery_notified_at;
   if (battery >= LOW_BATTERY_PERCENT) {
     if (notified) setLowBatteryNotified(db, tenant, device.id, null);
@@ -67,11 +71,12 @@ function noteBattery(db: Database, tenant: Tenant, device: HeartbeatDevice, batt
   }
   if (notified) return;
   setLowBatteryNotified(db, tenant, device.id, at);
-  recordEvent(db, tenant, "device.low_battery", { id: device.id, end_user_id: device.end_user_id, battery_percent: battery, last_sync_at: at }, now);
+  recordEvent(deps, tenant, "device.low_battery", { id: device.id, end_user_id: device.end_user_id, battery_percent: battery, last_sync_at: at }, now);
 }
 
 /** The periodic offline check: device.offline once per outage for bound devices silent 24 h or more. */
-export function reportOfflineDevices(db: Database, now: Date): number {
+export function reportOfflineDevices(deps: Outbox, now: Date): number {
+  const { db } = deps;
   let reported = 0;
   const before = new Date(now.getTime() - OFFLINE_AFTER_MS).toISOString();
   for (const d of findNewlyOfflineDevices(db, before)) {
@@ -80,7 +85,7 @@ export function reportOfflineDevices(db: Database, now: Date): number {
       if (!markOfflineNotified(db, d.id, lastHeartbeat, now.toISOString())) return;
       const lastSync = d.last_synced_at ?? lastHeartbeat;
       const hours = Math.floor((now.getTime() - Date.parse(lastSync)) / 3_600_000);
-      recordEvent(db, { projectId: d.project_id, mode: d.mode as Tenant["mode"] }, "device.offline", { id: d.id, end_user_id: d.end_user_id, last_sync_at: lastSync, hours_offline: hours }, now);
+      recordEvent(deps, { projectId: d.project_id, mode: d.mode as Tenant["mode"] }, "device.offline", { id: d.id, end_user_id: d.end_user_id, last_sync_at: lastSync, hours_offline: hours }, now);
       reported++;
     })();
   }

@@ -41,7 +41,7 @@ export function keysCommand(deps: Deps, args: string[]): void {
     }
     case "revoke": {
       if (!positionals[1]) throw new UsageError(USAGE);
-      revokeApiKey(deps.db, positionals[1], deps.clock.now());
+      revokeApiKey(deps, positionals[1], deps.clock.now());
       console.log(`revoked ${positionals[1]}`);
       return;
     }

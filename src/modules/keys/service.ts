@@ -1,5 +1,5 @@
 import type { Database } from "bun:sqlite";
-import { forgetCachedCredentials, issueCredential } from "../../http/credentials";
+import { type CredentialStore, issueCredential } from "../../http/credentials";
 import type { Mode } from "../../tenancy";
 import { ApiError } from "../../http/errors";
 import { isScope, SCOPES } from "../../http/scopes";
@@ -47,8 +47,8 @@ export function listApiKeys(db: Database, projectName: string): ApiKey[] {
     .map((k) => ({ ...k, scopes: k.scopes ? JSON.parse(k.scopes) : null }));
 }
 
-export function revokeApiKey(db: Database, keyId: string, now: Date): void {
+export function revokeApiKey({ db, credentials }: CredentialStore, keyId: string, now: Date): void {
   const changed = db.query("UPDATE credentials SET revoked_at = ? WHERE id = ? AND kind IN ('secret', 'restricted') AND revoked_at IS NULL").run(now.toISOString(), keyId).changes;
-  forgetCachedCredentials(db);
+  credentials.forget();
   if (!changed) throw new ApiError("not_found", `No live API key ${keyId}.`);
 }

@@ -11,7 +11,7 @@ import { downloadAudio } from "./audio";
 import { createRecordingBody, listRecordingsQuery, recordingSchema, uploadCompleteBody, uploadReceiptSchema, uploadUrlBody, uploadUrlSchema } from "./schema";
 import { createRecording, deleteRecording, getRecording, listRecordings } from "./service";
 import { completeUpload } from "./upload-complete";
-import { receiveUpload, UploadSlots } from "./upload-receive";
+import { receiveUpload } from "./upload-receive";
 import { issueUploadUrl } from "./upload-url";
 
 const DEVICE = { tokens: ["device"] } as const;
@@ -96,7 +96,7 @@ export function recordingsRoutes(deps: Deps) {
  * `parse: "none"` answered 400 in Elysia 1.4) and receiveUpload streams it to storage.
  */
 export function uploadTargetRoutes(deps: Deps) {
-  const slots = new UploadSlots(deps.config.uploads.maxConcurrent);
+  const slots = deps.uploadSlots;
   return new Elysia({ name: "parley.upload-target" }).put(`${UPLOAD_TARGET_PATH}:token`, ({ params, request }) => receiveUpload(deps, slots, params.token, request), {
     params: z.object({ token: z.string().min(1).max(200) }),
     response: { 200: uploadReceiptSchema },

@@ -63,7 +63,7 @@ export function createRecording(deps: Deps, principal: Principal, body: CreateRe
   db.transaction(() => {
     insertRecording(db, principal, recording);
     recordEvent(
-      db,
+      deps,
       principal,
       "recording.created",
       {
@@ -123,7 +123,7 @@ export function deleteRecording(deps: Deps, principal: Principal, id: string, no
     const recording = loadRecording(db, principal, id);
     deleteRecordingRow(db, principal, id);
     eraseRecordingCopies(deps, principal, recording, now);
-    recordEvent(db, principal, "recording.deleted", { id, deleted_at: now.toISOString() }, now);
+    recordEvent(deps, principal, "recording.deleted", { id, deleted_at: now.toISOString() }, now);
     // Every object of the recording (original, staged uploads, chunks) lives under its prefix.
     queue.enqueue(DELETE_OBJECTS_JOB, { prefix: recordingPrefix(principal, id) });
   })();

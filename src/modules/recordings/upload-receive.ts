@@ -1,6 +1,6 @@
 import { durableTransaction } from "../../db/durable";
 import type { Deps } from "../../deps";
-import { consumeCredential, findLiveCredential } from "../../http/credentials";
+import { consumeCredential } from "../../http/credentials";
 import type { Mode, Tenant } from "../../tenancy";
 import { ApiError } from "../../http/errors";
 import { ObjectTooLargeError, type WriteResult } from "../../storage";
@@ -18,6 +18,7 @@ const EMPTY_BODY = "The request body is empty: PUT the file's bytes (the upload 
  * PUTs in progress: at most `limit` per project (spec 8: 10 concurrent uploads), and one
  * per upload URL, since a URL is spent only when its bytes are stored. In memory: one
  * process serves a data dir (it is locked), and a crash ends every upload it was counting.
+ * One per Deps (boot.ts).
  */
 export class UploadSlots {
   private inUse = new Map<string, number>();
@@ -97,7 +98,7 @@ async function nonEmptyBody(request: Request): Promise<AsyncGenerator<Uint8Array
  */
 export async function receiveUpload(deps: Deps, slots: UploadSlots, token: string, request: Request): Promise<UploadReceipt> {
   const { db, clock, storage } = deps;
-  const credential = findLiveCredential(db, token, clock.now());
+  const credential = deps.credentials.find(token, clock.now());
   if (!credential || credential.kind !== "upload" || credential.used_at || !credential.recording_id) throw new ApiError("unauthorized", UNUSABLE_TOKEN);
   const tenant: Tenant = { projectId: credential.project_id, mode: credential.mode as Mode };
   const upload = findUpload(db, tenant, credential.id);
@@ -145,7 +146,7 @@ function recordReceipt(deps: Deps, tenant: Tenant, upload: UploadRow, key: strin
   // Durable: the device treats a 2xx PUT as delivered and may delete its copy.
   durableTransaction(db, () => {
     // Expiry is not checked again: the URL was live when the PUT began, and the bytes are here.
-    if (!consumeCredential(db, upload.credential_id, now)) throw new ApiError("unauthorized", UNUSABLE_TOKEN);
+    if (!consumeCredential(deps, upload.credential_id, now)) throw new ApiError("unauthorized", UNUSABLE_TOKEN);
     // The recording may have been deleted, completed or repaired while the bytes streamed in.
     const r = findRecording(db, tenant, upload.recording_id);
     const stopped = new ApiError("resource_conflict", "The recording stopped taking uploads while this one was in progress.");

@@ -131,7 +131,7 @@ export async function verifyUpload(deps: Deps, tenant: Tenant, id: string): Prom
     }
     const endedAt = current.recorded_at && probe ? new Date(Date.parse(current.recorded_at) + probe.durationSeconds * 1000).toISOString() : null;
     recordEvent(
-      db,
+      deps,
       tenant,
       "recording.uploaded",
       {

@@ -17,7 +17,7 @@ export const REINDEX_JOB = "search.reindex";
 
 export type IndexTranscriptionPayload = JobContracts[typeof INDEX_TRANSCRIPTION_JOB];
 
-type IndexDeps = Pick<Deps, "db" | "clock" | "queue" | "log" | "engines">;
+type IndexDeps = Pick<Deps, "db" | "clock" | "queue" | "log" | "engines" | "searchCounts">;
 
 const EMBED_BATCH = 32;
 
@@ -73,7 +73,7 @@ export async function indexTranscription(deps: IndexDeps, payload: IndexTranscri
   const recording = findRecording(deps.db, tenant, transcription.recording_id);
   if (!recording) return;
   const owner = { recordingId: recording.id, transcriptionId: transcription.id, endUserId: recording.end_user_id, recordedAt: recording.recorded_at };
-  deps.db.transaction(() => replaceRecordingChunks(deps.db, tenant, owner, chunkSegments(transcription.segments), deps.clock.now()))();
+  deps.db.transaction(() => replaceRecordingChunks(deps, tenant, owner, chunkSegments(transcription.segments), deps.clock.now()))();
   try {
     await embedPending(deps, recording.id);
   } catch (err) {

@@ -8,7 +8,10 @@ import type { SearchBody, SearchResult } from "./schema";
 import { type ChunkFilter, chunksByRowid, keywordCandidates, libraryChunkCount, readIndexState } from "./store";
 import { vectorCandidates, vectorScanFor } from "./vector-index";
 
-type SearchDeps = Pick<Deps, "db" | "log" | "engines">;
+/** The keyword index's document counts, a cache the composition root builds once (decision 085). */
+export { DocumentCounts } from "./store";
+
+type SearchDeps = Pick<Deps, "db" | "log" | "engines" | "searchCounts">;
 
 /** Reciprocal rank fusion constant: 60 is the value of the original paper and of most hybrid engines. */
 const RRF_K = 60;
@@ -44,8 +47,8 @@ export async function retrieveChunks(deps: SearchDeps, filter: ChunkFilter, quer
   // sqlite-vec's KNN cost grows with k (it keeps a sorted top-k per scanned block), so the
   // vector side fetches twice the limit; BM25 candidates are cheap once the postings are read.
   const vector = await queryVector(deps, query);
-  const lists = [keywordCandidates(deps.db, filter, queryWords(query), Math.max(limit * 4, 40))];
-  if (vector) lists.push(vectorCandidates(deps.db, filter, vector, Math.max(limit * 2, 16), vectorScanFor(libraryChunkCount(deps.db, filter))));
+  const lists = [keywordCandidates(deps, filter, queryWords(query), Math.max(limit * 4, 40))];
+  if (vector) lists.push(vectorCandidates(deps.db, filter, vector, Math.max(limit * 2, 16), vectorScanFor(libraryChunkCount(deps, filter))));
   const fused = new Map<number, number>();
   for (const list of lists) list.forEach((rowid, rank) => fused.set(rowid, (fused.get(rowid) ?? 0) + 1 / (RRF_K + rank + 1)));
   const best = [...fused].sort((a, b) => b[1] - a[1] || a[0] - b[0]).slice(0, limit);

@@ -34,14 +34,14 @@ export function ownerToken(tenant: Tenant, endUserId: string | null): string {
 }
 
 /** Replaces a recording's chunks (re-transcription); the triggers clear the old ones from both indexes. */
-export function replaceRecordingChunks(db: Database, tenant: Tenant, owner: ChunkOwner, chunks: Chunk[], now: Date): void {
+export function replaceRecordingChunks({ db, searchCounts }: SearchStore, tenant: Tenant, owner: ChunkOwner, chunks: Chunk[], now: Date): void {
   db.query("DELETE FROM chunks WHERE recording_id = ? AND project_id = ? AND mode = ?").run(owner.recordingId, tenant.projectId, tenant.mode);
   const insert = db.query(
     `INSERT INTO chunks (id, project_id, mode, end_user_id, recording_id, transcription_id, seq, start_ms, end_ms, speaker, recorded_at, text, owner_token, created_at)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   );
   const token = ownerToken(tenant, owner.endUserId);
-  forgetDocumentCounts(db, token);
+  searchCounts.forget(token);
   for (const c of chunks) {
     insert.run(
       newId("chk_", now.getTime()),
@@ -109,60 +109,73 @@ export function chunkFilterSql(filter: ChunkFilter): { sql: string; params: SQLQ
   return { sql: parts.map((p) => ` AND ${p}`).join(""), params };
 }
 
-/** Positive document counts per owner token (or ANY_OWNER) and word, per connection. */
-type DocCounts = { at: number; size: number; byOwner: Map<string, Map<string, number>> };
-const docCountCache = new WeakMap<Database, DocCounts>();
 /** Counts only order and budget the words, so some staleness is fine; counting a common word is not cheap. */
 const DOC_COUNT_TTL_MS = 10 * 60_000;
 const DOC_COUNT_MAX_TERMS = 50_000;
 /** The cache key of counts over the whole index, every owner's chunks (owner tokens start with "o"). */
 const ANY_OWNER = "*";
 
-/** Called when an owner's chunks change, so its next search counts afresh (and so does every search, for counts over the whole index). */
-function forgetDocumentCounts(db: Database, owner: string): void {
-  const cache = docCountCache.get(db);
-  for (const key of [owner, ANY_OWNER]) {
-    const counts = cache?.byOwner.get(key);
-    if (!cache || !counts) continue;
-    cache.size -= counts.size;
-    cache.byOwner.delete(key);
+/**
+ * Positive document counts per owner token (or ANY_OWNER) and word, of one connection; one
+ * per Deps (boot.ts). Counting walks postings, so positive counts are kept; a zero is not
+ * (counting an absent word is cheap, and a kept zero would hide a word indexed a moment later).
+ */
+export class DocumentCounts {
+  private at = Date.now();
+  private size = 0;
+  private byOwner = new Map<string, Map<string, number>>();
+
+  constructor(private readonly db: Database) {}
+
+  /**
+   * How many chunks match `match`, counted through FTS5 itself so a word is stemmed as the
+   * index stems it, and up to `cap` (-1: all) so counting stops where the answer stops mattering.
+   */
+  count(owner: string, key: string, match: string, cap = -1): number {
+    if (Date.now() - this.at > DOC_COUNT_TTL_MS || this.size > DOC_COUNT_MAX_TERMS) this.close();
+    let counts = this.byOwner.get(owner);
+    if (!counts) this.byOwner.set(owner, (counts = new Map()));
+    const cached = counts.get(key);
+    if (cached !== undefined) return cached;
+    const count = this.db
+      .query<{ n: number }, [string, number]>("SELECT COUNT(*) AS n FROM (SELECT 1 FROM chunks_fts WHERE chunks_fts MATCH ? LIMIT ?)")
+      .get(match, cap)!.n;
+    if (count > 0) {
+      counts.set(key, count);
+      this.size++;
+    }
+    return count;
+  }
+
+  /** Called when an owner's chunks change, so its next search counts afresh (and so does every search, for counts over the whole index). */
+  forget(owner: string): void {
+    for (const key of [owner, ANY_OWNER]) {
+      const counts = this.byOwner.get(key);
+      if (!counts) continue;
+      this.size -= counts.size;
+      this.byOwner.delete(key);
+    }
+  }
+
+  /** Drops every count (also how the cache starts over past its age or size). */
+  close(): void {
+    this.at = Date.now();
+    this.size = 0;
+    this.byOwner = new Map();
   }
 }
 
-/**
- * How many chunks match `match`, counted through FTS5 itself so a word is stemmed as the
- * index stems it, and up to `cap` (-1: all) so counting stops where the answer stops
- * mattering. Counting walks postings, so positive counts are cached; a zero is not
- * (counting an absent word is cheap, and a cached zero would hide a word indexed a moment
- * later).
- */
-function cachedCount(db: Database, owner: string, key: string, match: string, cap = -1): number {
-  let cache = docCountCache.get(db);
-  if (!cache || Date.now() - cache.at > DOC_COUNT_TTL_MS || cache.size > DOC_COUNT_MAX_TERMS) {
-    docCountCache.set(db, (cache = { at: Date.now(), size: 0, byOwner: new Map() }));
-  }
-  let counts = cache.byOwner.get(owner);
-  if (!counts) cache.byOwner.set(owner, (counts = new Map()));
-  const cached = counts.get(key);
-  if (cached !== undefined) return cached;
-  const count = db
-    .query<{ n: number }, [string, number]>("SELECT COUNT(*) AS n FROM (SELECT 1 FROM chunks_fts WHERE chunks_fts MATCH ? LIMIT ?)")
-    .get(match, cap)!.n;
-  if (count > 0) {
-    counts.set(key, count);
-    cache.size++;
-  }
-  return count;
-}
+/** A connection and its document counts: what keyword search and chunk writes need (Deps has both). */
+export type SearchStore = { db: Database; searchCounts: DocumentCounts };
 
 /** Postings a keyword query may walk: bounds its cost on large libraries. */
 const POSTINGS_BUDGET = 5_000;
 /** Where counting a common word over the whole index stops when a query has only common words: past it a word is simply common. */
 const COMMON_COUNT_CAP = 4 * POSTINGS_BUDGET;
 
-const ownerChunkCount = (db: Database, owner: string) => cachedCount(db, owner, "", `owner_token : "${owner}"`);
-const indexDocumentCount = (db: Database, word: string, cap: number) => cachedCount(db, ANY_OWNER, `${cap} ${word}`, `text : ${quoted(word)}`, cap);
-const ownerHasWord = (db: Database, owner: string, word: string) => cachedCount(db, owner, word, `owner_token : "${owner}" AND text : ${quoted(word)}`, 1) > 0;
+const ownerChunkCount = (counts: DocumentCounts, owner: string) => counts.count(owner, "", `owner_token : "${owner}"`);
+const indexDocumentCount = (counts: DocumentCounts, word: string, cap: number) => counts.count(ANY_OWNER, `${cap} ${word}`, `text : ${quoted(word)}`, cap);
+const ownerHasWord = (counts: DocumentCounts, owner: string, word: string) => counts.count(owner, word, `owner_token : "${owner}" AND text : ${quoted(word)}`, 1) > 0;
 
 /**
  * The words worth searching in a large library, rarest first. They are counted over the
@@ -176,10 +189,10 @@ const ownerHasWord = (db: Database, owner: string, word: string) => cachedCount(
  * word in half the chunks), walking their postings was most of a keyword query's cost, and
  * the vector side still sees the whole query.
  */
-function informativeWords(db: Database, owner: string, words: string[]): string[] {
+function informativeWords(counts: DocumentCounts, owner: string, words: string[]): string[] {
   const counted = (cap: number) =>
     words
-      .map((w) => ({ w, docs: indexDocumentCount(db, w, cap) }))
+      .map((w) => ({ w, docs: indexDocumentCount(counts, w, cap) }))
       .filter((x) => x.docs > 0)
       .sort((a, b) => a.docs - b.docs);
   // Counting stops just past the budget (a word past it is left out anyway); a query of
@@ -190,7 +203,7 @@ function informativeWords(db: Database, owner: string, words: string[]): string[
   let postings = 0;
   for (const { w, docs } of ranked) {
     if (kept.length > 0 && postings + docs > POSTINGS_BUDGET) break;
-    if (!ownerHasWord(db, owner, w)) continue;
+    if (!ownerHasWord(counts, owner, w)) continue;
     kept.push(w);
     postings += docs;
   }
@@ -198,7 +211,7 @@ function informativeWords(db: Database, owner: string, words: string[]): string[
 }
 
 /** How many chunks an end user has (cached as the word counts are): decides how their library is searched. */
-export const libraryChunkCount = (db: Database, filter: ChunkFilter) => ownerChunkCount(db, ownerToken(filter, filter.endUserId));
+export const libraryChunkCount = (store: SearchStore, filter: ChunkFilter) => ownerChunkCount(store.searchCounts, ownerToken(filter, filter.endUserId));
 
 /**
  * The first `limit` of `ranked` (rowids, best first) that are the end user's and pass the
@@ -245,15 +258,15 @@ function* rowids(rows: Iterable<{ rowid: number }>): Generator<number> {
  * index fit the budget, so ranking all their matches is bounded; the end user's rows are
  * then kept in rank order.
  */
-export function keywordCandidates(db: Database, filter: ChunkFilter, words: string[], limit: number): number[] {
+export function keywordCandidates({ db, searchCounts }: SearchStore, filter: ChunkFilter, words: string[], limit: number): number[] {
   const owner = ownerToken(filter, filter.endUserId);
-  const total = ownerChunkCount(db, owner);
+  const total = ownerChunkCount(searchCounts, owner);
   if (total === 0) return [];
   if (total <= POSTINGS_BUDGET) {
     const scores = rankLibrary(db, owner, words, POSTINGS_BUDGET);
     return firstWithinFilter(db, filter, [...scores].sort((a, b) => b[1] - a[1] || b[0] - a[0]).map(([rowid]) => rowid), limit);
   }
-  const useful = informativeWords(db, owner, words);
+  const useful = informativeWords(searchCounts, owner, words);
   if (useful.length === 0) return [];
   const ranked = db
     .query<{ rowid: number }, [string]>("SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY bm25(chunks_fts, 0.0, 1.0)")

@@ -61,7 +61,7 @@ export function runSummary(deps: Deps) {
     db.transaction(() => {
       if (!settle(now)) return;
       const record = findStoredSummary(db, tenant, id)!.record;
-      recordEvent(db, tenant, event, eventData(record, SUMMARY_EVENT_FIELDS[event]), now);
+      recordEvent(deps, tenant, event, eventData(record, SUMMARY_EVENT_FIELDS[event]), now);
     })();
   };
 }

@@ -22,7 +22,7 @@ export type RunSummaryPayload = JobContracts[typeof RUN_SUMMARY_JOB];
  * existing one for that transcription and template re-run under the same id (its earlier
  * result is replaced). Records summary.started and enqueues the job. Call inside a transaction.
  */
-export function startSummary(deps: Pick<Deps, "db" | "queue">, tenant: Tenant, transcription: Transcription, endUserId: string | null, templateName: TemplateName, now: Date): Summary {
+export function startSummary(deps: Pick<Deps, "db" | "queue" | "events">, tenant: Tenant, transcription: Transcription, endUserId: string | null, templateName: TemplateName, now: Date): Summary {
   const { db } = deps;
   const template = TEMPLATES[templateName];
   const at = now.toISOString();
@@ -58,14 +58,14 @@ export function startSummary(deps: Pick<Deps, "db" | "queue">, tenant: Tenant, t
     );
   }
   const summary = findStoredSummary(db, tenant, summaryId)!.record;
-  recordEvent(db, tenant, "summary.started", eventData(summary, SUMMARY_EVENT_FIELDS["summary.started"]), now);
+  recordEvent(deps, tenant, "summary.started", eventData(summary, SUMMARY_EVENT_FIELDS["summary.started"]), now);
   const payload: RunSummaryPayload = { project_id: tenant.projectId, mode: tenant.mode, summary_id: summaryId, run };
   deps.queue.enqueue(RUN_SUMMARY_JOB, payload, { dedupeKey: `${RUN_SUMMARY_JOB}:${summaryId}:${run}` });
   return summary;
 }
 
 /** POST /summaries. */
-export function createSummary(deps: Pick<Deps, "db" | "queue">, principal: Principal, body: CreateSummaryBody, now: Date): Summary {
+export function createSummary(deps: Pick<Deps, "db" | "queue" | "events">, principal: Principal, body: CreateSummaryBody, now: Date): Summary {
   const { db } = deps;
   return db.transaction(() => {
     const stored = visible(principal, findStoredTranscription(db, principal, body.transcription_id), (t) => ownedBy(t.endUserId), `No transcription ${body.transcription_id}.`, bodyField("transcription_id"));

@@ -57,7 +57,7 @@ function complete(deps: Deps, tenant: Tenant, stored: StoredTranscription, recor
     if (!markTranscriptionCompleted(db, tenant, stored.record.id, { ...result, completed_at: now.toISOString() })) return;
     setProcessingStatus(db, tenant, recording.id, "completed", now);
     const record = findTranscription(db, tenant, stored.record.id) as Transcription;
-    recordEvent(db, tenant, "transcription.completed", eventData(record, TRANSCRIPTION_EVENT_FIELDS["transcription.completed"]), now);
+    recordEvent(deps, tenant, "transcription.completed", eventData(record, TRANSCRIPTION_EVENT_FIELDS["transcription.completed"]), now);
     const job = { project_id: tenant.projectId, mode: tenant.mode, transcription_id: record.id };
     deps.queue.enqueue("search.index_transcription", job, { dedupeKey: `search.index_transcription:${record.id}` });
     const config = resolveConfig(db, tenant, { endUserId: recording.end_user_id, deviceId: recording.device_id });
@@ -73,7 +73,7 @@ function fail(deps: Deps, tenant: Tenant, stored: StoredTranscription, failure: 
     if (!markTranscriptionFailed(db, tenant, stored.record.id, error, now.toISOString(), failure.durationSeconds)) return;
     setProcessingStatus(db, tenant, stored.record.recording_id, "failed", now);
     const record = findTranscription(db, tenant, stored.record.id) as Transcription;
-    recordEvent(db, tenant, "transcription.failed", eventData(record, TRANSCRIPTION_EVENT_FIELDS["transcription.failed"]), now);
+    recordEvent(deps, tenant, "transcription.failed", eventData(record, TRANSCRIPTION_EVENT_FIELDS["transcription.failed"]), now);
   })();
 }
 

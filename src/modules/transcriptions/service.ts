@@ -28,7 +28,7 @@ type RecordingRef = { id: string; end_user_id: string | null };
  * Inserts a transcription in status processing (the recording too), records
  * transcription.started and enqueues its job. Call inside a transaction: all happen or none.
  */
-export function startTranscription(deps: Pick<Deps, "db" | "queue">, tenant: Tenant, recording: RecordingRef, requested: string | null, now: Date): Transcription {
+export function startTranscription(deps: Pick<Deps, "db" | "queue" | "events">, tenant: Tenant, recording: RecordingRef, requested: string | null, now: Date): Transcription {
   const at = now.toISOString();
   // A regional tag is transcribed as its language (pt-BR as pt), so that is what is recorded.
   // A value whisper does not know (configured before languages were checked) is kept as
@@ -53,14 +53,14 @@ export function startTranscription(deps: Pick<Deps, "db" | "queue">, tenant: Ten
   };
   insertTranscription(deps.db, tenant, transcription, { endUserId: recording.end_user_id, requestedLanguage: language });
   setProcessingStatus(deps.db, tenant, recording.id, "processing", now);
-  recordEvent(deps.db, tenant, "transcription.started", eventData(transcription, TRANSCRIPTION_EVENT_FIELDS["transcription.started"]), now);
+  recordEvent(deps, tenant, "transcription.started", eventData(transcription, TRANSCRIPTION_EVENT_FIELDS["transcription.started"]), now);
   const payload: RunTranscriptionPayload = { project_id: tenant.projectId, mode: tenant.mode, transcription_id: transcription.id };
   deps.queue.enqueue(RUN_TRANSCRIPTION_JOB, payload, { dedupeKey: `${RUN_TRANSCRIPTION_JOB}:${transcription.id}` });
   return transcription;
 }
 
 /** POST /transcriptions: a new transcription of the recording (reprocessing keeps the earlier ones). */
-export function createTranscription(deps: Pick<Deps, "db" | "queue">, principal: Principal, body: CreateTranscriptionBody, now: Date): Transcription {
+export function createTranscription(deps: Pick<Deps, "db" | "queue" | "events">, principal: Principal, body: CreateTranscriptionBody, now: Date): Transcription {
   const { db } = deps;
   return db.transaction(() => {
     const recording = loadRecording(db, principal, body.recording_id, bodyField("recording_id"));

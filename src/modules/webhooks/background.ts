@@ -1,8 +1,6 @@
 import type { Deps } from "../../deps";
-import { onEventRecorded } from "../../events/outbox";
 import type { PeriodicTask } from "../../jobs/scheduler";
 import { purgeFinishedDeliveries } from "./delivery-store";
-import { webhookDispatcher } from "./dispatcher";
 
 /**
  * Webhook delivery runs beside the job queue, not on it: its attempts wait on remote
@@ -10,8 +8,8 @@ import { webhookDispatcher } from "./dispatcher";
  * transcriptions nor wait behind them. A sweep every second, plus a wake-up per event.
  */
 export function registerWebhookWork(deps: Deps): PeriodicTask[] {
-  const dispatcher = webhookDispatcher(deps);
-  onEventRecorded(() => dispatcher.kick());
+  const dispatcher = deps.webhooks;
+  deps.events.onRecorded(() => dispatcher.kick());
   return [
     { name: "webhooks-dispatch", pattern: "* * * * * *", run: () => dispatcher.tick() },
     { name: "webhooks-purge-deliveries", pattern: "0 23 3 * * *", run: () => void purgeFinishedDeliveries(deps.db, deps.clock.now()) },

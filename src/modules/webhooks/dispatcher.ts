@@ -35,10 +35,14 @@ export function streakGapMs(retryDelaysSeconds: readonly number[]): number {
 /** The lease outlives the attempt's timeout, so only a dead process loses one (and it is retried). */
 const LEASE_MARGIN_MS = 30_000;
 
+/** What the dispatcher works with: the rest of Deps, which holds the dispatcher itself. */
+export type DispatcherDeps = Pick<Deps, "db" | "clock" | "log" | "config" | "dns" | "serverSecret">;
+
 /**
  * Fans outbox events out to endpoints and runs due delivery attempts, concurrently and
  * bounded. Everything it needs to resume is in the database (deliveries with a due time
- * and a lease), so a restart picks up where the last process stopped.
+ * and a lease), so a restart picks up where the last process stopped. One per Deps
+ * (boot.ts), woken by that Deps' event bus only.
  */
 export class WebhookDispatcher {
   readonly workerId = newId("whw_");
@@ -50,7 +54,7 @@ export class WebhookDispatcher {
   private started = false;
   private kickPending = false;
 
-  constructor(private deps: Deps) {}
+  constructor(private deps: DispatcherDeps) {}
 
   /** The periodic sweep (serve): from the first tick on, new events and finished attempts also wake it at once. */
   tick(): void {
@@ -182,13 +186,4 @@ export class WebhookDispatcher {
     const outcome = await postWebhook({ url: endpoint.url, addresses: target.addresses }, body, headers, config.webhooks.timeoutMs, cancel);
     return { at: now.toISOString(), latencyMs: Math.round(performance.now() - started), outcome };
   }
-}
-
-const dispatchers = new WeakMap<Deps, WebhookDispatcher>();
-
-/** The one dispatcher of a Deps (a process serves one database). */
-export function webhookDispatcher(deps: Deps): WebhookDispatcher {
-  let d = dispatchers.get(deps);
-  if (!d) dispatchers.set(deps, (d = new WebhookDispatcher(deps)));
-  return d;
 }

@@ -3,7 +3,6 @@ import type { Deps } from "../../deps";
 import { authentication, authorize } from "../../http/auth";
 import { pageOf } from "../../http/pagination";
 import { noContent } from "../../http/schemas";
-import { webhookDispatcher } from "./dispatcher";
 import {
   createdWebhookSchema,
   createWebhookBody,
@@ -50,7 +49,7 @@ export function webhooksRoutes(deps: Deps) {
       "/webhooks/:id",
       ({ principal, params, set }) => {
         deleteWebhook(db, authorize(principal, "webhooks:write"), params.id);
-        webhookDispatcher(deps).cancelEndpoint(params.id);
+        deps.webhooks.cancelEndpoint(params.id);
         set.status = 204;
       },
       { params: webhookParams, response: noContent, detail: { summary: "Delete a webhook endpoint", description: "Scope webhooks:write. Pending deliveries to it stop." } },
@@ -65,7 +64,7 @@ export function webhooksRoutes(deps: Deps) {
       "/webhooks/:id/deliveries/:delivery_id/retry",
       ({ principal, params, set }) => {
         const delivery = retryDelivery(db, authorize(principal, "webhooks:write"), params.id, params.delivery_id, clock.now());
-        webhookDispatcher(deps).kick();
+        deps.webhooks.kick();
         set.status = 202;
         return delivery;
       },

@@ -10,11 +10,16 @@ import { GroupCommitter } from "./db/group-commit";
 import { settledWithin } from "./deadline";
 import { createEngines, type Engines } from "./engines";
 import type { Deps } from "./deps";
+import { Cascades } from "./events/cascades";
 import { EventBus } from "./events/outbox";
 import { CredentialCache } from "./http/credentials";
 import { RateLimiter } from "./http/rate-limit";
 import { JobQueue } from "./jobs/queue";
 import { createLogger, type Logger } from "./log";
+import { registerAskCascades } from "./modules/ask/service";
+import { registerCommandCascades } from "./modules/commands/service";
+import { registerDeviceCascades } from "./modules/devices/service";
+import { registerFirmwareCascades } from "./modules/firmware/ota";
 import { GrantKeys } from "./modules/grants/signing";
 import { ensureDefaultOrganization } from "./modules/projects/service";
 import { UploadSlots } from "./modules/recordings/upload-receive";
@@ -41,7 +46,7 @@ export function buildDeps(config: Config, options: { clock?: Clock; log?: Logger
   ensureDefaultOrganization(db, clock.now());
   const dns = options.dns ?? systemResolver;
   const serverSecret = loadServerSecret(config.dataDir, config.secret);
-  return {
+  const deps: Deps = {
     db,
     config,
     clock,
@@ -60,7 +65,22 @@ export function buildDeps(config: Config, options: { clock?: Clock; log?: Logger
     searchCounts: new DocumentCounts(db),
     grantKeys: new GrantKeys(serverSecret),
     uploadSlots: new UploadSlots(config.uploads.maxConcurrent),
+    cascades: new Cascades(),
   };
+  registerCascades(deps);
+  return deps;
+}
+
+/**
+ * Each higher module registers what follows, in the causing transaction, a lower module's
+ * change (decision 083). Here rather than in registerBackgroundWork: every Deps needs them,
+ * a CLI command's and a test's too; test/boot.test.ts checks each cascade has its handler.
+ */
+function registerCascades(deps: Deps): void {
+  registerAskCascades(deps);
+  registerCommandCascades(deps);
+  registerDeviceCascades(deps);
+  registerFirmwareCascades(deps);
 }
 
 /**

@@ -5,6 +5,7 @@ import type { Wal } from "./db/checkpointer";
 import type { GroupCommitter } from "./db/group-commit";
 import type { Resolver } from "./dns";
 import type { Engines } from "./engines";
+import type { Cascades } from "./events/cascades";
 import type { EventBus } from "./events/outbox";
 import type { CredentialCache } from "./http/credentials";
 import type { RateLimiter } from "./http/rate-limit";
@@ -37,6 +38,8 @@ export type Deps = {
   serverSecret: string;
   /** Wakes this Deps' listeners (its webhook dispatcher) when an event is committed; no one else's. */
   events: EventBus;
+  /** In-transaction cascades from a lower module into a higher one's rows, every one registered by buildDeps (decision 083). */
+  cascades: Cascades;
   /** The hot paths' writes (heartbeats) and reads (device state) share a transaction per turn (decision 076). */
   groupCommit: GroupCommitter;
   /** Empties the WAL file after an erasure, through the checkpoint worker while one runs (decision 078). */

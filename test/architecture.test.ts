@@ -23,15 +23,8 @@ const LEAVES = ["src/clock.ts", "src/ids.ts", "src/crypto.ts", "src/log.ts", "sr
  * fails when one of them no longer exists, so this list only shrinks. Empty is done.
  */
 const REMAINING: string[] = [
-  // Deleting a recording erases its Ask turns in the same transaction (decision 078).
-  "src/modules/recordings/erasure.ts -> src/modules/ask/service.ts",
   // Device-level configuration is read from and written to the device row.
   "src/modules/config/service.ts -> src/modules/devices/service.ts",
-  // Ending a binding cancels the device's open commands and, on deletion, its OTA in flight.
-  "src/modules/devices/service.ts -> src/modules/commands/service.ts",
-  "src/modules/devices/service.ts -> src/modules/firmware/ota.ts",
-  // Deleting an end user releases the devices bound to it.
-  "src/modules/end-users/routes.ts -> src/modules/devices/service.ts",
 ];
 
 type Edge = { from: string; to: string };

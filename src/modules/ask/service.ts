@@ -214,13 +214,19 @@ export function listMessages(deps: Pick<Deps, "db">, principal: Principal, id: s
  * A deleted recording's erasure from Ask (decision 078): sessions scoped to it go whole;
  * in library and selected sessions, each turn whose answer was given or cited its passages
  * goes (the answer quotes or restates them; the question asked about them), and a title
- * that was such a question becomes "New chat". Call inside the erasing transaction.
+ * that was such a question becomes "New chat". Runs inside the erasing transaction, on the
+ * recordingErased cascade.
  */
-export function eraseRecordingFromAsk(db: Database, tenant: Tenant, recording: { id: string; created_at: string }, now: Date): void {
+function eraseRecordingFromAsk(db: Database, tenant: Tenant, recording: { id: string; created_at: string }, now: Date): void {
   deleteRecordingSessions(db, tenant, recording.id);
   for (const turn of turnsDrawingOn(db, tenant, recording.id, recording.created_at)) {
     deleteMessage(db, turn.answerId);
     if (turn.questionId) deleteMessage(db, turn.questionId);
     recountSession(db, turn.sessionId, turn.question === null ? null : { was: defaultTitle(turn.question), by: UNTITLED }, now.toISOString());
   }
+}
+
+/** Ask follows a recording's erasure: registered on every Deps by buildDeps (decision 083). */
+export function registerAskCascades(deps: Pick<Deps, "db" | "cascades">): void {
+  deps.cascades.on("recordingErased", "ask", ({ tenant, recording, now }) => eraseRecordingFromAsk(deps.db, tenant, recording, now));
 }

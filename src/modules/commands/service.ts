@@ -6,13 +6,13 @@ import { consumeCredential, type CredentialStore, issueCredential } from "../../
 import { ApiError } from "../../http/errors";
 import type { Page } from "../../http/pagination";
 import { newId } from "../../ids";
-import { type DeviceRow, endBinding, loadDeviceRow } from "../devices/service";
+import { type BindingDeps, type DeviceRow, endBinding, loadDeviceRow } from "../devices/service";
 import type { GrantKeys } from "../grants/signing";
 import { type Command, type CreateCommandBody, type ListCommandsQuery, type ResetCompletionBody } from "./schema";
-import { type CommandRow, findCommand, findCommandByIdempotencyKey, insertCommand, listCommandRows, openCommands, revokeResetCredential, transitionCommand } from "./store";
+import { type CommandRow, cancelOpenCommands, findCommand, findCommandByIdempotencyKey, insertCommand, listCommandRows, openCommands, revokeResetCredential, transitionCommand } from "./store";
 
 /** What other modules (devices and heartbeats) use of the commands store: through this service, never the store itself (decision 083). */
-export { cancelOpenCommands, openCommands } from "./store";
+export { openCommands } from "./store";
 
 /** Ordinary command admission (spec 3.2, 8): the last heartbeat must be under 60 s old. */
 export const ADMISSION_MAX_AGE_MS = 60_000;
@@ -162,7 +162,7 @@ export function createResetCommand(deps: CommandDeps, principal: Principal, devi
  * one call an rct_ credential can make, once, for its own command. An executed reset
  * unbinds the device (its token was wiped with everything else) and cancels what else was queued.
  */
-export function completeReset(deps: CommandDeps, principal: Principal, deviceId: string, commandId: string, body: ResetCompletionBody, now: Date): Command {
+export function completeReset(deps: CommandDeps & BindingDeps, principal: Principal, deviceId: string, commandId: string, body: ResetCompletionBody, now: Date): Command {
   const { db } = deps;
   if (principal.kind !== "reset") throw new ApiError("forbidden", "Only the command's reset completion credential (rct_) can acknowledge a factory reset.");
   if (principal.commandId !== commandId || principal.deviceId !== deviceId) {
@@ -209,4 +209,9 @@ export function cancelCommand(deps: CommandDeps, principal: Principal, deviceId:
     }
     return presentCommand(deps, principal, findCommand(db, principal, deviceId, id) as CommandRow);
   })();
+}
+
+/** Commands follow a device's binding (cancelOpenCommands): registered on every Deps by buildDeps (decision 083). */
+export function registerCommandCascades(deps: CredentialStore & Pick<BindingDeps, "cascades">): void {
+  deps.cascades.on("bindingEnded", "commands", ({ tenant, deviceId, now }) => void cancelOpenCommands(deps, tenant, deviceId, now.toISOString()));
 }

@@ -1,5 +1,6 @@
 import type { Database } from "bun:sqlite";
 import type { GroupCommitter } from "../../db/group-commit";
+import type { Deps } from "../../deps";
 import { confineToEndUser, ownerOfDevice, PATH_ID, type Reference, requireOwnDeviceToken, requireUnconfined, visible } from "../../http/access";
 import type { Principal } from "../../http/auth";
 import { type CredentialStore, issueCredential, revokeDeviceCredentials } from "../../http/credentials";
@@ -7,10 +8,8 @@ import { ApiError } from "../../http/errors";
 import type { Page } from "../../http/pagination";
 import { newId } from "../../ids";
 import type { Tenant } from "../../tenancy";
-import { cancelOpenCommands } from "../commands/service";
 import { findOrganizationOverrides, findOverrides, organizationOf, resolveConfig } from "../config/service";
 import { findEndUser } from "../end-users/service";
-import { cancelInFlightOta } from "../firmware/ota";
 import type { CreateDeviceBody, Device, DeviceSettingsView, DeviceState, ListDevicesQuery, UpdateDeviceBody } from "./schema";
 import { CAPABILITY } from "./schema";
 import { mergeSettings } from "../config/device-settings";
@@ -84,25 +83,29 @@ export function updateDevice(db: Database, principal: Principal, id: string, bod
   })();
 }
 
+/** What ending a binding needs: the credentials it revokes and the cascades it fires. */
+export type BindingDeps = CredentialStore & Pick<Deps, "cascades">;
+
 /**
  * Everything that ends with a binding, inside the caller's transaction (unbind, end-user
- * deletion, device deletion, an executed factory reset): device tokens revoked, open
- * commands cancelled and reset credentials revoked, so a device rebound to someone else
- * never receives the previous wearer's commands nor honours their reset. Deletion also
+ * deletion, device deletion, an executed factory reset): device tokens revoked and the
+ * bindingEnded cascade fired, on which commands cancels the open commands and revokes reset
+ * credentials, so a device rebound to someone else never receives the previous wearer's
+ * commands nor honours their reset. Deletion also fires deviceDeleted, on which firmware
  * cancels the OTA assignment in flight; an unbind keeps it for the next wearer, since
  * firmware belongs to the device, not to whoever wore it.
  */
-export function endBinding(deps: CredentialStore, tenant: Tenant, id: string, now: Date, options: { deleting?: boolean } = {}): void {
+export function endBinding(deps: BindingDeps, tenant: Tenant, id: string, now: Date, options: { deleting?: boolean } = {}): void {
   const { db } = deps;
   const at = now.toISOString();
   revokeDeviceCredentials(deps, id, now);
-  cancelOpenCommands(deps, tenant, id, at);
-  if (options.deleting) cancelInFlightOta(db, tenant, id, at);
+  deps.cascades.fire("bindingEnded", { tenant, deviceId: id, now });
+  if (options.deleting) deps.cascades.fire("deviceDeleted", { tenant, deviceId: id, now });
   updateDeviceFields(db, tenant, id, { status: "unbound", end_user_id: null, bound_at: null, ...(options.deleting ? { deleted_at: at } : {}) }, at);
 }
 
 /** Soft delete: the row stays so its serial number remains reserved; its tokens stop working. */
-export function deleteDevice(deps: CredentialStore, principal: Principal, id: string, now: Date): void {
+export function deleteDevice(deps: BindingDeps, principal: Principal, id: string, now: Date): void {
   const { db } = deps;
   requireUnconfined(principal, "delete devices");
   db.transaction(() => {
@@ -154,7 +157,7 @@ export function assertBindTokenLive(db: Database, principal: Principal, id: stri
 }
 
 /** Spec 3.1 bound -> unbound: the device token is revoked, end_user_id becomes null, open commands are cancelled. */
-export function unbindDevice(deps: CredentialStore, principal: Principal, id: string, now: Date): Device {
+export function unbindDevice(deps: BindingDeps, principal: Principal, id: string, now: Date): Device {
   const { db } = deps;
   return db.transaction(() => {
     const row = loadDeviceRow(db, principal, id);
@@ -167,10 +170,11 @@ export function unbindDevice(deps: CredentialStore, principal: Principal, id: st
 
 /**
  * A deleted end user is read-only, so the devices bound to it are released (endBinding),
- * free to be bound to someone else. Recordings keep their device
- * and end user (the history spec 4.1 keeps).
+ * free to be bound to someone else, in the deleting transaction (the endUserDeleted
+ * cascade, registered by registerDeviceCascades). Recordings keep their device and end
+ * user (the history spec 4.1 keeps).
  */
-export function releaseDevicesOfEndUser(deps: CredentialStore, tenant: Tenant, endUserId: string, now: Date): number {
+function releaseDevicesOfEndUser(deps: BindingDeps, tenant: Tenant, endUserId: string, now: Date): number {
   const { db } = deps;
   const ids = db
     .query<{ id: string }, [string, string, string]>("SELECT id FROM devices WHERE project_id = ? AND mode = ? AND end_user_id = ? AND status = 'bound' AND deleted_at IS NULL")
@@ -178,6 +182,11 @@ export function releaseDevicesOfEndUser(deps: CredentialStore, tenant: Tenant, e
     .map((r) => r.id);
   for (const id of ids) endBinding(deps, tenant, id, now);
   return ids.length;
+}
+
+/** Devices follow end users: registered on every Deps by buildDeps (decision 083). */
+export function registerDeviceCascades(deps: BindingDeps): void {
+  deps.cascades.on("endUserDeleted", "devices", ({ tenant, endUserId, now }) => void releaseDevicesOfEndUser(deps, tenant, endUserId, now));
 }
 
 /** Rotates the calling device token: a new one is returned and every older one stops working. */

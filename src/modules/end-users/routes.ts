@@ -4,7 +4,6 @@ import { authentication, authorize } from "../../http/auth";
 import { idempotency } from "../../http/idempotency";
 import { idParam, noContent } from "../../http/schemas";
 import { pageOf } from "../../http/pagination";
-import { releaseDevicesOfEndUser } from "../devices/service";
 import { createEndUserBody, endUserSchema, listEndUsersQuery, updateEndUserBody } from "./schema";
 import { createEndUser, deleteEndUser, getEndUser, listEndUsers, updateEndUser } from "./service";
 
@@ -42,10 +41,7 @@ export function endUsersRoutes(deps: Deps) {
       "/end-users/:id",
       ({ principal, params, set }) => {
         const caller = authorize(principal, "end_users:write");
-        db.transaction(() => {
-          deleteEndUser(deps, caller, params.id, clock.now());
-          releaseDevicesOfEndUser(deps, caller, params.id, clock.now());
-        })();
+        deleteEndUser(deps, caller, params.id, clock.now());
         set.status = 204;
       },
       { params: idParam, response: noContent, detail: { summary: "Delete an end user", description: "Scope end_users:write. Read-only afterwards; data retained; its devices are unbound." } },

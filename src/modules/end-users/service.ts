@@ -75,8 +75,9 @@ export function updateEndUser(db: Database, principal: Principal, id: string, bo
  * summaries retained (spec 4.1). What is erased is the person's own record: external_id
  * (released), name, email and metadata, in the row and in the stored responses of
  * POST /end-users that replay it; a job then empties the WAL of their old values (decision 078).
+ * The devices bound to it are released in the same transaction (the endUserDeleted cascade).
  */
-export function deleteEndUser(deps: Pick<Deps, "db" | "queue">, principal: Principal, id: string, now: Date): void {
+export function deleteEndUser(deps: Pick<Deps, "db" | "queue" | "cascades">, principal: Principal, id: string, now: Date): void {
   const { db } = deps;
   db.transaction(() => {
     const user = getEndUser(db, principal, id);
@@ -84,6 +85,8 @@ export function deleteEndUser(deps: Pick<Deps, "db" | "queue">, principal: Princ
     markEndUserDeleted(db, principal, id, now.toISOString());
     const erased = findEndUser(db, principal, id);
     rewriteStoredResponses(db, principal, id, (stored) => ((stored.body as { id?: unknown } | null)?.id === id ? { status: stored.status, body: erased } : null));
+    // Its devices are released (devices registers on this cascade: it sits above end users).
+    deps.cascades.fire("endUserDeleted", { tenant: principal, endUserId: id, now });
     enqueueWalTruncation(deps.queue);
   })();
 }

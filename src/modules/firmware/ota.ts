@@ -10,10 +10,7 @@ import { newId } from "../../ids";
 import { loadDeviceRow } from "../devices/service";
 import { firmwarePath } from "./releases";
 import type { OtaAssignment } from "./schema";
-import { type FirmwareRow, findFirmware, findInFlightOta, findOta, IN_FLIGHT, insertOta, listOtaRows, type OtaRow, transitionOta } from "./store";
-
-/** What other modules (devices) use of the firmware store: through this service, never the store itself (decision 083). */
-export { cancelInFlightOta } from "./store";
+import { cancelInFlightOta, type FirmwareRow, findFirmware, findInFlightOta, findOta, IN_FLIGHT, insertOta, listOtaRows, type OtaRow, transitionOta } from "./store";
 
 /** What a device reports about an assignment in its heartbeat (`ota_status`, decision 026). */
 export type OtaReport = { ota_id: string; status: "downloading" | "installing" | "applied" | "failed"; progress_percent?: number; error_message?: string | null };
@@ -125,4 +122,9 @@ export function firmwareDownload(deps: Pick<Deps, "db" | "config" | "log">, prin
     throw new ApiError("not_found", `The image of firmware ${fw.version} (${fw.id}) is missing on the server; report the update as failed.`);
   }
   return { path, sha256: fw.sha256, version: fw.version };
+}
+
+/** Firmware follows a device's deletion (its OTA in flight is cancelled): registered on every Deps by buildDeps (decision 083). */
+export function registerFirmwareCascades(deps: Pick<Deps, "db" | "cascades">): void {
+  deps.cascades.on("deviceDeleted", "firmware", ({ tenant, deviceId, now }) => cancelInFlightOta(deps.db, tenant, deviceId, now.toISOString()));
 }

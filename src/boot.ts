@@ -18,7 +18,7 @@ import { JobQueue } from "./jobs/queue";
 import { createLogger, type Logger } from "./log";
 import { registerAskCascades } from "./modules/ask/service";
 import { registerCommandCascades } from "./modules/commands/service";
-import { registerDeviceCascades } from "./modules/devices/service";
+import { deviceSource, registerDeviceCascades } from "./modules/devices/service";
 import { registerFirmwareCascades } from "./modules/firmware/ota";
 import { GrantKeys } from "./modules/grants/signing";
 import { ensureDefaultOrganization } from "./modules/projects/service";
@@ -66,6 +66,7 @@ export function buildDeps(config: Config, options: { clock?: Clock; log?: Logger
     grantKeys: new GrantKeys(serverSecret),
     uploadSlots: new UploadSlots(config.uploads.maxConcurrent),
     cascades: new Cascades(),
+    deviceSource,
   };
   registerCascades(deps);
   return deps;

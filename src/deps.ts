@@ -11,6 +11,7 @@ import type { CredentialCache } from "./http/credentials";
 import type { RateLimiter } from "./http/rate-limit";
 import type { JobQueue } from "./jobs/queue";
 import type { Logger } from "./log";
+import type { DeviceSource } from "./modules/config/device-source";
 import type { GrantKeys } from "./modules/grants/signing";
 import type { UploadSlots } from "./modules/recordings/upload-receive";
 import type { DocumentCounts } from "./modules/search/service";
@@ -38,6 +39,8 @@ export type Deps = {
   serverSecret: string;
   /** Wakes this Deps' listeners (its webhook dispatcher) when an event is committed; no one else's. */
   events: EventBus;
+  /** The device rows configuration reads and writes, supplied by devices (config sits below it, decision 083). */
+  deviceSource: DeviceSource;
   /** In-transaction cascades from a lower module into a higher one's rows, every one registered by buildDeps (decision 083). */
   cascades: Cascades;
   /** The hot paths' writes (heartbeats) and reads (device state) share a transaction per turn (decision 076). */

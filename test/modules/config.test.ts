@@ -27,7 +27,7 @@ async function boundDevice() {
 describe("resolveConfig (contract 2)", () => {
   test("defaults when nothing is set", () => {
     const fresh = makeTenant(t.deps, "fresh-config");
-    const c = resolveConfig(t.deps.db, { projectId: fresh.project.id, mode: "live" });
+    const c = resolveConfig(t.deps, { projectId: fresh.project.id, mode: "live" });
     expect(Object.keys(c).sort()).toEqual(["ask_provider", "auto_summarize", "auto_transcribe", "language", "settings", "summary_template"]);
     expect(c).toMatchObject({ auto_transcribe: true, auto_summarize: true, summary_template: "general", language: null, ask_provider: null });
     expect(c.settings.upload.streaming_chunk_kb).toBe(256);
@@ -38,33 +38,33 @@ describe("resolveConfig (contract 2)", () => {
     const org = organizationOf(t.deps.db, tenant());
     writeOrganizationConfig(t.deps.db, org, { summary_template: "sales", language: "de", ask_provider: "extractive", settings: { upload: { streaming_chunk_kb: 128, daily_data_limit_mb: 50 } } }, t.clock.now());
     try {
-      let c = resolveConfig(t.deps.db, tenant(), { deviceId: device.id });
+      let c = resolveConfig(t.deps, tenant(), { deviceId: device.id });
       expect(c).toMatchObject({ summary_template: "sales", language: "de", ask_provider: "extractive" });
 
       await t.call("PUT", "/v1/config/project", { key: acme.test, body: { language: "fr", settings: { upload: { streaming_chunk_kb: 512 } } } });
-      c = resolveConfig(t.deps.db, tenant(), { deviceId: device.id });
+      c = resolveConfig(t.deps, tenant(), { deviceId: device.id });
       expect(c).toMatchObject({ language: "fr", summary_template: "sales" });
       expect(c.settings.upload).toMatchObject({ streaming_chunk_kb: 512, daily_data_limit_mb: 50 });
 
       await t.call("PUT", `/v1/config/end-users/${user.id}`, { key: acme.test, body: { language: "es", auto_summarize: false, settings: { upload: { allow_roaming: true } } } });
-      c = resolveConfig(t.deps.db, tenant(), { deviceId: device.id });
+      c = resolveConfig(t.deps, tenant(), { deviceId: device.id });
       expect(c).toMatchObject({ language: "es", auto_summarize: false });
       expect(c.settings.upload).toMatchObject({ streaming_chunk_kb: 512, daily_data_limit_mb: 50, allow_roaming: true });
 
       await t.call("PUT", `/v1/config/devices/${device.id}`, { key: acme.test, body: { language: "auto", summary_template: "legal", settings: { upload: { streaming_chunk_kb: 64 } } } });
-      c = resolveConfig(t.deps.db, tenant(), { deviceId: device.id });
+      c = resolveConfig(t.deps, tenant(), { deviceId: device.id });
       expect(c).toMatchObject({ language: null, summary_template: "legal", auto_summarize: false, ask_provider: "extractive", auto_transcribe: true });
       expect(c.settings.upload).toMatchObject({ streaming_chunk_kb: 64, daily_data_limit_mb: 50, allow_roaming: true });
 
       // The device response shows the same resolved settings.
       expect((await t.call("GET", `/v1/devices/${device.id}`, { key: acme.test })).body.settings).toEqual(c.settings);
       // An explicit endUserId (a recording's) wins over the device's binding; null skips the end-user level.
-      expect(resolveConfig(t.deps.db, tenant(), { deviceId: device.id, endUserId: null }).settings.upload.allow_roaming).toBe(false);
-      expect(resolveConfig(t.deps.db, tenant(), { endUserId: user.id })).toMatchObject({ language: "es", summary_template: "sales" });
+      expect(resolveConfig(t.deps, tenant(), { deviceId: device.id, endUserId: null }).settings.upload.allow_roaming).toBe(false);
+      expect(resolveConfig(t.deps, tenant(), { endUserId: user.id })).toMatchObject({ language: "es", summary_template: "sales" });
 
       // Unbinding drops the end user's level from the device.
       await t.call("POST", `/v1/devices/${device.id}/unbind`, { key: acme.test });
-      expect(resolveConfig(t.deps.db, tenant(), { deviceId: device.id })).toMatchObject({ auto_summarize: true, summary_template: "legal" });
+      expect(resolveConfig(t.deps, tenant(), { deviceId: device.id })).toMatchObject({ auto_summarize: true, summary_template: "legal" });
     } finally {
       writeOrganizationConfig(t.deps.db, org, null, t.clock.now());
       await t.call("DELETE", "/v1/config/project", { key: acme.test });
@@ -73,8 +73,8 @@ describe("resolveConfig (contract 2)", () => {
 
   test("project configuration is per mode", async () => {
     await t.call("PUT", "/v1/config/project", { key: acme.live, body: { auto_transcribe: false } });
-    expect(resolveConfig(t.deps.db, { projectId: acme.project.id, mode: "live" }).auto_transcribe).toBe(false);
-    expect(resolveConfig(t.deps.db, tenant()).auto_transcribe).toBe(true);
+    expect(resolveConfig(t.deps, { projectId: acme.project.id, mode: "live" }).auto_transcribe).toBe(false);
+    expect(resolveConfig(t.deps, tenant()).auto_transcribe).toBe(true);
     await t.call("DELETE", "/v1/config/project", { key: acme.live });
   });
 });

@@ -7,7 +7,7 @@ import type { Tenant } from "../../tenancy";
 import { ApiError } from "../../http/errors";
 import type { Page } from "../../http/pagination";
 import { newId } from "../../ids";
-import { resolveConfig } from "../config/service";
+import { resolveLoadedConfig } from "../config/service";
 import { findRecording, loadRecording } from "../recordings/service";
 import { DEFAULT_CHUNKING, chunkSegments } from "../search/chunking";
 import type { SearchResult } from "../search/schema";
@@ -126,7 +126,7 @@ function historyOf(messages: AskMessage[]): ChatMessage[] {
 }
 
 async function askInSession(deps: AskDeps, principal: Principal, session: AskSession, body: MessageBody): Promise<AskResult> {
-  const provider: AskProvider = body.provider ?? (resolveConfig(deps.db, principal, { endUserId: session.end_user_id }).ask_provider as AskProvider | null) ?? deps.config.ask.defaultProvider;
+  const provider: AskProvider = body.provider ?? (resolveLoadedConfig(deps.db, principal, { endUserId: session.end_user_id }).ask_provider as AskProvider | null) ?? deps.config.ask.defaultProvider;
   const earlier = conversation(deps.db, principal, session.id);
   // A follow-up ("and when was that?") retrieves better with the previous question beside it.
   const previousQuestion = [...earlier].reverse().find((m) => m.role === "user")?.content ?? "";

@@ -78,9 +78,9 @@ export function configCommand(deps: Deps, args: string[]): void {
   if (!action || !["get", "set", "unset", "clear"].includes(action)) throw new UsageError(USAGE);
   const scope = scopeOf(deps, values);
   const now = deps.clock.now();
-  const read = () => (scope.organization ? readOrganizationConfig(deps.db, scope.organizationId) : readConfigLevel(deps.db, scope.tenant, scope.target));
+  const read = () => (scope.organization ? readOrganizationConfig(deps.db, scope.organizationId) : readConfigLevel(deps, scope.tenant, scope.target));
   const write = (overrides: ConfigOverrides | null) =>
-    scope.organization ? writeOrganizationConfig(deps.db, scope.organizationId, overrides, now) : writeConfigLevel(deps.db, scope.tenant, scope.target, overrides, now);
+    scope.organization ? writeOrganizationConfig(deps.db, scope.organizationId, overrides, now) : writeConfigLevel(deps, scope.tenant, scope.target, overrides, now);
   let result = read();
   if (action === "set" || action === "unset") {
     if (assignments.length === 0) throw new UsageError(USAGE);

@@ -7,16 +7,16 @@ import { authorizeConfigTarget, type ConfigTarget, readConfigLevel, toOverrides,
 
 /** GET/PUT/DELETE for the project, end-user and device levels; GET only for the organization (written by `parley config set`). */
 export function configRoutes(deps: Deps) {
-  const { db, clock } = deps;
+  const { clock } = deps;
   const read = (principal: Principal, target: ConfigTarget) => {
     const p = authorize(principal, "config:read");
-    authorizeConfigTarget(db, p, target, false);
-    return readConfigLevel(db, p, target);
+    authorizeConfigTarget(deps, p, target, false);
+    return readConfigLevel(deps, p, target);
   };
   const write = (principal: Principal, target: ConfigTarget, body: Parameters<typeof toOverrides>[0] | null) => {
     const p = authorize(principal, "config:write");
-    authorizeConfigTarget(db, p, target, true);
-    return writeConfigLevel(db, p, target, body && toOverrides(body), clock.now());
+    authorizeConfigTarget(deps, p, target, true);
+    return writeConfigLevel(deps, p, target, body && toOverrides(body), clock.now());
   };
   const response = { 200: configLevelViewSchema };
   return new Elysia({ name: "parley.config", detail: { tags: ["Configuration"] } })

@@ -1,11 +1,12 @@
 import type { Database } from "bun:sqlite";
+import type { Deps } from "../../deps";
 import { ownedBy, ownerOfDevice, requireUnconfined, visible } from "../../http/access";
 import type { Principal } from "../../http/auth";
 import type { Tenant } from "../../tenancy";
 import { ApiError } from "../../http/errors";
 import { findEndUser } from "../end-users/service";
 import { resolveSettings } from "./device-settings";
-import { type DeviceRow, deviceSettingsOverrides, findDeviceRow, updateDeviceFields } from "../devices/service";
+import type { ConfiguredDevice } from "./device-source";
 import type { ConfigBody, ConfigLevel, ConfigLevelView, ConfigOverrides, ResolvedConfig } from "./schema";
 import {
   deleteOrganizationOverrides,
@@ -20,6 +21,9 @@ import {
 
 /** What other modules (devices) use of the config store: through this service, never the store itself (decision 083). */
 export { findOrganizationOverrides, findOverrides, organizationOf } from "./store";
+
+/** What resolving a device's configuration needs: the connection, and the devices' rows through deviceSource. */
+export type ConfigDeps = Pick<Deps, "db" | "deviceSource">;
 
 const DEFAULTS = { auto_transcribe: true, auto_summarize: true, summary_template: "general", language: null, ask_provider: null } as const;
 
@@ -39,9 +43,9 @@ function mergeLevels(levels: (ConfigOverrides | undefined)[]): ResolvedConfig {
 }
 
 /** A device's own level: its settings live on the devices row, the other keys in config_overrides. */
-function deviceLevel(db: Database, tenant: Tenant, device: DeviceRow): StoredOverrides | null {
+function deviceLevel(db: Database, tenant: Tenant, device: ConfiguredDevice): StoredOverrides | null {
   const stored = findOverrides(db, tenant, "device", device.id);
-  const settings = deviceSettingsOverrides(device);
+  const settings = device.settings;
   const hasSettings = Object.keys(settings).length > 0;
   if (!stored && !hasSettings) return null;
   return { overrides: { ...stored?.overrides, ...(hasSettings ? { settings } : {}) }, updated_at: stored?.updated_at ?? device.updated_at };
@@ -52,8 +56,14 @@ function deviceLevel(db: Database, tenant: Tenant, device: DeviceRow): StoredOve
  * user and a device (device over end user over project over organization). Without an
  * endUserId, a device's own bound end user's level applies.
  */
-export function resolveConfig(db: Database, tenant: Tenant, target: { endUserId?: string | null; deviceId?: string | null } = {}): ResolvedConfig {
-  const device = target.deviceId ? findDeviceRow(db, tenant, target.deviceId) : null;
+export function resolveConfig(deps: ConfigDeps, tenant: Tenant, target: { endUserId?: string | null; deviceId?: string | null } = {}): ResolvedConfig {
+  const device = target.deviceId ? deps.deviceSource.find(deps.db, tenant, target.deviceId) : null;
+  return resolveLoadedConfig(deps.db, tenant, { endUserId: target.endUserId, device });
+}
+
+/** resolveConfig with the device already loaded, or none: for devices presenting its own rows, and callers with no device. */
+export function resolveLoadedConfig(db: Database, tenant: Tenant, target: { endUserId?: string | null; device?: ConfiguredDevice | null }): ResolvedConfig {
+  const device = target.device ?? null;
   const endUserId = target.endUserId === undefined ? device?.end_user_id : target.endUserId;
   return mergeLevels([
     findOrganizationOverrides(db, organizationOf(db, tenant))?.overrides,
@@ -74,20 +84,21 @@ function locateOrganization(db: Database, organizationId: string): Located {
 }
 
 /** Loads a level: 404 for an unknown end user or device of the tenant. */
-function locate(db: Database, tenant: Tenant, target: ConfigTarget): Located {
+function locate(deps: ConfigDeps, tenant: Tenant, target: ConfigTarget): Located {
+  const { db } = deps;
   if (target.level === "organization") return locateOrganization(db, organizationOf(db, tenant));
   if (target.level === "project") {
     const stored = findOverrides(db, tenant, "project", tenant.projectId);
-    return { level: "project", targetId: tenant.projectId, stored, effective: resolveConfig(db, tenant, { endUserId: null }) };
+    return { level: "project", targetId: tenant.projectId, stored, effective: resolveConfig(deps, tenant, { endUserId: null }) };
   }
   const id = target.id ?? "";
   if (target.level === "end_user") {
     if (!findEndUser(db, tenant, id)) throw new ApiError("not_found", "End user not found", { param: "id" });
-    return { level: "end_user", targetId: id, stored: findOverrides(db, tenant, "end_user", id), effective: resolveConfig(db, tenant, { endUserId: id }) };
+    return { level: "end_user", targetId: id, stored: findOverrides(db, tenant, "end_user", id), effective: resolveConfig(deps, tenant, { endUserId: id }) };
   }
-  const device = findDeviceRow(db, tenant, id);
+  const device = deps.deviceSource.find(db, tenant, id);
   if (!device) throw new ApiError("not_found", "Device not found", { param: "id" });
-  return { level: "device", targetId: id, stored: deviceLevel(db, tenant, device), effective: resolveConfig(db, tenant, { deviceId: id }) };
+  return { level: "device", targetId: id, stored: deviceLevel(db, tenant, device), effective: resolveLoadedConfig(db, tenant, { device }) };
 }
 
 function view(located: Located): ConfigLevelView {
@@ -115,11 +126,12 @@ export function toOverrides(body: ConfigBody): ConfigOverrides {
   return out as ConfigOverrides;
 }
 
-function save(db: Database, tenant: Tenant, located: Located, overrides: ConfigOverrides | null, now: string): void {
+function save(deps: ConfigDeps, tenant: Tenant, located: Located, overrides: ConfigOverrides | null, now: string): void {
+  const { db } = deps;
   if (located.level === "organization") throw new Error("the organization level is written with writeOrganizationConfig");
   if (located.level === "device") {
     const { settings, ...rest } = overrides ?? {};
-    updateDeviceFields(db, tenant, located.targetId, { settings: JSON.stringify(settings ?? {}) }, now);
+    deps.deviceSource.saveSettings(db, tenant, located.targetId, settings ?? {}, now);
     if (overrides) saveOverrides(db, tenant, "device", located.targetId, rest, now);
     else deleteOverrides(db, tenant, "device", located.targetId);
     return;
@@ -128,20 +140,21 @@ function save(db: Database, tenant: Tenant, located: Located, overrides: ConfigO
   else deleteOverrides(db, tenant, located.level, located.targetId);
 }
 
-export function readConfigLevel(db: Database, tenant: Tenant, target: ConfigTarget): ConfigLevelView {
-  return view(locate(db, tenant, target));
+export function readConfigLevel(deps: ConfigDeps, tenant: Tenant, target: ConfigTarget): ConfigLevelView {
+  return view(locate(deps, tenant, target));
 }
 
 /** Replaces a level's overrides with `overrides` (PUT), or removes them all (null: DELETE). */
-export function writeConfigLevel(db: Database, tenant: Tenant, target: ConfigTarget, overrides: ConfigOverrides | null, now: Date): ConfigLevelView {
+export function writeConfigLevel(deps: ConfigDeps, tenant: Tenant, target: ConfigTarget, overrides: ConfigOverrides | null, now: Date): ConfigLevelView {
+  const { db } = deps;
   return db.transaction(() => {
-    const located = locate(db, tenant, target);
+    const located = locate(deps, tenant, target);
     // A deleted end user is read-only (decisions.md), its configuration included.
     if (located.level === "end_user" && findEndUser(db, tenant, located.targetId)?.deleted_at) {
       throw new ApiError("resource_conflict", `End user ${located.targetId} is deleted and read-only.`);
     }
-    save(db, tenant, located, overrides, now.toISOString());
-    return view(locate(db, tenant, target));
+    save(deps, tenant, located, overrides, now.toISOString());
+    return view(locate(deps, tenant, target));
   })();
 }
 
@@ -160,12 +173,12 @@ export function writeOrganizationConfig(db: Database, organizationId: string, ov
  * What an API key may touch: an end-user-scoped key reaches only its own end user's
  * level and the devices bound to it, and reads (never writes) the shared levels above.
  */
-export function authorizeConfigTarget(db: Database, principal: Principal, target: ConfigTarget, write: boolean): void {
+export function authorizeConfigTarget(deps: ConfigDeps, principal: Principal, target: ConfigTarget, write: boolean): void {
   if (target.level === "organization" || target.level === "project") {
     if (write) requireUnconfined(principal, "change shared configuration");
     return;
   }
   // A hidden level gets the very 404 locate() gives an unknown one.
   if (target.level === "end_user") visible(principal, target.id, ownedBy, "End user not found");
-  else visible(principal, findDeviceRow(db, principal, target.id ?? ""), ownerOfDevice, "Device not found");
+  else visible(principal, deps.deviceSource.find(deps.db, principal, target.id ?? ""), ownerOfDevice, "Device not found");
 }

@@ -8,7 +8,8 @@ import { ApiError } from "../../http/errors";
 import type { Page } from "../../http/pagination";
 import { newId } from "../../ids";
 import type { Tenant } from "../../tenancy";
-import { findOrganizationOverrides, findOverrides, organizationOf, resolveConfig } from "../config/service";
+import type { DeviceSource } from "../config/device-source";
+import { findOrganizationOverrides, findOverrides, organizationOf, resolveLoadedConfig } from "../config/service";
 import { findEndUser } from "../end-users/service";
 import type { CreateDeviceBody, Device, DeviceSettingsView, DeviceState, ListDevicesQuery, UpdateDeviceBody } from "./schema";
 import { CAPABILITY } from "./schema";
@@ -18,9 +19,21 @@ import { type DeviceRow, deviceSettingsOverrides, deviceTokenIsLive, deviceToken
 /** What other modules (config, commands, recordings and heartbeats) use of the devices store: through this service, never the store itself (decision 083). */
 export { type DeviceRow, deviceSettingsOverrides, findDeviceRow, updateDeviceFields } from "./store";
 
+/** A row as configuration sees it: its own settings overrides and its bound end user. */
+const configured = (row: DeviceRow) => ({ id: row.id, end_user_id: row.end_user_id, settings: deviceSettingsOverrides(row), updated_at: row.updated_at });
+
+/** The devices' rows as config reads and writes them (config's DeviceSource, in Deps: config sits below devices, decision 083). */
+export const deviceSource: DeviceSource = {
+  find: (db, tenant, id) => {
+    const row = findDeviceRow(db, tenant, id);
+    return row && configured(row);
+  },
+  saveSettings: (db, tenant, id, settings, now) => updateDeviceFields(db, tenant, id, { settings: JSON.stringify(settings) }, now),
+};
+
 /** A row as the API shows it: settings resolved through the configuration hierarchy. */
 export function presentDevice(db: Database, tenant: Tenant, row: DeviceRow): Device {
-  return toDevice(row, resolveConfig(db, tenant, { deviceId: row.id }).settings);
+  return toDevice(row, resolveLoadedConfig(db, tenant, { device: configured(row) }).settings);
 }
 
 /**

@@ -60,7 +60,7 @@ function complete(deps: Deps, tenant: Tenant, stored: StoredTranscription, recor
     recordEvent(deps, tenant, "transcription.completed", eventData(record, TRANSCRIPTION_EVENT_FIELDS["transcription.completed"]), now);
     const job = { project_id: tenant.projectId, mode: tenant.mode, transcription_id: record.id };
     deps.queue.enqueue("search.index_transcription", job, { dedupeKey: `search.index_transcription:${record.id}` });
-    const config = resolveConfig(db, tenant, { endUserId: recording.end_user_id, deviceId: recording.device_id });
+    const config = resolveConfig(deps, tenant, { endUserId: recording.end_user_id, deviceId: recording.device_id });
     if (config.auto_summarize) deps.queue.enqueue("summaries.auto", { ...job, template: config.summary_template }, { dedupeKey: `summaries.auto:${record.id}` });
   })();
 }
@@ -116,7 +116,7 @@ export function autoTranscribe(deps: Deps) {
     const tenant = tenantOf(job.payload);
     const recording = findRecording(db, tenant, job.payload.recording_id);
     if (!recording || !HAS_AUDIO.has(recording.status)) return;
-    const config = resolveConfig(db, tenant, { endUserId: recording.end_user_id, deviceId: recording.device_id });
+    const config = resolveConfig(deps, tenant, { endUserId: recording.end_user_id, deviceId: recording.device_id });
     if (!config.auto_transcribe) return;
     db.transaction(() => {
       if (!hasTranscription(db, tenant, recording.id)) startTranscription(deps, tenant, recording, config.language, deps.clock.now());

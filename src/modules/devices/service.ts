@@ -8,7 +8,7 @@ import { ApiError } from "../../http/errors";
 import type { Page } from "../../http/pagination";
 import { newId } from "../../ids";
 import type { Tenant } from "../../tenancy";
-import type { DeviceSource } from "../config/device-source";
+import type { ConfiguredDevice, DeviceSource } from "../config/device-source";
 import { findOrganizationOverrides, findOverrides, organizationOf, resolveLoadedConfig } from "../config/service";
 import { findEndUser } from "../end-users/service";
 import type { CreateDeviceBody, Device, DeviceSettingsView, DeviceState, ListDevicesQuery, UpdateDeviceBody } from "./schema";
@@ -16,11 +16,11 @@ import { CAPABILITY } from "./schema";
 import { mergeSettings } from "../config/device-settings";
 import { type DeviceRow, deviceSettingsOverrides, deviceTokenIsLive, deviceTokenRecord, findDeviceBySerial, findDeviceRow, findDeviceStateRow, insertDevice, listDeviceRows, toDevice, toDeviceState, updateDeviceFields } from "./store";
 
-/** What other modules (config, commands, recordings and heartbeats) use of the devices store: through this service, never the store itself (decision 083). */
-export { type DeviceRow, deviceSettingsOverrides, findDeviceRow, updateDeviceFields } from "./store";
+/** What other modules (commands, recordings and heartbeats) use of the devices store: through this service, never the store itself (decision 083); config reads it through deviceSource. */
+export { type DeviceRow, findDeviceRow } from "./store";
 
 /** A row as configuration sees it: its own settings overrides and its bound end user. */
-const configured = (row: DeviceRow) => ({ id: row.id, end_user_id: row.end_user_id, settings: deviceSettingsOverrides(row), updated_at: row.updated_at });
+const configured = (row: DeviceRow): ConfiguredDevice => ({ id: row.id, end_user_id: row.end_user_id, settings: deviceSettingsOverrides(row), updated_at: row.updated_at });
 
 /** The devices' rows as config reads and writes them (config's DeviceSource, in Deps: config sits below devices, decision 083). */
 export const deviceSource: DeviceSource = {

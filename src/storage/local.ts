@@ -108,8 +108,9 @@ const MAX_GATHERED_BYTES = 4 * 1024 * 1024;
 /**
  * Keeps one write in flight and gathers the chunks that arrive meanwhile into the next
  * one: a slow body is written as it comes, a fast one in large writes, and the disk and
- * the socket work side by side. Every write is awaited, and its error thrown, before
- * the file is synced.
+ * the socket work side by side (one writev, no copy: joining the chunks into one buffer
+ * first halved the throughput). Every write is awaited, and its error thrown, before the
+ * file is synced.
  */
 class WriteBatch {
   private parts: Uint8Array[] = [];
@@ -134,11 +135,11 @@ class WriteBatch {
   }
 
   private startWrite(): void {
-    const data = this.parts.length === 1 ? this.parts[0]! : Buffer.concat(this.parts, this.bytes);
+    const parts = this.parts;
+    const bytes = this.bytes;
     this.parts = [];
     this.bytes = 0;
-    // writeFile on a handle writes all of it from the current position (write() may write less).
-    this.writing = this.file.writeFile(data).then(
+    this.writing = writeAll(this.file, parts, bytes).then(
       () => {
         this.writing = null;
       },
@@ -157,6 +158,12 @@ class WriteBatch {
   private throwFailure(): void {
     if (this.failure) throw this.failure.error;
   }
+}
+
+/** Writes every byte of `parts` at the file's position: one writev, then whatever it left over (a short write is allowed). */
+async function writeAll(file: FileHandle, parts: Uint8Array[], bytes: number): Promise<void> {
+  const { bytesWritten } = await file.writev(parts);
+  if (bytesWritten < bytes) await file.writeFile(Buffer.concat(parts, bytes).subarray(bytesWritten));
 }
 
 /** fsync of a file makes its bytes durable; of a directory, a rename in it. */

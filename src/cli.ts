@@ -7,6 +7,8 @@ import type { Deps } from "./deps";
 import { ApiError } from "./http/errors";
 import { modelsCommand } from "./cli/models";
 import { doctorCommand } from "./cli/doctor";
+import { backupCommand, restoreCommand } from "./cli/backup";
+import { PARLEY_VERSION } from "./version";
 import { configCommand } from "./modules/config/cli";
 import { firmwareCommand } from "./modules/firmware/cli";
 import { keysCommand } from "./modules/keys/cli";
@@ -30,6 +32,8 @@ const COMMANDS: Record<string, Command> = {
 const STANDALONE: Record<string, StandaloneCommand> = {
   models: (config, args) => modelsCommand(config, args),
   doctor: doctorCommand,
+  backup: backupCommand,
+  restore: restoreCommand,
   simulate: simulateCommand,
   demo: async (config, args) => (await import("./demo")).demoCommand(config, args),
 };
@@ -43,6 +47,9 @@ usage: parley [serve]                 start the appliance (default)
        parley config get|set|unset    configuration at organization, project, end-user or device level
        parley models list|pull|import|verify|remove   speech and language models (PARLEY_MODEL_MIRROR)
        parley doctor [--verify]       models, data dir permissions, ffmpeg, GPU and the engines in use
+       parley backup PATH             database, audio, firmware and secret key with SHA-256s (while serving)
+       parley restore PATH [--force]  a backup into PARLEY_DATA_DIR (the server stopped)
+       parley --version               the version of this parley
        parley firmware add|publish|list  organization firmware releases for OTA
        parley simulate --devices N --api-key KEY  simulated wearables against a running server
        parley demo [--devices N]     the appliance plus simulated wearables, for an offline demo
@@ -52,6 +59,11 @@ Configuration comes from PARLEY_* environment variables (see README).`;
 async function main(argv: string[]): Promise<number> {
   const [name = "serve", ...args] = argv;
   try {
+    // Before the configuration: the version answers whatever the environment holds.
+    if (name === "--version" || name === "-v" || name === "version") {
+      console.log(`parley ${PARLEY_VERSION}`);
+      return 0;
+    }
     const config = loadConfig();
     if (name === "serve") {
       const { serve } = await import("./main");

@@ -4,10 +4,12 @@ import type { Config } from "../config";
 import { createEngines, type Engines } from "../engines";
 import { detectGpus } from "../engines/gpu";
 import { LlamaLlm } from "../engines/llama-llm";
+import { TransformersEmbedder } from "../engines/transformers-embedder";
 import { SileroVad } from "../engines/vad";
 import { NATIVE_WHISPER, nativeWhisperStatus } from "../engines/whisper-native-build";
 import { WhisperTranscriber } from "../engines/whisper-transcriber";
 import { findWiderThanPrivate } from "../data-dir/private";
+import { bundled } from "../db/bundled";
 import { createLogger } from "../log";
 import { applianceVolumes } from "../storage";
 import { spaceReport } from "../storage/volumes";
@@ -16,8 +18,16 @@ import { readInstalled } from "../model-files/installed";
 import { defaultManifest, type Manifest } from "../model-files/manifest";
 
 export type Check = { check: string; ok: boolean; detail: string };
+type ModelState = ReturnType<typeof modelStatus> | "unknown";
 
 const MB = 1024 * 1024;
+
+/**
+ * How the operator runs parley here, for advice they can follow: the compiled executable
+ * (`parley ...`, no checkout, no npm) or a checkout (`npm run parley -- ...`).
+ */
+export type Context = { executable: boolean; cli: string };
+export const runningContext = (): Context => (bundled ? { executable: true, cli: "parley" } : { executable: false, cli: "npm run parley --" });
 
 async function ffmpegCheck(binary: string): Promise<Check> {
   try {
@@ -25,18 +35,44 @@ async function ffmpegCheck(binary: string): Promise<Check> {
     const [out, code] = await Promise.all([new Response(proc.stdout).text(), proc.exited]);
     return { check: "ffmpeg", ok: code === 0, detail: `${binary}: ${out.split("\n")[0] ?? "no version"}` };
   } catch (err) {
-    return { check: "ffmpeg", ok: false, detail: `${binary} cannot run (${(err as Error).message}); install ffmpeg or set PARLEY_FFMPEG_PATH` };
+    return { check: "ffmpeg", ok: false, detail: `${binary} cannot run (${(err as Error).message}); install ffmpeg (apt-get install ffmpeg) or set PARLEY_FFMPEG_PATH` };
   }
 }
 
-/** Loads an engine's model for real, so the report says what would actually run (CPU or which GPU). */
-async function engineCheck(name: string, model: string, installed: boolean, load: () => Promise<string | null>): Promise<Check> {
-  if (!installed) return { check: name, ok: false, detail: `${model} is not installed: parley models pull ${model}` };
+/**
+ * One verdict per engine: its model's files (installed, or the command that installs them),
+ * then the model loaded for real, so the report says what would actually run (CPU or which GPU).
+ */
+async function engineCheck(ctx: Context, name: string, model: string, status: ModelState, load: () => Promise<string | null>): Promise<Check> {
+  if (status === "missing" || status === "partial") {
+    return { check: name, ok: false, detail: `${model} is not installed${status === "partial" ? " (some of its files are missing)" : ""}: ${ctx.cli} models pull ${model}` };
+  }
   try {
     return { check: name, ok: true, detail: `${model} on ${(await load()) ?? "unknown backend"}` };
   } catch (err) {
     return { check: name, ok: false, detail: `${model} fails to load: ${(err as Error).message}` };
   }
+}
+
+/** The whisper build CPU transcription uses; the advice differs between a checkout (rebuild it) and the executable (it carries its builds). */
+function whisperBuildCheck(ctx: Context): Check {
+  const native = nativeWhisperStatus();
+  if (native.usable) return { check: "whisper build", ok: true, detail: `cpu-native: Parley's addon compiled for this CPU (${NATIVE_WHISPER.addon})` };
+  if (!ctx.executable) return { check: "whisper build", ok: true, detail: `cpu-native ${native.reason}; CPU transcription runs on the slower portable build` };
+  return { check: "whisper build", ok: true, detail: "the portable whisper build (the CPU-native one this executable carries does not fit this CPU): correct but slower; for speed use a parley executable built on this kind of CPU, or a GPU (PARLEY_GPU)" };
+}
+
+/** Whether Ask's default provider can answer, in agreement with the engine it needs. */
+function askCheck(config: Config, engines: Engines, llm: Check | undefined): Check {
+  const provider = config.ask.defaultProvider;
+  const fallback = "or set PARLEY_ASK_PROVIDER=extractive (quotes from the transcripts, no model)";
+  if (provider === "extractive") return { check: "ask provider", ok: true, detail: "extractive: quotes from the transcripts, no model" };
+  if (provider === "openai_compatible") {
+    if (!engines.remoteLlm) return { check: "ask provider", ok: false, detail: `openai_compatible needs PARLEY_OPENAI_BASE_URL and PARLEY_OPENAI_MODEL; set them, ${fallback}` };
+    return { check: "ask provider", ok: true, detail: `openai_compatible: ${config.ask.openai.model} at ${config.ask.openai.baseUrl} (not contacted by doctor)` };
+  }
+  if (llm && !llm.ok) return { check: "ask provider", ok: false, detail: `llama_cpp cannot answer: its llm cannot run (see llm above); fix that, ${fallback}` };
+  return { check: "ask provider", ok: true, detail: `llama_cpp on ${llm ? llm.detail : config.models.llm}` };
 }
 
 /**
@@ -52,56 +88,54 @@ function dataDirPermissionsCheck(dataDir: string): Check {
 }
 
 /**
- * What `parley doctor` reports: each configured model (installed, checksum recorded,
- * optionally re-verified), the data dir's permissions, ffmpeg, GPUs seen, and the backend
- * each engine really uses.
+ * What `parley doctor` reports: the data dir's permissions, ffmpeg, GPUs seen, one verdict
+ * per engine (its model installed and loaded for real, on the backend it really uses), Ask's
+ * provider in agreement with the engine it needs, model checksums with --verify, free space.
  */
-export async function diagnose(config: Config, options: { verify?: boolean; engines?: Engines; manifest?: Manifest } = {}): Promise<Check[]> {
+export async function diagnose(config: Config, options: { verify?: boolean; engines?: Engines; manifest?: Manifest; context?: Context } = {}): Promise<Check[]> {
   const manifest = options.manifest ?? defaultManifest;
   const engines = options.engines ?? createEngines(config, createLogger("silent"));
+  const context = options.context ?? runningContext();
   const ctx = { modelsDir: config.modelsDir, mirror: config.models.mirror, manifest };
   const record = readInstalled(config.modelsDir);
   const checks: Check[] = [];
-  const status = (name: string) => {
+  const status = (name: string): ModelState => {
     const entry = manifest.models.find((m) => m.name === name);
     return entry ? modelStatus(ctx, entry) : "unknown";
   };
-
-  for (const [role, name] of [["transcriber", config.models.whisper], ["llm", config.models.llm], ["embedder", config.models.embedding]] as const) {
+  /** The model's files, for an engine this process did not build itself (a test double). */
+  const filesOnly = (check: string, name: string): Check => {
     const s = status(name);
-    const detail = s === "unknown" ? `${name} is not in the manifest (a file path is used as is)` : `${name}: ${s}${record[name] ? `, checksum recorded ${record[name].installed_at}` : ""}`;
-    checks.push({ check: `model ${role}`, ok: s === "installed" || s === "unknown", detail });
-  }
-  if (options.verify) {
-    for (const r of await verifyModels(ctx)) checks.push({ check: `verify ${r.name}`, ok: r.status === "ok" || r.status === "unpinned", detail: `${r.status}${r.detail ? `: ${r.detail}` : ""}` });
-  }
+    if (s === "missing" || s === "partial") return { check, ok: false, detail: `${name} is not installed: ${context.cli} models pull ${name}` };
+    return { check, ok: true, detail: s === "unknown" ? `${name} (a file path, used as is)` : `${name}: ${s}${record[name] ? `, checksum recorded ${record[name].installed_at}` : ""}` };
+  };
 
   checks.push(dataDirPermissionsCheck(config.dataDir));
   checks.push(await ffmpegCheck(engines.audio.binary));
   const gpus = detectGpus();
   checks.push({ check: "gpu", ok: true, detail: `PARLEY_GPU=${config.gpu}; seen: ${[gpus.cuda && "cuda", gpus.vulkan && "vulkan"].filter(Boolean).join(", ") || "none (CPU only)"}` });
 
-  const whisperInstalled = status(config.models.whisper) !== "missing" && status(config.models.whisper) !== "partial";
-  if (engines.transcriber instanceof WhisperTranscriber) {
-    const t = engines.transcriber;
-    checks.push(await engineCheck("transcriber", config.models.whisper, whisperInstalled, async () => (await t.load()).backend));
-  }
-  const native = nativeWhisperStatus();
-  checks.push({ check: "whisper build", ok: true, detail: native.usable ? `cpu-native: Parley's addon compiled for this CPU (${NATIVE_WHISPER.addon})` : `cpu-native ${native.reason}; CPU transcription runs on the slower portable build` });
-  const llmInstalled = status(config.models.llm) !== "missing" && status(config.models.llm) !== "partial";
-  if (engines.llm instanceof LlamaLlm) {
-    const llm = engines.llm;
-    checks.push(await engineCheck("llm", config.models.llm, llmInstalled, async () => (await llm.load(), llm.backend())));
-  }
+  const t = engines.transcriber;
+  checks.push(t instanceof WhisperTranscriber ? await engineCheck(context, "transcriber", config.models.whisper, status(config.models.whisper), async () => (await t.load()).backend) : filesOnly("transcriber", config.models.whisper));
+  checks.push(whisperBuildCheck(context));
+  const llm = engines.llm;
+  const llmCheck = llm instanceof LlamaLlm ? await engineCheck(context, "llm", config.models.llm, status(config.models.llm), async () => (await llm.load(), llm.backend())) : filesOnly("llm", config.models.llm);
+  checks.push(llmCheck);
+  const embedder = engines.embedder;
+  checks.push(
+    embedder instanceof TransformersEmbedder
+      ? await engineCheck(context, "embedder", config.models.embedding, status(config.models.embedding), async () => `CPU (onnxruntime), ${(await embedder.embed(["parley doctor"]))[0]!.length} dimensions`)
+      : filesOnly("embedder", config.models.embedding),
+  );
   if (engines.vad instanceof SileroVad) {
     const vad = engines.vad;
-    checks.push(await engineCheck("vad", vad.model, true, async () => (await vad.detect(new Float32Array(1600)), "CPU (onnxruntime)")));
+    checks.push(await engineCheck(context, "vad", vad.model, "bundled", async () => (await vad.detect(new Float32Array(1600)), "CPU (onnxruntime)")));
   }
-  // The embedder belongs to search; its model name is reported as configured.
-  const embedderModel = (engines.embedder as { model?: unknown }).model;
-  checks.push({ check: "embedder", ok: typeof embedderModel === "string", detail: typeof embedderModel === "string" ? embedderModel : "not available" });
-  checks.push({ check: "ask provider", ok: true, detail: config.ask.defaultProvider });
+  checks.push(askCheck(config, engines, llmCheck));
   checks.push({ check: "diarization", ok: true, detail: engines.diarizer.model ?? "none (every segment is SPEAKER_1)" });
+  if (options.verify) {
+    for (const r of await verifyModels(ctx)) checks.push({ check: `verify ${r.name}`, ok: r.status === "ok" || r.status === "unpinned", detail: `${r.status}${r.detail ? `: ${r.detail}` : ""}` });
+  }
   for (const v of spaceReport(applianceVolumes(config), config.minFreeBytes)) {
     const free = `${Math.floor(v.free_bytes / MB)} MB free of ${Math.floor(v.total_bytes / MB)} MB`;
     checks.push({ check: `disk ${v.volume}`, ok: !v.low, detail: v.low ? `${free}: below PARLEY_MIN_FREE_MB (${config.minFreeBytes / MB}), new uploads are refused; free space on this volume` : free });

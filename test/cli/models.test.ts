@@ -75,14 +75,37 @@ describe("parley models (the command line)", () => {
 });
 
 describe("parley doctor", () => {
-  test("missing models fail with the command that installs them", async () => {
+  test("missing models: one failing verdict per engine, Ask's provider agreeing with its llm, and the command that installs each", async () => {
     const dir = makeTempDir();
     const { stdout, code } = await run(["doctor", "--json"], { PARLEY_DATA_DIR: dir, PARLEY_MODELS_DIR: join(dir, "models") });
     expect(code).toBe(1);
     const checks = JSON.parse(stdout) as { check: string; ok: boolean; detail: string }[];
-    expect(checks.find((c) => c.check === "transcriber")).toMatchObject({ ok: false, detail: "whisper-base.en is not installed: parley models pull whisper-base.en" });
+    // Each thing is judged once: no "FAIL model embedder" beside an "ok embedder".
+    expect(new Set(checks.map((c) => c.check)).size).toBe(checks.length);
+    // From a checkout, the command a checkout runs.
+    expect(checks.find((c) => c.check === "transcriber")).toEqual({ check: "transcriber", ok: false, detail: "whisper-base.en is not installed: npm run parley -- models pull whisper-base.en" });
+    expect(checks.find((c) => c.check === "llm")).toMatchObject({ ok: false, detail: "qwen2.5-1.5b-instruct-q4 is not installed: npm run parley -- models pull qwen2.5-1.5b-instruct-q4" });
+    expect(checks.find((c) => c.check === "embedder")).toMatchObject({ ok: false, detail: "all-minilm-l6-v2 is not installed: npm run parley -- models pull all-minilm-l6-v2" });
+    expect(checks.find((c) => c.check === "ask provider")).toMatchObject({ ok: false });
+    expect(checks.find((c) => c.check === "ask provider")?.detail).toContain("PARLEY_ASK_PROVIDER=extractive");
     expect(checks.find((c) => c.check === "ffmpeg")?.ok).toBe(true);
     expect(checks.find((c) => c.check === "vad")?.ok).toBe(true);
+  });
+
+  test("from the executable the advice is the executable's: no npm, no checkout scripts", async () => {
+    const dir = makeTempDir();
+    const config = loadConfig({ PARLEY_DATA_DIR: dir, PARLEY_MODELS_DIR: join(dir, "models") });
+    const checks = await diagnose(config, { context: { executable: true, cli: "parley" } });
+    expect(checks.find((c) => c.check === "transcriber")?.detail).toBe("whisper-base.en is not installed: parley models pull whisper-base.en");
+    expect(checks.filter((c) => /npm|build:whisper/.test(c.detail))).toEqual([]);
+  });
+
+  test("Ask's provider is judged by what it needs: extractive needs nothing, openai_compatible its settings", async () => {
+    const dir = makeTempDir();
+    const ask = async (env: Record<string, string>) => (await diagnose(loadConfig({ PARLEY_DATA_DIR: dir, PARLEY_MODELS_DIR: join(dir, "models"), ...env }))).find((c) => c.check === "ask provider");
+    expect(await ask({ PARLEY_ASK_PROVIDER: "extractive" })).toMatchObject({ ok: true });
+    expect(await ask({ PARLEY_ASK_PROVIDER: "openai_compatible" })).toMatchObject({ ok: false });
+    expect(await ask({ PARLEY_ASK_PROVIDER: "openai_compatible", PARLEY_OPENAI_BASE_URL: "http://127.0.0.1:9/v1", PARLEY_OPENAI_MODEL: "m" })).toMatchObject({ ok: true });
   });
 
   test("with models present it loads them and reports the backend actually used", async () => {
@@ -93,6 +116,7 @@ describe("parley doctor", () => {
     expect(checks.find((c) => c.check === "transcriber")).toEqual({ check: "transcriber", ok: true, detail: `${models.whisper} on ${whisperBuild}` });
     expect(checks.find((c) => c.check === "whisper build")?.detail).toStartWith(whisperBuild === "cpu-native" ? "cpu-native: Parley's addon compiled for this CPU" : "cpu-native not built");
     expect(checks.find((c) => c.check === "llm")).toEqual({ check: "llm", ok: true, detail: `${models.gguf} on cpu` });
+    expect(checks.find((c) => c.check === "ask provider")).toEqual({ check: "ask provider", ok: true, detail: `llama_cpp on ${models.gguf} on cpu` });
     expect(checks.find((c) => c.check === "gpu")?.detail).toContain("PARLEY_GPU=off");
     expect(checks.find((c) => c.check === "diarization")?.detail).toContain("SPEAKER_1");
   });

@@ -59,7 +59,8 @@ function whisperBuildCheck(ctx: Context): Check {
   const native = nativeWhisperStatus();
   if (native.usable) return { check: "whisper build", ok: true, detail: `cpu-native: Parley's addon compiled for this CPU (${NATIVE_WHISPER.addon})` };
   if (!ctx.executable) return { check: "whisper build", ok: true, detail: `cpu-native ${native.reason}; CPU transcription runs on the slower portable build` };
-  return { check: "whisper build", ok: true, detail: "the portable whisper build (the CPU-native one this executable carries does not fit this CPU): correct but slower; for speed use a parley executable built on this kind of CPU, or a GPU (PARLEY_GPU)" };
+  const why = native.reason.startsWith("built for another CPU") ? "the CPU-native build this executable carries was made for another kind of CPU" : "this executable carries no CPU-native build";
+  return { check: "whisper build", ok: true, detail: `CPU transcription runs on the portable whisper build, correct but slower (${why}); for speed use a parley executable built on this kind of CPU, or a GPU (PARLEY_GPU)` };
 }
 
 /** Whether Ask's default provider can answer, in agreement with the engine it needs. */

@@ -32,7 +32,8 @@ export async function backupCommand(config: Config, args: string[]): Promise<voi
       if (manifest.secret === "environment") console.log("note: the server secret comes from PARLEY_SECRET and is not in the backup; keep it: a restore needs the same value");
     }
     if (manifest.missing_objects.length) {
-      console.error(`error: the database refers to ${manifest.missing_objects.length} objects storage does not have (listed in the manifest's missing_objects): ${manifest.missing_objects.slice(0, 5).join(", ")}`);
+      const n = manifest.missing_objects.length;
+      console.error(`error: the backup is written, but the database refers to ${n} ${n === 1 ? "object" : "objects"} storage does not have (the manifest's missing_objects): ${manifest.missing_objects.slice(0, 5).join(", ")}${n > 5 ? " ..." : ""}`);
       process.exitCode = 1;
     }
   });

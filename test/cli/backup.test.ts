@@ -1,7 +1,7 @@
 // parley backup / restore (decision 087) with real processes: a backup taken while a server
 // serves and takes uploads restores into a fresh data dir that a second server serves from.
 import { expect, test } from "bun:test";
-import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { makeTempDir, waitFor } from "../helpers";
 import { fixture, sha256 } from "../modules/recordings-support";
@@ -131,6 +131,26 @@ test("restore refuses a tampered backup naming the file, a running server's data
 
   expect((await parley(["restore", join(root, "nowhere")], fresh)).stderr).toContain("is not a parley backup");
 }, 120_000);
+
+test("audio the database refers to but storage lost: the backup still completes, lists it as missing and exits 1", async () => {
+  const root = makeTempDir();
+  const env = { PARLEY_DATA_DIR: join(root, "data"), PARLEY_PORT: String(freePort()), PARLEY_LOG_LEVEL: "silent" };
+  const server = await startServer(env);
+  const api = await apiClient(env, server.base);
+  const id = await upload(api, fixture("tone-3s.wav"));
+  server.proc.kill("SIGTERM");
+  expect(await server.proc.exited).toBe(0);
+  const audio = readdirSync(join(env.PARLEY_DATA_DIR, "audio"), { recursive: true, encoding: "utf8" }).filter((p) => p.includes(`/${id}/`) && statSync(join(env.PARLEY_DATA_DIR, "audio", p)).isFile());
+  expect(audio.length).toBe(1);
+  rmSync(join(env.PARLEY_DATA_DIR, "audio", audio[0]!));
+
+  const backup = await parley(["backup", join(root, "backup")], env);
+  expect(backup.code).toBe(1);
+  expect(backup.stderr).toContain("the backup is written, but the database refers to 1 object storage does not have");
+  expect(backup.stderr).toContain(audio[0]!);
+  expect(JSON.parse(readFileSync(join(root, "backup", "manifest.json"), "utf8")).missing_objects).toEqual([audio[0]]);
+  expect((await parley(["restore", join(root, "backup")], { ...env, PARLEY_DATA_DIR: join(root, "restored") })).code).toBe(0);
+}, 60_000);
 
 test("parley --version prints the package version", async () => {
   const pkg = JSON.parse(readFileSync(join(import.meta.dir, "..", "..", "package.json"), "utf8"));

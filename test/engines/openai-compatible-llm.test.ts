@@ -8,14 +8,16 @@ const server = Bun.serve({
   port: 0,
   async fetch(req: Request): Promise<Response> {
     last = { path: new URL(req.url).pathname, body: await req.json(), authorization: req.headers.get("authorization") };
-    if (last.body.model === "slow") await Bun.sleep(2_000);
+    // "slow" never answers before the client's own time limit gives up on it.
+    if (last.body.model === "slow") await Bun.sleep(60_000);
     const content = last.body.model === "thinker" ? "<think>The user wants a number.\nSay 42.</think>\n\nThe answer is 42 [1]." : '{"ok":true}';
     return Response.json({ choices: [{ message: { role: "assistant", content }, finish_reason: "length" }], usage: { prompt_tokens: 5, completion_tokens: 2 } });
   },
 });
 afterAll(() => server.stop(true));
 
-const llm = (model = "m", baseUrl = `http://127.0.0.1:${server.port}/v1/`) => new OpenAiCompatibleLlm({ baseUrl, model, contextTokens: 4096, timeoutMs: 200 });
+// A generous limit, so a busy machine never turns an answer into a timeout; only "slow" meets it.
+const llm = (model = "m", baseUrl = `http://127.0.0.1:${server.port}/v1/`, timeoutMs = 10_000) => new OpenAiCompatibleLlm({ baseUrl, model, contextTokens: 4096, timeoutMs });
 
 describe("OpenAI-compatible LLM engine", () => {
   test("posts chat-completions with the JSON schema as response_format, no key header when none is set", async () => {
@@ -36,7 +38,7 @@ describe("OpenAI-compatible LLM engine", () => {
   });
 
   test("a timeout or a refused connection is LlmUnavailableError", async () => {
-    await expect(llm("slow").complete({ messages: [{ role: "user", content: "hi" }] })).rejects.toBeInstanceOf(LlmUnavailableError);
+    await expect(llm("slow", undefined, 200).complete({ messages: [{ role: "user", content: "hi" }] })).rejects.toBeInstanceOf(LlmUnavailableError);
     await expect(llm("m", "http://127.0.0.1:1/v1").complete({ messages: [{ role: "user", content: "hi" }] })).rejects.toBeInstanceOf(LlmUnavailableError);
   });
 });

@@ -93,7 +93,11 @@ export function runTranscription(deps: Deps) {
     const interrupted = diedTooOften(job);
     if (interrupted) return fail(deps, tenant, stored, new TranscriptionFailure("processing_error", interrupted));
     try {
-      complete(deps, tenant, stored, recording, await transcribeRecording(deps, stored, recording, job.signal));
+      const started = performance.now();
+      const result = await transcribeRecording(deps, stored, recording, job.signal);
+      // The real-time factor of GET /metrics: wall time to decode and transcribe over audio length.
+      deps.metrics.observeTranscription(result.duration_seconds, (performance.now() - started) / 1000);
+      complete(deps, tenant, stored, recording, result);
     } catch (err) {
       // Cut off by the server stopping (or its decoder by the service manager stopping every
       // process at once), or a full disk (the appliance's fault, not the recording's): no

@@ -19,7 +19,7 @@ function returns(op: Operation): string {
     .map(([status, response]) => {
       if (!response.content) return status;
       const json = response.content["application/json"]?.schema?.$ref?.split("/").pop();
-      return `${status} ${json ?? (response.content["application/octet-stream"] ? "bytes" : "JSON")}`;
+      return `${status} ${json ?? (response.content["application/octet-stream"] ? "bytes" : response.content["application/json"] ? "JSON" : "text")}`;
     })
     .join(", ");
 }

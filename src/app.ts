@@ -5,6 +5,7 @@ import { accessLog } from "./http/access-log";
 import { beforeRouting } from "./http/before-routing";
 import { errorHandling } from "./http/errors";
 import { jsonBody } from "./http/json-body";
+import { requestMetrics } from "./http/metrics";
 import { buildOpenApiDocument } from "./http/openapi";
 import { configRoutes } from "./modules/config/routes";
 import { dashboardRoutes } from "./modules/dashboard/routes";
@@ -12,6 +13,7 @@ import { commandsRoutes } from "./modules/commands/routes";
 import { devicesRoutes } from "./modules/devices/routes";
 import { firmwareRoutes, firmwareUploadRoutes } from "./modules/firmware/routes";
 import { grantsRoutes } from "./modules/grants/routes";
+import { healthRoutes } from "./modules/health/routes";
 import { heartbeatsRoutes } from "./modules/heartbeats/routes";
 import { endUsersRoutes } from "./modules/end-users/routes";
 import { summariesRoutes } from "./modules/summaries/routes";
@@ -35,7 +37,7 @@ export function rawBodyRoutes(deps: Deps) {
 
 /** Every route the OpenAPI document describes. */
 export function documentedRoutes(deps: Deps) {
-  return new Elysia().use(rawBodyRoutes(deps)).use(apiRoutes(deps));
+  return new Elysia().use(rawBodyRoutes(deps)).use(healthRoutes(deps)).use(apiRoutes(deps));
 }
 
 /** The whole HTTP surface: cross-cutting plugins first (their hooks only reach routes mounted after them), then modules. */
@@ -45,10 +47,12 @@ export function createApp(deps: Deps) {
     .use(beforeRouting(deps, (): Server<unknown> | null => app.server))
     .use(errorHandling(deps.log))
     .use(accessLog(deps.log, deps.config.logLevel === "debug"))
+    .use(requestMetrics(deps.metrics, deps.config.metrics))
     .use(rawBodyRoutes(deps))
     .use(jsonBody)
     // Free space is reported, not judged: a full disk is a reason to page the operator, not to restart the process.
     .get("/healthz", () => ({ ok: true, storage: spaceReport(applianceVolumes(deps.config), deps.config.minFreeBytes) }))
+    .use(healthRoutes(deps))
     .use(dashboardRoutes())
     .get("/v1/openapi.json", () => (openapi ??= buildOpenApiDocument(documentedRoutes(deps))))
     .use(apiRoutes(deps));

@@ -13,6 +13,7 @@ import type { Deps } from "./deps";
 import { Cascades } from "./events/cascades";
 import { EventBus } from "./events/outbox";
 import { CredentialCache } from "./http/credentials";
+import { Metrics } from "./http/metrics";
 import { RateLimiter } from "./http/rate-limit";
 import { JobQueue } from "./jobs/queue";
 import { createLogger, type Logger } from "./log";
@@ -65,6 +66,7 @@ export function buildDeps(config: Config, options: { clock?: Clock; log?: Logger
     searchCounts: new DocumentCounts(db),
     grantKeys: new GrantKeys(serverSecret),
     uploadSlots: new UploadSlots(config.uploads.maxConcurrent),
+    metrics: new Metrics(),
     cascades: new Cascades(),
     deviceSource,
   };

@@ -68,6 +68,7 @@ const envSchema = z.object({
   PARLEY_PROCESSING_MIN_SECONDS: decimal(0.001).default(120),
   PARLEY_PROCESSING_TIME_FACTOR: decimal(0).default(3),
   PARLEY_SECRET: z.string().min(32).optional(),
+  PARLEY_METRICS: flag.default(false),
 });
 
 export type Config = Readonly<{
@@ -95,6 +96,8 @@ export type Config = Readonly<{
   processing: { minSeconds: number; timeFactor: number };
   /** Server secret for encrypting webhook secrets and signing grants; generated into the data dir when unset. */
   secret?: string;
+  /** GET /metrics answers, and requests are counted, only when this is on (decision 086). */
+  metrics: boolean;
 }>;
 
 export class ConfigError extends Error {}
@@ -158,5 +161,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     shutdownGraceSeconds: e.PARLEY_SHUTDOWN_GRACE_SECONDS,
     processing: { minSeconds: e.PARLEY_PROCESSING_MIN_SECONDS, timeFactor: e.PARLEY_PROCESSING_TIME_FACTOR },
     secret: e.PARLEY_SECRET,
+    metrics: e.PARLEY_METRICS,
   });
 }

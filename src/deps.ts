@@ -8,6 +8,7 @@ import type { Engines } from "./engines";
 import type { Cascades } from "./events/cascades";
 import type { EventBus } from "./events/outbox";
 import type { CredentialCache } from "./http/credentials";
+import type { Metrics } from "./http/metrics";
 import type { RateLimiter } from "./http/rate-limit";
 import type { JobQueue } from "./jobs/queue";
 import type { Logger } from "./log";
@@ -57,4 +58,6 @@ export type Deps = {
   grantKeys: GrantKeys;
   /** Upload PUTs in progress, per project and per URL. */
   uploadSlots: UploadSlots;
+  /** Request and transcription counters for GET /metrics (kept only with PARLEY_METRICS=1 for requests). */
+  metrics: Metrics;
 };

@@ -17,6 +17,18 @@ export class UndecodableAudioError extends Error {}
  */
 export class DecoderInterruptedError extends Error {}
 
+/**
+ * Thrown when the decoder itself cannot run (its binary missing or not executable): says
+ * nothing about the file, and retrying will not help until the operator fixes the
+ * installation, so the message names the fix.
+ */
+export class DecoderUnavailableError extends Error {
+  constructor(binary: string, cause: unknown) {
+    const why = cause instanceof Error ? cause.message : String(cause);
+    super(`The audio decoder cannot run (${binary}: ${why}). Install ffmpeg or set PARLEY_FFMPEG_PATH to an ffmpeg binary, then check with: parley doctor.`, { cause });
+  }
+}
+
 /** Audio decoding behind one interface (implementation: src/engines/ffmpeg-audio.ts). */
 export interface AudioDecoder {
   /** Which ffmpeg binary is in use, for `parley doctor`. */

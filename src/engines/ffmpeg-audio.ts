@@ -2,7 +2,7 @@ import { existsSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import type { AudioDecoder, AudioProbe } from "./audio";
-import { DecoderInterruptedError, UndecodableAudioError } from "./audio";
+import { DecoderInterruptedError, DecoderUnavailableError, UndecodableAudioError } from "./audio";
 
 /**
  * The ffmpeg to run: PARLEY_FFMPEG_PATH, else the system's, else the static binary inside
@@ -57,8 +57,17 @@ export function parseProbe(stderr: string): Omit<AudioProbe, "durationSeconds"> 
  * ffmpeg in a session of its own (setsid), so a Ctrl-C or a signal to Parley's process group
  * reaches Parley alone, which stops ffmpeg itself when it needs to (the abort signal).
  */
+const CANNOT_EXECUTE = new Set(["ENOENT", "EACCES", "ENOEXEC"]);
+
 function spawnFfmpeg(binary: string, args: string[], signal?: AbortSignal) {
-  return Bun.spawn([binary, "-hide_banner", "-nostdin", ...args], { stdout: "pipe", stderr: "pipe", signal, detached: true });
+  try {
+    return Bun.spawn([binary, "-hide_banner", "-nostdin", ...args], { stdout: "pipe", stderr: "pipe", signal, detached: true });
+  } catch (err) {
+    // The binary is missing or cannot be executed: an installation fault, not the file's. Other
+    // spawn failures (EAGAIN, EMFILE) pass, and are thrown as they are for the job to retry.
+    if (CANNOT_EXECUTE.has((err as { code?: string }).code ?? "")) throw new DecoderUnavailableError(binary, err);
+    throw err;
+  }
 }
 
 /** A signal from elsewhere (a service manager stopping the whole service) is not the file's fault. */

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { DecoderInterruptedError, UndecodableAudioError } from "../../src/engines/audio";
+import { DecoderInterruptedError, DecoderUnavailableError, UndecodableAudioError } from "../../src/engines/audio";
 import { FfmpegAudioDecoder, findFfmpeg, parseProbe } from "../../src/engines/ffmpeg-audio";
 import { makeTempDir } from "../helpers";
 
@@ -74,6 +74,18 @@ describe("ffmpeg audio decoder", () => {
     const wav = join(FIXTURES, "tone-3s.wav");
     await expect(killed.probe(wav)).rejects.toBeInstanceOf(DecoderInterruptedError);
     await expect(killed.decodePcm16k(wav)).rejects.toBeInstanceOf(DecoderInterruptedError);
+  });
+
+  test("an ffmpeg that cannot be executed (missing, not executable) is DecoderUnavailableError naming the fix, never UndecodableAudioError", async () => {
+    const notExecutable = join(makeTempDir(), "ffmpeg");
+    writeFileSync(notExecutable, "not a program", { mode: 0o600 });
+    const wav = join(FIXTURES, "tone-3s.wav");
+    for (const binary of ["/nonexistent/ffmpeg", notExecutable]) {
+      const broken = new FfmpegAudioDecoder(binary);
+      await expect(broken.probe(wav)).rejects.toBeInstanceOf(DecoderUnavailableError);
+      await expect(broken.decodePcm16k(wav)).rejects.toThrow(`${binary}`);
+      await expect(broken.decodePcm16k(wav)).rejects.toThrow("PARLEY_FFMPEG_PATH");
+    }
   });
 
   test("ffmpeg runs in a session of its own, out of reach of a signal to Parley's process group", async () => {

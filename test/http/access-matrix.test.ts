@@ -27,6 +27,7 @@ const marker: Record<string, string> = {};
 /** Routes outside the bearer-credential model, and why. */
 const EXEMPT: Record<string, string> = {
   "GET /v1/openapi.json": "the public API document",
+  "GET /v1/health": "for monitors, without a key: counts, free space and model names, nothing of any project (decision 086)",
   "PUT /v1/uploads/:token": "the URL is the credential (an up_ token); Authorization is not read",
 };
 

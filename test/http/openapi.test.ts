@@ -21,7 +21,7 @@ beforeAll(async () => {
   t = await makeTestApp({
     engines: { embedder: new HashingTestEmbedder(), transcriber: new ScriptedTranscriber(), llm: new ScriptedLlm() },
     // The webhook below points at this box itself, which only an allow-listed host may.
-    env: { PARLEY_ASK_PROVIDER: "extractive", PARLEY_WEBHOOK_ALLOW_HOSTS: "127.0.0.1" },
+    env: { PARLEY_ASK_PROVIDER: "extractive", PARLEY_WEBHOOK_ALLOW_HOSTS: "127.0.0.1", PARLEY_METRICS: "1" },
   });
   contract = openApiContract(t.deps);
 });
@@ -197,6 +197,11 @@ describe("every operation answers a documented success", () => {
     const deliveries = await expectStatus(200, "GET", `/v1/webhooks/${hook.id}/deliveries`, { key });
     await expectStatus(202, "POST", `/v1/webhooks/${hook.id}/deliveries/${deliveries.data[0].id}/retry`, { key });
     await expectStatus(204, "DELETE", `/v1/webhooks/${hook.id}`, { key });
+  });
+
+  test("health and metrics, without a key", async () => {
+    await expectStatus(200, "GET", "/v1/health");
+    await expectStatus(200, "GET", "/metrics");
   });
 
   test("no operation was left without a success", () => {

@@ -185,7 +185,7 @@ describe("summaries: failures", () => {
   }
 
   test("an engine error or an answer that is not JSON is processing_error", async () => {
-    expect(await failed({ error: new Error("llama exploded") })).toEqual({ code: "processing_error", message: "Summary failed: llama exploded" });
+    expect(await failed({ error: new Error("llama exploded") })).toEqual({ code: "processing_error", message: "Summary failed: llama exploded. Check the engines with: parley doctor." });
     expect((await failed({ answer: () => "I cannot do JSON today" })).code).toBe("processing_error");
   });
 

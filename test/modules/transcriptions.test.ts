@@ -254,10 +254,10 @@ describe("transcriptions: failure codes", () => {
     expect(await failure(t, acme.test, speech, { error: flagged })).toEqual(flagged);
   });
 
-  test("an engine error is processing_error; a missing model names the install command", async () => {
+  test("an engine error is processing_error pointing at parley doctor; a missing model names the install command", async () => {
     const broken = await pipelineApp({ error: new Error("whisper exploded") });
     const key = makeTenant(broken.deps).test;
-    expect(await failure(broken, key, speech)).toEqual({ code: "processing_error", message: "Transcription failed: whisper exploded" });
+    expect(await failure(broken, key, speech)).toEqual({ code: "processing_error", message: "Transcription failed: whisper exploded. Check the engines with: parley doctor." });
     const missing = await pipelineApp({ error: new MissingModelError("whisper-base.en", "whisper") });
     const error = await failure(missing, makeTenant(missing.deps).test, speech);
     expect(error.code).toBe("processing_error");

@@ -187,8 +187,10 @@ export function reopenForUpload(db: Database, tenant: Tenant, id: string, stream
 }
 
 /** Moves a recording with verified audio along the processing statuses (the transcription pipeline calls it). */
-export function setProcessingStatus(db: Database, tenant: Tenant, id: string, status: "processing" | "completed" | "failed", now: Date): void {
-  transition(db, tenant, id, `setProcessingStatus(${status})`, HAS_VERIFIED_AUDIO, { status }, now);
+export function setProcessingStatus(db: Database, tenant: Tenant, id: string, outcome: { status: "processing" | "completed" } | { status: "failed"; error: RecordingError }, now: Date): void {
+  // A failed recording says why (its transcription's error); a completion clears an earlier failure's; processing keeps it until the outcome is known (decision 086).
+  const patch: Patch = outcome.status === "failed" ? { status: "failed", error: JSON.stringify(outcome.error) } : outcome.status === "completed" ? { status: "completed", error: null } : { status: "processing" };
+  transition(db, tenant, id, `setProcessingStatus(${outcome.status})`, HAS_VERIFIED_AUDIO, patch, now);
 }
 
 /** Removes the row; transcriptions, summaries, chunks and search rows go with it (ON DELETE CASCADE). */

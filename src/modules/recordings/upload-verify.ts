@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { durableTransaction } from "../../db/durable";
 import type { Deps } from "../../deps";
-import { UndecodableAudioError } from "../../engines/audio";
+import { DecoderUnavailableError, UndecodableAudioError } from "../../engines/audio";
 import { recordEvent } from "../../events/outbox";
 import type { Tenant } from "../../tenancy";
 import type { JobContracts } from "../../jobs/contracts";
@@ -71,7 +71,7 @@ function mismatch(wanted: Completion, actual: { size: number; sha256: string }):
 
 /**
  * The verification job: whole-file hash and size of what storage holds (not of what the
- * PUT measured), then an ffmpeg probe; the outcome is one transaction. Idempotent: a
+ * PUT measured), then an ffmpeg probe; the outcome is one transaction (decisions 030, 035, 086). Idempotent: a
  * recording no longer awaiting verification is left alone.
  */
 export async function verifyUpload(deps: Deps, tenant: Tenant, id: string): Promise<void> {
@@ -88,9 +88,12 @@ export async function verifyUpload(deps: Deps, tenant: Tenant, id: string): Prom
     try {
       probe = await storage.withLocalFile(stagedKey, (path) => deps.engines.audio.probe(path));
     } catch (err) {
-      // Any other failure (ffmpeg missing, storage down) is thrown: the job retries.
-      if (!(err instanceof UndecodableAudioError)) throw err;
-      audioError = { code: "audio_format_unsupported", message: err.message };
+      // Without a decoder the bytes are still verified by hash and size: the recording is
+      // uploaded and says why its audio is unexamined (decision 086). Any other failure
+      // (ffmpeg killed, storage down) passes, and is thrown for the job to retry.
+      if (err instanceof UndecodableAudioError) audioError = { code: "audio_format_unsupported", message: err.message };
+      else if (err instanceof DecoderUnavailableError) audioError = { code: "processing_error", message: `The upload is verified by size and SHA-256, but its audio could not be examined. ${err.message}` };
+      else throw err;
     }
   }
   const now = clock.now();

@@ -21,7 +21,8 @@ function toError(err: unknown): NonNullable<Summary["error"]> {
   if (err instanceof TimeLimitError) return { code: "timeout", message: err.message };
   // Their messages are written for the operator (a missing model names the command that installs it).
   if (err instanceof LlmUnavailableError || err instanceof MissingModelError) return { code: "processing_error", message: err.message };
-  return { code: "processing_error", message: `Summary failed: ${err instanceof Error ? err.message : String(err)}` };
+  // An engine that crashed: the operator's first step is the check of every engine.
+  return { code: "processing_error", message: `Summary failed: ${err instanceof Error ? err.message : String(err)}. Check the engines with: parley doctor.` };
 }
 
 /**

@@ -1,4 +1,4 @@
-import { DecoderInterruptedError, UndecodableAudioError } from "../../engines/audio";
+import { DecoderInterruptedError, DecoderUnavailableError, UndecodableAudioError } from "../../engines/audio";
 import { MissingModelError } from "../../engines/missing-model";
 import { UnsupportedLanguageError } from "../../engines/whisper-languages";
 import type { Deps } from "../../deps";
@@ -26,9 +26,10 @@ function toFailure(err: unknown): TranscriptionFailure {
   if (err instanceof TranscriptionFailure) return err;
   if (err instanceof TimeLimitError) return new TranscriptionFailure("timeout", err.message);
   if (err instanceof UndecodableAudioError) return new TranscriptionFailure("audio_format_unsupported", `The audio could not be decoded: ${err.message}`);
-  // Their messages are written for the reader (the install command, the languages to use).
-  if (err instanceof MissingModelError || err instanceof UnsupportedLanguageError) return new TranscriptionFailure("processing_error", err.message);
-  return new TranscriptionFailure("processing_error", `Transcription failed: ${err instanceof Error ? err.message : String(err)}`);
+  // Their messages are written for the reader (the install command, the setting, the languages to use).
+  if (err instanceof MissingModelError || err instanceof DecoderUnavailableError || err instanceof UnsupportedLanguageError) return new TranscriptionFailure("processing_error", err.message);
+  // An engine that crashed: the operator's first step is the check of every engine.
+  return new TranscriptionFailure("processing_error", `Transcription failed: ${err instanceof Error ? err.message : String(err)}. Check the engines with: parley doctor.`);
 }
 
 async function transcribeRecording(deps: Deps, stored: StoredTranscription, recording: StoredRecording, cancel: AbortSignal): Promise<PipelineResult> {
@@ -55,7 +56,7 @@ function complete(deps: Deps, tenant: Tenant, stored: StoredTranscription, recor
   const now = clock.now();
   db.transaction(() => {
     if (!markTranscriptionCompleted(db, tenant, stored.record.id, { ...result, completed_at: now.toISOString() })) return;
-    setProcessingStatus(db, tenant, recording.id, "completed", now);
+    setProcessingStatus(db, tenant, recording.id, { status: "completed" }, now);
     const record = findTranscription(db, tenant, stored.record.id) as Transcription;
     recordEvent(deps, tenant, "transcription.completed", eventData(record, TRANSCRIPTION_EVENT_FIELDS["transcription.completed"]), now);
     const job = { project_id: tenant.projectId, mode: tenant.mode, transcription_id: record.id };
@@ -71,7 +72,7 @@ function fail(deps: Deps, tenant: Tenant, stored: StoredTranscription, failure: 
   db.transaction(() => {
     const error = { code: failure.code, message: failure.message };
     if (!markTranscriptionFailed(db, tenant, stored.record.id, error, now.toISOString(), failure.durationSeconds)) return;
-    setProcessingStatus(db, tenant, stored.record.recording_id, "failed", now);
+    setProcessingStatus(db, tenant, stored.record.recording_id, { status: "failed", error }, now);
     const record = findTranscription(db, tenant, stored.record.id) as Transcription;
     recordEvent(deps, tenant, "transcription.failed", eventData(record, TRANSCRIPTION_EVENT_FIELDS["transcription.failed"]), now);
   })();
@@ -92,7 +93,11 @@ export function runTranscription(deps: Deps) {
     const interrupted = diedTooOften(job);
     if (interrupted) return fail(deps, tenant, stored, new TranscriptionFailure("processing_error", interrupted));
     try {
-      complete(deps, tenant, stored, recording, await transcribeRecording(deps, stored, recording, job.signal));
+      const started = performance.now();
+      const result = await transcribeRecording(deps, stored, recording, job.signal);
+      // The real-time factor of GET /metrics: wall time to decode and transcribe over audio length.
+      deps.metrics.observeTranscription(result.duration_seconds, (performance.now() - started) / 1000);
+      complete(deps, tenant, stored, recording, result);
     } catch (err) {
       // Cut off by the server stopping (or its decoder by the service manager stopping every
       // process at once), or a full disk (the appliance's fault, not the recording's): no

@@ -52,7 +52,7 @@ export function startTranscription(deps: Pick<Deps, "db" | "queue" | "events">, 
     failed_at: null,
   };
   insertTranscription(deps.db, tenant, transcription, { endUserId: recording.end_user_id, requestedLanguage: language });
-  setProcessingStatus(deps.db, tenant, recording.id, "processing", now);
+  setProcessingStatus(deps.db, tenant, recording.id, { status: "processing" }, now);
   recordEvent(deps, tenant, "transcription.started", eventData(transcription, TRANSCRIPTION_EVENT_FIELDS["transcription.started"]), now);
   const payload: RunTranscriptionPayload = { project_id: tenant.projectId, mode: tenant.mode, transcription_id: transcription.id };
   deps.queue.enqueue(RUN_TRANSCRIPTION_JOB, payload, { dedupeKey: `${RUN_TRANSCRIPTION_JOB}:${transcription.id}` });

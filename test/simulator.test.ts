@@ -95,7 +95,10 @@ describe("parley simulate", () => {
       const list = (await api("GET", `/v1/recordings?device_id=${d.id}`)).body;
       return list.data?.find((r: any) => r.status !== "pending");
     });
-    expect(recording).toMatchObject({ device_id: d.id, source: "device", upload_method: "wifi_direct" });
+    expect(recording).toMatchObject({ device_id: d.id, source: "device", upload_method: "wifi_direct", mime_type: "audio/ogg" });
+    // One of the spoken sample conversations (20-40 s of speech), not a synthetic tone.
+    expect(recording.status).not.toBe("failed");
+    expect(recording.duration_seconds).toBeGreaterThan(20);
   }, 25_000);
 
   test("installs assigned firmware and reports OTA progress to applied", async () => {

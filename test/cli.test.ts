@@ -88,8 +88,12 @@ describe("parley CLI", () => {
   test("demo starts the appliance with a key and simulated wearables, and stops after --duration", async () => {
     const dataDir = makeTempDir();
     const port = String(20000 + Math.floor(Math.random() * 20000));
-    const demo = await parley(["demo", "--devices", "2", "--duration", "3"], { PARLEY_DATA_DIR: dataDir, PARLEY_PORT: port, PARLEY_LOG_LEVEL: "silent" });
+    const demo = await parley(["demo", "--devices", "2", "--duration", "3"], { PARLEY_DATA_DIR: dataDir, PARLEY_MODELS_DIR: makeTempDir(), PARLEY_PORT: port, PARLEY_LOG_LEVEL: "silent" });
     expect(demo.code).toBe(0);
+    // No models: the first thing it says is which to install and how, and it runs on.
+    expect(demo.stdout.startsWith("Models not installed")).toBe(true);
+    expect(demo.stdout).toContain("parley models pull whisper-base.en");
+    expect(demo.stdout).toContain("parley models import PATH");
     expect(demo.stdout).toContain(`http://127.0.0.1:${port}/dashboard`);
     const key = demo.stdout.match(/sk_test_\w+/)?.[0];
     expect(key).toBeDefined();

@@ -45,9 +45,9 @@ export function formatMissingModels(missing: MissingDemoModel[]): string {
 
 /**
  * `parley demo`: the offline sales demo in one command. Installed models make the
- * uploads flow on into transcripts, summaries, search and Ask; without them the
- * dashboard shows the devices and recordings and each transcription says which model
- * to install.
+ * uploads (spoken sample conversations) flow on into transcripts, summaries, search and
+ * Ask; without them it says first which to install and how (the dashboard says the same,
+ * from GET /v1/health), and everything else runs.
  */
 export async function demoCommand(config: Config, args: string[]): Promise<void> {
   const { values } = parseFlags(args, { devices: { type: "string" }, duration: { type: "string" }, project: { type: "string" } });
@@ -69,7 +69,7 @@ export async function demoCommand(config: Config, args: string[]): Promise<void>
   console.log(`Parley demo running at ${server.url}`);
   console.log(`  dashboard: ${server.url}/dashboard`);
   console.log(`  API key (project ${projectName}, test mode, shown once): ${key.key}`);
-  const sim = await startSimulation({ url: server.url, apiKey: key.key, devices, durationSeconds: duration, intervalSeconds: 5, uploads: true, log: console.log });
+  const sim = await startSimulation({ url: server.url, apiKey: key.key, devices, durationSeconds: duration, intervalSeconds: 5, uploads: true, recordAtOnce: true, log: console.log });
   process.once("SIGINT", () => sim.stop());
   const progress = setInterval(() => console.log(formatStats(sim.stats)), 15_000);
   const stats = await sim.done;

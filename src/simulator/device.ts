@@ -37,6 +37,7 @@ export class SimulatedDevice {
   private recording: Recording | null = null;
   private pendingUploads: { startedAt: Date }[] = [];
   private uploads = 0;
+  private recordedAtOnce = false;
   private results: CommandResult[] = [];
   private ota: { id: string; stage: "download" | "install" | "report"; version: string; outcome: OtaStatus | null } | null = null;
   private firmware = "1.0.0";
@@ -48,7 +49,7 @@ export class SimulatedDevice {
     private token: string,
     readonly channel: Channel,
     private readonly stats: SimStats,
-    private readonly options: { uploads: boolean; seed: number },
+    private readonly options: { uploads: boolean; seed: number; recordAtOnce?: boolean },
   ) {}
 
   private recordingState() {
@@ -100,6 +101,10 @@ export class SimulatedDevice {
     if (this.recording) {
       this.storageUsed += 1;
       if (--this.recording.ticksLeft <= 0) this.stopRecording();
+    } else if (this.options.recordAtOnce && !this.recordedAtOnce) {
+      // A demo's first conversation comes at once, so the audience need not wait for a button press.
+      this.recordedAtOnce = true;
+      this.recording = { startedAt: new Date(), initiatedBy: "local", ticksLeft: 1, uploadAfterStop: true };
     } else if (Math.random() < 0.03) {
       this.recording = { startedAt: new Date(), initiatedBy: "local", ticksLeft: 2 + Math.floor(Math.random() * 3), uploadAfterStop: true };
     }

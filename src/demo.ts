@@ -1,7 +1,11 @@
+import { existsSync } from "node:fs";
+import { join } from "node:path";
 import { buildDeps, closeDeps } from "./boot";
 import { parseFlags, UsageError } from "./cli/args";
 import type { Config } from "./config";
 import { serve } from "./main";
+import { modelStatus } from "./model-files/install";
+import { defaultManifest, type Manifest } from "./model-files/manifest";
 import { createApiKey } from "./modules/keys/service";
 import { createProject, findProjectByName } from "./modules/projects/service";
 import { formatStats, startSimulation } from "./simulator";
@@ -10,11 +14,40 @@ const USAGE = `usage: parley demo [--devices N] [--duration SECONDS] [--project 
   Starts the appliance with a demo project and N simulated wearables (default 5) that bind,
   heartbeat and upload recordings, and prints a key for the dashboard. Runs until Ctrl-C.`;
 
+/** A model the demo needs that is not installed, and what it would show. */
+export type MissingDemoModel = { model: string; shows: string };
+
+/** The configured models that are not installed; a name outside the manifest counts as installed when its file exists. */
+export function missingDemoModels(config: Config, manifest: Manifest = defaultManifest): MissingDemoModel[] {
+  const wanted = [
+    { model: config.models.whisper, shows: "transcripts" },
+    { model: config.models.llm, shows: "summaries and Ask" },
+    { model: config.models.embedding, shows: "semantic search" },
+  ];
+  return wanted.filter(({ model }) => {
+    const entry = manifest.models.find((m) => m.name === model);
+    if (!entry) return !existsSync(model) && !existsSync(join(config.modelsDir, model));
+    const status = modelStatus({ modelsDir: config.modelsDir }, entry);
+    return status === "missing" || status === "partial";
+  });
+}
+
+/** What the demo says first when models are missing: which, what they show, and the commands that install them. */
+export function formatMissingModels(missing: MissingDemoModel[]): string {
+  const width = Math.max(...missing.map((m) => m.model.length));
+  return [
+    "Models not installed. Everything else runs (devices, uploads, the dashboard); each line says what",
+    "the model adds. Install with:",
+    ...missing.map((m) => `  parley models pull ${m.model.padEnd(width)}   # ${m.shows}`),
+    "  (on an air-gapped machine: parley models import PATH, from a folder copied from one that pulled them)",
+  ].join("\n");
+}
+
 /**
  * `parley demo`: the offline sales demo in one command. Installed models make the
- * uploads flow on into transcripts, summaries, search and Ask; without them the
- * dashboard shows the devices and recordings and each transcription says which model
- * to install.
+ * uploads (spoken sample conversations) flow on into transcripts, summaries, search and
+ * Ask; without them it says first which to install and how (the dashboard says the same,
+ * from GET /v1/health), and everything else runs.
  */
 export async function demoCommand(config: Config, args: string[]): Promise<void> {
   const { values } = parseFlags(args, { devices: { type: "string" }, duration: { type: "string" }, project: { type: "string" } });
@@ -22,6 +55,10 @@ export async function demoCommand(config: Config, args: string[]): Promise<void>
   const duration = Number(values.duration ?? 0);
   const projectName = values.project ?? "demo";
   if (!Number.isInteger(devices) || devices < 1 || devices > 500 || !(duration >= 0)) throw new UsageError(USAGE);
+
+  // First thing, before the server's own log lines: what the demo cannot show yet and how to fix it.
+  const missing = missingDemoModels(config);
+  if (missing.length) console.log(`${formatMissingModels(missing)}\n`);
 
   const setup = buildDeps(config);
   if (!findProjectByName(setup.db, projectName)) createProject(setup.db, projectName, setup.clock.now());
@@ -32,7 +69,7 @@ export async function demoCommand(config: Config, args: string[]): Promise<void>
   console.log(`Parley demo running at ${server.url}`);
   console.log(`  dashboard: ${server.url}/dashboard`);
   console.log(`  API key (project ${projectName}, test mode, shown once): ${key.key}`);
-  const sim = await startSimulation({ url: server.url, apiKey: key.key, devices, durationSeconds: duration, intervalSeconds: 5, uploads: true, log: console.log });
+  const sim = await startSimulation({ url: server.url, apiKey: key.key, devices, durationSeconds: duration, intervalSeconds: 5, uploads: true, recordAtOnce: true, log: console.log });
   process.once("SIGINT", () => sim.stop());
   const progress = setInterval(() => console.log(formatStats(sim.stats)), 15_000);
   const stats = await sim.done;

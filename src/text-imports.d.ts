@@ -7,3 +7,8 @@ declare module "*.css" {
   const text: string;
   export default text;
 }
+// The simulator's sample conversations, imported `with { type: "file" }`: a path to read.
+declare module "*.opus" {
+  const path: string;
+  export default path;
+}

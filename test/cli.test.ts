@@ -85,15 +85,21 @@ describe("parley CLI", () => {
     expect(await proc.exited).toBe(0);
   });
 
-  test("demo starts the appliance with a key and simulated wearables, and stops after --duration", async () => {
+  test("demo starts the appliance with a key and simulated wearables that upload a conversation at once, and stops after --duration", async () => {
     const dataDir = makeTempDir();
     const port = String(20000 + Math.floor(Math.random() * 20000));
-    const demo = await parley(["demo", "--devices", "2", "--duration", "3"], { PARLEY_DATA_DIR: dataDir, PARLEY_PORT: port, PARLEY_LOG_LEVEL: "silent" });
+    const demo = await parley(["demo", "--devices", "2", "--duration", "10"], { PARLEY_DATA_DIR: dataDir, PARLEY_MODELS_DIR: makeTempDir(), PARLEY_PORT: port, PARLEY_LOG_LEVEL: "silent" });
     expect(demo.code).toBe(0);
+    // No models: the first thing it says is which to install and how, and it runs on.
+    expect(demo.stdout.startsWith("Models not installed")).toBe(true);
+    expect(demo.stdout).toContain("parley models pull whisper-base.en");
+    expect(demo.stdout).toContain("parley models import PATH");
     expect(demo.stdout).toContain(`http://127.0.0.1:${port}/dashboard`);
     const key = demo.stdout.match(/sk_test_\w+/)?.[0];
     expect(key).toBeDefined();
     expect(demo.stdout).toContain("2 devices bound");
     expect(demo.stdout).toMatch(/demo finished: heartbeats [1-9]/);
+    // The first heartbeat starts a recording, the next (within one 5 s interval) uploads it.
+    expect(demo.stdout).toMatch(/demo finished: .*recordings uploaded [1-9]\d* \(errors 0\)/);
   }, 30_000);
 });

@@ -95,7 +95,16 @@ describe("parley simulate", () => {
       const list = (await api("GET", `/v1/recordings?device_id=${d.id}`)).body;
       return list.data?.find((r: any) => r.status !== "pending");
     });
-    expect(recording).toMatchObject({ device_id: d.id, source: "device", upload_method: "wifi_direct" });
+    expect(recording).toMatchObject({ device_id: d.id, source: "device", upload_method: "wifi_direct", mime_type: "audio/ogg" });
+    // One of the spoken sample conversations (20-40 s of speech), not a synthetic tone: voice
+    // detection finds speech, so without a Whisper model the transcription gets as far as the
+    // model and fails on it, never on "no speech".
+    expect(recording.duration_seconds).toBeGreaterThan(20);
+    const transcription = await until("the transcription settled", async () => {
+      const t = (await api("GET", `/v1/transcriptions?recording_id=${recording.id}`)).body.data?.[0];
+      return t && (t.status === "completed" || t.status === "failed") ? t : null;
+    });
+    expect(["audio_quality_insufficient", "audio_too_short"]).not.toContain(transcription.error?.code);
   }, 25_000);
 
   test("installs assigned firmware and reports OTA progress to applied", async () => {

@@ -142,6 +142,30 @@ $("#sign-in").addEventListener("submit", async (e) => {
     $("#sign-in-error").textContent = err.status === 401 ? "That key is not valid on this appliance." : err.message;
   }
 });
+// Which engines lack their model, from the public health endpoint (no key needed, nothing
+// secret): shown to everyone, signed in or not, with the command that installs each one.
+async function showModelsNotice() {
+  const health = await fetch("/v1/health").then((r) => (r.ok ? r.json() : null)).catch(() => null);
+  const models = health?.models;
+  const entries = Array.isArray(models) ? models.map((m) => [m.engine, m]) : Object.entries(models ?? {});
+  const missing = entries.filter(([, m]) => m && (m.installed === false || m.status === "missing" || m.status === "partial"));
+  const notice = $("#models-notice");
+  notice.hidden = !missing.length;
+  if (!missing.length) return;
+  const line = (...parts) => {
+    const p = document.createElement("p");
+    for (const part of parts) p.append(typeof part === "string" ? document.createTextNode(part) : part);
+    return p;
+  };
+  const code = (text) => Object.assign(document.createElement("code"), { textContent: text });
+  notice.replaceChildren(
+    line("Models not installed: transcripts, summaries, search and Ask need them; everything else works. On the appliance run:"),
+    ...missing.map(([engine, m]) => line(code(`parley models pull ${m.model ?? m.name}`), ` (${engine})`)),
+    line("or ", code("parley models import PATH"), " on an air-gapped machine, from a folder copied from one that pulled them."),
+  );
+}
+
 $("#sign-out").addEventListener("click", signOut);
+showModelsNotice();
 window.addEventListener("hashchange", route);
 route();

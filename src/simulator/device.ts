@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import type { ApiClient } from "./client";
-import { generateWav } from "./wav";
+import { pickSample, readSample } from "./samples";
 
 export type Channel = "wifi" | "cellular" | "bluetooth";
 
@@ -35,7 +35,9 @@ export class SimulatedDevice {
   private battery = 60 + Math.floor(Math.random() * 40);
   private storageUsed = Math.floor(Math.random() * 200);
   private recording: Recording | null = null;
-  private pendingUploads: { startedAt: Date; seconds: number }[] = [];
+  private pendingUploads: { startedAt: Date }[] = [];
+  private uploads = 0;
+  private recordedAtOnce = false;
   private results: CommandResult[] = [];
   private ota: { id: string; stage: "download" | "install" | "report"; version: string; outcome: OtaStatus | null } | null = null;
   private firmware = "1.0.0";
@@ -47,7 +49,7 @@ export class SimulatedDevice {
     private token: string,
     readonly channel: Channel,
     private readonly stats: SimStats,
-    private readonly options: { uploads: boolean; seed: number },
+    private readonly options: { uploads: boolean; seed: number; recordAtOnce?: boolean },
   ) {}
 
   private recordingState() {
@@ -99,6 +101,10 @@ export class SimulatedDevice {
     if (this.recording) {
       this.storageUsed += 1;
       if (--this.recording.ticksLeft <= 0) this.stopRecording();
+    } else if (this.options.recordAtOnce && !this.recordedAtOnce) {
+      // A demo's first conversation comes at once, so the audience need not wait for a button press.
+      this.recordedAtOnce = true;
+      this.recording = { startedAt: new Date(), initiatedBy: "local", ticksLeft: 1, uploadAfterStop: true };
     } else if (Math.random() < 0.03) {
       this.recording = { startedAt: new Date(), initiatedBy: "local", ticksLeft: 2 + Math.floor(Math.random() * 3), uploadAfterStop: true };
     }
@@ -106,8 +112,7 @@ export class SimulatedDevice {
 
   private stopRecording(): void {
     if (!this.recording) return;
-    const seconds = Math.min(3, Math.max(1, Math.round((Date.now() - this.recording.startedAt.getTime()) / 1000)));
-    if (this.recording.uploadAfterStop) this.pendingUploads.push({ startedAt: this.recording.startedAt, seconds });
+    if (this.recording.uploadAfterStop) this.pendingUploads.push({ startedAt: this.recording.startedAt });
     this.recording = null;
   }
 
@@ -163,20 +168,24 @@ export class SimulatedDevice {
     }
   }
 
-  /** Uploads finished recordings the way firmware does: create, upload URL, PUT, complete (425 = verifying, retry). */
+  /**
+   * Uploads finished recordings the way firmware does: create, upload URL, PUT, complete (425 = verifying, retry).
+   * The audio is one of the spoken sample conversations, so an appliance with models shows real transcripts.
+   */
   private async uploadPending(): Promise<void> {
     const next = this.pendingUploads.shift();
     if (!next) return;
     try {
-      const wav = generateWav(next.seconds, this.options.seed);
+      const sample = pickSample(this.options.seed, this.uploads++);
+      const audio = await readSample(sample);
       const uploadMethod = this.channel === "wifi" ? "wifi_direct" : this.channel === "cellular" ? "4g_direct" : "ble";
-      const rec = await this.api.must("POST", "/v1/recordings", this.token, { recorded_at: next.startedAt.toISOString(), mime_type: "audio/wav", source: "device", upload_method: uploadMethod, name: `Simulated ${next.startedAt.toISOString()}` });
-      const target = await this.api.must("POST", `/v1/recordings/${rec.id}/upload-url`, this.token, { content_type: "audio/wav", file_size_bytes: wav.length });
-      const put = await fetch(target.upload_url, { method: "PUT", headers: target.headers, body: new Uint8Array(wav) });
+      const rec = await this.api.must("POST", "/v1/recordings", this.token, { recorded_at: next.startedAt.toISOString(), mime_type: sample.mimeType, source: "device", upload_method: uploadMethod, name: `${sample.name} ${next.startedAt.toISOString().slice(0, 16).replace("T", " ")}` });
+      const target = await this.api.must("POST", `/v1/recordings/${rec.id}/upload-url`, this.token, { content_type: sample.mimeType, file_size_bytes: audio.length });
+      const put = await fetch(target.upload_url, { method: "PUT", headers: target.headers, body: audio });
       if (!put.ok) throw new Error(`PUT answered ${put.status}`);
-      const sha256 = createHash("sha256").update(wav).digest("hex");
+      const sha256 = createHash("sha256").update(audio).digest("hex");
       for (let i = 0; i < 50; i++) {
-        const done = await this.api.call("POST", `/v1/recordings/${rec.id}/upload-complete`, this.token, { sha256, file_size_bytes: wav.length });
+        const done = await this.api.call("POST", `/v1/recordings/${rec.id}/upload-complete`, this.token, { sha256, file_size_bytes: audio.length });
         if (done.status === 200) {
           this.stats.recordingsUploaded++;
           return;

@@ -13,6 +13,8 @@ export type SimulationOptions = {
   /** Base heartbeat interval over WiFi; cellular beats half as often, a Bluetooth relay a third (all under the 60 s admission window at the default). */
   intervalSeconds: number;
   uploads: boolean;
+  /** Each device records (and uploads) its first conversation on its first heartbeat: the demo's. */
+  recordAtOnce?: boolean;
   log?: (line: string) => void;
 };
 
@@ -29,7 +31,7 @@ function pickChannel(i: number): Channel {
 }
 
 /** Creates an end user and a device per wearable and binds them (API key), returning the device tokens. */
-async function provision(api: ApiClient, apiKey: string, count: number, run: string, stats: SimStats, uploads: boolean): Promise<SimulatedDevice[]> {
+async function provision(api: ApiClient, apiKey: string, count: number, run: string, stats: SimStats, options: Pick<SimulationOptions, "uploads" | "recordAtOnce">): Promise<SimulatedDevice[]> {
   const devices: SimulatedDevice[] = [];
   const one = async (i: number) => {
     const user = await api.must("POST", "/v1/end-users", apiKey, { external_id: `sim-${run}-${i}`, name: `Simulated wearer ${i}` });
@@ -44,7 +46,7 @@ async function provision(api: ApiClient, apiKey: string, count: number, run: str
       metadata: { simulator_run: run },
     });
     const bound = await api.must("POST", `/v1/devices/${device.id}/bind`, apiKey, { end_user_id: user.id });
-    devices[i] = new SimulatedDevice(api, device.id, bound.device_token, channel, stats, { uploads, seed: i });
+    devices[i] = new SimulatedDevice(api, device.id, bound.device_token, channel, stats, { uploads: options.uploads, recordAtOnce: options.recordAtOnce, seed: i });
   };
   for (let start = 0; start < count; start += 16) {
     await Promise.all(Array.from({ length: Math.min(16, count - start) }, (_, k) => one(start + k)));
@@ -58,7 +60,7 @@ export async function startSimulation(options: SimulationOptions): Promise<Simul
   const stats = emptyStats();
   const run = randomBytes(4).toString("hex");
   const log = options.log ?? (() => {});
-  const devices = await provision(api, options.apiKey, options.devices, run, stats, options.uploads);
+  const devices = await provision(api, options.apiKey, options.devices, run, stats, options);
   log(`simulator ${run}: ${devices.length} devices bound`);
   let stopped = false;
   let wake: () => void = () => {};

@@ -82,4 +82,39 @@ describe.skipIf(!hasChromium)("dashboard in a real browser", () => {
     expect(text).toContain("after 3 days of failures");
     await page.close();
   });
+  // The notice reads GET /v1/health (public, nothing secret); the browser is the client under
+  // test here, so each case answers that request itself.
+  const health = (models: Record<string, { model: string; installed: boolean }>) => ({ status: 200, contentType: "application/json", body: JSON.stringify({ models }) });
+
+  test("missing models are named first thing, with the commands that install them, before signing in", async () => {
+    const page = await browser.newPage();
+    await page.route("**/v1/health", (route) =>
+      route.fulfill(health({ transcriber: { model: "whisper-base.en", installed: false }, llm: { model: "qwen2.5-1.5b-instruct-q4", installed: true }, embedder: { model: "<b>all-minilm-l6-v2</b>", installed: false } })),
+    );
+    await page.goto(`${base}/dashboard`);
+    const notice = page.getByRole("status", { name: "Models not installed" });
+    await notice.waitFor();
+    const text = await notice.textContent();
+    expect(text).toContain("parley models pull whisper-base.en (transcriber)");
+    expect(text).toContain("parley models pull <b>all-minilm-l6-v2</b> (embedder)");
+    expect(text).toContain("parley models import PATH");
+    expect(text).not.toContain("qwen");
+    expect(await page.isVisible("#sign-in")).toBe(true);
+    await page.close();
+  });
+
+  test("no notice when every model is installed", async () => {
+    const page = await browser.newPage();
+    let asked = false;
+    await page.route("**/v1/health", (route) => {
+      asked = true;
+      return route.fulfill(health({ transcriber: { model: "whisper-base.en", installed: true } }));
+    });
+    await page.goto(`${base}/dashboard`);
+    await page.waitForSelector("#sign-in:not([hidden])");
+    await page.waitForFunction(() => performance.getEntriesByType("resource").some((e) => e.name.endsWith("/v1/health")));
+    expect(asked).toBe(true);
+    expect(await page.isVisible("#models-notice")).toBe(false);
+    await page.close();
+  });
 });

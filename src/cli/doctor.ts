@@ -5,6 +5,7 @@ import { createEngines, type Engines } from "../engines";
 import { detectGpus } from "../engines/gpu";
 import { LlamaLlm } from "../engines/llama-llm";
 import { SileroVad } from "../engines/vad";
+import { WasmAudioDecoder } from "../engines/wasm-audio";
 import { locateNativeWhisper } from "../engines/whisper-native";
 import { WhisperTranscriber } from "../engines/whisper-transcriber";
 import { findWiderThanPrivate } from "../data-dir/private";
@@ -78,7 +79,9 @@ export async function diagnose(config: Config, options: { verify?: boolean; engi
   }
 
   checks.push(dataDirPermissionsCheck(config.dataDir));
-  checks.push(await ffmpegCheck(engines.audio.binary));
+  // The built-in decoders have no binary to run (decision 091).
+  if (engines.audio instanceof WasmAudioDecoder) checks.push({ check: "audio decoder", ok: true, detail: `${engines.audio.binary}; no ffmpeg 5.1 or newer on the PATH` });
+  else checks.push(await ffmpegCheck(engines.audio.binary));
   const gpus = detectGpus();
   checks.push({ check: "gpu", ok: true, detail: `PARLEY_GPU=${config.gpu}; seen: ${[gpus.cuda && "cuda", gpus.vulkan && "vulkan"].filter(Boolean).join(", ") || "none (CPU only)"}` });
 

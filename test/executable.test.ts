@@ -3,6 +3,7 @@
 // generated models in its models dir. A device's upload goes through verification,
 // transcription and search. Not yet: summary and Ask, since node-llama-cpp is not carried
 // (decision 090); auto-summaries are off.
+import { Database } from "bun:sqlite";
 import { expect, test } from "bun:test";
 import { copyFileSync, cpSync, existsSync, mkdirSync, readdirSync } from "node:fs";
 import { join } from "node:path";
@@ -75,6 +76,10 @@ test("the executable alone, with no ffmpeg, takes an upload through verification
     const search = await api("POST", "/recordings/search", { query: "the meeting", end_user_id: endUser.id });
     expect(search.status).toBe(200);
     expect(Array.isArray((await search.json()).results)).toBe(true);
+    // The transcript's chunks were embedded (vec0 keeps its rows in a plain shadow table).
+    const db = new Database(join(dir, "data", "parley.db"), { readonly: true });
+    await waitFor("the transcript's vectors stored", () => db.query<{ n: number }, []>("SELECT count(*) AS n FROM chunk_vectors_rowids").get()!.n > 0, 60_000);
+    db.close();
 
     // Every native file came from the runtime folder: onnxruntime (VAD, embeddings), whisper.cpp, sqlite-vec.
     const runtime = join(dir, "data", "runtime", readdirSync(join(dir, "data", "runtime"))[0]!);
@@ -84,4 +89,6 @@ test("the executable alone, with no ffmpeg, takes an upload through verification
     server.kill("SIGTERM");
     await server.exited;
   }
+  // No engine fell back or failed on the way (the search answers without vectors if the embedder fails).
+  expect(await new Response(server.stderr).text()).not.toContain("embedder failed");
 }, 300_000);

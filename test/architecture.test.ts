@@ -12,11 +12,11 @@ import { Glob } from "bun";
 const ROOT = join(import.meta.dir, "..");
 
 /** Folders below the modules: they never import a module, the CLI or the composition root. */
-const LOWER_LAYERS = ["src/db/", "src/http/", "src/engines/", "src/jobs/", "src/storage/", "src/events/", "src/model-files/"];
+const LOWER_LAYERS = ["src/db/", "src/http/", "src/engines/", "src/jobs/", "src/storage/", "src/events/", "src/model-files/", "src/runtime/"];
 /** What sits above them. */
 const UPPER = ["src/modules/", "src/cli.ts", "src/cli/", "src/models/", "src/app.ts", "src/boot.ts", "src/main.ts", "src/background.ts", "src/demo.ts", "src/simulator/"];
 /** Leaves: they import nothing of ours outside themselves. */
-const LEAVES = ["src/clock.ts", "src/ids.ts", "src/crypto.ts", "src/log.ts", "src/config.ts", "src/tenancy.ts", "src/cli/args.ts", "src/model-files/"];
+const LEAVES = ["src/clock.ts", "src/ids.ts", "src/crypto.ts", "src/log.ts", "src/config.ts", "src/tenancy.ts", "src/cli/args.ts", "src/model-files/", "src/runtime/"];
 
 type Edge = { from: string; to: string };
 

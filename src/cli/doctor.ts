@@ -6,11 +6,13 @@ import { detectGpus } from "../engines/gpu";
 import { LlamaLlm } from "../engines/llama-llm";
 import { TransformersEmbedder } from "../engines/transformers-embedder";
 import { SileroVad } from "../engines/vad";
-import { NATIVE_WHISPER, nativeWhisperStatus } from "../engines/whisper-native-build";
+import { WasmAudioDecoder } from "../engines/wasm-audio";
+import { locateNativeWhisper } from "../engines/whisper-native";
 import { WhisperTranscriber } from "../engines/whisper-transcriber";
 import { findWiderThanPrivate } from "../data-dir/private";
 import { bundled } from "../db/bundled";
 import { createLogger } from "../log";
+import { RuntimeFiles } from "../runtime/files";
 import { applianceVolumes } from "../storage";
 import { spaceReport } from "../storage/volumes";
 import { modelStatus, verifyModels } from "../model-files/install";
@@ -55,11 +57,11 @@ async function engineCheck(ctx: Context, name: string, model: string, status: Mo
 }
 
 /** The whisper build CPU transcription uses; the advice differs between a checkout (rebuild it) and the executable (it carries its builds). */
-function whisperBuildCheck(ctx: Context): Check {
-  const native = nativeWhisperStatus();
-  if (native.usable) return { check: "whisper build", ok: true, detail: `cpu-native: Parley's addon compiled for this CPU (${NATIVE_WHISPER.addon})` };
+function whisperBuildCheck(ctx: Context, config: Config): Check {
+  const native = locateNativeWhisper(new RuntimeFiles(config.dataDir));
+  if (native.usable) return { check: "whisper build", ok: true, detail: `cpu-native: Parley's addon compiled for this CPU (${native.addon})` };
   if (!ctx.executable) return { check: "whisper build", ok: true, detail: `cpu-native ${native.reason}; CPU transcription runs on the slower portable build` };
-  const why = native.reason.startsWith("built for another CPU") ? "the CPU-native build this executable carries was made for another kind of CPU" : "this executable carries no CPU-native build";
+  const why = native.reason.startsWith("carried, but built for a CPU") ? "the CPU-native build this executable carries was made for another kind of CPU" : "this executable carries no CPU-native build";
   return { check: "whisper build", ok: true, detail: `CPU transcription runs on the portable whisper build, correct but slower (${why}); for speed use a parley executable built on this kind of CPU, or a GPU (PARLEY_GPU)` };
 }
 
@@ -112,13 +114,15 @@ export async function diagnose(config: Config, options: { verify?: boolean; engi
   };
 
   checks.push(dataDirPermissionsCheck(config.dataDir));
-  checks.push(await ffmpegCheck(engines.audio.binary));
+  // The built-in decoders have no binary to run (decision 091).
+  if (engines.audio instanceof WasmAudioDecoder) checks.push({ check: "audio decoder", ok: true, detail: `${engines.audio.binary}; no ffmpeg 5.1 or newer on the PATH` });
+  else checks.push(await ffmpegCheck(engines.audio.binary));
   const gpus = detectGpus();
   checks.push({ check: "gpu", ok: true, detail: `PARLEY_GPU=${config.gpu}; seen: ${[gpus.cuda && "cuda", gpus.vulkan && "vulkan"].filter(Boolean).join(", ") || "none (CPU only)"}` });
 
   const t = engines.transcriber;
   checks.push(t instanceof WhisperTranscriber ? await engineCheck(context, "transcriber", config.models.whisper, status(config.models.whisper), async () => (await t.load()).backend) : filesOnly("transcriber", config.models.whisper));
-  checks.push(whisperBuildCheck(context));
+  checks.push(whisperBuildCheck(context, config));
   const llm = engines.llm;
   const llmCheck = llm instanceof LlamaLlm ? await engineCheck(context, "llm", config.models.llm, status(config.models.llm), async () => (await llm.load(), llm.backend())) : filesOnly("llm", config.models.llm);
   checks.push(llmCheck);

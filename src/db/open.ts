@@ -1,25 +1,17 @@
 import { Database } from "bun:sqlite";
-import { existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { dirname } from "node:path";
 import * as sqliteVec from "sqlite-vec";
-import { bundled } from "./bundled";
+import { RuntimeFiles } from "../runtime/files";
 
 /**
- * In a compiled executable sqlite-vec's library is embedded; SQLite can only load it
- * from a real file named vec0.so, so it is written out beside the database. It is
- * replaced by rename, never rewritten in place: another parley process (the server
- * beside a CLI command) may have the old one mapped.
+ * In a compiled executable sqlite-vec's library is carried inside; SQLite can only load it
+ * from a real file named vec0.so, so it is written out to the runtime folder of the data
+ * dir the database lives in (decision 090).
  */
 function loadVec(db: Database, dbPath: string): void {
-  if (!bundled) return sqliteVec.load(db);
-  const target = join(dirname(dbPath), ".native", "vec0.so");
-  const library = readFileSync(bundled.vecExtension);
-  if (!existsSync(target) || statSync(target).size !== library.length) {
-    mkdirSync(dirname(target), { recursive: true });
-    writeFileSync(`${target}.${process.pid}.tmp`, library);
-    renameSync(`${target}.${process.pid}.tmp`, target);
-  }
-  db.loadExtension(target);
+  const carried = new RuntimeFiles(dirname(dbPath)).file("vec0.so");
+  if (carried) db.loadExtension(carried);
+  else sqliteVec.load(db);
 }
 
 /** Upper bound of the database mapped into memory; a larger file is read normally past it. */

@@ -5,8 +5,9 @@ import type { AudioDecoder, AudioProbe } from "./audio";
 import { DecoderInterruptedError, DecoderUnavailableError, UndecodableAudioError } from "./audio";
 
 /**
- * The ffmpeg to run: PARLEY_FFMPEG_PATH, else the system's, else the static binary inside
- * @ffmpeg-installer/linux-x64 so a fresh machine needs nothing from apt.
+ * An ffmpeg for the tests and benches that compare against ffmpeg: the given one, else the
+ * system's, else the static 2018 binary inside @ffmpeg-installer/linux-x64. The server never
+ * runs that one on uploads: it chooses with findSystemFfmpeg (decision 091).
  */
 export function findFfmpeg(configured?: string): string {
   if (configured) return configured;
@@ -19,6 +20,37 @@ export function findFfmpeg(configured?: string): string {
   } catch {}
   // Reported by `parley doctor` and as the failure of the first decode, never at boot.
   return "ffmpeg";
+}
+
+/** The oldest ffmpeg trusted with uploads: Debian bookworm's 5.1, kept patched by Debian's security team (decision 091). */
+export const MIN_FFMPEG_MAJOR = 5;
+export const MIN_FFMPEG_MINOR = 1;
+
+/** The version an ffmpeg prints, as [major, minor]; null when it cannot run or says none (a git build counts as new). */
+export function ffmpegVersion(binary: string): [number, number] | null {
+  try {
+    const out = Bun.spawnSync([binary, "-hide_banner", "-version"], { stdout: "pipe", stderr: "ignore" });
+    if (out.exitCode !== 0) return null;
+    const line = out.stdout.toString().split("\n")[0] ?? "";
+    const version = line.match(/ffmpeg version n?(\d+)\.(\d+)/);
+    if (version) return [Number(version[1]), Number(version[2])];
+    return /ffmpeg version (N-|git-)/.test(line) ? [Infinity, 0] : null;
+  } catch {
+    return null; // not there, or not executable
+  }
+}
+
+/**
+ * The system's ffmpeg when it is new enough to decode untrusted uploads, else null (the
+ * built-in decoders run instead; decision 091). The static ffmpeg of @ffmpeg-installer is a
+ * 2018 build: never chosen for the server.
+ */
+export function findSystemFfmpeg(path = process.env.PATH ?? ""): string | null {
+  const system = Bun.which("ffmpeg", { PATH: path });
+  const version = system ? ffmpegVersion(system) : null;
+  if (!system || !version) return null;
+  const [major, minor] = version;
+  return major > MIN_FFMPEG_MAJOR || (major === MIN_FFMPEG_MAJOR && minor >= MIN_FFMPEG_MINOR) ? system : null;
 }
 
 /** ffmpeg's demuxer names as the API reports them (spec 6 lists wav, mp3, m4a, flac). */

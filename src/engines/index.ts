@@ -2,9 +2,11 @@ import { join } from "node:path";
 import type { Config } from "../config";
 import type { Logger } from "../log";
 import { modelFilePath } from "../model-files/manifest";
+import { RuntimeFiles } from "../runtime/files";
 import type { AudioDecoder } from "./audio";
 import type { Embedder } from "./embedder";
-import { FfmpegAudioDecoder, findFfmpeg } from "./ffmpeg-audio";
+import { FfmpegAudioDecoder, findSystemFfmpeg } from "./ffmpeg-audio";
+import { WasmAudioDecoder } from "./wasm-audio";
 import { TransformersEmbedder } from "./transformers-embedder";
 import type { Llm } from "./llm";
 import type { Transcriber } from "./transcriber";
@@ -26,16 +28,27 @@ export type Engines = {
   diarizer: Diarizer;
 };
 
+/**
+ * PARLEY_FFMPEG_PATH when set, else the system's ffmpeg when new enough, else the
+ * WebAssembly decoders built in (decision 091): decoding never needs anything installed.
+ */
+export function chooseAudioDecoder(ffmpegPath?: string, path?: string): AudioDecoder {
+  const ffmpeg = ffmpegPath ?? findSystemFfmpeg(path);
+  return ffmpeg ? new FfmpegAudioDecoder(ffmpeg) : new WasmAudioDecoder();
+}
+
 export function createEngines(config: Config, _log: Logger): Engines {
   const { baseUrl, apiKey, model, contextTokens, timeoutMs } = config.ask.openai;
+  // A compiled executable writes its native files out on first use (decision 090).
+  const runtime = new RuntimeFiles(config.dataDir);
   return {
-    audio: new FfmpegAudioDecoder(findFfmpeg(config.ffmpegPath)),
-    transcriber: new WhisperTranscriber({ model: config.models.whisper, path: modelFilePath(config.modelsDir, config.models.whisper), gpu: config.gpu }),
+    audio: chooseAudioDecoder(config.ffmpegPath),
+    transcriber: new WhisperTranscriber({ model: config.models.whisper, path: modelFilePath(config.modelsDir, config.models.whisper), gpu: config.gpu, runtime }),
     llm: new LlamaLlm({ model: config.models.llm, path: modelFilePath(config.modelsDir, config.models.llm), gpu: config.gpu }),
     // Building it connects nowhere: the server is first asked at the first question.
     remoteLlm: baseUrl && model ? new OpenAiCompatibleLlm({ baseUrl, apiKey, model, contextTokens, timeoutMs }) : null,
-    embedder: new TransformersEmbedder(join(config.modelsDir, config.models.embedding), config.models.embedding),
-    vad: new SileroVad(),
+    embedder: new TransformersEmbedder(join(config.modelsDir, config.models.embedding), config.models.embedding, runtime),
+    vad: new SileroVad(undefined, runtime),
     diarizer: new SingleSpeakerDiarizer(),
   };
 }

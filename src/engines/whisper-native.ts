@@ -1,5 +1,6 @@
 import { createRequire } from "node:module";
-import { NATIVE_WHISPER, nativeWhisperStatus } from "./whisper-native-build";
+import type { RuntimeFiles } from "../runtime/files";
+import { NATIVE_WHISPER, cpuFingerprint, nativeWhisperStatus } from "./whisper-native-build";
 import type { WhisperJob, WhisperParams, WhisperRunner } from "./whisper-runner";
 
 type NativeContext = { readonly __whisperContext: unique symbol };
@@ -11,14 +12,36 @@ type NativeAddon = {
 
 const require = createRequire(import.meta.url);
 
+/** The addon's name among a compiled executable's native files (decision 090). */
+export const CARRIED_NATIVE_WHISPER = "whisper-native/parley_whisper.node";
+
+/** Where Parley's addon is, or why it cannot be used here (for `parley doctor`). */
+export type NativeWhisperLocation = { usable: true; addon: string } | { usable: false; reason: string };
+
+/**
+ * A compiled executable carries the addon built on its build machine, usable only on a CPU
+ * with the same features (an illegal instruction would kill the process); a checkout uses
+ * its own build in native/whisper/build.
+ */
+export function locateNativeWhisper(runtime?: RuntimeFiles): NativeWhisperLocation {
+  if (runtime?.carried) {
+    if (!runtime.has(CARRIED_NATIVE_WHISPER)) return { usable: false, reason: "not carried by this executable (the addon was not built where it was compiled)" };
+    if (runtime.whisperNativeCpu !== cpuFingerprint()) return { usable: false, reason: "carried, but built for a CPU with other features than this one" };
+    return { usable: true, addon: runtime.file(CARRIED_NATIVE_WHISPER)! };
+  }
+  const status = nativeWhisperStatus();
+  return status.usable ? { usable: true, addon: NATIVE_WHISPER.addon } : status;
+}
+
 /** The addon, or null when it is not built for this machine (the portable build is used instead). */
-export function nativeWhisperAddon(): NativeAddon | null {
-  return nativeWhisperStatus().usable ? (require(NATIVE_WHISPER.addon) as NativeAddon) : null;
+export function nativeWhisperAddon(runtime?: RuntimeFiles): NativeAddon | null {
+  const location = locateNativeWhisper(runtime);
+  return location.usable ? (require(location.addon) as NativeAddon) : null;
 }
 
 /** Loads a model in Parley's whisper.cpp addon; null when the addon is not built for this machine. */
-export async function openNativeWhisper(path: string): Promise<WhisperRunner | null> {
-  const addon = nativeWhisperAddon();
+export async function openNativeWhisper(path: string, runtime?: RuntimeFiles): Promise<WhisperRunner | null> {
+  const addon = nativeWhisperAddon(runtime);
   if (!addon) return null;
   const context = await addon.load(path);
   return { backend: "cpu-native", transcribe: (pcm16k, params) => addon.transcribe(context, pcm16k, params) };

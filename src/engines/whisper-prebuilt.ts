@@ -1,5 +1,6 @@
 import { createRequire } from "node:module";
 import type { WhisperContext } from "@fugood/whisper.node";
+import type { RuntimeFiles } from "../runtime/files";
 import type { GpuBackend } from "./gpu";
 import type { WhisperRunner } from "./whisper-runner";
 
@@ -7,11 +8,20 @@ type WhisperModule = { WhisperContext: WhisperContext };
 
 const require = createRequire(import.meta.url);
 
+/** The portable CPU build's name among a compiled executable's native files (decision 090). */
+export const CARRIED_PORTABLE_WHISPER = "whisper-portable/index.node";
+
 /**
  * Loads one prebuilt whisper.cpp addon of @fugood/whisper.node; a GPU build whose driver
  * libraries are absent fails here. Literal names on linux-x64 so a bundler can find them.
  */
-function loadAddon(backend: GpuBackend | "cpu"): WhisperModule {
+function loadAddon(backend: GpuBackend | "cpu", runtime?: RuntimeFiles): WhisperModule {
+  // A compiled executable carries the portable CPU build only; a GPU image runs from a checkout.
+  if (runtime?.carried) {
+    const file = backend === "cpu" ? runtime.file(CARRIED_PORTABLE_WHISPER) : null;
+    if (!file) throw new Error(`this executable carries no ${backend} build of whisper.cpp`);
+    return require(file);
+  }
   if (process.platform === "linux" && process.arch === "x64") {
     if (backend === "cuda") return require("@fugood/node-whisper-linux-x64-cuda");
     if (backend === "vulkan") return require("@fugood/node-whisper-linux-x64-vulkan");
@@ -54,8 +64,8 @@ function toPcm16(pcm: Float32Array): ArrayBuffer {
  * x86-64 (no AVX), the CUDA and Vulkan builds run on a GPU. Their results carry no word
  * probabilities.
  */
-export async function openPrebuiltWhisper(backend: GpuBackend | "cpu", path: string): Promise<WhisperRunner> {
-  const addon = loadAddon(backend);
+export async function openPrebuiltWhisper(backend: GpuBackend | "cpu", path: string, runtime?: RuntimeFiles): Promise<WhisperRunner> {
+  const addon = loadAddon(backend, runtime);
   const release = silence(addon);
   const context = await Promise.resolve()
     .then(() => new addon.WhisperContext({ filePath: path, useGpu: backend !== "cpu" }))

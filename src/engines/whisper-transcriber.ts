@@ -1,4 +1,5 @@
 import { existsSync } from "node:fs";
+import type { RuntimeFiles } from "../runtime/files";
 import { availableParallelism } from "node:os";
 import { type GpuSetting, gpuCandidates } from "./gpu";
 import { MissingModelError } from "./missing-model";
@@ -16,6 +17,8 @@ export type WhisperOptions = {
   gpu: GpuSetting;
   threads?: number;
   decoding?: Partial<WhisperDecoding>;
+  /** A compiled executable's native files (decision 090); absent from a checkout. */
+  runtime?: RuntimeFiles;
 };
 
 /**
@@ -71,12 +74,13 @@ export class WhisperTranscriber implements Transcriber {
     if (!existsSync(path)) throw new MissingModelError(this.model, "whisper");
     for (const backend of gpuCandidates(this.options.gpu)) {
       try {
-        return await openPrebuiltWhisper(backend, path);
+        return await openPrebuiltWhisper(backend, path, this.options.runtime);
       } catch {
         // No driver libraries for this build: the next candidate, finally a CPU build.
       }
     }
-    return (await openNativeWhisper(path)) ?? (await openPrebuiltWhisper("cpu", path));
+    const { runtime } = this.options;
+    return (await openNativeWhisper(path, runtime)) ?? (await openPrebuiltWhisper("cpu", path, runtime));
   }
 
   transcribe(pcm16k: Float32Array, options: TranscribeOptions): Promise<TranscriptionResult> {

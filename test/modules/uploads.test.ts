@@ -142,7 +142,9 @@ describe("upload-complete", () => {
     const event = eventsOf(t, "recording.uploaded").find((e) => e.id === rec.id);
     expect(Object.keys(event).sort()).toEqual(["device_id", "duration_seconds", "end_user_id", "ended_at", "file_size_bytes", "format", "id", "started_at", "status", "uploaded_at"]);
     expect(event).toMatchObject({ status: "uploaded", format: "mp3", file_size_bytes: bytes.length, started_at: "2026-01-15T10:00:00.000Z" });
-    expect(event.duration_seconds).toBeCloseTo(3.1, 1);
+    // 3 s of tone; ffmpeg reads 3.1 from the mp3 header (encoder padding), the built-in decoder counts 3.0 (decision 091).
+    expect(event.duration_seconds).toBeGreaterThan(2.9);
+    expect(event.duration_seconds).toBeLessThan(3.2);
     expect(Date.parse(event.ended_at) - Date.parse(event.started_at)).toBe(Math.round(event.duration_seconds * 1000));
     await t.deps.queue.drain();
     expect(autos).toContainEqual({ project_id: acme.project.id, mode: "test", recording_id: rec.id });

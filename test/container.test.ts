@@ -70,7 +70,8 @@ describe("container image", () => {
     expect(started2.out).not.toContain("Error");
     try {
       let status = 0;
-      for (let i = 0; i < 150 && status !== 200; i++) {
+      // Until it answers (a minute at most: the start takes well under a second on a quiet machine).
+      for (let i = 0; i < 600 && status !== 200; i++) {
         await Bun.sleep(100);
         status = await fetch(`http://127.0.0.1:${port}/healthz`).then((r) => r.status, () => 0);
       }

@@ -66,8 +66,10 @@ describe("pipeline on the real engines with generated models", () => {
     const good = await makeTestApp({ env: { PARLEY_WHISPER_MODEL: models.whisper, PARLEY_LLM_MODEL: "qwen2.5-1.5b-instruct-q4" } });
     const other = makeTenant(good.deps);
     const rec2 = await seedRecording(good.deps, { projectId: other.project.id, mode: "test" }, wav(voicedBurst(3, 0.5, 2.5)));
-    await good.call("POST", "/v1/transcriptions", { key: other.test, body: { recording_id: rec2 } });
+    const posted2 = await good.call("POST", "/v1/transcriptions", { key: other.test, body: { recording_id: rec2 } });
     await good.deps.queue.drain();
+    // Only a completed transcription is summarised: say so if the generated model did not complete it.
+    expect((await good.call("GET", `/v1/transcriptions/${posted2.body.id}`, { key: other.test })).body).toMatchObject({ status: "completed" });
     const sum = (await good.call("GET", "/v1/summaries", { key: other.test })).body.data[0];
     expect(sum.status).toBe("failed");
     expect(sum.error.code).toBe("processing_error");

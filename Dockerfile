@@ -6,14 +6,16 @@
 #   cpu       runtime + the executable from `build` (the default: the last stage)
 #
 #   docker build -t parley .                                   # CPU image, built from source
-#   docker build -t parley:cuda --target cuda .                # CUDA variant (untested)
+#   docker build -t parley:cuda --target cuda \
+#     --build-arg RUNTIME_BASE_IMAGE=docker.io/nvidia/cuda:12.4.1-runtime-ubuntu22.04 .  # CUDA variant (untested)
 #   npm run build && docker build --target prebuilt -t parley .
 #   podman build --format docker --build-arg BASE_IMAGE=localhost/parley-base:bookworm ...
 #
 # BASE_IMAGE must be Debian bookworm (slim, or the debootstrapped root that
 # scripts/container-base.sh imports): the executable links against its glibc.
 ARG BASE_IMAGE=docker.io/library/debian:bookworm-slim
-ARG CUDA_BASE_IMAGE=docker.io/nvidia/cuda:12.4.1-runtime-ubuntu22.04
+# What the runtime stage starts from: BASE_IMAGE, or a CUDA base for the cuda target.
+ARG RUNTIME_BASE_IMAGE=${BASE_IMAGE}
 
 # --- build from source ------------------------------------------------------------------
 FROM ${BASE_IMAGE} AS build
@@ -35,7 +37,7 @@ COPY . .
 RUN mkdir -p /out && node_modules/.bin/bun scripts/build.ts /out/parley
 
 # --- the runtime, without the executable ------------------------------------------------
-FROM ${BASE_IMAGE} AS runtime
+FROM ${RUNTIME_BASE_IMAGE} AS runtime
 ENV DEBIAN_FRONTEND=noninteractive
 RUN apt-get update \
  && apt-get install -y --no-install-recommends ca-certificates \
@@ -57,26 +59,10 @@ CMD ["serve"]
 FROM runtime AS prebuilt
 COPY dist/parley /usr/local/bin/parley
 
-# --- CUDA image (untested) --------------------------------------------------------------
-FROM ${CUDA_BASE_IMAGE} AS cuda
-ENV DEBIAN_FRONTEND=noninteractive
-RUN apt-get update \
- && apt-get install -y --no-install-recommends ca-certificates \
- && rm -rf /var/lib/apt/lists/* \
- && groupadd --system --gid 10001 parley \
- && useradd --system --uid 10001 --gid parley --home-dir /data --no-create-home --shell /usr/sbin/nologin parley \
- && mkdir -p /data /models && chown parley:parley /data /models && chmod 0700 /data
+# --- CUDA image (untested): the runtime on RUNTIME_BASE_IMAGE, a CUDA base ------------------
+FROM runtime AS cuda
 COPY --from=build /out/parley /usr/local/bin/parley
-ENV PARLEY_HOST=0.0.0.0 PARLEY_PORT=8080 PARLEY_DATA_DIR=/data PARLEY_MODELS_DIR=/models \
-    PARLEY_GPU=cuda NVIDIA_VISIBLE_DEVICES=all NVIDIA_DRIVER_CAPABILITIES=compute,utility
-USER parley
-WORKDIR /data
-VOLUME ["/data", "/models"]
-EXPOSE 8080
-HEALTHCHECK --interval=30s --timeout=5s --start-period=20s --retries=3 \
-  CMD ["bash", "-c", "exec 3<>/dev/tcp/127.0.0.1/${PARLEY_PORT:-8080} && printf 'GET /healthz HTTP/1.0\\r\\nHost: localhost\\r\\n\\r\\n' >&3 && head -n1 <&3 | grep -q ' 200 '"]
-ENTRYPOINT ["/usr/local/bin/parley"]
-CMD ["serve"]
+ENV PARLEY_GPU=cuda NVIDIA_VISIBLE_DEVICES=all NVIDIA_DRIVER_CAPABILITIES=compute,utility
 
 # --- CPU image, compiled here (default) -------------------------------------------------
 FROM runtime AS cpu

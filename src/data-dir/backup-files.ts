@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { mkdir, open, readFile } from "node:fs/promises";
+import { type FileHandle, mkdir, open, readFile } from "node:fs/promises";
 import { dirname } from "node:path";
 
 /** One file of a backup, as the manifest lists it: a path relative to the backup's folder. */
@@ -29,35 +29,45 @@ export class BackupError extends Error {}
 
 const CHUNK = 1024 * 1024;
 
+/** The file at `path` opened for reading, or null when it does not exist. */
+async function openIfExists(path: string): Promise<FileHandle | null> {
+  try {
+    return await open(path, "r");
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === "ENOENT") return null;
+    throw err;
+  }
+}
+
+/** Reads `file` to its end in 1 MiB chunks, hashing them and handing each to `sink`. */
+async function hashChunks(file: FileHandle, sink?: (bytes: Uint8Array) => Promise<unknown>): Promise<{ size: number; sha256: string }> {
+  const hash = createHash("sha256");
+  const buffer = Buffer.allocUnsafe(CHUNK);
+  let size = 0;
+  for (let r = await file.read(buffer, 0, CHUNK, null); r.bytesRead > 0; r = await file.read(buffer, 0, CHUNK, null)) {
+    const bytes = buffer.subarray(0, r.bytesRead);
+    hash.update(bytes);
+    await sink?.(bytes);
+    size += r.bytesRead;
+  }
+  return { size, sha256: hash.digest("hex") };
+}
+
 /**
  * Copies `from` to `to` (made 0600, parent folders 0700) in one pass that hashes what it
  * writes, then fsyncs it. Returns null when `from` does not exist.
  */
 export async function copyHashed(from: string, to: string): Promise<{ size: number; sha256: string } | null> {
-  let source;
-  try {
-    source = await open(from, "r");
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === "ENOENT") return null;
-    throw err;
-  }
+  const source = await openIfExists(from);
+  if (!source) return null;
   try {
     await mkdir(dirname(to), { recursive: true, mode: 0o700 });
     const target = await open(to, "w", 0o600);
     try {
-      const hash = createHash("sha256");
-      const buffer = Buffer.allocUnsafe(CHUNK);
-      let size = 0;
-      for (;;) {
-        const { bytesRead } = await source.read(buffer, 0, CHUNK, null);
-        if (bytesRead === 0) break;
-        const bytes = buffer.subarray(0, bytesRead);
-        hash.update(bytes);
-        await target.write(bytes);
-        size += bytesRead;
-      }
+      // writeFile on a handle writes all of it at the current position (write() may write less).
+      const copied = await hashChunks(source, (bytes) => target.writeFile(bytes));
       await target.sync();
-      return { size, sha256: hash.digest("hex") };
+      return copied;
     } finally {
       await target.close();
     }
@@ -68,34 +78,12 @@ export async function copyHashed(from: string, to: string): Promise<{ size: numb
 
 /** SHA-256 and size of a file, read in chunks; null when it does not exist. */
 export async function hashFile(path: string): Promise<{ size: number; sha256: string } | null> {
-  let file;
+  const file = await openIfExists(path);
+  if (!file) return null;
   try {
-    file = await open(path, "r");
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === "ENOENT") return null;
-    throw err;
-  }
-  try {
-    const hash = createHash("sha256");
-    const buffer = Buffer.allocUnsafe(CHUNK);
-    let size = 0;
-    for (let r = await file.read(buffer, 0, CHUNK, null); r.bytesRead > 0; r = await file.read(buffer, 0, CHUNK, null)) {
-      hash.update(buffer.subarray(0, r.bytesRead));
-      size += r.bytesRead;
-    }
-    return { size, sha256: hash.digest("hex") };
+    return await hashChunks(file);
   } finally {
     await file.close();
-  }
-}
-
-/** fsync of a directory makes a rename or a new file in it durable. */
-export async function syncDir(path: string): Promise<void> {
-  const handle = await open(path, "r");
-  try {
-    await handle.sync();
-  } finally {
-    await handle.close();
   }
 }
 

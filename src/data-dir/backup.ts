@@ -5,7 +5,8 @@ import { basename, dirname, join, resolve } from "node:path";
 import type { Config } from "../config";
 import { openDatabase } from "../db/open";
 import { PARLEY_VERSION } from "../version";
-import { type BackupFile, BackupError, type BackupManifest, copyHashed, hashFile, MANIFEST, syncDir } from "./backup-files";
+import { type BackupFile, BackupError, type BackupManifest, copyHashed, hashFile, MANIFEST } from "./backup-files";
+import { syncPath } from "../storage/fsync";
 
 /** Rounds of snapshot-then-copy before objects still missing are taken as really missing. */
 const MAX_ROUNDS = 5;
@@ -64,9 +65,9 @@ export async function backupDataDir(config: Config, target: string, now: () => D
   try {
     const result = await writeBackup(config, dbPath, staging, now);
     await writeFile(join(staging, MANIFEST), `${JSON.stringify(result.manifest, null, 2)}\n`, { mode: 0o600 });
-    await syncDir(staging);
+    await syncPath(staging);
     await rename(staging, finalPath);
-    await syncDir(dirname(finalPath));
+    await syncPath(dirname(finalPath));
     return { path: finalPath, ...result };
   } catch (err) {
     await rm(staging, { recursive: true, force: true });

@@ -3,7 +3,8 @@ import { mkdir, rename, rm } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import type { Config } from "../config";
 import { StartupError } from "../startup-error";
-import { BackupError, type BackupManifest, copyHashed, hashFile, readManifest, syncDir } from "./backup-files";
+import { BackupError, type BackupManifest, copyHashed, hashFile, readManifest } from "./backup-files";
+import { syncPath } from "../storage/fsync";
 import { type DataDirLock, lockDataDir } from "./lock";
 import { keepDataPrivate } from "./private";
 
@@ -73,7 +74,7 @@ export async function restoreDataDir(config: Config, source: string, options: { 
     const restored = readdirSync(staging).sort((a, b) => Number(a === "parley.db") - Number(b === "parley.db"));
     for (const n of restored) await rename(join(staging, n), join(config.dataDir, n));
     await rm(staging, { recursive: true, force: true });
-    await syncDir(config.dataDir);
+    await syncPath(config.dataDir);
     return { manifest, replacedTo };
   } finally {
     lock.release();

@@ -3,6 +3,7 @@ import { mkdirSync } from "node:fs";
 import { type FileHandle, mkdir, open, readdir, rename, rm, stat } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { assertSafeKey, type ByteRange, ObjectTooLargeError, type Storage, type WriteResult } from "./storage";
+import { syncPath } from "./fsync";
 import { isOutOfSpace, OutOfSpaceError } from "./volumes";
 
 /**
@@ -164,14 +165,4 @@ class WriteBatch {
 async function writeAll(file: FileHandle, parts: Uint8Array[], bytes: number): Promise<void> {
   const { bytesWritten } = await file.writev(parts);
   if (bytesWritten < bytes) await file.writeFile(Buffer.concat(parts, bytes).subarray(bytesWritten));
-}
-
-/** fsync of a file makes its bytes durable; of a directory, a rename in it. */
-async function syncPath(path: string): Promise<void> {
-  const handle = await open(path, "r");
-  try {
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
 }

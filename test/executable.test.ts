@@ -28,10 +28,9 @@ test("the executable alone, with no ffmpeg, takes an upload through verification
   copyFileSync(ensureTestModels().whisper, join(modelsDir, "tiny-whisper.bin"));
   cpSync(join(cachedTinyEmbedder(), "tiny-embedder"), join(modelsDir, "tiny-embedder"), { recursive: true });
   const port = String(freePort());
+  // The data and models dirs are the embedded defaults, ./data and ./models of the folder it runs in, as a newcomer has them.
   const env = {
     PATH: "",
-    PARLEY_DATA_DIR: join(dir, "data"),
-    PARLEY_MODELS_DIR: modelsDir,
     PARLEY_WHISPER_MODEL: join(modelsDir, "tiny-whisper.bin"),
     PARLEY_EMBEDDING_MODEL: "tiny-embedder",
     PARLEY_GPU: "off",

@@ -1,5 +1,5 @@
 import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { type BundledFile, bundledRuntime } from "./bundled";
 
 type Bundle = NonNullable<typeof bundledRuntime>;
@@ -33,9 +33,13 @@ export class RuntimeFiles {
     return this.bundle !== null;
   }
 
-  /** `$PARLEY_DATA_DIR/runtime/<version>`, or null from a checkout. */
+  /**
+   * `$PARLEY_DATA_DIR/runtime/<version>` as an absolute path, or null from a checkout: the
+   * default data dir is relative (./data), and require() or dlopen take a relative path
+   * for a module name, not a file.
+   */
   get dir(): string | null {
-    return this.bundle ? join(this.dataDir, "runtime", this.bundle.version) : null;
+    return this.bundle ? resolve(this.dataDir, "runtime", this.bundle.version) : null;
   }
 
   /** Whether the executable carries a file of this name (e.g. `whisper-native/parley_whisper.node`). */

@@ -38,6 +38,7 @@ export const configBody = z.strictObject({
   summary_template: z.enum(TEMPLATES).nullish(),
   language: z.union([z.literal("auto"), languageTag]).nullish(),
   ask_provider: z.enum(ASK_PROVIDERS).nullish(),
+  redact_webhook_payloads: z.boolean().nullish(),
   settings: settingsOverrides.nullish(),
 });
 export type ConfigBody = z.infer<typeof configBody>;
@@ -49,6 +50,7 @@ export type ConfigOverrides = {
   summary_template?: TemplateName;
   language?: string;
   ask_provider?: (typeof ASK_PROVIDERS)[number];
+  redact_webhook_payloads?: boolean;
   settings?: z.infer<typeof settingsOverrides>;
 };
 
@@ -61,6 +63,8 @@ export const resolvedConfigSchema = z.object({
   language: z.string().nullable(),
   /** null: the server default provider */
   ask_provider: z.string().nullable(),
+  /** Webhook bodies carry transcripts and summaries with identifiers replaced (decision 106). */
+  redact_webhook_payloads: z.boolean(),
   settings: deviceSettingsSchema,
 });
 export type ResolvedConfig = z.infer<typeof resolvedConfigSchema>;
@@ -76,6 +80,7 @@ export const configLevelViewSchema = z
       summary_template: z.enum(TEMPLATES).nullable(),
       language: z.string().nullable(),
       ask_provider: z.enum(ASK_PROVIDERS).nullable(),
+      redact_webhook_payloads: z.boolean().nullable(),
       settings: settingsOverrides,
     }),
     effective: resolvedConfigSchema,

@@ -25,11 +25,11 @@ export { findOrganizationOverrides, findOverrides, organizationOf } from "./stor
 /** What resolving a device's configuration needs: the connection, and the devices' rows through deviceSource. */
 export type ConfigDeps = Pick<Deps, "db" | "deviceSource">;
 
-const DEFAULTS = { auto_transcribe: true, auto_summarize: true, summary_template: "general", language: null, ask_provider: null } as const;
+const DEFAULTS = { auto_transcribe: true, auto_summarize: true, summary_template: "general", language: null, ask_provider: null, redact_webhook_payloads: false } as const;
 
 /** Merges levels farthest first: the nearest level that sets a key wins; settings merge deeply. */
 function mergeLevels(levels: (ConfigOverrides | undefined)[]): ResolvedConfig {
-  const pick = <K extends "auto_transcribe" | "auto_summarize" | "summary_template" | "language" | "ask_provider">(key: K) =>
+  const pick = <K extends "auto_transcribe" | "auto_summarize" | "summary_template" | "language" | "ask_provider" | "redact_webhook_payloads">(key: K) =>
     levels.reduce<ConfigOverrides[K] | undefined>((acc, level) => (level?.[key] !== undefined ? level[key] : acc), undefined);
   const language = pick("language");
   return {
@@ -38,6 +38,7 @@ function mergeLevels(levels: (ConfigOverrides | undefined)[]): ResolvedConfig {
     summary_template: pick("summary_template") ?? DEFAULTS.summary_template,
     language: language === undefined || language === "auto" ? DEFAULTS.language : language,
     ask_provider: pick("ask_provider") ?? DEFAULTS.ask_provider,
+    redact_webhook_payloads: pick("redact_webhook_payloads") ?? DEFAULTS.redact_webhook_payloads,
     settings: resolveSettings(levels.map((l) => l?.settings)),
   };
 }
@@ -112,6 +113,7 @@ function view(located: Located): ConfigLevelView {
       summary_template: o.summary_template ?? null,
       language: o.language ?? null,
       ask_provider: o.ask_provider ?? null,
+      redact_webhook_payloads: o.redact_webhook_payloads ?? null,
       settings: o.settings ?? {},
     },
     effective: located.effective,

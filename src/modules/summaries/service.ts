@@ -9,6 +9,7 @@ import type { Page } from "../../http/pagination";
 import { newId } from "../../ids";
 import type { JobContracts } from "../../jobs/contracts";
 import { eventData, type Transcription } from "../transcriptions/schema";
+import { redactSummary } from "../redaction/service";
 import { findStoredTranscription } from "../transcriptions/service";
 import { type CreateSummaryBody, type ListSummariesQuery, SUMMARY_EVENT_FIELDS, type Summary, type TemplateName } from "./schema";
 import { findStoredSummary, findSummaryByTemplate, insertSummary, listSummaryRows, restartSummary } from "./store";
@@ -78,8 +79,9 @@ export function createSummary(deps: Pick<Deps, "db" | "queue" | "events">, princ
   })();
 }
 
-export function getSummary(db: Database, principal: Principal, id: string): Summary {
-  return visible(principal, findStoredSummary(db, principal, id), (s) => ownedBy(s.endUserId), `No summary ${id}.`).record;
+export function getSummary(db: Database, principal: Principal, id: string, options: { redacted?: boolean } = {}): Summary {
+  const summary = visible(principal, findStoredSummary(db, principal, id), (s) => ownedBy(s.endUserId), `No summary ${id}.`).record;
+  return options.redacted ? redactSummary(summary) : summary;
 }
 
 export function listSummaries(db: Database, principal: Principal, query: ListSummariesQuery): Page<Summary> {

@@ -10,6 +10,7 @@ import { whisperLanguage } from "../../engines/whisper-languages";
 import { newId } from "../../ids";
 import type { JobContracts } from "../../jobs/contracts";
 import { findRecording, loadRecording, setProcessingStatus } from "../recordings/service";
+import { redactTranscript } from "../redaction/service";
 import { type CreateTranscriptionBody, eventData, type ListTranscriptionsQuery, TRANSCRIPTION_EVENT_FIELDS, type Transcription } from "./schema";
 import { findProcessingTranscription, findStoredTranscription, insertTranscription, listTranscriptionRows } from "./store";
 
@@ -77,9 +78,10 @@ export function createTranscription(deps: Pick<Deps, "db" | "queue" | "events">,
   })();
 }
 
-/** A transcription the caller may see (end-user-scoped keys: only their end user's). */
-export function getTranscription(db: Database, principal: Principal, id: string): Transcription {
-  return visible(principal, findStoredTranscription(db, principal, id), (t) => ownedBy(t.endUserId), `No transcription ${id}.`).record;
+/** A transcription the caller may see (end-user-scoped keys: only their end user's); with `redacted`, identifiers replaced by their kind. */
+export function getTranscription(db: Database, principal: Principal, id: string, options: { redacted?: boolean } = {}): Transcription {
+  const transcription = visible(principal, findStoredTranscription(db, principal, id), (t) => ownedBy(t.endUserId), `No transcription ${id}.`).record;
+  return options.redacted ? redactTranscript(transcription) : transcription;
 }
 
 export function listTranscriptions(db: Database, principal: Principal, query: ListTranscriptionsQuery): Page<Transcription> {

@@ -1,8 +1,8 @@
 // The appliance as an operator gets it (issue 15): the compiled executable copied alone into an
 // empty folder, no checkout and no node_modules beside it, an empty PATH (so no ffmpeg), and the
 // generated models in its models dir. A device's upload goes through verification,
-// transcription and search. Not yet: summary and Ask, since node-llama-cpp is not carried
-// (decision 090); auto-summaries are off.
+// transcription, the automatic summary, search and Ask on the carried llama.cpp (decisions
+// 090, 092). Random-weight models give random words: this checks that every engine runs.
 import { Database } from "bun:sqlite";
 import { expect, test } from "bun:test";
 import { copyFileSync, cpSync, existsSync, mkdirSync, readdirSync } from "node:fs";
@@ -15,7 +15,7 @@ import { freePort } from "./support/server-process";
 
 const sha256 = (bytes: Uint8Array) => new Bun.CryptoHasher("sha256").update(bytes).digest("hex");
 
-test("the executable alone, with no ffmpeg, takes an upload through verification, transcription and search", async () => {
+test("the executable alone, with no ffmpeg, takes an upload through verification, transcription, summary, search and Ask", async () => {
   const root = join(import.meta.dir, "..");
   const built = join(makeTempDir(), "parley");
   expect(Bun.spawnSync([process.execPath, join(root, "scripts", "build.ts"), built], { cwd: root, stdout: "ignore", stderr: "pipe" }).exitCode).toBe(0);
@@ -26,6 +26,7 @@ test("the executable alone, with no ffmpeg, takes an upload through verification
   const modelsDir = join(dir, "models");
   mkdirSync(modelsDir);
   copyFileSync(ensureTestModels().whisper, join(modelsDir, "tiny-whisper.bin"));
+  copyFileSync(ensureTestModels().gguf, join(modelsDir, "tiny-llama.gguf"));
   cpSync(join(cachedTinyEmbedder(), "tiny-embedder"), join(modelsDir, "tiny-embedder"), { recursive: true });
   const port = String(freePort());
   // The data and models dirs are the embedded defaults, ./data and ./models of the folder it runs in, as a newcomer has them.
@@ -33,11 +34,16 @@ test("the executable alone, with no ffmpeg, takes an upload through verification
     PATH: "",
     PARLEY_WHISPER_MODEL: join(modelsDir, "tiny-whisper.bin"),
     PARLEY_EMBEDDING_MODEL: "tiny-embedder",
+    PARLEY_LLM_MODEL: join(modelsDir, "tiny-llama.gguf"),
     PARLEY_GPU: "off",
     PARLEY_PORT: port,
     PARLEY_LOG_LEVEL: "warn",
   };
   const run = (args: string[]) => Bun.spawnSync([bin, ...args], { cwd: dir, env, stderr: "pipe" });
+  // doctor loads every engine from the runtime folder, the LLM included.
+  const doctor = run(["doctor"]).stdout.toString();
+  expect(doctor).toMatch(/^ok +llm +.*tiny-llama\.gguf on cpu$/m);
+  expect(doctor).toMatch(/^ok +ask provider +llama_cpp/m);
   expect(run(["projects", "create", "clinic"]).exitCode).toBe(0);
   const key = JSON.parse(run(["keys", "create", "--project", "clinic", "--mode", "test", "--json"]).stdout.toString()).key as string;
 
@@ -47,7 +53,6 @@ test("the executable alone, with no ffmpeg, takes an upload through verification
     fetch(`${base}/v1${path}`, { method, headers: { authorization: `Bearer ${key}`, "content-type": "application/json" }, body: body === undefined ? undefined : JSON.stringify(body) });
   try {
     await waitFor("the server up", () => fetch(`${base}/healthz`).then((r) => r.ok, () => false), 30_000);
-    expect((await api("PUT", "/config/project", { auto_summarize: false })).status).toBe(200);
     const endUser = await (await api("POST", "/end-users", {})).json();
 
     // The device's side: create, upload to the URL it is given, complete with the checksum.
@@ -71,6 +76,14 @@ test("the executable alone, with no ffmpeg, takes an upload through verification
     expect(txn).toMatchObject({ status: "completed", error: null });
     expect(txn.segments?.length ?? (await (await api("GET", `/transcriptions/${txn.id}`)).json()).segments.length).toBeGreaterThan(0);
 
+    // The automatic summary, on llama.cpp with a schema grammar.
+    const summary = await waitFor("the summary finished", async () => {
+      const s = (await (await api("GET", `/summaries?transcription_id=${txn.id}`)).json()).data?.[0];
+      return s && s.status !== "queued" && s.status !== "processing" ? s : null;
+    }, 120_000);
+    expect(summary).toMatchObject({ status: "completed", error: null });
+    expect(Object.keys(summary.structured).sort()).toEqual(["action_items", "decisions", "key_points", "summary", "title"]);
+
     // Search: the query is embedded on the carried onnxruntime (random words from a random model: plumbing only).
     const search = await api("POST", "/recordings/search", { query: "the meeting", end_user_id: endUser.id });
     expect(search.status).toBe(200);
@@ -80,14 +93,24 @@ test("the executable alone, with no ffmpeg, takes an upload through verification
     await waitFor("the transcript's vectors stored", () => db.query<{ n: number }, []>("SELECT count(*) AS n FROM chunk_vectors_rowids").get()!.n > 0, 60_000);
     db.close();
 
-    // Every native file came from the runtime folder: onnxruntime (VAD, embeddings), whisper.cpp, sqlite-vec.
+    // Ask on llama_cpp, the default provider, over the recording's transcript.
+    const ask = await api("POST", "/ask/sessions", { scope: { type: "recording", recording_id: rec.id }, initial_message: { content: "What was said?" } });
+    expect(ask.status).toBe(200);
+    const answer = (await ask.json()).message;
+    expect(answer).toMatchObject({ role: "assistant", provider: "llama_cpp" });
+    expect(answer.tokens.input).toBeGreaterThan(0);
+
+    // Every native file came from the runtime folder: onnxruntime (VAD, embeddings), whisper.cpp, sqlite-vec, llama.cpp.
     const runtime = join(dir, "data", "runtime", readdirSync(join(dir, "data", "runtime"))[0]!);
-    for (const f of ["vec0.so", "onnxruntime/libonnxruntime.so.1", "silero_vad.onnx"]) expect(existsSync(join(runtime, f))).toBe(true);
+    for (const f of ["vec0.so", "onnxruntime/libonnxruntime.so.1", "silero_vad.onnx", "llama/linux-x64/llama-addon.node"]) expect(existsSync(join(runtime, f))).toBe(true);
     expect(readdirSync(runtime).some((f) => f.startsWith("whisper-"))).toBe(true);
   } finally {
     server.kill("SIGTERM");
     await server.exited;
   }
-  // No engine fell back or failed on the way (the search answers without vectors if the embedder fails).
-  expect(await new Response(server.stderr).text()).not.toContain("embedder failed");
+  // No engine fell back or failed on the way (the search answers without vectors if the embedder
+  // fails), and node-llama-cpp warned of nothing (a binary it could not find or test).
+  const stderr = await new Response(server.stderr).text();
+  expect(stderr).not.toContain("embedder failed");
+  expect(stderr).not.toContain("node-llama-cpp");
 }, 300_000);

@@ -1,25 +1,14 @@
-import { existsSync } from "node:fs";
-import { createRequire } from "node:module";
-import { dirname, join } from "node:path";
 import type { AudioDecoder, AudioProbe } from "./audio";
 import { DecoderInterruptedError, DecoderUnavailableError, UndecodableAudioError } from "./audio";
 
 /**
  * An ffmpeg for the tests and benches that compare against ffmpeg: the given one, else the
- * system's, else the static 2018 binary inside @ffmpeg-installer/linux-x64. The server never
- * runs that one on uploads: it chooses with findSystemFfmpeg (decision 091).
+ * system's (CI installs Debian's; .ci/run). The server chooses with findSystemFfmpeg, which
+ * also checks the version (decision 091).
  */
 export function findFfmpeg(configured?: string): string {
-  if (configured) return configured;
-  const system = Bun.which("ffmpeg");
-  if (system) return system;
-  try {
-    const pkg = createRequire(import.meta.url).resolve("@ffmpeg-installer/linux-x64/package.json");
-    const bundled = join(dirname(pkg), "ffmpeg");
-    if (existsSync(bundled)) return bundled;
-  } catch {}
   // Reported by `parley doctor` and as the failure of the first decode, never at boot.
-  return "ffmpeg";
+  return configured || Bun.which("ffmpeg") || "ffmpeg";
 }
 
 /** The oldest ffmpeg trusted with uploads: Debian bookworm's 5.1, kept patched by Debian's security team (decision 091). */
@@ -42,8 +31,7 @@ export function ffmpegVersion(binary: string): [number, number] | null {
 
 /**
  * The system's ffmpeg when it is new enough to decode untrusted uploads, else null (the
- * built-in decoders run instead; decision 091). The static ffmpeg of @ffmpeg-installer is a
- * 2018 build: never chosen for the server.
+ * built-in decoders run instead; decision 091).
  */
 export function findSystemFfmpeg(path = process.env.PATH ?? ""): string | null {
   const system = Bun.which("ffmpeg", { PATH: path });
@@ -66,8 +54,8 @@ function seconds(hms: string): number {
 }
 
 /**
- * Reads what `ffmpeg -i` prints about the input. The static binary ships without ffprobe,
- * so one code path parses ffmpeg's own banner; exported for its test.
+ * Reads what `ffmpeg -i` prints about the input: parsing ffmpeg's own banner needs no
+ * ffprobe beside it (some static builds ship without); exported for its test.
  */
 export function parseProbe(stderr: string): Omit<AudioProbe, "durationSeconds"> & { durationSeconds: number | null } {
   const input = stderr.match(/Input #0, (.+?), from /);

@@ -44,7 +44,7 @@ export function createEngines(config: Config, _log: Logger): Engines {
   return {
     audio: chooseAudioDecoder(config.ffmpegPath),
     transcriber: new WhisperTranscriber({ model: config.models.whisper, path: modelFilePath(config.modelsDir, config.models.whisper), gpu: config.gpu, runtime }),
-    llm: new LlamaLlm({ model: config.models.llm, path: modelFilePath(config.modelsDir, config.models.llm), gpu: config.gpu }),
+    llm: new LlamaLlm({ model: config.models.llm, path: modelFilePath(config.modelsDir, config.models.llm), gpu: config.gpu, runtime }),
     // Building it connects nowhere: the server is first asked at the first question.
     remoteLlm: baseUrl && model ? new OpenAiCompatibleLlm({ baseUrl, apiKey, model, contextTokens, timeoutMs }) : null,
     embedder: new TransformersEmbedder(join(config.modelsDir, config.models.embedding), config.models.embedding, runtime),

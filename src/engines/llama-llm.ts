@@ -1,5 +1,7 @@
 import { existsSync, statSync } from "node:fs";
 import type { ChatHistoryItem, Llama, LlamaChat, LlamaContext, LlamaModel } from "node-llama-cpp";
+import type { RuntimeFiles } from "../runtime/files";
+import { CARRIED_LLAMA, useLlamaBinsFrom } from "../runtime/llama";
 import type { GpuSetting } from "./gpu";
 import { type Completion, type CompletionRequest, type Llm, LlmUnavailableError, stripReasoning } from "./llm";
 import { MissingModelError } from "./missing-model";
@@ -12,6 +14,8 @@ export type LlamaOptions = {
   gpu: GpuSetting;
   /** Upper bound of the context window; the model's own training size caps it too. */
   maxContextTokens?: number;
+  /** A compiled executable's runtime folder, which carries llama.cpp's CPU build (decision 092). */
+  runtime?: RuntimeFiles;
 };
 
 /** Below this file size a model is a toy (tests, benches): one thread is 20-40x faster than two on small CPUs. */
@@ -53,8 +57,11 @@ export class LlamaLlm implements Llm {
 
   private async open(): Promise<Loaded> {
     if (!existsSync(this.options.path)) throw new MissingModelError(this.model, "language");
+    // The executable carries the CPU build only (GPU builds break its size budget): it never looks for a GPU.
+    const carried = this.options.runtime?.folder(CARRIED_LLAMA);
+    if (carried) useLlamaBinsFrom(carried);
     const { getLlama, LlamaChat } = await import("node-llama-cpp");
-    const gpu = this.options.gpu === "off" ? false : this.options.gpu;
+    const gpu = carried || this.options.gpu === "off" ? false : this.options.gpu;
     // build "never": a production server must not try to compile llama.cpp when a prebuilt binary does not fit.
     const llama = await getLlama({ gpu, build: "never", logLevel: "error" as never, progressLogs: false });
     try {

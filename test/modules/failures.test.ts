@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { ScriptedLlm } from "../../src/engines/llm.test-double";
+import { WasmAudioDecoder } from "../../src/engines/wasm-audio";
 import { ScriptedTranscriber, type TranscriberScript } from "../../src/engines/transcriber.test-double";
 import { makeTenant, makeTestApp } from "../helpers";
 import { concat, silence, voiced, wavFixture } from "./pipeline-fixtures";
@@ -31,6 +32,16 @@ describe("a failure is never silent", () => {
     expect(txn).toMatchObject({ status: "failed", error: { code: "processing_error" } });
     for (const hint of ["/nonexistent/ffmpeg", "PARLEY_FFMPEG_PATH", "parley doctor"]) expect(txn.error.message).toContain(hint);
     expect(await get(`/v1/recordings/${rec.id}`)).toMatchObject({ status: "failed", format: null, error: txn.error });
+  });
+
+  test("a recording verified without a decoder gets its length and format at the first decode that succeeds", async () => {
+    const { t, key, get } = await failingApp({ engines: { transcriber: new ScriptedTranscriber() }, env: { PARLEY_FFMPEG_PATH: "/nonexistent/ffmpeg" } });
+    const { recording } = await uploadedRecording(t, key, speechFile);
+    expect(await get(`/v1/recordings/${recording.id}`)).toMatchObject({ status: "failed", format: null, duration_seconds: null });
+    t.deps.engines.audio = new WasmAudioDecoder(); // the operator fixed the decoder
+    expect((await t.call("POST", "/v1/transcriptions", { key, body: { recording_id: recording.id } })).status).toBe(202);
+    await t.deps.queue.drain();
+    expect(await get(`/v1/recordings/${recording.id}`)).toMatchObject({ status: "completed", format: "wav", duration_seconds: 5, error: null });
   });
 
   test("a missing model fails the transcription and its recording with the command that installs it", async () => {

@@ -1,17 +1,19 @@
 import type { Database } from "bun:sqlite";
 import type { Deps } from "../../deps";
+import type { AudioProbe } from "../../engines/audio";
 import { recordEvent } from "../../events/outbox";
 import { confineToEndUser, ownerOfRecording, PATH_ID, type Reference, visible } from "../../http/access";
 import type { Principal } from "../../http/auth";
 import { ApiError } from "../../http/errors";
 import type { Page } from "../../http/pagination";
 import { newId } from "../../ids";
+import type { Tenant } from "../../tenancy";
 import { findDeviceRow } from "../devices/service";
 import { findEndUser } from "../end-users/service";
 import { eraseRecordingCopies } from "./erasure";
 import { DELETE_OBJECTS_JOB, recordingPrefix } from "./objects";
 import type { CreateRecordingBody, ListRecordingsQuery, Recording } from "./schema";
-import { deleteRecordingRow, findRecording, insertRecording, listRecordingRows, type StoredRecording, toRecording } from "./store";
+import { deleteRecordingRow, findRecording, insertRecording, listRecordingRows, recordExaminedAudio, type StoredRecording, toRecording } from "./store";
 
 /** What other modules (transcriptions, search and Ask) use of the recordings store: through this service, never the store itself (decision 083). */
 export { findRecording, setProcessingStatus, type StoredRecording } from "./store";
@@ -87,6 +89,18 @@ export function createRecording(deps: Deps, principal: Principal, body: CreateRe
  * device. Anything else is 404, never 403, so ids of others are not confirmed. `ref` says
  * how the id was given: in the path (`not_found`, param id) or as a body field.
  */
+/**
+ * Fills in the length and format of a recording whose upload was verified while no decoder
+ * could run (decision 086), once a later decode of it succeeded; a no-op for one already
+ * examined or gone.
+ */
+export function fillExaminedAudio(db: Database, tenant: Tenant, id: string, audio: AudioProbe, now: Date): void {
+  db.transaction(() => {
+    const r = findRecording(db, tenant, id);
+    if (r && r.format === null && r.storage_key) recordExaminedAudio(db, tenant, id, audio, now);
+  })();
+}
+
 export function loadRecording(db: Database, principal: Principal, id: string, ref: Reference = PATH_ID): StoredRecording {
   return visible(principal, findRecording(db, principal, id), ownerOfRecording, `No recording ${id}.`, ref);
 }

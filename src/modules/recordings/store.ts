@@ -171,6 +171,11 @@ export function markUploaded(db: Database, tenant: Tenant, id: string, audio: Ve
   );
 }
 
+/** Audio verified while no decoder could run, examined at a later decode: its length and format, which verification left null (decision 086). */
+export function recordExaminedAudio(db: Database, tenant: Tenant, id: string, audio: { durationSeconds: number; format: string; codec: string }, now: Date): void {
+  transition(db, tenant, id, "recordExaminedAudio", `${HAS_VERIFIED_AUDIO} AND format IS NULL`, { duration_seconds: audio.durationSeconds, format: audio.format, codec: audio.codec }, now);
+}
+
 /** Verification found bytes other than the client described. */
 export function markIntegrityFailure(db: Database, tenant: Tenant, id: string, error: RecordingError, now: Date): void {
   transition(db, tenant, id, "markIntegrityFailure", VERIFYING, { status: "integrity_failure", verification: null, error: JSON.stringify(error) }, now);

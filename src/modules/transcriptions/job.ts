@@ -7,8 +7,8 @@ import { isOutOfSpace } from "../../storage/volumes";
 import type { Tenant } from "../../tenancy";
 import type { Job } from "../../jobs/queue";
 import { resolveConfig } from "../config/service";
+import { fillExaminedAudio, findRecording, setProcessingStatus, type StoredRecording } from "../recordings/service";
 import { redactTranscript } from "../redaction/service";
-import { findRecording, setProcessingStatus, type StoredRecording } from "../recordings/service";
 import { type PipelineResult, SAMPLE_RATE, TranscriptionFailure, transcribePcm } from "./pipeline";
 import { eventData, TRANSCRIPTION_EVENT_FIELDS, type Transcription } from "./schema";
 import { HAS_AUDIO, RUN_TRANSCRIPTION_JOB, type RunTranscriptionPayload, startTranscription } from "./service";
@@ -33,7 +33,21 @@ function toFailure(err: unknown): TranscriptionFailure {
   return new TranscriptionFailure("processing_error", `Transcription failed: ${err instanceof Error ? err.message : String(err)}. Check the engines with: parley doctor.`);
 }
 
-async function transcribeRecording(deps: Deps, stored: StoredTranscription, recording: StoredRecording, cancel: AbortSignal): Promise<PipelineResult> {
+/**
+ * A recording verified while no decoder could run has no length or format (decision 086):
+ * now that its audio decoded, examine it. Its transcription does not depend on this, so a
+ * probe that fails is logged, not failed.
+ */
+async function examineLate(deps: Deps, tenant: Tenant, recording: StoredRecording, path: string): Promise<void> {
+  if (recording.format !== null) return;
+  try {
+    fillExaminedAudio(deps.db, tenant, recording.id, await deps.engines.audio.probe(path), deps.clock.now());
+  } catch (err) {
+    deps.log.warn("recording decoded but not examined", { recording_id: recording.id, error: err instanceof Error ? err.message : String(err) });
+  }
+}
+
+async function transcribeRecording(deps: Deps, tenant: Tenant, stored: StoredTranscription, recording: StoredRecording, cancel: AbortSignal): Promise<PipelineResult> {
   if (recording.error?.code === "audio_format_unsupported") throw new TranscriptionFailure("audio_format_unsupported", recording.error.message);
   const key = recording.storage_key;
   if (!key) throw new TranscriptionFailure("processing_error", `Recording ${recording.id} has no stored audio.`);
@@ -41,7 +55,11 @@ async function transcribeRecording(deps: Deps, stored: StoredTranscription, reco
   // Until the audio is decoded its length is unknown: the fixed allowance covers decoding.
   // Time queued behind another job's engine call is left out of the limit (PARLEY_JOB_CONCURRENCY > 1).
   return withTimeLimit(limitFor(processing, 0), async ({ signal, setLimit, excludeWait }) => {
-    const pcm = await deps.storage.withLocalFile(key, (path) => deps.engines.audio.decodePcm16k(path, signal));
+    const pcm = await deps.storage.withLocalFile(key, async (path) => {
+      const decoded = await deps.engines.audio.decodePcm16k(path, signal);
+      await examineLate(deps, tenant, recording, path);
+      return decoded;
+    });
     setLimit(limitFor(processing, pcm.length / SAMPLE_RATE));
     return transcribePcm(deps.engines, pcm, { language: stored.requestedLanguage, signal, excludeWait });
   }, cancel);
@@ -96,7 +114,7 @@ export function runTranscription(deps: Deps) {
     if (interrupted) return fail(deps, tenant, stored, new TranscriptionFailure("processing_error", interrupted));
     try {
       const started = performance.now();
-      const result = await transcribeRecording(deps, stored, recording, job.signal);
+      const result = await transcribeRecording(deps, tenant, stored, recording, job.signal);
       // The real-time factor of GET /metrics: wall time to decode and transcribe over audio length.
       deps.metrics.observeTranscription(result.duration_seconds, (performance.now() - started) / 1000);
       complete(deps, tenant, stored, recording, result);

@@ -54,14 +54,15 @@ export function listenWithCertificate(app: Listenable, options: ListenOptions, s
     }
     if (next.cert === pair.cert && next.key === pair.key) return log.debug("TLS certificate unchanged", { reason });
     const old = current;
+    const port = old.port!; // a stopped server says 0
     void old.stop().finally(() => retired.delete(old));
     retired.add(old);
     try {
-      app.listen({ ...options, port: old.port!, ...tlsOf(next) });
+      app.listen({ ...options, port, ...tlsOf(next) });
     } catch (err) {
       // Something took the port in the instant it was free: take it back with the certificate that worked.
       log.error("TLS certificate not reloaded: listening again failed", { reason, error: (err as Error).message });
-      app.listen({ ...options, port: old.port!, ...tlsOf(pair) });
+      app.listen({ ...options, port, ...tlsOf(pair) });
       current = app.server!;
       return;
     }

@@ -69,6 +69,16 @@ const envSchema = z.object({
   PARLEY_PROCESSING_TIME_FACTOR: decimal(0).default(3),
   PARLEY_SECRET: z.string().min(32).optional(),
   PARLEY_METRICS: flag.default(false),
+  PARLEY_TLS: z.enum(["off", "auto"]).optional(),
+  PARLEY_TLS_CERT_FILE: z.string().min(1).optional(),
+  PARLEY_TLS_KEY_FILE: z.string().min(1).optional(),
+}).superRefine((e, ctx) => {
+  // HTTPS from the operator's files, or from a certificate made here (decision 104): one or the other, and both files or neither.
+  const files = e.PARLEY_TLS_CERT_FILE !== undefined || e.PARLEY_TLS_KEY_FILE !== undefined;
+  if (files && e.PARLEY_TLS !== undefined) ctx.addIssue({ code: "custom", path: ["PARLEY_TLS"], message: "set either PARLEY_TLS or PARLEY_TLS_CERT_FILE with PARLEY_TLS_KEY_FILE, not both" });
+  for (const [name, other] of [["PARLEY_TLS_CERT_FILE", "PARLEY_TLS_KEY_FILE"], ["PARLEY_TLS_KEY_FILE", "PARLEY_TLS_CERT_FILE"]] as const) {
+    if (e[name] === undefined && e[other] !== undefined) ctx.addIssue({ code: "custom", path: [name], message: `required with ${other}` });
+  }
 });
 
 export type Config = Readonly<{
@@ -98,6 +108,8 @@ export type Config = Readonly<{
   secret?: string;
   /** GET /metrics answers, and requests are counted, only when this is on (decision 086). */
   metrics: boolean;
+  /** HTTPS served by this process (decision 104): the operator's certificate files, a self-signed certificate made in the data dir, or none (plain HTTP). */
+  tls: { mode: "files"; certFile: string; keyFile: string } | { mode: "auto" } | null;
 }>;
 
 export class ConfigError extends Error {}
@@ -110,12 +122,14 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     throw new ConfigError(`Invalid configuration:\n${lines.join("\n")}`);
   }
   const e = parsed.data;
+  const tls: Config["tls"] =
+    e.PARLEY_TLS_CERT_FILE && e.PARLEY_TLS_KEY_FILE ? { mode: "files", certFile: e.PARLEY_TLS_CERT_FILE, keyFile: e.PARLEY_TLS_KEY_FILE } : e.PARLEY_TLS === "auto" ? { mode: "auto" } : null;
   return Object.freeze({
     port: e.PARLEY_PORT,
     host: e.PARLEY_HOST,
     dataDir: e.PARLEY_DATA_DIR,
     modelsDir: e.PARLEY_MODELS_DIR,
-    publicUrl: (e.PARLEY_PUBLIC_URL ?? `http://127.0.0.1:${e.PARLEY_PORT}`).replace(/\/$/, ""),
+    publicUrl: (e.PARLEY_PUBLIC_URL ?? `${tls ? "https" : "http"}://127.0.0.1:${e.PARLEY_PORT}`).replace(/\/$/, ""),
     logLevel: e.PARLEY_LOG_LEVEL,
     rateLimit: { perSecond: e.PARLEY_RATE_LIMIT_PER_SECOND, perMinute: e.PARLEY_RATE_LIMIT_PER_MINUTE },
     webhooks: {
@@ -162,5 +176,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     processing: { minSeconds: e.PARLEY_PROCESSING_MIN_SECONDS, timeFactor: e.PARLEY_PROCESSING_TIME_FACTOR },
     secret: e.PARLEY_SECRET,
     metrics: e.PARLEY_METRICS,
+    tls,
   });
 }

@@ -6,17 +6,19 @@ import { type DataDirLock, lockDataDir } from "./data-dir/lock";
 import { keepDataPrivate } from "./data-dir/private";
 import { checkpointInBackground } from "./db/checkpointer";
 import type { Deps } from "./deps";
-import { drainRequests } from "./http/drain";
+import { listenWithCertificate } from "./http/listener";
 import { releaseAbandonedIdempotencyClaims } from "./http/idempotency";
 import { startScheduler } from "./jobs/scheduler";
 import { checkSearchIndex } from "./modules/search/indexer";
 import { StartupError } from "./startup-error";
+import { CertificateError } from "./tls/certificate";
+import { certificateSource, plainHttpWarning } from "./tls/certificate-source";
 
-/** Listens on the configured port, or throws StartupError when something else has it. */
+/** Listens on the configured port (over HTTPS when configured), or throws StartupError when something else has it or the certificate cannot be served. */
 function listen(deps: Deps) {
   const { config } = deps;
   try {
-    return createApp(deps).listen({
+    return listenWithCertificate(createApp(deps), {
       port: config.port,
       hostname: config.host,
       maxRequestBodySize: config.uploads.maxBytes + 1024 * 1024,
@@ -25,8 +27,9 @@ function listen(deps: Deps) {
       // Elysia turns SO_REUSEPORT on, and the kernel would then split requests between two
       // servers on one port, maybe on two databases: a port in use must stop this one instead.
       reusePort: false,
-    });
+    }, certificateSource(config, () => deps.clock.now(), deps.log), deps.log);
   } catch (err) {
+    if (err instanceof CertificateError) throw new StartupError(`TLS: ${err.message}`);
     if ((err as { code?: string }).code !== "EADDRINUSE") throw err;
     throw new StartupError(`port ${config.port} on ${config.host} is in use (another parley serve, or another program); stop it or set PARLEY_PORT.`);
   }
@@ -40,7 +43,7 @@ function boot(config: Config, lock: DataDirLock) {
     const tasks = registerBackgroundWork(deps);
     releaseAbandonedIdempotencyClaims(deps.db);
     // Before any job starts: a server that cannot listen leaves the queue as it found it.
-    return { deps, tasks, app: listen(deps) };
+    return { deps, tasks, listener: listen(deps) };
   } catch (err) {
     if (deps) closeDeps(deps);
     lock.release();
@@ -55,18 +58,23 @@ function boot(config: Config, lock: DataDirLock) {
 export async function serve(config: Config): Promise<{ url: string; stop(): Promise<void> }> {
   keepDataPrivate(config.dataDir);
   const lock = lockDataDir(config.dataDir, new Date());
-  const { deps, tasks, app } = boot(config, lock);
+  const { deps, tasks, listener } = boot(config, lock);
   const { log, queue } = deps;
-  const server = app.server!;
   const checkpointer = checkpointInBackground(deps, databasePath(config), log);
   queue.start();
   // The embedder's dimension against the vector index, once at start (issue 6). Not awaited:
   // a mismatch queues a background re-index, and no failure here may stop the server booting.
   void checkSearchIndex(deps).catch((err) => log.error("search index check at start failed", { error: String((err as Error)?.stack ?? err) }));
   const scheduler = startScheduler(tasks, log);
-  const url = `http://${config.host}:${server.port}`;
+  const url = listener.url;
   lock.listening(url);
-  log.info("parley listening", { url, data_dir: config.dataDir, models_dir: config.modelsDir });
+  const cert = listener.certificate();
+  const tls = cert ? { tls: config.tls?.mode, fingerprint_sha256: cert.fingerprint256, spki_sha256: cert.spkiSha256, valid_to: cert.validTo.toISOString() } : { tls: "off" };
+  log.info("parley listening", { url, data_dir: config.dataDir, models_dir: config.modelsDir, ...tls });
+  const exposed = plainHttpWarning(config);
+  if (exposed) log.warn(exposed);
+  const reloadCertificate = () => listener.reload("SIGHUP");
+  if (cert) process.on("SIGHUP", reloadCertificate);
 
   let stopping: Promise<void> | null = null;
   const stop = () =>
@@ -74,8 +82,9 @@ export async function serve(config: Config): Promise<{ url: string; stop(): Prom
       const graceMs = config.shutdownGraceSeconds * 1000;
       log.info("parley stopping", { grace_seconds: config.shutdownGraceSeconds });
       scheduler.stop();
+      process.off("SIGHUP", reloadCertificate);
       // Requests, jobs and webhook attempts all at once, so the whole stop takes the grace period at most.
-      await Promise.all([drainRequests(server, graceMs, log), stopDeps(deps, graceMs)]);
+      await Promise.all([listener.drain(graceMs), stopDeps(deps, graceMs)]);
       checkpointer.stop();
       closeDeps(deps);
       lock.release();

@@ -1,5 +1,6 @@
 import { existsSync } from "node:fs";
 import { parseFlags } from "./args";
+import { tlsChecks } from "./doctor-tls";
 import type { Config } from "../config";
 import { createEngines, type Engines } from "../engines";
 import { detectGpus } from "../engines/gpu";
@@ -19,7 +20,8 @@ import { modelStatus, verifyModels } from "../model-files/install";
 import { readInstalled } from "../model-files/installed";
 import { defaultManifest, type Manifest } from "../model-files/manifest";
 
-export type Check = { check: string; ok: boolean; detail: string };
+/** One verdict; `warning` (printed "warn") is worth acting on but does not fail the run. */
+export type Check = { check: string; ok: boolean; warning?: boolean; detail: string };
 type ModelState = ReturnType<typeof modelStatus> | "unknown";
 
 const MB = 1024 * 1024;
@@ -91,7 +93,7 @@ function dataDirPermissionsCheck(dataDir: string): Check {
 }
 
 /**
- * What `parley doctor` reports: the data dir's permissions, ffmpeg, GPUs seen, one verdict
+ * What `parley doctor` reports: the data dir's permissions, TLS (fingerprints to pin), ffmpeg, GPUs seen, one verdict
  * per engine (its model installed and loaded for real, on the backend it really uses), Ask's
  * provider in agreement with the engine it needs, model checksums with --verify, free space.
  */
@@ -114,6 +116,7 @@ export async function diagnose(config: Config, options: { verify?: boolean; engi
   };
 
   checks.push(dataDirPermissionsCheck(config.dataDir));
+  checks.push(...tlsChecks(config, new Date()));
   // The built-in decoders have no binary to run (decision 091).
   if (engines.audio instanceof WasmAudioDecoder) checks.push({ check: "audio decoder", ok: true, detail: `${engines.audio.binary}; no ffmpeg 5.1 or newer on the PATH` });
   else checks.push(await ffmpegCheck(engines.audio.binary));
@@ -153,6 +156,6 @@ export async function doctorCommand(config: Config, args: string[]): Promise<voi
   const { values } = parseFlags(args, { json: { type: "boolean" }, verify: { type: "boolean" } });
   const checks = await diagnose(config, { verify: Boolean(values.verify) });
   if (values.json) console.log(JSON.stringify(checks));
-  else for (const c of checks) console.log(`${c.ok ? "ok  " : "FAIL"}  ${c.check.padEnd(20)} ${c.detail}`);
+  else for (const c of checks) console.log(`${c.ok ? (c.warning ? "warn" : "ok  ") : "FAIL"}  ${c.check.padEnd(20)} ${c.detail}`);
   if (checks.some((c) => !c.ok)) process.exitCode = 1;
 }

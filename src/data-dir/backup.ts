@@ -1,12 +1,13 @@
 import { Database } from "bun:sqlite";
 import { existsSync, readdirSync } from "node:fs";
 import { mkdir, rename, rm, stat, writeFile } from "node:fs/promises";
-import { basename, dirname, join, resolve } from "node:path";
+import { basename, dirname, join, relative, resolve } from "node:path";
 import type { Config } from "../config";
 import { openDatabase } from "../db/open";
 import { PARLEY_VERSION } from "../version";
 import { type BackupFile, BackupError, type BackupManifest, copyHashed, hashFile, MANIFEST } from "./backup-files";
 import { syncPath } from "../storage/fsync";
+import { autoCertificatePaths } from "../tls/auto-certificate";
 
 /** Rounds of snapshot-then-copy before objects still missing are taken as really missing. */
 const MAX_ROUNDS = 5;
@@ -119,6 +120,12 @@ async function writeBackup(config: Config, dbPath: string, staging: string, now:
       files.push({ path: "secret.key", ...key });
       secret = "file";
     }
+  }
+  // PARLEY_TLS=auto's key and certificate: an appliance restored on new hardware keeps the fingerprint its devices pin.
+  const tls = autoCertificatePaths(config.dataDir);
+  for (const path of [tls.key, tls.cert].map((p) => relative(config.dataDir, p))) {
+    const file = await copyHashed(join(config.dataDir, path), join(staging, path));
+    if (file) files.push({ path, ...file });
   }
   files.push(...[...copied.values()].sort((a, b) => a.path.localeCompare(b.path)));
   const manifest: BackupManifest = {

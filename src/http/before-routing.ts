@@ -1,26 +1,33 @@
 import type { Server } from "bun";
 import { Elysia } from "elysia";
 import type { Clock } from "../clock";
+import type { Config } from "../config";
 import type { CredentialCache } from "./credentials";
 import { countRequest, type RateLimiter } from "./rate-limit";
 import { stampRequestId } from "./request-id";
 import { applyVersioning } from "./versioning";
 
+/** A year; no includeSubDomains: the appliance speaks for its own host only. */
+const HSTS = "max-age=31536000";
+
 /**
  * The one global onRequest hook, before routing and body parsing: the request id first
- * (so any error body names it), then the rate limit, then Parley-Version. One hook rather
+ * (so any error body names it), then the rate limit, then Parley-Version, and under TLS
+ * Strict-Transport-Security (browsers heed it only from a certificate they trust). One hook rather
  * than a plugin each (decision 008): Elysia calls every global hook on every request, and
  * a hook that reads `server` from the context makes every route define it per request, so
  * the server is passed in here instead.
  *
  * @example new Elysia().use(beforeRouting(deps, () => app.server))
  */
-export function beforeRouting(deps: { credentials: CredentialCache; clock: Clock; rateLimiter: RateLimiter }, server: () => Server<unknown> | null) {
+export function beforeRouting(deps: { credentials: CredentialCache; clock: Clock; rateLimiter: RateLimiter; config: Pick<Config, "tls"> }, server: () => Server<unknown> | null) {
+  const hsts = deps.config.tls !== null;
   return new Elysia({ name: "parley.before-routing" })
     .onRequest(({ request, set }) => {
       stampRequestId(set.headers);
       countRequest(deps, request, set.headers, () => server()?.requestIP(request)?.address ?? "local");
       applyVersioning(request, set.headers);
+      if (hsts) set.headers["strict-transport-security"] = HSTS;
     })
     .as("global");
 }

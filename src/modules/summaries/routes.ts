@@ -30,12 +30,12 @@ export function summariesRoutes(deps: Deps) {
         },
       },
     )
-    .get("/summaries", ({ principal, query }) => listSummaries(db, authorize(principal, "summaries:read"), query), {
+    .get("/summaries", ({ principal, query }) => listSummaries(deps, authorize(principal, "summaries:read"), query), {
       query: listSummariesQuery,
       response: { 200: pageOf(summarySchema) },
       detail: { summary: "List summaries", description: "Scope summaries:read. Filter by transcription_id; newest first." },
     })
-    .get("/summaries/:id", ({ principal, params }) => getSummary(db, authorize(principal, "summaries:read"), params.id), {
+    .get("/summaries/:id", ({ principal, params }) => getSummary(deps, authorize(principal, "summaries:read"), params.id), {
       params: idParam,
       response: { 200: summarySchema },
       detail: { summary: "Get a summary", description: "Scope summaries:read. Poll status, or wait for the summary.* events." },

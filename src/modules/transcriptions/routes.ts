@@ -30,12 +30,12 @@ export function transcriptionsRoutes(deps: Deps) {
         },
       },
     )
-    .get("/transcriptions", ({ principal, query }) => listTranscriptions(db, authorize(principal, "transcriptions:read"), query), {
+    .get("/transcriptions", ({ principal, query }) => listTranscriptions(deps, authorize(principal, "transcriptions:read"), query), {
       query: listTranscriptionsQuery,
       response: { 200: pageOf(transcriptionSchema) },
       detail: { summary: "List transcriptions", description: "Scope transcriptions:read. Filter by recording_id; newest first." },
     })
-    .get("/transcriptions/:id", ({ principal, params }) => getTranscription(db, authorize(principal, "transcriptions:read"), params.id), {
+    .get("/transcriptions/:id", ({ principal, params }) => getTranscription(deps, authorize(principal, "transcriptions:read"), params.id), {
       params: idParam,
       response: { 200: transcriptionSchema },
       detail: { summary: "Get a transcription", description: "Scope transcriptions:read. Poll status, or wait for the transcription.* events." },

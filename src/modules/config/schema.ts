@@ -28,6 +28,13 @@ export const languageTag = z
   .refine((tag) => whisperLanguage(tag) !== null, "must be a language Whisper can transcribe, such as en, de or pt-BR");
 
 /**
+ * Days a recording's content is kept (decision 103): a whole number of days, or "keep", which
+ * a nearer level uses to undo a limit set farther up. The effective value is null for keep.
+ */
+const retentionDays = z.union([z.literal("keep"), z.int().min(1).max(36_500)]);
+type RetentionDays = z.infer<typeof retentionDays>;
+
+/**
  * The overrides one level sets (decisions.md "Configuration"). Absent or null means "not
  * set here, inherit"; language "auto" sets automatic detection explicitly, which a
  * nearer level needs to undo a language chosen farther up.
@@ -38,6 +45,8 @@ export const configBody = z.strictObject({
   summary_template: z.enum(TEMPLATES).nullish(),
   language: z.union([z.literal("auto"), languageTag]).nullish(),
   ask_provider: z.enum(ASK_PROVIDERS).nullish(),
+  retention_audio_days: retentionDays.nullish(),
+  retention_transcript_days: retentionDays.nullish(),
   settings: settingsOverrides.nullish(),
 });
 export type ConfigBody = z.infer<typeof configBody>;
@@ -49,6 +58,8 @@ export type ConfigOverrides = {
   summary_template?: TemplateName;
   language?: string;
   ask_provider?: (typeof ASK_PROVIDERS)[number];
+  retention_audio_days?: RetentionDays;
+  retention_transcript_days?: RetentionDays;
   settings?: z.infer<typeof settingsOverrides>;
 };
 
@@ -61,6 +72,10 @@ export const resolvedConfigSchema = z.object({
   language: z.string().nullable(),
   /** null: the server default provider */
   ask_provider: z.string().nullable(),
+  /** null: kept until deleted */
+  retention_audio_days: z.int().nullable(),
+  /** null: kept until deleted */
+  retention_transcript_days: z.int().nullable(),
   settings: deviceSettingsSchema,
 });
 export type ResolvedConfig = z.infer<typeof resolvedConfigSchema>;
@@ -76,6 +91,8 @@ export const configLevelViewSchema = z
       summary_template: z.enum(TEMPLATES).nullable(),
       language: z.string().nullable(),
       ask_provider: z.enum(ASK_PROVIDERS).nullable(),
+      retention_audio_days: retentionDays.nullable(),
+      retention_transcript_days: retentionDays.nullable(),
       settings: settingsOverrides,
     }),
     effective: resolvedConfigSchema,

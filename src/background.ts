@@ -9,6 +9,7 @@ import { registerDeviceRuntimeWork } from "./modules/heartbeats/background";
 import { registerSummaryJobs } from "./modules/summaries/job";
 import { registerTranscriptionJobs } from "./modules/transcriptions/job";
 import { registerRecordingWork } from "./modules/recordings/background";
+import { registerRetentionWork } from "./modules/retention/service";
 import { registerSearchWork } from "./modules/search/indexer";
 import { registerWebhookWork } from "./modules/webhooks/background";
 
@@ -30,6 +31,7 @@ export function registerBackgroundWork(deps: Deps): PeriodicTask[] {
     ...registerSearchWork(deps),
     ...registerWebhookWork(deps),
     ...registerDeviceRuntimeWork(deps),
+    ...registerRetentionWork(deps),
   ];
   return tasks;
 }

@@ -18,10 +18,12 @@ import { RateLimiter } from "./http/rate-limit";
 import { JobQueue } from "./jobs/queue";
 import { createLogger, type Logger } from "./log";
 import { registerAskCascades } from "./modules/ask/service";
+import { ChainedAuditTrail } from "./modules/audit/service";
 import { registerCommandCascades } from "./modules/commands/service";
 import { deviceSource, registerDeviceCascades } from "./modules/devices/service";
 import { registerFirmwareCascades } from "./modules/firmware/ota";
 import { GrantKeys } from "./modules/grants/signing";
+import { registerLegalHoldCascades } from "./modules/legal-holds/service";
 import { ensureDefaultOrganization } from "./modules/projects/service";
 import { UploadSlots } from "./modules/recordings/upload-receive";
 import { DocumentCounts } from "./modules/search/service";
@@ -47,6 +49,7 @@ export function buildDeps(config: Config, options: { clock?: Clock; log?: Logger
   ensureDefaultOrganization(db, clock.now());
   const dns = options.dns ?? systemResolver;
   const serverSecret = loadServerSecret(config.dataDir, config.secret);
+  const groupCommit = new GroupCommitter(db);
   const deps: Deps = {
     db,
     config,
@@ -59,7 +62,7 @@ export function buildDeps(config: Config, options: { clock?: Clock; log?: Logger
     storage: createStorage(config),
     serverSecret,
     events: new EventBus(),
-    groupCommit: new GroupCommitter(db),
+    groupCommit,
     wal: new Wal(db),
     webhooks: new WebhookDispatcher({ db, config, clock, dns, log, serverSecret }),
     credentials: new CredentialCache(db),
@@ -69,6 +72,7 @@ export function buildDeps(config: Config, options: { clock?: Clock; log?: Logger
     metrics: new Metrics(),
     cascades: new Cascades(),
     deviceSource,
+    audit: new ChainedAuditTrail(db, groupCommit, clock),
   };
   registerCascades(deps);
   return deps;
@@ -84,6 +88,7 @@ function registerCascades(deps: Deps): void {
   registerCommandCascades(deps);
   registerDeviceCascades(deps);
   registerFirmwareCascades(deps);
+  registerLegalHoldCascades(deps);
 }
 
 /**

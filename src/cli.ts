@@ -9,6 +9,7 @@ import { modelsCommand } from "./cli/models";
 import { doctorCommand } from "./cli/doctor";
 import { backupCommand, restoreCommand } from "./cli/backup";
 import { PARLEY_VERSION } from "./version";
+import { auditCommand } from "./modules/audit/cli";
 import { configCommand } from "./modules/config/cli";
 import { firmwareCommand } from "./modules/firmware/cli";
 import { keysCommand } from "./modules/keys/cli";
@@ -26,6 +27,7 @@ const COMMANDS: Record<string, Command> = {
   org: orgCommand,
   config: configCommand,
   firmware: firmwareCommand,
+  audit: auditCommand,
 };
 
 /** Commands that need no database (they talk to a server, or only to files). */
@@ -51,6 +53,7 @@ usage: parley [serve]                 start the appliance (default)
        parley restore PATH [--force]  a backup into PARLEY_DATA_DIR (the server stopped)
        parley --version               the version of this parley
        parley firmware add|publish|list  organization firmware releases for OTA
+       parley audit verify           checks the audit log's hash chain (exit 1 naming the first bad row)
        parley simulate --devices N --api-key KEY  simulated wearables against a running server
        parley demo [--devices N]     the appliance plus simulated wearables, for an offline demo
 

@@ -8,7 +8,7 @@ import type { Tenant } from "../tenancy";
  */
 export type CascadeEvents = {
   /** Recordings: a recording is being deleted; its content's copies elsewhere go (decision 078). */
-  recordingErased: { tenant: Tenant; recording: { id: string; created_at: string }; now: Date };
+  recordingErased: { tenant: Tenant; recording: { id: string; created_at: string; end_user_id: string | null; device_id: string | null }; now: Date };
   /** Devices: a device's binding ends (unbind, end-user deletion, device deletion, an executed factory reset). */
   bindingEnded: { tenant: Tenant; deviceId: string; now: Date };
   /** Devices: a device is being deleted (after its binding ended). */

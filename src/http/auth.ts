@@ -1,6 +1,7 @@
 import { Elysia } from "elysia";
 import type { Clock } from "../clock";
 import { ApiError } from "./errors";
+import { requestIdOf } from "./request-id";
 import { bearerToken, type CredentialCache, type CredentialKind, type CredentialRow, type Mode, type Tenant } from "./credentials";
 import type { Scope } from "./scopes";
 
@@ -15,7 +16,12 @@ export type Principal = Readonly<Tenant> & {
   readonly deviceId: string | null;
   readonly recordingId: string | null;
   readonly commandId: string | null;
+  /** The request this principal acts in (for the audit log); absent outside a request (CLI, jobs). */
+  readonly origin?: RequestOrigin;
 };
+
+/** Where a request came from: its req_ id and the client's address, as the audit log records them. */
+export type RequestOrigin = { readonly requestId: string | null; readonly clientAddress: string | null };
 
 // Cached credential rows are the same object from request to request (credentials.ts), so
 // their Principal is built once. Principals are never mutated. Keyed by the row, which
@@ -50,10 +56,14 @@ function toPrincipal(row: CredentialRow): Principal {
 export function authentication(deps: { credentials: CredentialCache; clock: Clock }) {
   // Unnamed on purpose: each module mounts its own copy, and a named plugin would be deduplicated away.
   return new Elysia()
-    .derive({ as: "scoped" }, ({ request }) => {
+    .derive({ as: "scoped" }, ({ request, set, server }) => {
       // Usually already looked up by the rate limiter; the header is read again only to say what is wrong.
       const row = deps.credentials.ofRequest(request, deps.clock.now());
-      if (row) return { principal: principalOf(row) };
+      if (row) {
+        // The cached Principal is shared; this request's copy adds where it came from (one small object a request).
+        const origin: RequestOrigin = { requestId: requestIdOf(set) ?? null, clientAddress: server?.requestIP(request)?.address ?? null };
+        return { principal: { ...principalOf(row), origin } as Principal };
+      }
       if (!request.headers.has("authorization")) throw new ApiError("unauthorized", "No credential given: send Authorization: Bearer <key>.");
       if (!bearerToken(request)) throw new ApiError("unauthorized", "The Authorization header must be of the form 'Bearer <key>'.");
       throw new ApiError("unauthorized", "The credential is invalid, expired or revoked.");

@@ -20,6 +20,7 @@ export const ERROR_STATUS = {
   upload_integrity_failed: 409,
   encrypted_upload_v2_staging_missing: 409,
   transcription_not_ready: 409,
+  legal_hold_active: 409,
   payload_too_large: 413,
   transcript_too_large: 413,
   range_not_satisfiable: 416,

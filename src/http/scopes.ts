@@ -21,6 +21,9 @@ export const SCOPES = [
   "config:read",
   "config:write",
   "firmware:read",
+  "audit:read",
+  "legal_holds:read",
+  "legal_holds:write",
 ] as const;
 
 export type Scope = (typeof SCOPES)[number];

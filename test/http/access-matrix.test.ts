@@ -62,6 +62,8 @@ const REQUESTS: Record<string, () => { body?: unknown; query?: string }> = {
   "GET /v1/ask/sessions": () => ({ query: `end_user_id=${own.endUser}` }),
   "POST /v1/ask/sessions/:id/messages": () => ({ body: { content: "What was said?" } }),
   "POST /v1/webhooks": () => ({ body: { url: "https://hooks.example.com/intruder", events: ["recording.created"] } }),
+  "GET /v1/audit-events": () => ({ query: `resource_id=${own.recording}` }),
+  "POST /v1/legal-holds": () => ({ body: { matter: "Intruder v. Owner", recording_id: own.recording } }),
 };
 
 /** Which owner object a path parameter names: the resource the segment before it is. */
@@ -78,6 +80,7 @@ function fillPath(path: string): string {
     commands: "command",
     ota: "ota",
     deliveries: "delivery",
+    "legal-holds": "legalHold",
   };
   const parts = path.split("/");
   return parts
@@ -142,6 +145,7 @@ beforeAll(async () => {
   own.transcription = (await call("POST", "/v1/transcriptions", { recording_id: own.recording })).id;
   await t.deps.queue.drain();
   own.summary = (await call("GET", `/v1/summaries?transcription_id=${own.transcription}`)).data[0].id;
+  own.legalHold = (await call("POST", "/v1/legal-holds", { matter: "Owner's matter", end_user_id: someoneElse })).id;
   own.session = (await call("POST", "/v1/ask/sessions", { scope: { type: "recording", recording_id: own.recording }, title: "Owner's private chat" })).id;
   marker.sessionTitle = "Owner's private chat";
 

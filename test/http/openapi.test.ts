@@ -187,6 +187,15 @@ describe("every operation answers a documented success", () => {
     await expectStatus(204, "DELETE", `/v1/recordings/${rec.id}`, { key });
   });
 
+  test("legal holds and the audit log", async () => {
+    const user = await expectStatus(201, "POST", "/v1/end-users", { key, body: { name: "Held" } });
+    const hold = await expectStatus(201, "POST", "/v1/legal-holds", { key, body: { matter: "Contract test", end_user_id: user.id, note: "keep" } });
+    await expectStatus(200, "GET", "/v1/legal-holds?status=active", { key });
+    await expectStatus(200, "GET", `/v1/legal-holds/${hold.id}`, { key });
+    await expectStatus(200, "POST", `/v1/legal-holds/${hold.id}/release`, { key });
+    await expectStatus(200, "GET", `/v1/audit-events?resource_id=${hold.id}`, { key });
+  });
+
   test("webhooks and their deliveries", async () => {
     // Port 9 refuses at once: the retry below has somewhere to fail, not to wait.
     const hook = await expectStatus(201, "POST", "/v1/webhooks", { key, body: { url: "https://127.0.0.1:9/parley", events: ["*"] } });

@@ -30,7 +30,7 @@ import {
   turnsDrawingOn,
 } from "./store";
 
-type AskDeps = Pick<Deps, "db" | "clock" | "config" | "engines" | "log" | "searchCounts">;
+type AskDeps = Pick<Deps, "db" | "clock" | "config" | "engines" | "log" | "searchCounts" | "audit">;
 
 /** Passages retrieved per turn for library and selected scopes. */
 const RETRIEVED_PASSAGES = 8;
@@ -106,18 +106,19 @@ export async function createSession(deps: AskDeps, principal: Principal, body: C
 }
 
 /** What the model reads for this session's scope: the whole transcript, or retrieved passages. */
-async function gatherPassages(deps: AskDeps, tenant: Tenant, session: AskSession, query: string): Promise<{ passages: Passage[]; sources: SearchResult[] }> {
+async function gatherPassages(deps: AskDeps, tenant: Tenant, session: AskSession, query: string): Promise<{ passages: Passage[]; sources: SearchResult[]; read: string[] }> {
   if (session.scope.type === "recording") {
     const recordingId = session.scope.recording_ids[0]!;
     if (!findRecording(deps.db, tenant, recordingId)) throw new ApiError("resource_not_found", `The session's recording ${recordingId} was deleted.`);
     const transcription = latestCompletedTranscription(deps.db, tenant, recordingId);
     if (!transcription) throw new ApiError("transcription_not_ready", `Recording ${recordingId} has no completed transcription yet.`);
     const chunks = chunkSegments(transcription.segments, { ...DEFAULT_CHUNKING, overlap: false });
-    return { passages: chunks.map((c, i) => ({ n: i + 1, recordingId, startMs: c.startMs, endMs: c.endMs, speaker: c.speaker, text: c.text })), sources: [] };
+    const passages = chunks.map((c, i) => ({ n: i + 1, recordingId, startMs: c.startMs, endMs: c.endMs, speaker: c.speaker, text: c.text }));
+    return { passages, sources: [], read: [recordingId, transcription.id] };
   }
   const filter = { ...tenant, endUserId: session.end_user_id!, recordingIds: session.scope.type === "selected" ? session.scope.recording_ids : undefined };
   const sources = await retrieveChunks(deps, filter, query, RETRIEVED_PASSAGES);
-  return { passages: sources.map((s, i) => ({ n: i + 1, recordingId: s.recording_id, startMs: s.start_ms, endMs: s.end_ms, speaker: s.speaker, text: s.chunk_text })), sources };
+  return { passages: sources.map((s, i) => ({ n: i + 1, recordingId: s.recording_id, startMs: s.start_ms, endMs: s.end_ms, speaker: s.speaker, text: s.chunk_text })), sources, read: [] };
 }
 
 /** Earlier turns as chat messages; a question left unanswered by a failed turn is skipped. */
@@ -130,7 +131,7 @@ async function askInSession(deps: AskDeps, principal: Principal, session: AskSes
   const earlier = conversation(deps.db, principal, session.id);
   // A follow-up ("and when was that?") retrieves better with the previous question beside it.
   const previousQuestion = [...earlier].reverse().find((m) => m.role === "user")?.content ?? "";
-  const { passages, sources } = await gatherPassages(deps, principal, session, `${body.content} ${previousQuestion}`.trim());
+  const { passages, sources, read: wholeTranscript } = await gatherPassages(deps, principal, session, `${body.content} ${previousQuestion}`.trim());
   // Refusals (413, an unconfigured provider) store nothing; a model that fails even to count
   // tokens is a model failure like any other, reported after the question is stored.
   let turn: PreparedTurn | ApiError;
@@ -157,6 +158,14 @@ async function askInSession(deps: AskDeps, principal: Principal, session: AskSes
   };
   if (!appendMessage(deps.db, principal, question, [])) throw sessionGone(session.id);
 
+  // Only what the model reads: prepareTurn may have dropped passages to fit its window (source i is passage i + 1).
+  const read = new Set(turn instanceof ApiError ? [] : turn.passages.map((p) => p.n));
+  const given = sources.filter((_, i) => read.has(i + 1));
+  if (!(turn instanceof ApiError)) {
+    // Audited before the model runs: a remote provider has the passages from then on, whatever it answers.
+    await deps.audit.access(principal, "ask.context.read", [session.id, ...wholeTranscript, ...given.flatMap((s) => [s.chunk_id, s.recording_id])]);
+  }
+
   let answer: Awaited<ReturnType<typeof runTurn>>;
   try {
     if (turn instanceof ApiError) throw turn;
@@ -170,9 +179,6 @@ async function askInSession(deps: AskDeps, principal: Principal, session: AskSes
     }
     throw err;
   }
-  // Only what the model read: prepareTurn may have dropped passages to fit its window (source i is passage i + 1).
-  const read = new Set(turn.passages.map((p) => p.n));
-  const given = sources.filter((_, i) => read.has(i + 1));
   const parts = toParts(answer.text, turn.passages);
   const answered = deps.clock.now().toISOString();
   const message: AskMessage = {
@@ -202,12 +208,18 @@ export function listSessions(deps: Pick<Deps, "db">, principal: Principal, query
   return listSessionRows(deps.db, principal, endUserId, { limit: query.limit, cursor: query.cursor });
 }
 
-export function deleteSession(deps: Pick<Deps, "db">, principal: Principal, id: string): void {
-  deleteSessionRow(deps.db, principal, getSession(deps, principal, id).id);
+export function deleteSession(deps: Pick<Deps, "db" | "audit">, principal: Principal, id: string): void {
+  deps.db.transaction(() => {
+    deleteSessionRow(deps.db, principal, getSession(deps, principal, id).id);
+    deps.audit.record(principal, principal, "ask_session.delete", [id]);
+  })();
 }
 
-export function listMessages(deps: Pick<Deps, "db">, principal: Principal, id: string, page: { limit: number; cursor?: string }): Page<AskMessage> {
-  return listMessageRows(deps.db, principal, getSession(deps, principal, id).id, page);
+/** A session's messages: questions and answers quote transcripts, so the read is audited. */
+export async function listMessages(deps: Pick<Deps, "db" | "audit">, principal: Principal, id: string, page: { limit: number; cursor?: string }): Promise<Page<AskMessage>> {
+  const messages = listMessageRows(deps.db, principal, getSession(deps, principal, id).id, page);
+  if (messages.data.length > 0) await deps.audit.access(principal, "ask.messages.read", [id, ...messages.data.map((m) => m.id)]);
+  return messages;
 }
 
 /**

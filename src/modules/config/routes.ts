@@ -16,7 +16,7 @@ export function configRoutes(deps: Deps) {
   const write = (principal: Principal, target: ConfigTarget, body: Parameters<typeof toOverrides>[0] | null) => {
     const p = authorize(principal, "config:write");
     authorizeConfigTarget(deps, p, target, true);
-    return writeConfigLevel(deps, p, target, body && toOverrides(body), clock.now());
+    return writeConfigLevel(deps, p, target, body && toOverrides(body), clock.now(), p);
   };
   const response = { 200: configLevelViewSchema };
   return new Elysia({ name: "parley.config", detail: { tags: ["Configuration"] } })

@@ -28,6 +28,13 @@ export const languageTag = z
   .refine((tag) => whisperLanguage(tag) !== null, "must be a language Whisper can transcribe, such as en, de or pt-BR");
 
 /**
+ * Days a recording's content is kept (decision 103): a whole number of days, or "keep", which
+ * a nearer level uses to undo a limit set farther up. The effective value is null for keep.
+ */
+const retentionDays = z.union([z.literal("keep"), z.int().min(1).max(36_500)]);
+type RetentionDays = z.infer<typeof retentionDays>;
+
+/**
  * The overrides one level sets (decisions.md "Configuration"). Absent or null means "not
  * set here, inherit"; language "auto" sets automatic detection explicitly, which a
  * nearer level needs to undo a language chosen farther up.
@@ -39,6 +46,8 @@ export const configBody = z.strictObject({
   language: z.union([z.literal("auto"), languageTag]).nullish(),
   ask_provider: z.enum(ASK_PROVIDERS).nullish(),
   redact_webhook_payloads: z.boolean().nullish(),
+  retention_audio_days: retentionDays.nullish(),
+  retention_transcript_days: retentionDays.nullish(),
   settings: settingsOverrides.nullish(),
 });
 export type ConfigBody = z.infer<typeof configBody>;
@@ -51,6 +60,8 @@ export type ConfigOverrides = {
   language?: string;
   ask_provider?: (typeof ASK_PROVIDERS)[number];
   redact_webhook_payloads?: boolean;
+  retention_audio_days?: RetentionDays;
+  retention_transcript_days?: RetentionDays;
   settings?: z.infer<typeof settingsOverrides>;
 };
 
@@ -65,6 +76,10 @@ export const resolvedConfigSchema = z.object({
   ask_provider: z.string().nullable(),
   /** Webhook bodies carry transcripts and summaries with identifiers replaced (decision 106). */
   redact_webhook_payloads: z.boolean(),
+  /** null: kept until deleted */
+  retention_audio_days: z.int().nullable(),
+  /** null: kept until deleted */
+  retention_transcript_days: z.int().nullable(),
   settings: deviceSettingsSchema,
 });
 export type ResolvedConfig = z.infer<typeof resolvedConfigSchema>;
@@ -81,6 +96,8 @@ export const configLevelViewSchema = z
       language: z.string().nullable(),
       ask_provider: z.enum(ASK_PROVIDERS).nullable(),
       redact_webhook_payloads: z.boolean().nullable(),
+      retention_audio_days: retentionDays.nullable(),
+      retention_transcript_days: retentionDays.nullable(),
       settings: settingsOverrides,
     }),
     effective: resolvedConfigSchema,

@@ -4,6 +4,7 @@ import { ownedBy, ownerOfDevice, requireUnconfined, visible } from "../../http/a
 import type { Principal } from "../../http/auth";
 import type { Tenant } from "../../tenancy";
 import { ApiError } from "../../http/errors";
+import { type Actor, actorOf, operatorActor, recordAudit } from "../audit/service";
 import { findEndUser } from "../end-users/service";
 import { resolveSettings } from "./device-settings";
 import type { ConfiguredDevice } from "./device-source";
@@ -27,9 +28,12 @@ export type ConfigDeps = Pick<Deps, "db" | "deviceSource">;
 
 const DEFAULTS = { auto_transcribe: true, auto_summarize: true, summary_template: "general", language: null, ask_provider: null, redact_webhook_payloads: false } as const;
 
+/** A retention setting's effective value: "keep" and unset both keep forever (null). */
+const days = (value: number | "keep" | undefined): number | null => (typeof value === "number" ? value : null);
+
 /** Merges levels farthest first: the nearest level that sets a key wins; settings merge deeply. */
 function mergeLevels(levels: (ConfigOverrides | undefined)[]): ResolvedConfig {
-  const pick = <K extends "auto_transcribe" | "auto_summarize" | "summary_template" | "language" | "ask_provider" | "redact_webhook_payloads">(key: K) =>
+  const pick = <K extends Exclude<keyof ConfigOverrides, "settings">>(key: K) =>
     levels.reduce<ConfigOverrides[K] | undefined>((acc, level) => (level?.[key] !== undefined ? level[key] : acc), undefined);
   const language = pick("language");
   return {
@@ -39,6 +43,8 @@ function mergeLevels(levels: (ConfigOverrides | undefined)[]): ResolvedConfig {
     language: language === undefined || language === "auto" ? DEFAULTS.language : language,
     ask_provider: pick("ask_provider") ?? DEFAULTS.ask_provider,
     redact_webhook_payloads: pick("redact_webhook_payloads") ?? DEFAULTS.redact_webhook_payloads,
+    retention_audio_days: days(pick("retention_audio_days")),
+    retention_transcript_days: days(pick("retention_transcript_days")),
     settings: resolveSettings(levels.map((l) => l?.settings)),
   };
 }
@@ -114,6 +120,8 @@ function view(located: Located): ConfigLevelView {
       language: o.language ?? null,
       ask_provider: o.ask_provider ?? null,
       redact_webhook_payloads: o.redact_webhook_payloads ?? null,
+      retention_audio_days: o.retention_audio_days ?? null,
+      retention_transcript_days: o.retention_transcript_days ?? null,
       settings: o.settings ?? {},
     },
     effective: located.effective,
@@ -146,8 +154,11 @@ export function readConfigLevel(deps: ConfigDeps, tenant: Tenant, target: Config
   return view(locate(deps, tenant, target));
 }
 
-/** Replaces a level's overrides with `overrides` (PUT), or removes them all (null: DELETE). */
-export function writeConfigLevel(deps: ConfigDeps, tenant: Tenant, target: ConfigTarget, overrides: ConfigOverrides | null, now: Date): ConfigLevelView {
+/** Who changed a configuration, for the audit log: retention lives here (decision 103). */
+const actorFrom = (who: Principal | Actor): Actor => ("credentialId" in who ? actorOf(who) : who);
+
+/** Replaces a level's overrides with `overrides` (PUT), or removes them all (null: DELETE); audited as `who`. */
+export function writeConfigLevel(deps: ConfigDeps, tenant: Tenant, target: ConfigTarget, overrides: ConfigOverrides | null, now: Date, who: Principal | Actor = operatorActor()): ConfigLevelView {
   const { db } = deps;
   return db.transaction(() => {
     const located = locate(deps, tenant, target);
@@ -156,6 +167,7 @@ export function writeConfigLevel(deps: ConfigDeps, tenant: Tenant, target: Confi
       throw new ApiError("resource_conflict", `End user ${located.targetId} is deleted and read-only.`);
     }
     save(deps, tenant, located, overrides, now.toISOString());
+    recordAudit(db, actorFrom(who), tenant, "config.update", [located.targetId], now);
     return view(locate(deps, tenant, target));
   })();
 }
@@ -165,10 +177,13 @@ export function readOrganizationConfig(db: Database, organizationId: string): Co
   return view(locateOrganization(db, organizationId));
 }
 
-export function writeOrganizationConfig(db: Database, organizationId: string, overrides: ConfigOverrides | null, now: Date): ConfigLevelView {
-  if (overrides) saveOrganizationOverrides(db, organizationId, overrides, now.toISOString());
-  else deleteOrganizationOverrides(db, organizationId);
-  return readOrganizationConfig(db, organizationId);
+export function writeOrganizationConfig(db: Database, organizationId: string, overrides: ConfigOverrides | null, now: Date, who: Principal | Actor = operatorActor()): ConfigLevelView {
+  return db.transaction(() => {
+    if (overrides) saveOrganizationOverrides(db, organizationId, overrides, now.toISOString());
+    else deleteOrganizationOverrides(db, organizationId);
+    recordAudit(db, actorFrom(who), null, "config.update", [organizationId], now);
+    return readOrganizationConfig(db, organizationId);
+  })();
 }
 
 /**

@@ -118,12 +118,13 @@ export function endBinding(deps: BindingDeps, tenant: Tenant, id: string, now: D
 }
 
 /** Soft delete: the row stays so its serial number remains reserved; its tokens stop working. */
-export function deleteDevice(deps: BindingDeps, principal: Principal, id: string, now: Date): void {
+export function deleteDevice(deps: BindingDeps & Pick<Deps, "audit">, principal: Principal, id: string, now: Date): void {
   const { db } = deps;
   requireUnconfined(principal, "delete devices");
   db.transaction(() => {
     loadDeviceRow(db, principal, id);
     endBinding(deps, principal, id, now, { deleting: true });
+    deps.audit.record(principal, principal, "device.delete", [id]);
   })();
 }
 

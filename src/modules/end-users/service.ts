@@ -77,7 +77,7 @@ export function updateEndUser(db: Database, principal: Principal, id: string, bo
  * POST /end-users that replay it; a job then empties the WAL of their old values (decision 078).
  * The devices bound to it are released in the same transaction (the endUserDeleted cascade).
  */
-export function deleteEndUser(deps: Pick<Deps, "db" | "queue" | "cascades">, principal: Principal, id: string, now: Date): void {
+export function deleteEndUser(deps: Pick<Deps, "db" | "queue" | "cascades" | "audit">, principal: Principal, id: string, now: Date): void {
   const { db } = deps;
   db.transaction(() => {
     const user = getEndUser(db, principal, id);
@@ -87,6 +87,7 @@ export function deleteEndUser(deps: Pick<Deps, "db" | "queue" | "cascades">, pri
     rewriteStoredResponses(db, principal, id, (stored) => ((stored.body as { id?: unknown } | null)?.id === id ? { status: stored.status, body: erased } : null));
     // Its devices are released (devices registers on this cascade: it sits above end users).
     deps.cascades.fire("endUserDeleted", { tenant: principal, endUserId: id, now });
+    deps.audit.record(principal, principal, "end_user.delete", [id]);
     enqueueWalTruncation(deps.queue);
   })();
 }

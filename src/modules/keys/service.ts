@@ -3,6 +3,7 @@ import { type CredentialStore, issueCredential } from "../../http/credentials";
 import type { Mode } from "../../tenancy";
 import { ApiError } from "../../http/errors";
 import { isScope, SCOPES } from "../../http/scopes";
+import { type Actor, operatorActor, recordAudit } from "../audit/service";
 import { findProjectByName } from "../projects/service";
 
 export type ApiKey = { id: string; hint: string; mode: Mode; scopes: string[] | null; end_user_id: string | null; created_at: string; revoked_at: string | null };
@@ -13,8 +14,9 @@ export type CreateKeyInput = { project: string; mode: Mode; scopes?: string[]; e
 /**
  * Makes an API key: no scopes gives a secret key (sk_), scopes give a restricted key
  * (rk_), an end user confines either to that end user. The full key is returned once.
+ * Audited as `actor`: the operator at the CLI unless an admin session says who.
  */
-export function createApiKey(db: Database, input: CreateKeyInput, now: Date): CreatedApiKey {
+export function createApiKey(db: Database, input: CreateKeyInput, now: Date, actor: Actor = operatorActor()): CreatedApiKey {
   const project = findProjectByName(db, input.project);
   if (!project) throw new ApiError("not_found", `No project named ${input.project}. Create it with: parley projects create ${input.project}`);
   const unknown = (input.scopes ?? []).filter((s) => !isScope(s));
@@ -24,15 +26,19 @@ export function createApiKey(db: Database, input: CreateKeyInput, now: Date): Cr
     if (!endUser) throw new ApiError("not_found", `No end user ${input.endUserId} in project ${input.project} (${input.mode} mode).`, { param: "end_user_id" });
   }
   const scopes = input.scopes?.length ? [...new Set(input.scopes)] : null;
-  const issued = issueCredential(db, {
-    kind: scopes ? "restricted" : "secret",
-    projectId: project.id,
-    mode: input.mode,
-    name: input.name,
-    scopes,
-    endUserId: input.endUserId ?? null,
-    now,
-  });
+  const issued = db.transaction(() => {
+    const credential = issueCredential(db, {
+      kind: scopes ? "restricted" : "secret",
+      projectId: project.id,
+      mode: input.mode,
+      name: input.name,
+      scopes,
+      endUserId: input.endUserId ?? null,
+      now,
+    });
+    recordAudit(db, actor, { projectId: project.id, mode: input.mode }, "key.create", [credential.id], now);
+    return credential;
+  })();
   return { id: issued.id, key: issued.token, hint: issued.hint, mode: input.mode, scopes, end_user_id: input.endUserId ?? null };
 }
 
@@ -47,8 +53,14 @@ export function listApiKeys(db: Database, projectName: string): ApiKey[] {
     .map((k) => ({ ...k, scopes: k.scopes ? JSON.parse(k.scopes) : null }));
 }
 
-export function revokeApiKey({ db, credentials }: CredentialStore, keyId: string, now: Date): void {
-  const changed = db.query("UPDATE credentials SET revoked_at = ? WHERE id = ? AND kind IN ('secret', 'restricted') AND revoked_at IS NULL").run(now.toISOString(), keyId).changes;
+export function revokeApiKey({ db, credentials }: CredentialStore, keyId: string, now: Date, actor: Actor = operatorActor()): void {
+  const revoked = db.transaction(() => {
+    const key = db
+      .query<{ project_id: string; mode: Mode }, [string, string]>("UPDATE credentials SET revoked_at = ? WHERE id = ? AND kind IN ('secret', 'restricted') AND revoked_at IS NULL RETURNING project_id, mode")
+      .get(now.toISOString(), keyId);
+    if (key) recordAudit(db, actor, { projectId: key.project_id, mode: key.mode }, "key.revoke", [keyId], now);
+    return key;
+  })();
   credentials.forget();
-  if (!changed) throw new ApiError("not_found", `No live API key ${keyId}.`);
+  if (!revoked) throw new ApiError("not_found", `No live API key ${keyId}.`);
 }

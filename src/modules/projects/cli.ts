@@ -1,7 +1,7 @@
 import type { Deps } from "../../deps";
 import { parseFlags, printRecord, UsageError } from "../../cli/args";
-import { createProject } from "./service";
-import { ensureDefaultOrganization, listProjects, setOrganizationPlan } from "./store";
+import { changeOrganizationPlan, createProject } from "./service";
+import { ensureDefaultOrganization, listProjects } from "./store";
 
 /** parley projects create NAME [--json] | parley projects list [--json] */
 export function projectsCommand(deps: Deps, args: string[]): void {
@@ -24,6 +24,6 @@ export function orgCommand(deps: Deps, args: string[]): void {
     throw new UsageError("usage: parley org update --plan standard|enterprise");
   }
   const org = ensureDefaultOrganization(deps.db, deps.clock.now());
-  setOrganizationPlan(deps.db, org.id, values.plan);
+  changeOrganizationPlan(deps.db, org.id, values.plan, deps.clock.now());
   printRecord({ id: org.id, name: org.name, plan: values.plan }, Boolean(values.json));
 }

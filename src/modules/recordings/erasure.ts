@@ -16,7 +16,7 @@ import { forgetDeliveryResponses } from "../webhooks/service";
  * and secure_delete zeroes what they leave; the job enqueued here then empties the WAL,
  * which still holds page images from before.
  */
-export function eraseRecordingCopies(deps: Pick<Deps, "db" | "queue" | "cascades">, tenant: Tenant, recording: { id: string; created_at: string }, now: Date): void {
+export function eraseRecordingCopies(deps: Pick<Deps, "db" | "queue" | "cascades">, tenant: Tenant, recording: { id: string; created_at: string; end_user_id: string | null; device_id: string | null }, now: Date): void {
   const { db, queue } = deps;
   forgetDeliveryResponses(db, eraseEventData(db, tenant, recording.id, recording.created_at));
   const gone = { status: 404, body: errorBody(new ApiError("not_found", `Recording ${recording.id} was deleted.`)) };

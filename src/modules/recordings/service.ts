@@ -16,7 +16,7 @@ import type { CreateRecordingBody, ListRecordingsQuery, Recording } from "./sche
 import { deleteRecordingRow, findRecording, insertRecording, listRecordingRows, recordExaminedAudio, type StoredRecording, toRecording } from "./store";
 
 /** What other modules (transcriptions, search and Ask) use of the recordings store: through this service, never the store itself (decision 083). */
-export { findRecording, setProcessingStatus, type StoredRecording } from "./store";
+export { findRecording, listRecordingOwners, listRecordingsMadeBefore, type RecordingOwner, setProcessingStatus, type StoredRecording } from "./store";
 
 /**
  * POST /recordings. A device token fixes device_id and end_user_id (body values are
@@ -132,13 +132,21 @@ export function listRecordings(db: Database, principal: Principal, q: ListRecord
  * are gone.
  */
 export function deleteRecording(deps: Deps, principal: Principal, id: string, now: Date): void {
-  const { db, queue } = deps;
-  db.transaction(() => {
-    const recording = loadRecording(db, principal, id);
-    deleteRecordingRow(db, principal, id);
-    eraseRecordingCopies(deps, principal, recording, now);
-    recordEvent(deps, principal, "recording.deleted", { id, deleted_at: now.toISOString() }, now);
-    // Every object of the recording (original, staged uploads, chunks) lives under its prefix.
-    queue.enqueue(DELETE_OBJECTS_JOB, { prefix: recordingPrefix(principal, id) });
+  deps.db.transaction(() => {
+    eraseRecording(deps, principal, loadRecording(deps.db, principal, id), now);
+    deps.audit.record(principal, principal, "recording.delete", [id]);
   })();
+}
+
+/**
+ * The one erasure of a recording, for DELETE and retention alike; call inside a transaction.
+ * An active legal hold on it, its end user or its device throws 409 legal_hold_active from
+ * the recordingErased cascade, and everything done here rolls back with it.
+ */
+export function eraseRecording(deps: Deps, tenant: Tenant, recording: StoredRecording, now: Date): void {
+  deleteRecordingRow(deps.db, tenant, recording.id);
+  eraseRecordingCopies(deps, tenant, recording, now);
+  recordEvent(deps, tenant, "recording.deleted", { id: recording.id, deleted_at: now.toISOString() }, now);
+  // Every object of the recording (original, staged uploads, chunks) lives under its prefix.
+  deps.queue.enqueue(DELETE_OBJECTS_JOB, { prefix: recordingPrefix(tenant, recording.id) });
 }

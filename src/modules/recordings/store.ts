@@ -280,3 +280,21 @@ export function deleteChunkRows(db: Database, tenant: Tenant, recordingId: strin
   if (!keys) db.query(`DELETE FROM recording_chunks WHERE ${where}`).run(recordingId, tenant.projectId, tenant.mode);
   else for (const key of keys) db.query(`DELETE FROM recording_chunks WHERE ${where} AND storage_key = ?`).run(recordingId, tenant.projectId, tenant.mode, key);
 }
+
+/** Whose recordings there are: each project, mode, end user and device that has any (retention resolves its configuration per owner). */
+export type RecordingOwner = { project_id: string; mode: "test" | "live"; end_user_id: string | null; device_id: string | null };
+
+export function listRecordingOwners(db: Database): RecordingOwner[] {
+  return db.query<RecordingOwner, []>("SELECT DISTINCT project_id, mode, end_user_id, device_id FROM recordings").all();
+}
+
+/** An owner's recordings made (recorded_at, else created_at) before `cutoff`, oldest first. */
+export function listRecordingsMadeBefore(db: Database, owner: RecordingOwner, cutoff: string): StoredRecording[] {
+  return db
+    .query<Row, [string, string, string | null, string | null, string]>(
+      `SELECT * FROM recordings WHERE project_id = ? AND mode = ? AND end_user_id IS ? AND device_id IS ? AND COALESCE(recorded_at, created_at) < ?
+       ORDER BY COALESCE(recorded_at, created_at)`,
+    )
+    .all(owner.project_id, owner.mode, owner.end_user_id, owner.device_id, cutoff)
+    .map(toStored);
+}

@@ -73,7 +73,7 @@ export function requireEndUser(db: Database, principal: Principal, endUserId: st
 }
 
 /** POST /recordings/search (spec 4.3). */
-export async function searchRecordings(deps: SearchDeps, principal: Principal, body: SearchBody): Promise<{ results: SearchResult[] }> {
+export async function searchRecordings(deps: SearchDeps & Pick<Deps, "audit">, principal: Principal, body: SearchBody): Promise<{ results: SearchResult[] }> {
   const filter: ChunkFilter = {
     projectId: principal.projectId,
     mode: principal.mode,
@@ -82,5 +82,8 @@ export async function searchRecordings(deps: SearchDeps, principal: Principal, b
     recordedAfter: body.recorded_after ? new Date(body.recorded_after).toISOString() : undefined,
     recordedBefore: body.recorded_before ? new Date(body.recorded_before).toISOString() : undefined,
   };
-  return { results: await retrieveChunks(deps, filter, body.query, body.limit) };
+  const results = await retrieveChunks(deps, filter, body.query, body.limit);
+  // The chunk ids and their recordings, never the query: it may itself name a patient.
+  if (results.length > 0) await deps.audit.access(principal, "search.results.read", results.flatMap((r) => [r.chunk_id, r.recording_id]));
+  return { results };
 }

@@ -31,12 +31,12 @@ export function summariesRoutes(deps: Deps) {
         },
       },
     )
-    .get("/summaries", ({ principal, query }) => listSummaries(db, authorize(principal, "summaries:read"), query), {
+    .get("/summaries", ({ principal, query }) => listSummaries(deps, authorize(principal, "summaries:read"), query), {
       query: listSummariesQuery,
       response: { 200: pageOf(summarySchema) },
       detail: { summary: "List summaries", description: "Scope summaries:read. Filter by transcription_id; newest first." },
     })
-    .get("/summaries/:id", ({ principal, params, query }) => getSummary(db, authorize(principal, "summaries:read"), params.id, { redacted: query.redacted === "true" }), {
+    .get("/summaries/:id", ({ principal, params, query }) => getSummary(deps, authorize(principal, "summaries:read"), params.id, { redacted: query.redacted === "true" }), {
       params: idParam,
       query: redactedQuery,
       response: { 200: summarySchema },

@@ -79,11 +79,18 @@ export function createSummary(deps: Pick<Deps, "db" | "queue" | "events">, princ
   })();
 }
 
-export function getSummary(db: Database, principal: Principal, id: string, options: { redacted?: boolean } = {}): Summary {
-  const summary = visible(principal, findStoredSummary(db, principal, id), (s) => ownedBy(s.endUserId), `No summary ${id}.`).record;
+/** A summary the caller may see; with `redacted`, identifiers replaced by their kind. The read is audited, as redacted or not. */
+export async function getSummary(deps: Pick<Deps, "db" | "audit">, principal: Principal, id: string, options: { redacted?: boolean } = {}): Promise<Summary> {
+  const summary = visible(principal, findStoredSummary(deps.db, principal, id), (s) => ownedBy(s.endUserId), `No summary ${id}.`).record;
+  await deps.audit.access(principal, options.redacted ? "summary.read_redacted" : "summary.read", summaryResources(summary));
   return options.redacted ? redactSummary(summary) : summary;
 }
 
-export function listSummaries(db: Database, principal: Principal, query: ListSummariesQuery): Page<Summary> {
-  return listSummaryRows(db, principal, { transcriptionId: query.transcription_id, endUserId: principal.endUserId }, { limit: query.limit, cursor: query.cursor });
+/** A page of summaries, text included: the read of every one on it is audited. */
+export async function listSummaries(deps: Pick<Deps, "db" | "audit">, principal: Principal, query: ListSummariesQuery): Promise<Page<Summary>> {
+  const page = listSummaryRows(deps.db, principal, { transcriptionId: query.transcription_id, endUserId: principal.endUserId }, { limit: query.limit, cursor: query.cursor });
+  if (page.data.length > 0) await deps.audit.access(principal, "summary.read", page.data.flatMap(summaryResources));
+  return page;
 }
+
+const summaryResources = (s: Summary) => [s.id, s.transcription_id, s.recording_id];

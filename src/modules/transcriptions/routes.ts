@@ -31,12 +31,12 @@ export function transcriptionsRoutes(deps: Deps) {
         },
       },
     )
-    .get("/transcriptions", ({ principal, query }) => listTranscriptions(db, authorize(principal, "transcriptions:read"), query), {
+    .get("/transcriptions", ({ principal, query }) => listTranscriptions(deps, authorize(principal, "transcriptions:read"), query), {
       query: listTranscriptionsQuery,
       response: { 200: pageOf(transcriptionSchema) },
       detail: { summary: "List transcriptions", description: "Scope transcriptions:read. Filter by recording_id; newest first." },
     })
-    .get("/transcriptions/:id", ({ principal, params, query }) => getTranscription(db, authorize(principal, "transcriptions:read"), params.id, { redacted: query.redacted === "true" }), {
+    .get("/transcriptions/:id", ({ principal, params, query }) => getTranscription(deps, authorize(principal, "transcriptions:read"), params.id, { redacted: query.redacted === "true" }), {
       params: idParam,
       query: redactedQuery,
       response: { 200: transcriptionSchema },

@@ -78,12 +78,16 @@ export function createTranscription(deps: Pick<Deps, "db" | "queue" | "events">,
   })();
 }
 
-/** A transcription the caller may see (end-user-scoped keys: only their end user's); with `redacted`, identifiers replaced by their kind. */
-export function getTranscription(db: Database, principal: Principal, id: string, options: { redacted?: boolean } = {}): Transcription {
-  const transcription = visible(principal, findStoredTranscription(db, principal, id), (t) => ownedBy(t.endUserId), `No transcription ${id}.`).record;
+/** A transcription the caller may see (end-user-scoped keys: only their end user's); with `redacted`, identifiers replaced by their kind. The read is audited, as redacted or not. */
+export async function getTranscription(deps: Pick<Deps, "db" | "audit">, principal: Principal, id: string, options: { redacted?: boolean } = {}): Promise<Transcription> {
+  const transcription = visible(principal, findStoredTranscription(deps.db, principal, id), (t) => ownedBy(t.endUserId), `No transcription ${id}.`).record;
+  await deps.audit.access(principal, options.redacted ? "transcription.read_redacted" : "transcription.read", [transcription.id, transcription.recording_id]);
   return options.redacted ? redactTranscript(transcription) : transcription;
 }
 
-export function listTranscriptions(db: Database, principal: Principal, query: ListTranscriptionsQuery): Page<Transcription> {
-  return listTranscriptionRows(db, principal, { recordingId: query.recording_id, endUserId: principal.endUserId }, { limit: query.limit, cursor: query.cursor });
+/** A page of transcriptions, text included: the read of every one on it is audited. */
+export async function listTranscriptions(deps: Pick<Deps, "db" | "audit">, principal: Principal, query: ListTranscriptionsQuery): Promise<Page<Transcription>> {
+  const page = listTranscriptionRows(deps.db, principal, { recordingId: query.recording_id, endUserId: principal.endUserId }, { limit: query.limit, cursor: query.cursor });
+  if (page.data.length > 0) await deps.audit.access(principal, "transcription.read", page.data.flatMap((t) => [t.id, t.recording_id]));
+  return page;
 }

@@ -1,0 +1,34 @@
+/**
+ * What the audit log records (decision 102). Reads of content, and every change that
+ * removes or protects it, or changes who may reach it. Names are `resource.verb`.
+ */
+export const AUDIT_ACTIONS = [
+  // Reads of content
+  "recording.audio.read",
+  "transcription.read",
+  "summary.read",
+  // The same, with identifiers replaced (?redacted=true, decision 106)
+  "transcription.read_redacted",
+  "summary.read_redacted",
+  "search.results.read",
+  "ask.context.read",
+  "ask.messages.read",
+  // Deletions
+  "recording.delete",
+  "end_user.delete",
+  "device.delete",
+  "ask_session.delete",
+  // Retention (decision 103)
+  "recording.expire",
+  // Legal holds
+  "legal_hold.create",
+  "legal_hold.release",
+  // Keys and administration
+  "key.create",
+  "key.revoke",
+  "project.create",
+  "organization.update",
+  "config.update",
+] as const;
+
+export type AuditAction = (typeof AUDIT_ACTIONS)[number];

@@ -1,0 +1,75 @@
+import { sha256Hex } from "../../crypto";
+
+/** An audit_events row as stored: every column, the chain's two hashes included. */
+export type AuditRow = {
+  seq: number;
+  id: string;
+  created_at: string;
+  project_id: string | null;
+  mode: string | null;
+  actor_type: string;
+  actor_id: string | null;
+  admin_email: string | null;
+  device_id: string | null;
+  action: string;
+  /** JSON array of ids */
+  resource_ids: string;
+  request_id: string | null;
+  client_address: string | null;
+  prev_hash: string;
+  hash: string;
+};
+
+/** The predecessor of the first row. */
+export const GENESIS_HASH = "0".repeat(64);
+
+/**
+ * A row's canonical form: every column but its own hash, in a fixed order, as a JSON array
+ * (so no separator inside a value can make two rows read alike). Changing it breaks every
+ * existing chain: it is part of the stored format (decision 102).
+ */
+export function canonicalForm(row: Omit<AuditRow, "hash">): string {
+  return JSON.stringify([
+    row.seq,
+    row.id,
+    row.created_at,
+    row.project_id,
+    row.mode,
+    row.actor_type,
+    row.actor_id,
+    row.admin_email,
+    row.device_id,
+    row.action,
+    row.resource_ids,
+    row.request_id,
+    row.client_address,
+    row.prev_hash,
+  ]);
+}
+
+export function hashOf(row: Omit<AuditRow, "hash">): string {
+  return sha256Hex(canonicalForm(row));
+}
+
+/** What verification found: the whole chain intact, or the first row that breaks it and how. */
+export type ChainVerdict = { ok: true; rows: number; head: string } | { ok: false; rows: number; seq: number; id: string; reason: string };
+
+/**
+ * Walks the rows in chain order. A row is bad when its own hash does not match its content
+ * (it was edited), or its prev_hash is not its predecessor's hash, or a sequence number is
+ * missing before it (a row was removed or put in).
+ */
+export function verifyChain(rows: Iterable<AuditRow>): ChainVerdict {
+  let previous: AuditRow | null = null;
+  let count = 0;
+  for (const row of rows) {
+    count++;
+    const bad = (reason: string): ChainVerdict => ({ ok: false, rows: count, seq: row.seq, id: row.id, reason });
+    if (hashOf(row) !== row.hash) return bad("its content does not match its hash (the row was altered)");
+    const expectedPrev = previous ? previous.hash : GENESIS_HASH;
+    if (row.prev_hash !== expectedPrev) return bad(previous ? `its prev_hash is not the hash of row ${previous.seq} (a row before it was altered, removed or inserted)` : "the first row does not start from the genesis hash (rows before it were removed)");
+    if (previous && row.seq !== previous.seq + 1) return bad(`row ${previous.seq + 1} is missing`);
+    previous = row;
+  }
+  return { ok: true, rows: count, head: previous?.hash ?? GENESIS_HASH };
+}

@@ -1,0 +1,41 @@
+import { z } from "zod";
+import { pageQuery } from "../../http/pagination";
+import { isoDateTime } from "../../http/schemas";
+import { AUDIT_ACTIONS } from "./actions";
+
+export const listAuditEventsQuery = z.object({
+  ...pageQuery,
+  resource_id: z.string().min(1).max(100).optional(),
+  actor_id: z.string().min(1).max(200).optional(),
+  action: z.enum(AUDIT_ACTIONS).optional(),
+  created_after: isoDateTime.optional(),
+  created_before: isoDateTime.optional(),
+});
+export type ListAuditEventsQuery = z.infer<typeof listAuditEventsQuery>;
+
+/** One row of the access audit log (decision 102): ids only, never content. */
+export const auditEventSchema = z
+  .object({
+    id: z.string(),
+    /** Position in the hash chain. */
+    sequence: z.number().int(),
+    action: z.enum(AUDIT_ACTIONS),
+    actor: z.object({
+      /** secret, restricted, device ... for a credential; admin, operator (the CLI) or system */
+      type: z.string(),
+      /** the credential id (key id), admin id, CLI login or system task */
+      id: z.string().nullable(),
+      admin_email: z.string().nullable(),
+      device_id: z.string().nullable(),
+    }),
+    resource_ids: z.array(z.string()),
+    request_id: z.string().nullable(),
+    client_address: z.string().nullable(),
+    created_at: isoDateTime,
+    /** SHA-256 of the previous row's canonical form */
+    prev_hash: z.string(),
+    /** SHA-256 of this row's canonical form */
+    hash: z.string(),
+  })
+  .meta({ id: "AuditEvent" });
+export type AuditEvent = z.infer<typeof auditEventSchema>;

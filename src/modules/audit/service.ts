@@ -1,0 +1,39 @@
+import type { Database } from "bun:sqlite";
+import { requireUnconfined } from "../../http/access";
+import type { Principal } from "../../http/auth";
+import type { Page } from "../../http/pagination";
+import type { AuditAction } from "./actions";
+import { type AuditRow, type ChainVerdict, verifyChain } from "./chain";
+import type { AuditEvent, ListAuditEventsQuery } from "./schema";
+import { chainRows, listAuditRows } from "./store";
+
+export { type Actor, type AuditTrail, actorOf, ChainedAuditTrail, operatorActor, recordAudit, systemActor } from "./trail";
+
+function toAuditEvent(row: AuditRow): AuditEvent {
+  return {
+    id: row.id,
+    sequence: row.seq,
+    action: row.action as AuditAction,
+    actor: { type: row.actor_type, id: row.actor_id, admin_email: row.admin_email, device_id: row.device_id },
+    resource_ids: JSON.parse(row.resource_ids) as string[],
+    request_id: row.request_id,
+    client_address: row.client_address,
+    created_at: row.created_at,
+    prev_hash: row.prev_hash,
+    hash: row.hash,
+  };
+}
+
+const iso = (value: string | undefined) => (value === undefined ? undefined : new Date(value).toISOString());
+
+/** GET /audit-events: the key's project and mode only, newest first; the whole project's reads, so never for a key confined to one end user. */
+export function listAuditEvents(db: Database, principal: Principal, q: ListAuditEventsQuery): Page<AuditEvent> {
+  requireUnconfined(principal, "read the audit log");
+  const filter = { resourceId: q.resource_id, actorId: q.actor_id, action: q.action, createdAfter: iso(q.created_after), createdBefore: iso(q.created_before) };
+  return listAuditRows(db, principal, filter, { limit: q.limit, cursor: q.cursor }, toAuditEvent);
+}
+
+/** `parley audit verify`: the whole chain, every tenant's rows, in order. */
+export function verifyAuditChain(db: Database): ChainVerdict {
+  return verifyChain(chainRows(db));
+}

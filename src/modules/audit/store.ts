@@ -1,0 +1,68 @@
+import type { Database, SQLQueryBindings } from "bun:sqlite";
+import type { Page, PageRequest } from "../../http/pagination";
+import { paginate } from "../../http/pagination";
+import type { Tenant } from "../../tenancy";
+import { type AuditRow, GENESIS_HASH, hashOf } from "./chain";
+
+/** What a new row says; the chain columns (seq, prev_hash, hash) are filled in by appendAuditRow. */
+export type AuditFields = Omit<AuditRow, "seq" | "prev_hash" | "hash">;
+
+/**
+ * Appends a row at the head of the chain. Call inside a transaction (the caller's, or the
+ * group commit's): the head is read in it, so a rolled-back row leaves no gap, and a row
+ * appended concurrently by another connection (the CLI) either precedes this one or makes
+ * its commit fail; seq = head + 1 on the primary key makes a fork impossible to store.
+ */
+export function appendAuditRow(db: Database, fields: AuditFields): AuditRow {
+  const head = db.query<{ seq: number; hash: string }, []>("SELECT seq, hash FROM audit_events ORDER BY seq DESC LIMIT 1").get();
+  const unsigned = { ...fields, seq: (head?.seq ?? 0) + 1, prev_hash: head?.hash ?? GENESIS_HASH };
+  const row: AuditRow = { ...unsigned, hash: hashOf(unsigned) };
+  db.query(
+    `INSERT INTO audit_events (seq, id, created_at, project_id, mode, actor_type, actor_id, admin_email, device_id, action, resource_ids, request_id, client_address, prev_hash, hash)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+  ).run(
+    row.seq,
+    row.id,
+    row.created_at,
+    row.project_id,
+    row.mode,
+    row.actor_type,
+    row.actor_id,
+    row.admin_email,
+    row.device_id,
+    row.action,
+    row.resource_ids,
+    row.request_id,
+    row.client_address,
+    row.prev_hash,
+    row.hash,
+  );
+  return row;
+}
+
+/** Every row in chain order, read lazily (the log can be large). */
+export function chainRows(db: Database): Iterable<AuditRow> {
+  return db.query<AuditRow, []>("SELECT * FROM audit_events ORDER BY seq").iterate();
+}
+
+export type AuditFilter = { resourceId?: string; actorId?: string; action?: string; createdAfter?: string; createdBefore?: string };
+
+/**
+ * The tenant's rows, newest first. A resource filter looks inside each row's id list: no
+ * index of its own, so the hot path writes one row per access (decision 102).
+ */
+export function listAuditRows<T>(db: Database, tenant: Tenant, filter: AuditFilter, page: PageRequest, present: (row: AuditRow) => T): Page<T> {
+  const where = ["project_id = ?", "mode = ?"];
+  const params: SQLQueryBindings[] = [tenant.projectId, tenant.mode];
+  const add = (condition: string, value: string | undefined) => {
+    if (value === undefined) return;
+    where.push(condition);
+    params.push(value);
+  };
+  add("EXISTS (SELECT 1 FROM json_each(resource_ids) WHERE value = ?)", filter.resourceId);
+  add("actor_id = ?", filter.actorId);
+  add("action = ?", filter.action);
+  add("created_at >= ?", filter.createdAfter);
+  add("created_at < ?", filter.createdBefore);
+  return paginate<AuditRow, T>(db, { table: "audit_events", where, params }, page, present);
+}

@@ -1,0 +1,97 @@
+import type { Database } from "bun:sqlite";
+import { userInfo } from "node:os";
+import type { Clock } from "../../clock";
+import type { GroupCommitter } from "../../db/group-commit";
+import type { Principal, RequestOrigin } from "../../http/auth";
+import { newId } from "../../ids";
+import type { Tenant } from "../../tenancy";
+import type { AuditAction } from "./actions";
+import { type AuditFields, appendAuditRow } from "./store";
+
+/**
+ * Who acted: a credential (its kind and id, the device of a device token, and an
+ * administrator's id and email when an admin session's Principal carries them), the
+ * operator at the CLI, or the appliance itself (retention).
+ */
+export type Actor = { type: string; id: string | null; adminEmail?: string | null; deviceId?: string | null; origin?: RequestOrigin };
+
+/** What an administrator's session adds to a Principal; absent for API keys and tokens. */
+type AdminIdentity = { readonly adminId?: string; readonly adminEmail?: string };
+
+export function actorOf(principal: Principal & AdminIdentity): Actor {
+  return {
+    type: principal.adminId ? "admin" : principal.kind,
+    id: principal.adminId ?? principal.credentialId,
+    adminEmail: principal.adminEmail ?? null,
+    deviceId: principal.deviceId,
+    origin: principal.origin,
+  };
+}
+
+/** The person at the CLI, by their login name (the CLI has no credential: shell access to the data dir is the authority). */
+export function operatorActor(): Actor {
+  let name: string | null;
+  try {
+    name = userInfo().username;
+  } catch {
+    name = process.env.USER ?? null;
+  }
+  return { type: "operator", id: name };
+}
+
+/** The appliance's own scheduled work. */
+export const systemActor = (task: string): Actor => ({ type: "system", id: task });
+
+/** The access audit log as modules use it (decision 102); on Deps as `audit`. */
+export interface AuditTrail {
+  /**
+   * A read of content on a hot path: the row joins the group commit, and the promise settles
+   * once it is committed, so no content leaves before its record is durable.
+   */
+  access(principal: Principal, action: AuditAction, resourceIds: readonly string[]): Promise<void>;
+  /** A change, recorded inside the caller's transaction: both commit, or neither. */
+  record(who: Principal | Actor, tenant: Tenant | null, action: AuditAction, resourceIds: readonly string[]): void;
+}
+
+/** The hash-chained audit log in audit_events. */
+export class ChainedAuditTrail implements AuditTrail {
+  constructor(
+    private readonly db: Database,
+    private readonly groupCommit: GroupCommitter,
+    private readonly clock: Clock,
+  ) {}
+
+  access(principal: Principal, action: AuditAction, resourceIds: readonly string[]): Promise<void> {
+    const fields = auditFields(actorOf(principal), principal, action, resourceIds, this.clock.now());
+    return this.groupCommit.run(() => void appendAuditRow(this.db, fields));
+  }
+
+  record(who: Principal | Actor, tenant: Tenant | null, action: AuditAction, resourceIds: readonly string[]): void {
+    recordAudit(this.db, "credentialId" in who ? actorOf(who) : who, tenant, action, resourceIds, this.clock.now());
+  }
+}
+
+/**
+ * Appends one row inside the caller's transaction: for code that holds no Deps (the keys
+ * and projects services the CLI and an admin session share). Modules with Deps use deps.audit.
+ */
+export function recordAudit(db: Database, actor: Actor, tenant: Tenant | null, action: AuditAction, resourceIds: readonly string[], now: Date): void {
+  appendAuditRow(db, auditFields(actor, tenant, action, resourceIds, now));
+}
+
+function auditFields(actor: Actor, tenant: Tenant | null, action: AuditAction, resourceIds: readonly string[], now: Date): AuditFields {
+  return {
+    id: newId("aud_", now.getTime()),
+    created_at: now.toISOString(),
+    project_id: tenant?.projectId ?? null,
+    mode: tenant?.mode ?? null,
+    actor_type: actor.type,
+    actor_id: actor.id,
+    admin_email: actor.adminEmail ?? null,
+    device_id: actor.deviceId ?? null,
+    action,
+    resource_ids: JSON.stringify([...new Set(resourceIds)]),
+    request_id: actor.origin?.requestId ?? null,
+    client_address: actor.origin?.clientAddress ?? null,
+  };
+}

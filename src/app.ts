@@ -1,5 +1,6 @@
 import type { Server } from "bun";
 import { Elysia } from "elysia";
+import { diagnose } from "./cli/doctor";
 import type { Deps } from "./deps";
 import { accessLog } from "./http/access-log";
 import { beforeRouting } from "./http/before-routing";
@@ -7,6 +8,7 @@ import { errorHandling } from "./http/errors";
 import { jsonBody } from "./http/json-body";
 import { requestMetrics } from "./http/metrics";
 import { buildOpenApiDocument } from "./http/openapi";
+import { adminRoutes } from "./modules/admins/routes";
 import { configRoutes } from "./modules/config/routes";
 import { dashboardRoutes } from "./modules/dashboard/routes";
 import { commandsRoutes } from "./modules/commands/routes";
@@ -15,6 +17,7 @@ import { firmwareRoutes, firmwareUploadRoutes } from "./modules/firmware/routes"
 import { grantsRoutes } from "./modules/grants/routes";
 import { healthRoutes } from "./modules/health/routes";
 import { heartbeatsRoutes } from "./modules/heartbeats/routes";
+import { keysRoutes } from "./modules/keys/routes";
 import { endUsersRoutes } from "./modules/end-users/routes";
 import { summariesRoutes } from "./modules/summaries/routes";
 import { transcriptionsRoutes } from "./modules/transcriptions/routes";
@@ -55,7 +58,9 @@ export function createApp(deps: Deps) {
     // Free space is reported, not judged: a full disk is a reason to page the operator, not to restart the process.
     .get("/healthz", () => ({ ok: true, storage: spaceReport(applianceVolumes(deps.config), deps.config.minFreeBytes) }))
     .use(healthRoutes(deps))
-    .use(dashboardRoutes())
+    .use(adminRoutes(deps))
+    .use(keysRoutes(deps))
+    .use(dashboardRoutes(deps, (d) => diagnose(d.config, { engines: d.engines })))
     .get("/v1/openapi.json", () => (openapi ??= buildOpenApiDocument(documentedRoutes(deps))))
     .use(apiRoutes(deps));
   return app;

@@ -17,6 +17,7 @@ import { Metrics } from "./http/metrics";
 import { RateLimiter } from "./http/rate-limit";
 import { JobQueue } from "./jobs/queue";
 import { createLogger, type Logger } from "./log";
+import { AdminSessions } from "./modules/admins/sessions";
 import { registerAskCascades } from "./modules/ask/service";
 import { ChainedAuditTrail } from "./modules/audit/service";
 import { registerCommandCascades } from "./modules/commands/service";
@@ -73,6 +74,7 @@ export function buildDeps(config: Config, options: { clock?: Clock; log?: Logger
     cascades: new Cascades(),
     deviceSource,
     audit: new ChainedAuditTrail(db, groupCommit, clock),
+    dashboardSessions: new AdminSessions({ db, clock, config }),
   };
   registerCascades(deps);
   return deps;

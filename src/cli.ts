@@ -10,6 +10,7 @@ import { doctorCommand } from "./cli/doctor";
 import { backupCommand, restoreCommand } from "./cli/backup";
 import { PARLEY_VERSION } from "./version";
 import { auditCommand } from "./modules/audit/cli";
+import { adminCommand } from "./modules/admins/cli";
 import { configCommand } from "./modules/config/cli";
 import { firmwareCommand } from "./modules/firmware/cli";
 import { keysCommand } from "./modules/keys/cli";
@@ -28,6 +29,7 @@ const COMMANDS: Record<string, Command> = {
   config: configCommand,
   firmware: firmwareCommand,
   audit: auditCommand,
+  admin: adminCommand,
 };
 
 /** Commands that need no database (they talk to a server, or only to files). */
@@ -45,6 +47,7 @@ const USAGE = `parley — self-hosted conversation capture
 usage: parley [serve]                 start the appliance (default)
        parley projects create NAME    make a project
        parley keys create|list|revoke manage API keys
+       parley admin create|list|reset-password|remove  dashboard administrators
        parley org update --plan P     standard or enterprise (device events)
        parley config get|set|unset    configuration at organization, project, end-user or device level
        parley models list|pull|import|verify|remove   speech and language models (PARLEY_MODEL_MIRROR)

@@ -72,6 +72,10 @@ const envSchema = z.object({
   PARLEY_TLS: z.enum(["off", "auto"]).optional(),
   PARLEY_TLS_CERT_FILE: z.string().min(1).optional(),
   PARLEY_TLS_KEY_FILE: z.string().min(1).optional(),
+  PARLEY_SESSION_IDLE_MINUTES: whole(1).default(30),
+  PARLEY_SESSION_MAX_HOURS: whole(1).default(12),
+  PARLEY_LOGIN_MAX_FAILURES: whole(1).default(5),
+  PARLEY_LOGIN_LOCKOUT_MINUTES: whole(1).default(15),
 }).superRefine((e, ctx) => {
   // HTTPS from the operator's files, or from a certificate made here (decision 104): one or the other, and both files or neither.
   const files = e.PARLEY_TLS_CERT_FILE !== undefined || e.PARLEY_TLS_KEY_FILE !== undefined;
@@ -110,6 +114,8 @@ export type Config = Readonly<{
   metrics: boolean;
   /** HTTPS served by this process (decision 104): the operator's certificate files, a self-signed certificate made in the data dir, or none (plain HTTP). */
   tls: { mode: "files"; certFile: string; keyFile: string } | { mode: "auto" } | null;
+  /** Dashboard sessions end after idle minutes or max hours; sign-in locks for lockoutMinutes after maxFailures failures (decision 094). */
+  admins: { sessionIdleMinutes: number; sessionMaxHours: number; maxFailures: number; lockoutMinutes: number };
 }>;
 
 export class ConfigError extends Error {}
@@ -177,5 +183,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     secret: e.PARLEY_SECRET,
     metrics: e.PARLEY_METRICS,
     tls,
+    admins: {
+      sessionIdleMinutes: e.PARLEY_SESSION_IDLE_MINUTES,
+      sessionMaxHours: e.PARLEY_SESSION_MAX_HOURS,
+      maxFailures: e.PARLEY_LOGIN_MAX_FAILURES,
+      lockoutMinutes: e.PARLEY_LOGIN_LOCKOUT_MINUTES,
+    },
   });
 }

@@ -13,6 +13,7 @@ import type { RateLimiter } from "./http/rate-limit";
 import type { JobQueue } from "./jobs/queue";
 import type { Logger } from "./log";
 import type { AuditTrail } from "./modules/audit/service";
+import type { AdminSessions } from "./modules/admins/sessions";
 import type { DeviceSource } from "./modules/config/device-source";
 import type { GrantKeys } from "./modules/grants/signing";
 import type { UploadSlots } from "./modules/recordings/upload-receive";
@@ -63,4 +64,6 @@ export type Deps = {
   metrics: Metrics;
   /** The hash-chained access audit log (decision 102). */
   audit: AuditTrail;
+  /** Administrators' dashboard sessions, sign-in throttle and setup token (decision 094). */
+  dashboardSessions: AdminSessions;
 };

@@ -75,6 +75,9 @@ export async function serve(config: Config): Promise<{ url: string; stop(): Prom
   if (exposed) log.warn(exposed);
   const reloadCertificate = () => listener.reload("SIGHUP");
   if (cert) process.on("SIGHUP", reloadCertificate);
+  // Only while no administrator exists, and good for one setup (decision 094).
+  const setupToken = deps.dashboardSessions.setupTokenToPrint();
+  if (setupToken) log.warn("no dashboard administrator yet: open the dashboard on this machine, or from elsewhere with this one-time setup token, or run `parley admin create EMAIL`", { dashboard: `${url}/dashboard`, setup_token: setupToken });
 
   let stopping: Promise<void> | null = null;
   const stop = () =>

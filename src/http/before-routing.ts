@@ -1,9 +1,7 @@
 import type { Server } from "bun";
 import { Elysia } from "elysia";
-import type { Clock } from "../clock";
 import type { Config } from "../config";
-import type { CredentialCache } from "./credentials";
-import { countRequest, type RateLimiter } from "./rate-limit";
+import { countRequest, type RequestCounting } from "./rate-limit";
 import { stampRequestId } from "./request-id";
 import { applyVersioning } from "./versioning";
 
@@ -20,7 +18,7 @@ const HSTS = "max-age=31536000";
  *
  * @example new Elysia().use(beforeRouting(deps, () => app.server))
  */
-export function beforeRouting(deps: { credentials: CredentialCache; clock: Clock; rateLimiter: RateLimiter; config: Pick<Config, "tls"> }, server: () => Server<unknown> | null) {
+export function beforeRouting(deps: RequestCounting & { config: Pick<Config, "tls"> }, server: () => Server<unknown> | null) {
   const hsts = deps.config.tls !== null;
   return new Elysia({ name: "parley.before-routing" })
     .onRequest(({ request, set }) => {

@@ -7,7 +7,7 @@ import { type AuditRow, type ChainVerdict, verifyChain } from "./chain";
 import type { AuditEvent, ListAuditEventsQuery } from "./schema";
 import { chainRows, listAuditRows } from "./store";
 
-export { type Actor, type AuditTrail, actorOf, ChainedAuditTrail, operatorActor, recordAudit, systemActor } from "./trail";
+export { type Actor, type AuditTrail, actorOf, adminActor, ChainedAuditTrail, operatorActor, recordAudit, systemActor } from "./trail";
 
 function toAuditEvent(row: AuditRow): AuditEvent {
   return {

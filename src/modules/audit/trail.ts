@@ -15,10 +15,10 @@ import { type AuditFields, appendAuditRow } from "./store";
  */
 export type Actor = { type: string; id: string | null; adminEmail?: string | null; deviceId?: string | null; origin?: RequestOrigin };
 
-/** What an administrator's session adds to a Principal; absent for API keys and tokens. */
-type AdminIdentity = { readonly adminId?: string; readonly adminEmail?: string };
+/** An administrator acting through a dashboard session (decision 094). */
+export const adminActor = (admin: { adminId: string; adminEmail: string }): Actor => ({ type: "admin", id: admin.adminId, adminEmail: admin.adminEmail });
 
-export function actorOf(principal: Principal & AdminIdentity): Actor {
+export function actorOf(principal: Principal): Actor {
   return {
     type: principal.adminId ? "admin" : principal.kind,
     id: principal.adminId ?? principal.credentialId,

@@ -10,7 +10,7 @@ export function searchBox({ label, value = "", button = "Search", hint, onSearch
   input.id = id;
   const form = h(
     "form",
-    { role: "search", class: "search-box", "aria-label": label },
+    { role: "search", class: "search-box" },
     h("label", { for: id }, label),
     h("div", { class: "row" }, input, h("button", { type: "submit" }, button)),
     hint ? h("p", { class: "muted hint" }, hint) : null,

@@ -61,6 +61,8 @@ export async function render(view, ctx) {
     if (key !== shown) {
       shown = key;
       showTranscription(latest);
+      // The recording's own status follows its processing (uploaded -> processing -> completed).
+      if (latest) heading.lastChild.replaceWith(statusBadge((await ctx.api(path)).status));
     }
     const summariesBusy = await summaries.show(latest);
     if (latest?.status !== "processing" && !summariesBusy) {

@@ -13,7 +13,7 @@ export function uploadForm(ctx) {
     "form",
     { class: "stack", novalidate: "" },
     field("Audio file", file),
-    field("End user id", textInput("end_user_id", ctx.query.get("end_user_id") ?? "", { placeholder: "eu_…" }), { param: "end_user_id" }),
+    field("Wearer (end user id, optional)", textInput("end_user_id", ctx.query.get("end_user_id") ?? "", { placeholder: "eu_…" }), { param: "end_user_id" }),
     field("Name", textInput("name", ""), { param: "name" }),
     h("button", { type: "submit" }, "Upload"),
     status,

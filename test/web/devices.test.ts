@@ -26,7 +26,7 @@ describe.skipIf(!hasChromium)("devices in the dashboard", () => {
     const beat = async (body: Record<string, unknown> = {}) => {
       const r = await d.call("POST", `/v1/devices/${device.id}/heartbeat`, { key: token, body: { channel: "wifi", ...body } });
       expect(r.status).toBe(200);
-      return r.body as { commands: { id: string; type: string }[] };
+      return r.body as { commands: { id: string; type: string }[]; ota: { id: string } | null };
     };
     return { id: device.id as string, beat };
   }
@@ -108,6 +108,31 @@ describe.skipIf(!hasChromium)("devices in the dashboard", () => {
       await page.getByRole("button", { name: "Search", exact: true }).click();
       await page.getByRole("link", { name: "Pin PIN-0002", exact: true }).waitFor();
       expect(await page.getByRole("link", { name: "Pin PIN-0001", exact: true }).count()).toBe(0);
+    });
+  });
+  test("firmware: assign a published release and follow its progress to applied", async () => {
+    const pin = await wearable("PIN-0004");
+    // Releases belong to the organization; only a live secret key uploads and publishes them.
+    const live = d.tenant!.live;
+    const fw = await d.call("POST", "/v1/firmware-releases?version=2.1.0&model=parley_pin&notes=Battery%20fixes", {
+      key: live,
+      rawBody: new TextEncoder().encode("PARLEY-FW image"),
+      headers: { "content-type": "application/octet-stream" },
+    });
+    expect(fw.status).toBe(201);
+    expect((await d.call("POST", `/v1/firmware-releases/${fw.body.id}/publish`, { key: live })).status).toBe(200);
+    await onPage(await d.newSignedInPage(), "device-ota", async (page) => {
+      await page.goto(`${d.base}/dashboard#/devices/${pin.id}`);
+      const panel = page.getByRole("region", { name: "Firmware update" });
+      await panel.getByLabel("Firmware release").selectOption({ label: "2.1.0 — Battery fixes" });
+      await panel.getByRole("button", { name: "Assign firmware", exact: true }).click();
+      const row = panel.getByRole("row").filter({ hasText: "2.1.0" });
+      await row.filter({ hasText: "pending" }).waitFor();
+      const ota = (await pin.beat()).ota!;
+      await pin.beat({ ota_status: { ota_id: ota.id, status: "downloading", progress_percent: 40 } });
+      await row.filter({ hasText: "downloading 40%" }).waitFor();
+      await pin.beat({ firmware_version: "2.1.0", ota_status: { ota_id: ota.id, status: "applied" } });
+      await row.filter({ hasText: "applied" }).waitFor();
     });
   });
 });

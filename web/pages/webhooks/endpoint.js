@@ -1,4 +1,4 @@
-import { renderTable } from "../../components/table.js";
+import { pagedTable } from "../../components/table.js";
 import { badge, confirmDialog, h, statusBadge, when } from "../../ui.js";
 
 /**
@@ -10,9 +10,26 @@ import { badge, confirmDialog, h, statusBadge, when } from "../../ui.js";
 export function endpointCard(ctx, w, onChange) {
   const path = `/webhooks/${w.id}`;
   const alert = h("p", { class: "error", role: "alert" });
-  const log = h("div", { class: "table-wrap", "aria-live": "polite" });
   const state = h("p", {});
   let newest = null;
+  const deliveries = pagedTable({
+    api: ctx.api,
+    path: `${path}/deliveries`,
+    caption: `Deliveries to ${w.url}`,
+    empty: "No deliveries yet.",
+    limit: 10,
+    columns: [
+      { title: "Event", cell: (d) => h("span", {}, d.event_type, h("br"), h("small", { class: "muted" }, d.event_id)) },
+      { title: "Status", cell: (d) => statusBadge(d.status) },
+      { title: "Attempts", cell: (d) => String(d.attempt_count) },
+      { title: "Latency", cell: (d) => (d.last_attempt ? `${d.last_attempt.latency_ms} ms` : "—") },
+      { title: "Response", cell: response },
+      { title: "Last attempt", cell: (d) => when(d.last_attempt?.attempted_at) },
+      { title: "Next attempt", cell: (d) => when(d.next_attempt_at) },
+      { title: "", cell: (d) => retryButton(d) },
+    ],
+  });
+
   const remove = h("button", { type: "button", class: "danger" }, "Delete endpoint");
   remove.addEventListener("click", async () => {
     if (!(await confirmDialog(`Delete the endpoint ${w.url}? Deliveries to it stop.`, "Delete"))) return;
@@ -27,7 +44,7 @@ export function endpointCard(ctx, w, onChange) {
     state,
     alert,
     h("h4", {}, "Deliveries"),
-    log,
+    deliveries.el,
     remove,
   );
 
@@ -53,23 +70,9 @@ export function endpointCard(ctx, w, onChange) {
   }
 
   async function refresh() {
-    const [current, page] = await Promise.all([ctx.api(path), ctx.api(`${path}/deliveries`, { query: { limit: 20 } })]);
-    newest = page.data[0] ?? null;
+    const [current] = await Promise.all([ctx.api(path), deliveries.reload()]);
+    newest = current.status === "disabled" ? ((await ctx.api(`${path}/deliveries`, { query: { limit: 1 } })).data[0] ?? null) : null;
     showState(current);
-    log.replaceChildren(
-      page.data.length
-        ? renderTable(`Deliveries to ${w.url}`, [
-            { title: "Event", cell: (d) => h("span", {}, d.event_type, h("br"), h("small", { class: "muted" }, d.event_id)) },
-            { title: "Status", cell: (d) => statusBadge(d.status) },
-            { title: "Attempts", cell: (d) => String(d.attempt_count) },
-            { title: "Latency", cell: (d) => (d.last_attempt ? `${d.last_attempt.latency_ms} ms` : "—") },
-            { title: "Response", cell: response },
-            { title: "Last attempt", cell: (d) => when(d.last_attempt?.attempted_at) },
-            { title: "Next attempt", cell: (d) => when(d.next_attempt_at) },
-            { title: "", cell: (d) => retryButton(d) },
-          ], page.data)
-        : h("p", { class: "muted" }, "No deliveries yet."),
-    );
   }
 
   function retryButton(d) {

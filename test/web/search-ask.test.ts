@@ -83,4 +83,18 @@ describe.skipIf(!hasChromium)("search and ask in the dashboard", () => {
       await page.waitForFunction(() => document.querySelectorAll("[role=log] article").length >= 4);
     });
   });
+  test("ask about selected recordings, ticked from the end user's list", async () => {
+    await onPage(await d.newSignedInPage({ phone: true }), "ask-selected", async (page) => {
+      await page.goto(`${d.base}/dashboard#/ask`);
+      await page.getByLabel("Scope").selectOption({ label: "Selected recordings" });
+      await page.getByLabel("End user").selectOption({ label: "Ada Lovelace" });
+      await page.getByRole("group", { name: "Recordings to ask about" }).getByRole("checkbox").first().check();
+      await page.getByLabel("Provider").selectOption({ label: "Extractive (quotes, no model)" });
+      await page.getByLabel("Question").fill(word);
+      await page.getByRole("button", { name: "Ask", exact: true }).click();
+      await page.getByRole("log", { name: "Conversation" }).getByRole("link", { name: new RegExp(`^Play ${recordingId} from`) }).first().waitFor();
+      expect(await page.getByText("About 1 selected recording").count()).toBe(1);
+      expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    });
+  });
 });

@@ -2,6 +2,7 @@ import { endUserSelect } from "../components/end-user-select.js";
 import { field, formAlert, select, showError, textInput } from "../components/fields.js";
 import { h, when } from "../ui.js";
 import { messageView } from "./ask/message.js";
+import { recordingPicker } from "./ask/recording-picker.js";
 
 const SCOPES = [
   ["library", "An end user's library"],
@@ -38,7 +39,7 @@ export async function render(view, ctx) {
 
 function scopeText(s) {
   if (s.scope.type === "recording") return `About ${s.scope.recording_title ?? s.scope.recording_ids[0]}`;
-  if (s.scope.type === "selected") return `About ${s.scope.recording_ids.length} selected recordings`;
+  if (s.scope.type === "selected") return `About ${s.scope.recording_ids.length} selected recording${s.scope.recording_ids.length === 1 ? "" : "s"}`;
   return `About the library of ${s.end_user_id}`;
 }
 
@@ -48,13 +49,14 @@ const providerField = (value) => field("Provider", select("provider", PROVIDERS,
 async function newChatForm(ctx) {
   const recordingId = ctx.query.get("recording_id") ?? "";
   const scope = select("scope", SCOPES, recordingId ? "recording" : "library");
+  const picker = recordingPicker(ctx);
   const form = h(
     "form",
     { class: "stack ask-form", novalidate: "" },
     field("Scope", scope, { param: "scope.type" }),
     field("End user", await endUserSelect(ctx.api, ctx.query.get("end_user_id") ?? ""), { param: "end_user_id" }),
     field("Recording id", textInput("recording_id", recordingId, { placeholder: "rec_…" }), { param: "scope.recording_id" }),
-    field("Recording ids", textInput("recording_ids", "", { placeholder: "rec_…, rec_…" }), { param: "scope.recording_ids", hint: "Separated by commas" }),
+    picker.el,
     providerField(""),
     questionField(),
     h("button", { type: "submit" }, "Ask"),
@@ -64,14 +66,16 @@ async function newChatForm(ctx) {
   const show = () => {
     const t = scope.value;
     form.elements.recording_id.closest(".field").hidden = t !== "recording";
-    form.elements.recording_ids.closest(".field").hidden = t !== "selected";
+    picker.el.hidden = t !== "selected";
     form.elements.end_user_id.closest(".field").hidden = t === "recording";
+    if (t === "selected") picker.show(form.elements.end_user_id.value).catch((err) => showError(form, err));
   };
   scope.addEventListener("change", show);
+  form.elements.end_user_id.addEventListener("change", show);
   show();
   onSubmit(form, async (el) => {
     const type = el.scope.value;
-    const ids = el.recording_ids.value.split(/[\s,]+/).filter(Boolean);
+    const ids = picker.ids();
     const body = {
       scope: type === "recording" ? { type, recording_id: el.recording_id.value.trim() } : type === "selected" ? { type, recording_ids: ids } : { type },
       initial_message: message(el),

@@ -7,6 +7,7 @@ import { errorHandling } from "./http/errors";
 import { jsonBody } from "./http/json-body";
 import { requestMetrics } from "./http/metrics";
 import { buildOpenApiDocument } from "./http/openapi";
+import { adminRoutes } from "./modules/admins/routes";
 import { configRoutes } from "./modules/config/routes";
 import { dashboardRoutes } from "./modules/dashboard/routes";
 import { commandsRoutes } from "./modules/commands/routes";
@@ -15,6 +16,7 @@ import { firmwareRoutes, firmwareUploadRoutes } from "./modules/firmware/routes"
 import { grantsRoutes } from "./modules/grants/routes";
 import { healthRoutes } from "./modules/health/routes";
 import { heartbeatsRoutes } from "./modules/heartbeats/routes";
+import { keysRoutes } from "./modules/keys/routes";
 import { endUsersRoutes } from "./modules/end-users/routes";
 import { summariesRoutes } from "./modules/summaries/routes";
 import { transcriptionsRoutes } from "./modules/transcriptions/routes";
@@ -53,6 +55,8 @@ export function createApp(deps: Deps) {
     // Free space is reported, not judged: a full disk is a reason to page the operator, not to restart the process.
     .get("/healthz", () => ({ ok: true, storage: spaceReport(applianceVolumes(deps.config), deps.config.minFreeBytes) }))
     .use(healthRoutes(deps))
+    .use(adminRoutes(deps))
+    .use(keysRoutes(deps))
     .use(dashboardRoutes())
     .get("/v1/openapi.json", () => (openapi ??= buildOpenApiDocument(documentedRoutes(deps))))
     .use(apiRoutes(deps));

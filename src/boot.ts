@@ -17,6 +17,7 @@ import { Metrics } from "./http/metrics";
 import { RateLimiter } from "./http/rate-limit";
 import { JobQueue } from "./jobs/queue";
 import { createLogger, type Logger } from "./log";
+import { AdminSessions } from "./modules/admins/sessions";
 import { registerAskCascades } from "./modules/ask/service";
 import { registerCommandCascades } from "./modules/commands/service";
 import { deviceSource, registerDeviceCascades } from "./modules/devices/service";
@@ -69,6 +70,7 @@ export function buildDeps(config: Config, options: { clock?: Clock; log?: Logger
     metrics: new Metrics(),
     cascades: new Cascades(),
     deviceSource,
+    dashboardSessions: new AdminSessions({ db, clock, config }),
   };
   registerCascades(deps);
   return deps;

@@ -69,6 +69,10 @@ const envSchema = z.object({
   PARLEY_PROCESSING_TIME_FACTOR: decimal(0).default(3),
   PARLEY_SECRET: z.string().min(32).optional(),
   PARLEY_METRICS: flag.default(false),
+  PARLEY_SESSION_IDLE_MINUTES: whole(1).default(30),
+  PARLEY_SESSION_MAX_HOURS: whole(1).default(12),
+  PARLEY_LOGIN_MAX_FAILURES: whole(1).default(5),
+  PARLEY_LOGIN_LOCKOUT_MINUTES: whole(1).default(15),
 });
 
 export type Config = Readonly<{
@@ -98,6 +102,8 @@ export type Config = Readonly<{
   secret?: string;
   /** GET /metrics answers, and requests are counted, only when this is on (decision 086). */
   metrics: boolean;
+  /** Dashboard sessions end after idle minutes or max hours; sign-in locks for lockoutMinutes after maxFailures failures (decision 094). */
+  admins: { sessionIdleMinutes: number; sessionMaxHours: number; maxFailures: number; lockoutMinutes: number };
 }>;
 
 export class ConfigError extends Error {}
@@ -162,5 +168,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     processing: { minSeconds: e.PARLEY_PROCESSING_MIN_SECONDS, timeFactor: e.PARLEY_PROCESSING_TIME_FACTOR },
     secret: e.PARLEY_SECRET,
     metrics: e.PARLEY_METRICS,
+    admins: {
+      sessionIdleMinutes: e.PARLEY_SESSION_IDLE_MINUTES,
+      sessionMaxHours: e.PARLEY_SESSION_MAX_HOURS,
+      maxFailures: e.PARLEY_LOGIN_MAX_FAILURES,
+      lockoutMinutes: e.PARLEY_LOGIN_LOCKOUT_MINUTES,
+    },
   });
 }

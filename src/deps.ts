@@ -12,6 +12,7 @@ import type { Metrics } from "./http/metrics";
 import type { RateLimiter } from "./http/rate-limit";
 import type { JobQueue } from "./jobs/queue";
 import type { Logger } from "./log";
+import type { AdminSessions } from "./modules/admins/sessions";
 import type { DeviceSource } from "./modules/config/device-source";
 import type { GrantKeys } from "./modules/grants/signing";
 import type { UploadSlots } from "./modules/recordings/upload-receive";
@@ -60,4 +61,6 @@ export type Deps = {
   uploadSlots: UploadSlots;
   /** Request and transcription counters for GET /metrics (kept only with PARLEY_METRICS=1 for requests). */
   metrics: Metrics;
+  /** Administrators' dashboard sessions, sign-in throttle and setup token (decision 094). */
+  dashboardSessions: AdminSessions;
 };

@@ -1,5 +1,6 @@
-// The dashboard files, imported `with { type: "text" }` so a compiled executable embeds them.
-declare module "*/web/app.js" {
+// The dashboard files, imported `with { type: "text" }` so a compiled executable embeds them
+// (src/modules/dashboard/assets.ts). Nothing else of ours is a .js file.
+declare module "*.js" {
   const text: string;
   export default text;
 }

@@ -3,6 +3,7 @@ import type { Clock } from "../clock";
 import { ApiError } from "./errors";
 import { bearerToken, type CredentialCache, type CredentialKind, type CredentialRow, type Mode, type Tenant } from "./credentials";
 import type { Scope } from "./scopes";
+import { carriesCsrfToken, changesState, type DashboardSession, type DashboardSessions, sessionTokenOf } from "./sessions";
 
 /** Who is calling: the credential behind the Authorization header, resolved once per request; shared between requests, so read-only. */
 export type Principal = Readonly<Tenant> & {
@@ -15,6 +16,9 @@ export type Principal = Readonly<Tenant> & {
   readonly deviceId: string | null;
   readonly recordingId: string | null;
   readonly commandId: string | null;
+  /** The administrator acting through a dashboard session (decision 094), for attribution; null for every other credential. */
+  readonly adminId?: string | null;
+  readonly adminEmail?: string | null;
 };
 
 // Cached credential rows are the same object from request to request (credentials.ts), so
@@ -40,20 +44,64 @@ function toPrincipal(row: CredentialRow): Principal {
     deviceId: row.device_id,
     recordingId: row.recording_id,
     commandId: row.command_id,
+    adminId: null,
+    adminEmail: null,
   };
 }
 
 /**
- * Resolves `Authorization: Bearer ...` to a Principal for every route mounted after it
- * (401 when missing or not live). Rate limits were already counted before routing.
+ * A dashboard session acts with exactly the powers of a secret key in the project and mode it
+ * selected (decision 094): the same Principal, so every route, scope and access rule applies
+ * unchanged. Its credential id is the session's, so idempotency keys and rate limits are its own.
  */
-export function authentication(deps: { credentials: CredentialCache; clock: Clock }) {
+export function principalOfSession(session: DashboardSession & { tenant: NonNullable<DashboardSession["tenant"]> }): Principal {
+  return {
+    credentialId: session.id,
+    kind: "secret",
+    projectId: session.tenant.projectId,
+    organizationId: session.tenant.organizationId,
+    mode: session.tenant.mode,
+    scopes: null,
+    endUserId: null,
+    deviceId: null,
+    recordingId: null,
+    commandId: null,
+    adminId: session.adminId,
+    adminEmail: session.adminEmail,
+  };
+}
+
+/**
+ * The Principal of a request that carries no Authorization header but a dashboard session
+ * cookie: 401 when the session ended, 403 when a state-changing request lacks the session's
+ * CSRF token or no project is selected yet. Null when the request has no session cookie.
+ */
+function sessionPrincipal(sessions: DashboardSessions | undefined, request: Request, now: Date): Principal | null {
+  if (!sessions || !sessionTokenOf(request)) return null;
+  const session = sessions.ofRequest(request, now);
+  if (!session) throw new ApiError("unauthorized", "Your dashboard session has ended (signed out, idle too long or too old): sign in again.");
+  if (!carriesCsrfToken(request, session)) throw new ApiError("forbidden", "This request changes state but lacks the session's CSRF token (X-CSRF-Token).");
+  const { tenant } = session;
+  if (!tenant) throw new ApiError("forbidden", "Choose a project first: the dashboard acts in one project and mode at a time.");
+  return principalOfSession({ ...session, tenant });
+}
+
+/**
+ * Resolves `Authorization: Bearer ...` (or, without one, a dashboard session cookie) to a
+ * Principal for every route mounted after it (401 when missing or not live). Rate limits were already counted before routing.
+ */
+export function authentication(deps: { credentials: CredentialCache; clock: Clock; dashboardSessions?: DashboardSessions }) {
   // Unnamed on purpose: each module mounts its own copy, and a named plugin would be deduplicated away.
   return new Elysia()
     .derive({ as: "scoped" }, ({ request }) => {
       // Usually already looked up by the rate limiter; the header is read again only to say what is wrong.
-      const row = deps.credentials.ofRequest(request, deps.clock.now());
+      const now = deps.clock.now();
+      const row = deps.credentials.ofRequest(request, now);
       if (row) return { principal: principalOf(row) };
+      if (!request.headers.has("authorization")) {
+        const principal = sessionPrincipal(deps.dashboardSessions, request, now);
+        if (principal) return { principal };
+      }
       if (!request.headers.has("authorization")) throw new ApiError("unauthorized", "No credential given: send Authorization: Bearer <key>.");
       if (!bearerToken(request)) throw new ApiError("unauthorized", "The Authorization header must be of the form 'Bearer <key>'.");
       throw new ApiError("unauthorized", "The credential is invalid, expired or revoked.");
@@ -78,4 +126,32 @@ export function authorize(principal: Principal, scope: Scope, options: { tokens?
   }
   if (options.tokens?.includes(principal.kind)) return principal;
   throw new ApiError("forbidden", `A ${principal.kind} token cannot call this endpoint.`);
+}
+
+/**
+ * A state-changing request from another site is refused (403) when the browser names its
+ * origin: sign-in and setup have no session yet, so no CSRF token, and this keeps another
+ * site from signing a browser in to an account of its choosing.
+ */
+export function refuseCrossSiteWrites(request: Request): void {
+  if (!changesState(request)) return;
+  const origin = request.headers.get("origin");
+  if (origin && origin !== new URL(request.url).origin && new URL(origin).host !== request.headers.get("host")) {
+    throw new ApiError("forbidden", "Cross-site requests are refused.");
+  }
+}
+
+/**
+ * The routes only an administrator's dashboard session reaches, never an API key (key
+ * management: spec 5 rule 2, decision 094): 401 without a live session, 403 for a
+ * state-changing request without its CSRF token or from another site.
+ */
+export function dashboardSessionOnly(deps: { clock: Clock; dashboardSessions: DashboardSessions }) {
+  return new Elysia().derive({ as: "scoped" }, ({ request }) => {
+    refuseCrossSiteWrites(request);
+    const session = sessionTokenOf(request) ? deps.dashboardSessions.ofRequest(request, deps.clock.now()) : null;
+    if (!session) throw new ApiError("unauthorized", "Sign in to the dashboard first: this is managed only there.");
+    if (!carriesCsrfToken(request, session)) throw new ApiError("forbidden", "This request changes state but lacks the session's CSRF token (X-CSRF-Token).");
+    return { session };
+  });
 }

@@ -1,8 +1,6 @@
 import type { Server } from "bun";
 import { Elysia } from "elysia";
-import type { Clock } from "../clock";
-import type { CredentialCache } from "./credentials";
-import { countRequest, type RateLimiter } from "./rate-limit";
+import { countRequest, type RequestCounting } from "./rate-limit";
 import { stampRequestId } from "./request-id";
 import { applyVersioning } from "./versioning";
 
@@ -15,7 +13,7 @@ import { applyVersioning } from "./versioning";
  *
  * @example new Elysia().use(beforeRouting(deps, () => app.server))
  */
-export function beforeRouting(deps: { credentials: CredentialCache; clock: Clock; rateLimiter: RateLimiter }, server: () => Server<unknown> | null) {
+export function beforeRouting(deps: RequestCounting, server: () => Server<unknown> | null) {
   return new Elysia({ name: "parley.before-routing" })
     .onRequest(({ request, set }) => {
       stampRequestId(set.headers);

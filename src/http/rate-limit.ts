@@ -1,6 +1,7 @@
 import type { Clock } from "../clock";
 import { type CredentialCache, uploadCredentialOfRequest } from "./credentials";
 import { ApiError } from "./errors";
+import { type DashboardSessions, sessionTokenOf } from "./sessions";
 
 type Window = { start: number; count: number };
 type Buckets = { second: Window; minute: Window };
@@ -64,6 +65,8 @@ export class RateLimiter {
   }
 }
 
+export type RequestCounting = { credentials: CredentialCache; clock: Clock; rateLimiter: RateLimiter; dashboardSessions?: DashboardSessions };
+
 /**
  * Counts a request before routing and body parsing, so every response (401, 404 and
  * malformed-JSON 400 included) carries the X-RateLimit-* headers (spec 8). Callers are
@@ -73,8 +76,10 @@ export class RateLimiter {
  * address, so guessing keys or upload tokens is throttled too. Called by beforeRouting;
  * `clientAddress` is asked only for those.
  */
-export function countRequest(deps: { credentials: CredentialCache; clock: Clock; rateLimiter: RateLimiter }, request: Request, headers: Record<string, unknown>, clientAddress: () => string): void {
+export function countRequest(deps: RequestCounting, request: Request, headers: Record<string, unknown>, clientAddress: () => string): void {
   const now = deps.clock.now();
   const row = deps.credentials.ofRequest(request, now) ?? uploadCredentialOfRequest(deps.credentials, request, now);
-  deps.rateLimiter.check(row ? row.id : `anon:${clientAddress()}`, headers as Record<string, string>);
+  // A dashboard session counts as its own caller, as a key does (decision 094).
+  const session = !row && sessionTokenOf(request) ? deps.dashboardSessions?.ofRequest(request, now) : null;
+  deps.rateLimiter.check(row ? row.id : session ? session.id : `anon:${clientAddress()}`, headers as Record<string, string>);
 }

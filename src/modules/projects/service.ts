@@ -3,7 +3,7 @@ import { ApiError } from "../../http/errors";
 import { ensureDefaultOrganization, findProjectByName, insertProject, type Project } from "./store";
 
 /** What other modules (keys, webhooks, the CLIs and boot) use of the projects store: through this service, never the store itself (decision 083). */
-export { ensureDefaultOrganization, findProjectByName, getOrganization } from "./store";
+export { ensureDefaultOrganization, findProjectByName, getOrganization, listProjects } from "./store";
 
 const PROJECT_NAME = /^[A-Za-z0-9][A-Za-z0-9 ._-]{0,63}$/;
 

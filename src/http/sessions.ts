@@ -1,0 +1,66 @@
+import { constantTimeEqual, sha256Hex } from "../crypto";
+import type { Mode } from "../tenancy";
+
+/**
+ * Dashboard sessions as the auth path sees them (decision 094). The sessions themselves
+ * (table, passwords, sign-in) belong to src/modules/admins, which hands Deps an
+ * implementation of `DashboardSessions`; this file holds only what the plumbing needs.
+ */
+
+/** The cookie carrying a session's token: HttpOnly, SameSite=Strict, Secure over HTTPS. */
+export const SESSION_COOKIE = "parley_session";
+/** Every state-changing request of a session carries its CSRF token in this header. */
+export const CSRF_HEADER = "x-csrf-token";
+
+/** A live session, resolved from its cookie. */
+export type DashboardSession = {
+  readonly id: string;
+  readonly adminId: string;
+  readonly adminEmail: string;
+  /** The project and mode the administrator acts in; null before one is chosen (a fresh install has no project). */
+  readonly tenant: { readonly projectId: string; readonly organizationId: string; readonly mode: Mode } | null;
+  readonly csrfToken: string;
+};
+
+/** What the auth path and the rate limiter ask of the sessions: the live session behind a request's cookie, looked up once per request. */
+export interface DashboardSessions {
+  ofRequest(request: Request, now: Date): DashboardSession | null;
+}
+
+/** The session token in a request's Cookie header, or null. */
+export function sessionTokenOf(request: Request): string | null {
+  const header = request.headers.get("cookie");
+  if (!header) return null;
+  for (const part of header.split(";")) {
+    const eq = part.indexOf("=");
+    if (eq > 0 && part.slice(0, eq).trim() === SESSION_COOKIE) return part.slice(eq + 1).trim() || null;
+  }
+  return null;
+}
+
+/** The CSRF token bound to a session token: derived, so nothing more is stored, and unreadable without the HttpOnly cookie. */
+export function csrfTokenOf(sessionToken: string): string {
+  return sha256Hex(`parley:csrf:${sessionToken}`);
+}
+
+const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
+
+/** Whether a request may change state: every method but GET, HEAD and OPTIONS. */
+export const changesState = (request: Request): boolean => !SAFE_METHODS.has(request.method);
+
+/** Whether a state-changing request carries its session's CSRF token (safe methods need none). */
+export function carriesCsrfToken(request: Request, session: DashboardSession): boolean {
+  if (!changesState(request)) return true;
+  const sent = request.headers.get(CSRF_HEADER);
+  return sent !== null && constantTimeEqual(sent, session.csrfToken);
+}
+
+/** Whether the browser reached us over HTTPS (directly, or through a proxy that says so): the cookie is then Secure. */
+export function isHttps(request: Request): boolean {
+  return new URL(request.url).protocol === "https:" || request.headers.get("x-forwarded-proto") === "https";
+}
+
+/** The Set-Cookie value that stores a session token in the browser (an empty token with age 0 clears it). */
+export function sessionCookie(token: string, maxAgeSeconds: number, secure: boolean): string {
+  return `${SESSION_COOKIE}=${token}; Path=/; HttpOnly; SameSite=Strict; Max-Age=${maxAgeSeconds}${secure ? "; Secure" : ""}`;
+}

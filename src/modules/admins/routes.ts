@@ -1,0 +1,97 @@
+import type { Server } from "bun";
+import { Elysia } from "elysia";
+import type { Deps } from "../../deps";
+import { dashboardSessionOnly, refuseCrossSiteWrites } from "../../http/auth";
+import { ApiError } from "../../http/errors";
+import { type DashboardSession, isHttps, sessionCookie } from "../../http/sessions";
+import { createProject, listProjects } from "../projects/service";
+import { createProjectBody, type SessionView, selectTenantBody, setupBody, signInBody } from "./schema";
+import { createFirstAdmin } from "./service";
+import type { StartedSession } from "./sessions";
+
+const LOOPBACK = /^(127\.\d+\.\d+\.\d+|::1|::ffff:127\.\d+\.\d+\.\d+)$/;
+
+/** The caller's address, "unknown" when the app is not listening (tests calling app.handle). */
+function addressOf(server: Server<unknown> | null, request: Request): string {
+  return server?.requestIP(request)?.address ?? "unknown";
+}
+
+/**
+ * Whether a request comes from the box itself. One relayed by a proxy (Forwarded,
+ * X-Forwarded-For) is not: a reverse proxy on the box would make every visitor look local.
+ */
+function fromLoopback(server: Server<unknown> | null, request: Request): boolean {
+  if (request.headers.has("forwarded") || request.headers.has("x-forwarded-for")) return false;
+  return LOOPBACK.test(addressOf(server, request));
+}
+
+/** The dashboard's session API at /dashboard/api: first-run setup, sign-in and out, the project and mode switcher (decision 094). */
+export function adminRoutes(deps: Deps) {
+  const { db, dashboardSessions: sessions } = deps;
+
+  const view = (session: DashboardSession): SessionView => {
+    const projects = listProjects(db).map((p) => ({ id: p.id, name: p.name }));
+    const t = session.tenant;
+    const project = t && projects.find((p) => p.id === t.projectId);
+    return {
+      admin: { id: session.adminId, email: session.adminEmail },
+      csrf_token: session.csrfToken,
+      tenant: t && project ? { project_id: t.projectId, project_name: project.name, mode: t.mode } : null,
+      projects,
+    };
+  };
+  const started = (request: Request, set: { headers: Record<string, unknown> }, { token, session }: StartedSession) => {
+    set.headers["set-cookie"] = sessionCookie(token, sessions.cookieMaxAgeSeconds, isHttps(request));
+    return view(session);
+  };
+
+  const open = new Elysia()
+    .onBeforeHandle(({ request }) => refuseCrossSiteWrites(request))
+    .get("/setup", ({ request, server }) => ({ open: sessions.setupOpen(), from_loopback: fromLoopback(server, request) }))
+    .post(
+      "/setup",
+      async ({ request, server, body, set }) => {
+        if (!sessions.setupOpen()) throw new ApiError("resource_conflict", "Setup is done: an administrator exists. Sign in instead.");
+        if (!fromLoopback(server, request) && !sessions.isSetupToken(body.token)) {
+          throw new ApiError("forbidden", "Setup works from the appliance itself, or with the setup token printed in the server's log at start.", { param: "token" });
+        }
+        const admin = await createFirstAdmin(db, body.email, body.password, deps.clock.now());
+        sessions.spendSetupToken();
+        deps.log.info("dashboard setup: first administrator created", { admin_id: admin.id });
+        set.status = 201;
+        return started(request, set, sessions.start(admin));
+      },
+      { body: setupBody },
+    )
+    .post("/session", async ({ request, server, body, set }) => started(request, set, await sessions.signIn(body.email, body.password, addressOf(server, request))), { body: signInBody });
+
+  const signedIn = new Elysia()
+    .use(dashboardSessionOnly(deps))
+    .get("/session", ({ session }) => view(session))
+    .delete("/session", ({ request, session, set }) => {
+      sessions.end(session);
+      set.headers["set-cookie"] = sessionCookie("", 0, isHttps(request));
+      set.status = 204;
+    })
+    .put(
+      "/session/tenant",
+      ({ session, body }) => {
+        const project = listProjects(db).find((p) => p.id === body.project_id);
+        if (!project) throw new ApiError("not_found", `No project ${body.project_id}.`, { param: "project_id" });
+        sessions.select(session, project.id, body.mode);
+        return view({ ...session, tenant: { projectId: project.id, organizationId: project.organization_id, mode: body.mode } });
+      },
+      { body: selectTenantBody },
+    )
+    .post(
+      "/projects",
+      ({ body, set }) => {
+        set.status = 201;
+        const project = createProject(db, body.name.trim(), deps.clock.now());
+        return { id: project.id, name: project.name };
+      },
+      { body: createProjectBody },
+    );
+
+  return new Elysia({ name: "parley.admins", prefix: "/dashboard/api" }).use(open).use(signedIn);
+}

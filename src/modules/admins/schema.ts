@@ -1,0 +1,14 @@
+import { z } from "zod";
+
+export const signInBody = z.object({ email: z.string().max(320), password: z.string().max(1024) });
+export const setupBody = z.object({ email: z.string().max(320), password: z.string().max(1024), token: z.string().max(200).optional() });
+export const selectTenantBody = z.object({ project_id: z.string().min(1).max(100), mode: z.enum(["test", "live"]) });
+export const createProjectBody = z.object({ name: z.string().max(200) });
+
+/** What the dashboard shell knows of its session: who, where, and the CSRF token its writes carry. */
+export type SessionView = {
+  admin: { id: string; email: string };
+  csrf_token: string;
+  tenant: { project_id: string; project_name: string; mode: "test" | "live" } | null;
+  projects: { id: string; name: string }[];
+};

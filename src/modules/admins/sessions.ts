@@ -1,0 +1,123 @@
+import type { Database } from "bun:sqlite";
+import type { Clock } from "../../clock";
+import type { Config } from "../../config";
+import { constantTimeEqual, sha256Hex } from "../../crypto";
+import { ApiError } from "../../http/errors";
+import { csrfTokenOf, type DashboardSession, type DashboardSessions, sessionTokenOf } from "../../http/sessions";
+import { newSecret } from "../../ids";
+import type { Mode } from "../../tenancy";
+import { listProjects } from "../projects/service";
+import { LoginThrottle } from "./login-throttle";
+import { type Admin, checkAdminPassword, countAdmins, hashPassword } from "./service";
+import { endSession, findSession, insertSession, purgeSessions, selectSessionTenant, touchSession } from "./store";
+
+/** last_seen_at is written at most this often: a page polling every few seconds must not write on every request. */
+const TOUCH_EVERY_MS = 60_000;
+
+type SessionDeps = { db: Database; clock: Clock; config: Config };
+
+/** A session just started: the token goes into the cookie and nowhere else. */
+export type StartedSession = { token: string; session: DashboardSession };
+
+/**
+ * Administrators' dashboard sessions (decision 094): the token is random, kept only as its
+ * SHA-256, and ends when idle or old (PARLEY_SESSION_IDLE_MINUTES, PARLEY_SESSION_MAX_HOURS),
+ * at sign-out, or when the password is reset. Also holds the sign-in throttle and the
+ * one-time setup token of an install without administrators. One per Deps (decision 085).
+ */
+export class AdminSessions implements DashboardSessions {
+  readonly throttle: LoginThrottle;
+  private readonly byRequest = new WeakMap<Request, DashboardSession | null>();
+  private setupToken: string | null = null;
+  private decoyHash: Promise<string> | undefined;
+
+  constructor(private readonly deps: SessionDeps) {
+    this.throttle = new LoginThrottle(deps.config.admins, deps.clock);
+  }
+
+  private get idleMs(): number {
+    return this.deps.config.admins.sessionIdleMinutes * 60_000;
+  }
+
+  private get maxMs(): number {
+    return this.deps.config.admins.sessionMaxHours * 3_600_000;
+  }
+
+  /** How long the browser keeps the cookie: the absolute timeout (the server ends it sooner when idle). */
+  get cookieMaxAgeSeconds(): number {
+    return Math.floor(this.maxMs / 1000);
+  }
+
+  ofRequest(request: Request, now: Date): DashboardSession | null {
+    const known = this.byRequest.get(request);
+    if (known !== undefined) return known;
+    const token = sessionTokenOf(request);
+    const session = token ? this.find(token, now) : null;
+    this.byRequest.set(request, session);
+    return session;
+  }
+
+  private find(token: string, now: Date): DashboardSession | null {
+    const row = findSession(this.deps.db, sha256Hex(token));
+    if (!row) return null;
+    const at = now.getTime();
+    const lastSeen = Date.parse(row.last_seen_at);
+    if (at - lastSeen >= this.idleMs || at - Date.parse(row.created_at) >= this.maxMs) return null;
+    if (at - lastSeen >= TOUCH_EVERY_MS) touchSession(this.deps.db, row.id, now);
+    const tenant = row.project_id && row.organization_id ? { projectId: row.project_id, organizationId: row.organization_id, mode: row.mode } : null;
+    return { id: row.id, adminId: row.admin_id, adminEmail: row.email, tenant, csrfToken: csrfTokenOf(token) };
+  }
+
+  /** Signs in with email and password from `address`: 401 for a wrong pair, 429 while locked out. */
+  async signIn(email: string, password: string, address: string): Promise<StartedSession> {
+    this.throttle.check(email, address);
+    const admin = await checkAdminPassword(this.deps.db, email, password, await (this.decoyHash ??= hashPassword(newSecret("decoy_"))));
+    if (!admin) {
+      this.throttle.failed(email, address);
+      throw new ApiError("unauthorized", "The email or the password is wrong.");
+    }
+    this.throttle.succeeded(email);
+    return this.start(admin);
+  }
+
+  /** A new session for an administrator, acting in the first project (if any) in test mode. */
+  start(admin: Admin): StartedSession {
+    const { db, clock } = this.deps;
+    const now = clock.now();
+    purgeSessions(db, new Date(now.getTime() - Math.max(this.idleMs, this.maxMs)));
+    const token = newSecret("ses_");
+    const firstProject = listProjects(db)[0] ?? null;
+    insertSession(db, admin.id, sha256Hex(token), firstProject?.id ?? null, now);
+    return { token, session: this.find(token, now)! };
+  }
+
+  end(session: DashboardSession): void {
+    endSession(this.deps.db, session.id, this.deps.clock.now());
+  }
+
+  /** Switches the project and mode a session acts in (the project must exist: the caller checked). */
+  select(session: DashboardSession, projectId: string, mode: Mode): void {
+    selectSessionTenant(this.deps.db, session.id, projectId, mode);
+  }
+
+  /** Whether the first-run setup is still open: no administrator exists. */
+  setupOpen(): boolean {
+    return countAdmins(this.deps.db) === 0;
+  }
+
+  /** The one-time setup token to print at start, made on first ask; null once an administrator exists. */
+  setupTokenToPrint(): string | null {
+    if (!this.setupOpen()) return null;
+    return (this.setupToken ??= newSecret("setup_"));
+  }
+
+  /** Whether `given` is the printed setup token (never true when none was printed). */
+  isSetupToken(given: string | undefined): boolean {
+    return Boolean(this.setupToken && given && constantTimeEqual(given, this.setupToken));
+  }
+
+  /** The setup token is one-time: spent once the first administrator exists. */
+  spendSetupToken(): void {
+    this.setupToken = null;
+  }
+}

@@ -1,0 +1,87 @@
+import type { Database } from "bun:sqlite";
+import { newId } from "../../ids";
+import type { Mode } from "../../tenancy";
+
+export type AdminRow = { id: string; email: string; password_hash: string; created_at: string; updated_at: string };
+export type Admin = Omit<AdminRow, "password_hash">;
+
+export function countAdmins(db: Database): number {
+  return db.query<{ n: number }, []>("SELECT count(*) AS n FROM admins").get()!.n;
+}
+
+export function findAdminByEmail(db: Database, email: string): AdminRow | null {
+  return db.query<AdminRow, [string]>("SELECT * FROM admins WHERE email = ?").get(email);
+}
+
+export function listAdmins(db: Database): Admin[] {
+  return db.query<Admin, []>("SELECT id, email, created_at, updated_at FROM admins ORDER BY created_at, id").all();
+}
+
+export function insertAdmin(db: Database, email: string, passwordHash: string, now: Date): Admin {
+  const at = now.toISOString();
+  const admin = { id: newId("adm_", now.getTime()), email, created_at: at, updated_at: at };
+  db.query("INSERT INTO admins (id, email, password_hash, created_at, updated_at) VALUES (?, ?, ?, ?, ?)").run(admin.id, email, passwordHash, at, at);
+  return admin;
+}
+
+export function setAdminPassword(db: Database, adminId: string, passwordHash: string, now: Date): void {
+  db.query("UPDATE admins SET password_hash = ?, updated_at = ? WHERE id = ?").run(passwordHash, now.toISOString(), adminId);
+}
+
+/** Removes an administrator; their sessions go with them (ON DELETE CASCADE). */
+export function deleteAdmin(db: Database, adminId: string): void {
+  db.query("DELETE FROM admins WHERE id = ?").run(adminId);
+}
+
+/** A session joined with what the auth path needs: its administrator and its project's organization. */
+export type SessionRow = {
+  id: string;
+  admin_id: string;
+  email: string;
+  project_id: string | null;
+  organization_id: string | null;
+  mode: Mode;
+  created_at: string;
+  last_seen_at: string;
+};
+
+export function insertSession(db: Database, adminId: string, tokenHash: string, projectId: string | null, now: Date): string {
+  const id = newId("ses_", now.getTime());
+  const at = now.toISOString();
+  db.query("INSERT INTO admin_sessions (id, admin_id, token_hash, project_id, mode, created_at, last_seen_at) VALUES (?, ?, ?, ?, 'test', ?, ?)").run(id, adminId, tokenHash, projectId, at, at);
+  return id;
+}
+
+/** The session a token hash stands for, unless it was ended. Timeouts are judged by the caller. */
+export function findSession(db: Database, tokenHash: string): SessionRow | null {
+  return db
+    .query<SessionRow, [string]>(
+      `SELECT s.id, s.admin_id, a.email, s.project_id, p.organization_id, s.mode, s.created_at, s.last_seen_at
+         FROM admin_sessions s JOIN admins a ON a.id = s.admin_id LEFT JOIN projects p ON p.id = s.project_id
+        WHERE s.token_hash = ? AND s.ended_at IS NULL`,
+    )
+    .get(tokenHash);
+}
+
+export function touchSession(db: Database, sessionId: string, now: Date): void {
+  db.query("UPDATE admin_sessions SET last_seen_at = ? WHERE id = ?").run(now.toISOString(), sessionId);
+}
+
+export function selectSessionTenant(db: Database, sessionId: string, projectId: string, mode: Mode): void {
+  db.query("UPDATE admin_sessions SET project_id = ?, mode = ? WHERE id = ?").run(projectId, mode, sessionId);
+}
+
+export function endSession(db: Database, sessionId: string, now: Date): void {
+  db.query("UPDATE admin_sessions SET ended_at = ? WHERE id = ? AND ended_at IS NULL").run(now.toISOString(), sessionId);
+}
+
+/** Ends every session of an administrator (password reset). */
+export function endSessionsOf(db: Database, adminId: string, now: Date): number {
+  return db.query("UPDATE admin_sessions SET ended_at = ? WHERE admin_id = ? AND ended_at IS NULL").run(now.toISOString(), adminId).changes;
+}
+
+/** Deletes sessions ended, or last seen, before the cutoff: they can never work again. */
+export function purgeSessions(db: Database, cutoff: Date): number {
+  const at = cutoff.toISOString();
+  return db.query("DELETE FROM admin_sessions WHERE ended_at <= ?1 OR last_seen_at <= ?1").run(at).changes;
+}

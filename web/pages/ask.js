@@ -1,3 +1,4 @@
+import "../components/stylesheet.js";
 import { endUserSelect } from "../components/end-user-select.js";
 import { field, formAlert, select, showError, textInput } from "../components/fields.js";
 import { h, when } from "../ui.js";
@@ -27,8 +28,9 @@ export async function render(view, ctx) {
   const session = sessionId ? await ctx.api(`/ask/sessions/${encodeURIComponent(sessionId)}`) : null;
   const log = h("div", { role: "log", "aria-label": "Conversation", class: "chat" });
   const form = session ? followUpForm(ctx, session, log) : await newChatForm(ctx);
+  if (ctx.signal?.aborted) return; // left while loading: the next page owns the view
   view.replaceChildren(
-    h("h2", {}, "Ask"),
+    h("h1", {}, "Ask"),
     h("div", { class: "ask-layout" }, h("div", { class: "ask-main" }, session ? h("p", { class: "muted" }, scopeText(session)) : null, log, form), await recentSessions(ctx, sessionId)),
   );
   if (session) {
@@ -128,7 +130,7 @@ async function recentSessions(ctx, current) {
   return h(
     "aside",
     { class: "ask-sessions", "aria-label": "Recent chats" },
-    h("h3", {}, "Recent chats"),
+    h("h2", {}, "Recent chats"),
     h("p", {}, h("a", { href: "#/ask" }, "New chat")),
     page.data.length
       ? h("ul", {}, ...page.data.map((s) => h("li", {}, h("a", { href: `#/ask?session=${s.id}`, "aria-current": s.id === current ? "page" : null }, s.title), h("span", { class: "muted" }, ` ${when(s.last_message_at ?? s.created_at)}`))))

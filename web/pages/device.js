@@ -1,3 +1,4 @@
+import "../components/stylesheet.js";
 import { facts } from "../components/facts.js";
 import { megabytes, orDash } from "../components/format.js";
 import { liveBadge } from "../components/status-badge.js";
@@ -15,15 +16,16 @@ const LIVE_MS = 3_000;
 export async function render(view, ctx) {
   const path = `/devices/${encodeURIComponent(ctx.id)}`;
   const device = await ctx.api(path);
-  const title = h("h2", {}, device.name ?? device.serial_number);
+  const title = h("h1", {}, device.name ?? device.serial_number);
   const live = h("div", { class: "live", "aria-live": "polite" });
   const binding = bindingPanel(ctx, device);
   const commands = commandsPanel(ctx, device.id);
   const ota = otaPanel(ctx, device);
+  if (ctx.signal?.aborted) return; // left while loading: the next page owns the view
   view.replaceChildren(
     h("p", {}, h("a", { href: "#/devices" }, "← Devices")),
     title,
-    h("div", { class: "device-grid" }, h("section", { class: "panel", "aria-labelledby": "live-h" }, h("h3", { id: "live-h" }, "Live state"), live), h("div", {}, binding.el, commands.el)),
+    h("div", { class: "device-grid" }, h("section", { class: "panel", "aria-labelledby": "live-h" }, h("h2", { id: "live-h" }, "Live state"), live), h("div", {}, binding.el, commands.el)),
     settingsEditor(ctx, device),
     ota.el,
     wifiGrantPanel(ctx, device),

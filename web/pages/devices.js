@@ -1,3 +1,4 @@
+import "../components/stylesheet.js";
 import { field, formAlert, select, showError, textInput } from "../components/fields.js";
 import { searchBox } from "../components/search-box.js";
 import { liveBadge } from "../components/status-badge.js";
@@ -29,8 +30,9 @@ export async function render(view, ctx) {
   });
   const statusFilter = select("status", [["", "Any"], ["bound", "Bound"], ["unbound", "Unbound"]], status);
   statusFilter.addEventListener("change", () => ctx.navigate(devicesHash(serial, statusFilter.value)));
+  if (ctx.signal?.aborted) return; // left while loading: the next page owns the view
   view.replaceChildren(
-    h("h2", {}, "Devices"),
+    h("h1", {}, "Devices"),
     h(
       "div",
       { class: "filters" },

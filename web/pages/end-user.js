@@ -1,3 +1,4 @@
+import "../components/stylesheet.js";
 import { facts } from "../components/facts.js";
 import { duration } from "../components/format.js";
 import { liveBadge } from "../components/status-badge.js";
@@ -34,9 +35,10 @@ export async function render(view, ctx) {
     ],
   });
   const q = `end_user_id=${encodeURIComponent(user.id)}`;
+  if (ctx.signal?.aborted) return; // left while loading: the next page owns the view
   view.replaceChildren(
     h("p", {}, h("a", { href: "#/end-users" }, "← End users")),
-    h("h2", {}, user.name ?? user.external_id ?? user.id, user.deleted_at ? " " : "", user.deleted_at ? statusBadge("deleted") : ""),
+    h("h1", {}, user.name ?? user.external_id ?? user.id, user.deleted_at ? " " : "", user.deleted_at ? statusBadge("deleted") : ""),
     facts([
       ["Id", user.id],
       ["External id", user.external_id],
@@ -44,9 +46,9 @@ export async function render(view, ctx) {
       ["Created", when(user.created_at)],
     ]),
     h("p", { class: "actions" }, h("a", { href: `#/search?${q}`, class: "button" }, "Search their library"), h("a", { href: `#/ask?${q}`, class: "button" }, "Ask about their library")),
-    h("h3", {}, "Devices"),
+    h("h2", {}, "Devices"),
     devices.el,
-    h("h3", {}, "Recordings"),
+    h("h2", {}, "Recordings"),
     recordings.el,
   );
   await Promise.all([devices.load(), recordings.load()]);

@@ -1,3 +1,4 @@
+import "../components/stylesheet.js";
 import { field, formAlert, showError, textInput } from "../components/fields.js";
 import { searchBox } from "../components/search-box.js";
 import { pagedTable } from "../components/table.js";
@@ -19,8 +20,9 @@ export async function render(view, ctx) {
       { title: "Created", cell: (u) => when(u.created_at) },
     ],
   });
+  if (ctx.signal?.aborted) return; // left while loading: the next page owns the view
   view.replaceChildren(
-    h("h2", {}, "End users"),
+    h("h1", {}, "End users"),
     searchBox({
       label: "Find by external id",
       value: externalId,

@@ -1,3 +1,4 @@
+import "../components/stylesheet.js";
 import { apiUrl } from "../api.js";
 import { facts } from "../components/facts.js";
 import { formAlert } from "../components/fields.js";
@@ -17,12 +18,13 @@ export async function render(view, ctx) {
   const rec = await ctx.api(path);
   const t = ctx.query.get("t");
   const player = transcriptPlayer({ src: apiUrl(`${path}/audio`), segments: [], startMs: null });
-  const heading = h("h2", {}, rec.name ?? rec.id, " ", statusBadge(rec.status));
-  const transcript = h("section", { class: "transcript", "aria-labelledby": "txn-h" }, h("h3", { id: "txn-h" }, "Transcript"), h("p", { class: "muted" }, "Loading…"));
+  const heading = h("h1", {}, rec.name ?? rec.id, " ", statusBadge(rec.status));
+  const transcript = h("section", { class: "transcript", "aria-labelledby": "txn-h" }, h("h2", { id: "txn-h" }, "Transcript"), h("p", { class: "muted" }, "Loading…"));
   const media = h("div", { class: "media" }, player.audio);
   const alert = formAlert();
   const summaries = summariesPanel(ctx);
   let reprocessed = () => {};
+  if (ctx.signal?.aborted) return; // left while loading: the next page owns the view
   view.replaceChildren(
     h("p", {}, h("a", { href: "#/recordings" }, "← Recordings")),
     heading,
@@ -78,7 +80,7 @@ export async function render(view, ctx) {
   watch();
 
   function showTranscription(txn) {
-    const title = h("h3", { id: "txn-h" }, "Transcript ", txn ? statusBadge(txn.status) : "");
+    const title = h("h2", { id: "txn-h" }, "Transcript ", txn ? statusBadge(txn.status) : "");
     if (!txn || txn.status !== "completed") {
       const note = !txn ? "No transcript yet." : txn.status === "processing" ? "Transcribing… this page updates when it is done." : `Transcription failed: ${txn.error?.message ?? "unknown error"}`;
       transcript.replaceChildren(title, h("p", { class: txn?.status === "failed" ? "error" : "muted", role: "status" }, note));

@@ -1,3 +1,4 @@
+import "../components/stylesheet.js";
 import { field, select, textInput } from "../components/fields.js";
 import { duration } from "../components/format.js";
 import { pagedTable } from "../components/table.js";
@@ -25,7 +26,8 @@ export async function render(view, ctx) {
       { title: "Device", cell: (r) => (r.device_id ? h("a", { href: `#/devices/${r.device_id}` }, r.device_id) : "—") },
     ],
   });
-  view.replaceChildren(h("h2", {}, "Recordings"), filterForm(ctx, f), table.el, uploadForm(ctx));
+  if (ctx.signal?.aborted) return; // left while loading: the next page owns the view
+  view.replaceChildren(h("h1", {}, "Recordings"), filterForm(ctx, f), table.el, uploadForm(ctx));
   await table.load();
 }
 

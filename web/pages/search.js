@@ -1,3 +1,4 @@
+import "../components/stylesheet.js";
 import { endUserSelect } from "../components/end-user-select.js";
 import { field, formAlert, showError, textInput } from "../components/fields.js";
 import { clockTime, recordingAt } from "../components/format.js";
@@ -25,13 +26,14 @@ export async function render(view, ctx) {
     const params = new URLSearchParams({ end_user_id: form.elements.end_user_id.value, q: form.elements.q.value.trim() });
     ctx.navigate(`#/search?${params}`);
   });
-  view.replaceChildren(h("h2", {}, "Search"), form, results);
+  if (ctx.signal?.aborted) return; // left while loading: the next page owns the view
+  view.replaceChildren(h("h1", {}, "Search"), form, results);
   if (!q) return;
   try {
     const body = { query: q, limit: 20, ...(endUser ? { end_user_id: endUser } : {}) };
     const found = await ctx.api("/recordings/search", { method: "POST", body });
     results.replaceChildren(
-      h("h3", {}, `${found.results.length} result${found.results.length === 1 ? "" : "s"}`),
+      h("h2", {}, `${found.results.length} result${found.results.length === 1 ? "" : "s"}`),
       found.results.length ? h("ol", { class: "results" }, ...found.results.map(result)) : h("p", { class: "muted" }, "Nothing in this library matches."),
     );
   } catch (err) {

@@ -1,3 +1,4 @@
+import "../components/stylesheet.js";
 import { checkbox, field, formAlert, showError, textInput } from "../components/fields.js";
 import { copyButton, h } from "../ui.js";
 import { endpointCard } from "./webhooks/endpoint.js";
@@ -21,7 +22,8 @@ const DELIVERIES_MS = 5_000;
 export async function render(view, ctx) {
   const list = h("div", { class: "endpoints" });
   const once = h("div", { class: "once", hidden: true, role: "status" });
-  view.replaceChildren(h("h2", {}, "Webhooks"), once, createForm(ctx, once, () => load()), list);
+  if (ctx.signal?.aborted) return; // left while loading: the next page owns the view
+  view.replaceChildren(h("h1", {}, "Webhooks"), once, createForm(ctx, once, () => load()), list);
 
   let cards = [];
   async function load() {

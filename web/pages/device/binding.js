@@ -9,7 +9,7 @@ import { confirmDialog, copyButton, h } from "../../ui.js";
 export function bindingPanel(ctx, device) {
   const body = h("div");
   const token = h("div", { class: "once", hidden: true });
-  const el = h("section", { class: "panel", "aria-labelledby": "bind-h" }, h("h3", { id: "bind-h" }, "Binding"), token, body);
+  const el = h("section", { class: "panel", "aria-labelledby": "bind-h" }, h("h2", { id: "bind-h" }, "Binding"), token, body);
   let shown = null;
 
   function update(d) {

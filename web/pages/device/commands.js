@@ -26,7 +26,7 @@ export function commandsPanel(ctx, deviceId) {
   const el = h(
     "section",
     { class: "panel", "aria-labelledby": "cmd-h" },
-    h("h3", { id: "cmd-h" }, "Commands"),
+    h("h2", { id: "cmd-h" }, "Commands"),
     h("p", { class: "muted" }, "A device takes commands while its last heartbeat is under 60 seconds old."),
     h("div", { class: "actions" }, ...buttons),
     alert,

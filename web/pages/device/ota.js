@@ -10,7 +10,7 @@ export function otaPanel(ctx, device) {
   const alert = formAlert();
   const list = h("div", { class: "table-wrap", "aria-live": "polite" });
   const form = h("form", { class: "row-form", novalidate: "" });
-  const el = h("section", { class: "panel", "aria-labelledby": "ota-h" }, h("h3", { id: "ota-h" }, "Firmware update"), form, alert, list);
+  const el = h("section", { class: "panel", "aria-labelledby": "ota-h" }, h("h2", { id: "ota-h" }, "Firmware update"), form, alert, list);
   let releasesLoaded = false;
 
   async function loadReleases() {

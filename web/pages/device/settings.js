@@ -68,7 +68,7 @@ export function settingsEditor(ctx, device) {
       showError(form, err);
     }
   });
-  return h("section", { class: "panel", "aria-labelledby": "settings-h" }, h("h3", { id: "settings-h" }, "Settings"), form);
+  return h("section", { class: "panel", "aria-labelledby": "settings-h" }, h("h2", { id: "settings-h" }, "Settings"), form);
 }
 
 function settingsFrom(form) {

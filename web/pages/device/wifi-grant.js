@@ -26,5 +26,5 @@ export function wifiGrantPanel(ctx, device) {
       showError(form, err);
     }
   });
-  return h("section", { class: "panel", "aria-labelledby": "wifi-h" }, h("h3", { id: "wifi-h" }, "WiFi grant"), form, out);
+  return h("section", { class: "panel", "aria-labelledby": "wifi-h" }, h("h2", { id: "wifi-h" }, "WiFi grant"), form, out);
 }

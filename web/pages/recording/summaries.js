@@ -17,7 +17,7 @@ const TEMPLATES = [
 export function summariesPanel(ctx) {
   const body = h("div");
   const alert = formAlert();
-  const el = h("section", { class: "summaries", "aria-labelledby": "sum-h" }, h("h3", { id: "sum-h" }, "Summaries"), alert, body);
+  const el = h("section", { class: "summaries", "aria-labelledby": "sum-h" }, h("h2", { id: "sum-h" }, "Summaries"), alert, body);
   const panel = { el, show, onStarted: () => {} };
   let txn = null;
 
@@ -47,7 +47,7 @@ export function summariesPanel(ctx) {
     return h(
       "article",
       { class: "summary", "aria-label": `${label} summary` },
-      h("h4", {}, label, " ", summary ? statusBadge(summary.status) : ""),
+      h("h3", {}, label, " ", summary ? statusBadge(summary.status) : ""),
       text,
       summary?.completed_at ? h("p", { class: "muted" }, `${when(summary.completed_at)} · ${summary.model ?? ""}`) : null,
       button,

@@ -39,11 +39,11 @@ export function endpointCard(ctx, w, onChange) {
   const el = h(
     "article",
     { class: "panel endpoint", "aria-label": `Endpoint ${w.url}` },
-    h("h3", { class: "url" }, w.url),
+    h("h2", { class: "url" }, w.url),
     h("p", { class: "muted" }, `Events: ${w.events.join(", ")}${w.include_device_events ? " · device events" : ""} · created ${when(w.created_at)}`),
     state,
     alert,
-    h("h4", {}, "Deliveries"),
+    h("h3", {}, "Deliveries"),
     deliveries.el,
     remove,
   );

@@ -26,12 +26,13 @@ const PROVIDERS = [
 export async function render(view, ctx) {
   const sessionId = ctx.query.get("session");
   const session = sessionId ? await ctx.api(`/ask/sessions/${encodeURIComponent(sessionId)}`) : null;
+  const owner = session?.end_user_id ? await ctx.api(`/end-users/${session.end_user_id}`).catch(() => null) : null;
   const log = h("div", { role: "log", "aria-label": "Conversation", class: "chat" });
   const form = session ? followUpForm(ctx, session, log) : await newChatForm(ctx);
   if (ctx.signal?.aborted) return; // left while loading: the next page owns the view
   view.replaceChildren(
     h("h1", {}, "Ask"),
-    h("div", { class: "ask-layout" }, h("div", { class: "ask-main" }, session ? h("p", { class: "muted" }, scopeText(session)) : null, log, form), await recentSessions(ctx, sessionId)),
+    h("div", { class: "ask-layout" }, h("div", { class: "ask-main" }, session ? h("p", { class: "muted" }, scopeText(session, owner)) : null, log, form), await recentSessions(ctx, sessionId)),
   );
   if (session) {
     const history = await ctx.api(`/ask/sessions/${session.id}/messages`, { query: { limit: 100 } });
@@ -39,10 +40,10 @@ export async function render(view, ctx) {
   }
 }
 
-function scopeText(s) {
+function scopeText(s, owner) {
   if (s.scope.type === "recording") return `About ${s.scope.recording_title ?? s.scope.recording_ids[0]}`;
   if (s.scope.type === "selected") return `About ${s.scope.recording_ids.length} selected recording${s.scope.recording_ids.length === 1 ? "" : "s"}`;
-  return `About the library of ${s.end_user_id}`;
+  return `About the library of ${owner?.name ?? owner?.external_id ?? s.end_user_id}`;
 }
 
 const questionField = () => field("Question", h("textarea", { name: "content", rows: "3", required: "" }), { param: "content" });

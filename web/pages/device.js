@@ -25,7 +25,8 @@ export async function render(view, ctx) {
   view.replaceChildren(
     h("p", {}, h("a", { href: "#/devices" }, "← Devices")),
     title,
-    h("div", { class: "device-grid" }, h("section", { class: "panel", "aria-labelledby": "live-h" }, h("h2", { id: "live-h" }, "Live state"), live), h("div", {}, binding.el, commands.el)),
+    h("div", { class: "device-grid" }, h("section", { class: "panel", "aria-labelledby": "live-h" }, h("h2", { id: "live-h" }, "Live state"), live), binding.el),
+    commands.el,
     settingsEditor(ctx, device),
     ota.el,
     wifiGrantPanel(ctx, device),

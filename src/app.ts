@@ -1,5 +1,6 @@
 import type { Server } from "bun";
 import { Elysia } from "elysia";
+import { diagnose } from "./cli/doctor";
 import type { Deps } from "./deps";
 import { accessLog } from "./http/access-log";
 import { beforeRouting } from "./http/before-routing";
@@ -57,7 +58,7 @@ export function createApp(deps: Deps) {
     .use(healthRoutes(deps))
     .use(adminRoutes(deps))
     .use(keysRoutes(deps))
-    .use(dashboardRoutes())
+    .use(dashboardRoutes(deps, (d) => diagnose(d.config, { engines: d.engines })))
     .get("/v1/openapi.json", () => (openapi ??= buildOpenApiDocument(documentedRoutes(deps))))
     .use(apiRoutes(deps));
   return app;

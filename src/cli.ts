@@ -9,6 +9,7 @@ import { modelsCommand } from "./cli/models";
 import { doctorCommand } from "./cli/doctor";
 import { backupCommand, restoreCommand } from "./cli/backup";
 import { PARLEY_VERSION } from "./version";
+import { adminCommand } from "./modules/admins/cli";
 import { configCommand } from "./modules/config/cli";
 import { firmwareCommand } from "./modules/firmware/cli";
 import { keysCommand } from "./modules/keys/cli";
@@ -26,6 +27,7 @@ const COMMANDS: Record<string, Command> = {
   org: orgCommand,
   config: configCommand,
   firmware: firmwareCommand,
+  admin: adminCommand,
 };
 
 /** Commands that need no database (they talk to a server, or only to files). */
@@ -43,6 +45,7 @@ const USAGE = `parley — self-hosted conversation capture
 usage: parley [serve]                 start the appliance (default)
        parley projects create NAME    make a project
        parley keys create|list|revoke manage API keys
+       parley admin create|list|reset-password|remove  dashboard administrators
        parley org update --plan P     standard or enterprise (device events)
        parley config get|set|unset    configuration at organization, project, end-user or device level
        parley models list|pull|import|verify|remove   speech and language models (PARLEY_MODEL_MIRROR)

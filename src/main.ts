@@ -67,6 +67,9 @@ export async function serve(config: Config): Promise<{ url: string; stop(): Prom
   const url = `http://${config.host}:${server.port}`;
   lock.listening(url);
   log.info("parley listening", { url, data_dir: config.dataDir, models_dir: config.modelsDir });
+  // Only while no administrator exists, and good for one setup (decision 094).
+  const setupToken = deps.dashboardSessions.setupTokenToPrint();
+  if (setupToken) log.warn("no dashboard administrator yet: open the dashboard on this machine, or from elsewhere with this one-time setup token, or run `parley admin create EMAIL`", { dashboard: `${url}/dashboard`, setup_token: setupToken });
 
   let stopping: Promise<void> | null = null;
   const stop = () =>

@@ -82,7 +82,9 @@ export function showFormError(form, error) {
     const id = `${field.name}-error`;
     field.setAttribute("aria-invalid", "true");
     field.setAttribute("aria-describedby", id);
-    (field.closest("label") ?? field).after(h("p", { class: "field-error error", id }, error.message));
+    // A group of boxes (scopes) takes the message after the group, a lone field after its label.
+    const anchor = (field.type === "checkbox" || field.type === "radio" ? field.closest("fieldset") : null) ?? field.closest("label") ?? field;
+    anchor.after(h("p", { class: "field-error error", id }, error.message));
   } else alert.textContent = error.message;
 }
 

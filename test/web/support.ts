@@ -32,13 +32,14 @@ export async function signIn(page: Page, base: string, who: { email: string; pas
 
 /**
  * The real test app (test/helpers.ts) listening on 127.0.0.1, with a project "acme" (a
- * secret key per mode in `tenant`), an administrator (ADMIN) and a headless Chromium.
+ * secret key per mode in `tenant`; none with `project: null`), an administrator (ADMIN;
+ * none with `admin: false`) and a headless Chromium.
  * Call stop() in afterAll. The app's clock is a ManualClock (`t.clock`).
  */
-export async function startDashboard(options: Parameters<typeof makeTestApp>[0] & { project?: string | null } = {}) {
+export async function startDashboard(options: Parameters<typeof makeTestApp>[0] & { project?: string | null; admin?: boolean } = {}) {
   const t = await makeTestApp(options);
   const tenant = options.project === null ? null : makeTenant(t.deps, options.project ?? "acme");
-  await createAdmin(t.deps.db, ADMIN.email, ADMIN.password, t.clock.now());
+  if (options.admin !== false) await createAdmin(t.deps.db, ADMIN.email, ADMIN.password, t.clock.now());
   const listening = t.app.listen({ port: 0, hostname: "127.0.0.1" });
   const base = `http://127.0.0.1:${listening.server!.port}`;
   const browser = await launchChromium();

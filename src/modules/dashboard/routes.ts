@@ -1,6 +1,9 @@
 import { Elysia } from "elysia";
+import type { Deps } from "../../deps";
+import { dashboardSessionOnly } from "../../http/auth";
 import { ApiError } from "../../http/errors";
 import { ASSETS } from "./assets";
+import { type Diagnose, systemReport } from "./system";
 
 // The dashboard loads nothing from elsewhere, so it works on an air-gapped box.
 const SECURITY_HEADERS = {
@@ -18,9 +21,19 @@ function serve(path: string): Response {
   return new Response(body, { headers: { "content-type": type, "cache-control": "no-cache", ...SECURITY_HEADERS } });
 }
 
-/** The web dashboard's files at /dashboard (public: what they show needs an administrator's session, decision 094). */
-export function dashboardRoutes() {
+/** The System page's data, for administrators' sessions only. */
+function systemRoutes(deps: Deps, diagnose: Diagnose) {
+  return new Elysia({ prefix: "/dashboard/api" })
+    .use(dashboardSessionOnly(deps))
+    .get("/system", () => systemReport(deps))
+    // Apart: the checks load each engine's model for real (once per process), which can take a while the first time.
+    .get("/system/checks", async () => ({ checks: await diagnose(deps) }));
+}
+
+/** The web dashboard: its files at /dashboard (public: what they show needs an administrator's session, decision 094) and the System page's data. */
+export function dashboardRoutes(deps: Deps, diagnose: Diagnose) {
   return new Elysia({ name: "parley.dashboard" })
+    .use(systemRoutes(deps, diagnose))
     .get("/", ({ redirect }) => redirect("/dashboard"))
     .get("/dashboard", () => serve("index.html"))
     .get("/dashboard/*", ({ params }) => serve(params["*"] || "index.html"));

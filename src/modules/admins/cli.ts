@@ -1,0 +1,87 @@
+import { parseFlags, UsageError } from "../../cli/args";
+import type { Deps } from "../../deps";
+import { createAdmin, listAdmins, MIN_PASSWORD_LENGTH, removeAdmin, resetAdminPassword } from "./service";
+
+const USAGE = `usage: parley admin create EMAIL          a dashboard administrator (password asked, or PARLEY_ADMIN_PASSWORD / stdin when not a terminal)
+       parley admin list [--json]
+       parley admin reset-password EMAIL  a new password; the administrator's sessions end
+       parley admin remove EMAIL`;
+
+/** Reads a line from the terminal without echoing it. */
+function askHidden(question: string): Promise<string> {
+  const stdin = process.stdin;
+  process.stderr.write(question);
+  return new Promise((resolve, reject) => {
+    let typed = "";
+    const done = (result: () => void) => {
+      stdin.off("data", onData);
+      stdin.setRawMode(false);
+      stdin.pause();
+      process.stderr.write("\n");
+      result();
+    };
+    const onData = (chunk: Buffer) => {
+      for (const ch of chunk.toString("utf8")) {
+        if (ch === "\r" || ch === "\n") return done(() => resolve(typed));
+        if (ch === "\u0003") return done(() => reject(new UsageError("cancelled")));
+        if (ch === "\u007f" || ch === "\b") typed = typed.slice(0, -1);
+        else typed += ch;
+      }
+    };
+    stdin.setRawMode(true);
+    stdin.resume();
+    stdin.on("data", onData);
+  });
+}
+
+/**
+ * The new password: asked twice on a terminal; otherwise PARLEY_ADMIN_PASSWORD when set
+ * (for scripts: it never appears in the process list, as an argument would), else the first
+ * line of stdin. Read here, not in Config: it is this command's input, not the server's setting.
+ */
+async function newPassword(): Promise<string> {
+  if (!process.stdin.isTTY) {
+    const fromEnv = process.env.PARLEY_ADMIN_PASSWORD;
+    if (fromEnv) return fromEnv;
+    return (await Bun.stdin.text()).split(/\r?\n/)[0] ?? "";
+  }
+  const first = await askHidden(`Password (at least ${MIN_PASSWORD_LENGTH} characters): `);
+  if ((await askHidden("Again: ")) !== first) throw new UsageError("The two passwords differ; nothing was changed.");
+  return first;
+}
+
+/** Dashboard administrators (decision 094). Works on the database directly, with or without a running server. */
+export async function adminCommand(deps: Deps, args: string[]): Promise<void> {
+  const { values, positionals } = parseFlags(args, { json: { type: "boolean" } });
+  const [action, email] = positionals;
+  const now = () => deps.clock.now();
+  switch (action) {
+    case "create": {
+      if (!email) throw new UsageError(USAGE);
+      const admin = await createAdmin(deps.db, email, await newPassword(), now());
+      console.log(`created administrator ${admin.email} (${admin.id}); sign in at ${deps.config.publicUrl}/dashboard`);
+      return;
+    }
+    case "list": {
+      const admins = listAdmins(deps.db);
+      if (values.json) console.log(JSON.stringify(admins));
+      else if (!admins.length) console.log("no administrators yet: parley admin create EMAIL");
+      else for (const a of admins) console.log(`${a.email}  ${a.id}  created ${a.created_at}`);
+      return;
+    }
+    case "reset-password": {
+      if (!email) throw new UsageError(USAGE);
+      const admin = await resetAdminPassword(deps.db, email, await newPassword(), now());
+      console.log(`password reset for ${admin.email}; their dashboard sessions ended`);
+      return;
+    }
+    case "remove": {
+      if (!email) throw new UsageError(USAGE);
+      const admin = removeAdmin(deps.db, email);
+      console.log(`removed administrator ${admin.email}; their sessions ended`);
+      return;
+    }
+    default:
+      throw new UsageError(USAGE);
+  }
+}

@@ -6,6 +6,7 @@ import type { Config } from "./config";
 import { serve } from "./main";
 import { modelStatus } from "./model-files/install";
 import { defaultManifest, type Manifest } from "./model-files/manifest";
+import { countAdmins } from "./modules/admins/service";
 import { createApiKey } from "./modules/keys/service";
 import { createProject, findProjectByName } from "./modules/projects/service";
 import { formatStats, startSimulation } from "./simulator";
@@ -63,11 +64,12 @@ export async function demoCommand(config: Config, args: string[]): Promise<void>
   const setup = buildDeps(config);
   if (!findProjectByName(setup.db, projectName)) createProject(setup.db, projectName, setup.clock.now());
   const key = createApiKey(setup.db, { project: projectName, mode: "test", name: "parley demo" }, setup.clock.now());
+  const hasAdmin = countAdmins(setup.db) > 0;
   closeDeps(setup);
 
   const server = await serve(config);
   console.log(`Parley demo running at ${server.url}`);
-  console.log(`  dashboard: ${server.url}/dashboard`);
+  console.log(`  dashboard: ${server.url}/dashboard${hasAdmin ? "" : " (the first visit from this machine creates its administrator)"}`);
   console.log(`  API key (project ${projectName}, test mode, shown once): ${key.key}`);
   const sim = await startSimulation({ url: server.url, apiKey: key.key, devices, durationSeconds: duration, intervalSeconds: 5, uploads: true, recordAtOnce: true, log: console.log });
   process.once("SIGINT", () => sim.stop());

@@ -71,8 +71,8 @@ export async function adminCommand(deps: Deps, args: string[]): Promise<void> {
     }
     case "reset-password": {
       if (!email) throw new UsageError(USAGE);
-      const { ended_sessions } = await resetAdminPassword(deps.db, email, await newPassword(), now());
-      console.log(`password reset for ${email.trim().toLowerCase()}; ${ended_sessions} session(s) ended`);
+      const admin = await resetAdminPassword(deps.db, email, await newPassword(), now());
+      console.log(`password reset for ${admin.email}; their dashboard sessions ended`);
       return;
     }
     case "remove": {

@@ -52,14 +52,16 @@ function existing(db: Database, email: string) {
 }
 
 /** A new password; every session of the administrator ends, so a stolen session dies with the old password. */
-export async function resetAdminPassword(db: Database, email: string, password: string, now: Date): Promise<{ ended_sessions: number }> {
+export async function resetAdminPassword(db: Database, email: string, password: string, now: Date): Promise<Admin> {
   checkPassword(password);
   const admin = existing(db, email);
   const hash = await hashPassword(password);
-  return db.transaction(() => {
+  db.transaction(() => {
     setAdminPassword(db, admin.id, hash, now);
-    return { ended_sessions: endSessionsOf(db, admin.id, now) };
+    endSessionsOf(db, admin.id, now);
   })();
+  const { password_hash: _, ...rest } = admin;
+  return rest;
 }
 
 /** Removes an administrator and their sessions. */

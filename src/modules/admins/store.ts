@@ -76,8 +76,8 @@ export function endSession(db: Database, sessionId: string, now: Date): void {
 }
 
 /** Ends every session of an administrator (password reset). */
-export function endSessionsOf(db: Database, adminId: string, now: Date): number {
-  return db.query("UPDATE admin_sessions SET ended_at = ? WHERE admin_id = ? AND ended_at IS NULL").run(now.toISOString(), adminId).changes;
+export function endSessionsOf(db: Database, adminId: string, now: Date): void {
+  db.query("UPDATE admin_sessions SET ended_at = ? WHERE admin_id = ? AND ended_at IS NULL").run(now.toISOString(), adminId);
 }
 
 /** Deletes sessions ended, or last seen, before the cutoff: they can never work again. */

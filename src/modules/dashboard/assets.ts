@@ -8,6 +8,35 @@ import sessionJs from "../../../web/session.js" with { type: "text" };
 import uiJs from "../../../web/ui.js" with { type: "text" };
 import keysPage from "../../../web/pages/keys.js" with { type: "text" };
 import systemPage from "../../../web/pages/system.js" with { type: "text" };
+import endUserSelectComponent from "../../../web/components/end-user-select.js" with { type: "text" };
+import factsComponent from "../../../web/components/facts.js" with { type: "text" };
+import fieldsComponent from "../../../web/components/fields.js" with { type: "text" };
+import formatComponent from "../../../web/components/format.js" with { type: "text" };
+import searchBoxComponent from "../../../web/components/search-box.js" with { type: "text" };
+import statusBadgeComponent from "../../../web/components/status-badge.js" with { type: "text" };
+import stylesheetComponent from "../../../web/components/stylesheet.js" with { type: "text" };
+import tableComponent from "../../../web/components/table.js" with { type: "text" };
+import transcriptPlayerComponent from "../../../web/components/transcript-player.js" with { type: "text" };
+import askPage from "../../../web/pages/ask.js" with { type: "text" };
+import devicePage from "../../../web/pages/device.js" with { type: "text" };
+import devicesPage from "../../../web/pages/devices.js" with { type: "text" };
+import endUserPage from "../../../web/pages/end-user.js" with { type: "text" };
+import endUsersPage from "../../../web/pages/end-users.js" with { type: "text" };
+import recordingPage from "../../../web/pages/recording.js" with { type: "text" };
+import recordingsPage from "../../../web/pages/recordings.js" with { type: "text" };
+import searchPage from "../../../web/pages/search.js" with { type: "text" };
+import webhooksPage from "../../../web/pages/webhooks.js" with { type: "text" };
+import askMessagePage from "../../../web/pages/ask/message.js" with { type: "text" };
+import askRecordingPickerPage from "../../../web/pages/ask/recording-picker.js" with { type: "text" };
+import deviceBindingPage from "../../../web/pages/device/binding.js" with { type: "text" };
+import deviceCommandsPage from "../../../web/pages/device/commands.js" with { type: "text" };
+import deviceOtaPage from "../../../web/pages/device/ota.js" with { type: "text" };
+import deviceSettingsPage from "../../../web/pages/device/settings.js" with { type: "text" };
+import deviceWifiGrantPage from "../../../web/pages/device/wifi-grant.js" with { type: "text" };
+import recordingSummariesPage from "../../../web/pages/recording/summaries.js" with { type: "text" };
+import recordingUploadPage from "../../../web/pages/recording/upload.js" with { type: "text" };
+import webhooksEndpointPage from "../../../web/pages/webhooks/endpoint.js" with { type: "text" };
+import pagesCss from "../../../web/pages.css" with { type: "text" };
 
 /** Path under /dashboard/ -> file text. bun-types describe HTML imports as bundles; with type "text" it is the file's text. */
 export const ASSETS: Record<string, string> = {
@@ -19,4 +48,33 @@ export const ASSETS: Record<string, string> = {
   "ui.js": uiJs,
   "pages/keys.js": keysPage,
   "pages/system.js": systemPage,
+  "components/end-user-select.js": endUserSelectComponent,
+  "components/facts.js": factsComponent,
+  "components/fields.js": fieldsComponent,
+  "components/format.js": formatComponent,
+  "components/search-box.js": searchBoxComponent,
+  "components/status-badge.js": statusBadgeComponent,
+  "components/stylesheet.js": stylesheetComponent,
+  "components/table.js": tableComponent,
+  "components/transcript-player.js": transcriptPlayerComponent,
+  "pages/ask.js": askPage,
+  "pages/device.js": devicePage,
+  "pages/devices.js": devicesPage,
+  "pages/end-user.js": endUserPage,
+  "pages/end-users.js": endUsersPage,
+  "pages/recording.js": recordingPage,
+  "pages/recordings.js": recordingsPage,
+  "pages/search.js": searchPage,
+  "pages/webhooks.js": webhooksPage,
+  "pages/ask/message.js": askMessagePage,
+  "pages/ask/recording-picker.js": askRecordingPickerPage,
+  "pages/device/binding.js": deviceBindingPage,
+  "pages/device/commands.js": deviceCommandsPage,
+  "pages/device/ota.js": deviceOtaPage,
+  "pages/device/settings.js": deviceSettingsPage,
+  "pages/device/wifi-grant.js": deviceWifiGrantPage,
+  "pages/recording/summaries.js": recordingSummariesPage,
+  "pages/recording/upload.js": recordingUploadPage,
+  "pages/webhooks/endpoint.js": webhooksEndpointPage,
+  "pages.css": pagesCss,
 };

@@ -1,0 +1,119 @@
+import "../components/stylesheet.js";
+import { apiUrl } from "../api.js";
+import { facts } from "../components/facts.js";
+import { formAlert } from "../components/fields.js";
+import { duration } from "../components/format.js";
+import { transcriptPlayer } from "../components/transcript-player.js";
+import { confirmDialog, h, statusBadge, when } from "../ui.js";
+import { summariesPanel } from "./recording/summaries.js";
+
+const WATCH_MS = 2_000;
+
+/**
+ * One recording: the audio with its transcript beside it, summaries per template, and the
+ * actions (download, reprocess, delete). ?t=<ms>&play=1 opens it at an offset, playing.
+ */
+export async function render(view, ctx) {
+  const path = `/recordings/${encodeURIComponent(ctx.id)}`;
+  const rec = await ctx.api(path);
+  const t = ctx.query.get("t");
+  const player = transcriptPlayer({ src: apiUrl(`${path}/audio`), segments: [], startMs: null });
+  const heading = h("h1", {}, rec.name ?? rec.id, " ", statusBadge(rec.status));
+  const transcript = h("section", { class: "transcript", "aria-labelledby": "txn-h" }, h("h2", { id: "txn-h" }, "Transcript"), h("p", { class: "muted" }, "Loading…"));
+  const media = h("div", { class: "media" }, player.audio);
+  const alert = formAlert();
+  const summaries = summariesPanel(ctx);
+  let reprocessed = () => {};
+  if (ctx.signal?.aborted) return; // left while loading: the next page owns the view
+  view.replaceChildren(
+    h("p", {}, h("a", { href: "#/recordings" }, "← Recordings")),
+    heading,
+    h(
+      "div",
+      { class: "recording-layout" },
+      h(
+        "div",
+        { class: "recording-side" },
+        media,
+        actions(ctx, rec, path, alert, () => reprocessed()),
+        alert,
+        facts([
+          ["Recorded", when(rec.recorded_at ?? rec.created_at)],
+          ["Duration", duration(rec.duration_seconds)],
+          ["Size", rec.file_size_bytes == null ? "—" : `${Math.round(rec.file_size_bytes / 1024)} KB`],
+          ["Format", rec.mime_type ?? rec.format],
+          ["End user", rec.end_user_id ? h("a", { href: `#/end-users/${rec.end_user_id}` }, rec.end_user_id) : "—"],
+          ["Device", rec.device_id ? h("a", { href: `#/devices/${rec.device_id}` }, rec.device_id) : "—"],
+          ["Source", rec.source],
+        ]),
+      ),
+      transcript,
+    ),
+    summaries.el,
+  );
+
+  // The transcript and player are rebuilt only when the latest transcription changes, so
+  // polling never interrupts playback. Polling stops once nothing is processing; an action
+  // that starts work (reprocess, a summary) starts it again.
+  let shown = null;
+  let stop = null;
+  async function check() {
+    const latest = (await ctx.api("/transcriptions", { query: { recording_id: rec.id, limit: 1 } })).data[0] ?? null;
+    const key = latest ? `${latest.id}:${latest.status}` : "none";
+    if (key !== shown) {
+      shown = key;
+      showTranscription(latest);
+      // The recording's own status follows its processing (uploaded -> processing -> completed).
+      if (latest) heading.lastChild.replaceWith(statusBadge((await ctx.api(path)).status));
+    }
+    const summariesBusy = await summaries.show(latest);
+    if (latest?.status !== "processing" && !summariesBusy) {
+      stop?.();
+      stop = null;
+    }
+  }
+  function watch() {
+    stop ??= ctx.poll(check, WATCH_MS);
+  }
+  summaries.onStarted = watch;
+  reprocessed = watch;
+  watch();
+
+  function showTranscription(txn) {
+    const title = h("h2", { id: "txn-h" }, "Transcript ", txn ? statusBadge(txn.status) : "");
+    if (!txn || txn.status !== "completed") {
+      const note = !txn ? "No transcript yet." : txn.status === "processing" ? "Transcribing… this page updates when it is done." : `Transcription failed: ${txn.error?.message ?? "unknown error"}`;
+      transcript.replaceChildren(title, h("p", { class: txn?.status === "failed" ? "error" : "muted", role: "status" }, note));
+      return;
+    }
+    const next = transcriptPlayer({ src: apiUrl(`${path}/audio`), segments: txn.segments, startMs: t === null ? null : Number(t), autoplay: ctx.query.get("play") === "1" });
+    media.replaceChildren(next.audio);
+    transcript.replaceChildren(title, h("p", { class: "muted" }, `${txn.language ?? ""} · ${txn.speakers.length} speaker${txn.speakers.length === 1 ? "" : "s"} · ${txn.model ?? ""}`), next.transcript);
+  }
+}
+
+function actions(ctx, rec, path, alert, onReprocess) {
+  const reprocess = h("button", { type: "button" }, "Reprocess");
+  reprocess.addEventListener("click", async () => {
+    alert.textContent = "";
+    try {
+      await ctx.api("/transcriptions", { method: "POST", body: { recording_id: rec.id } });
+      onReprocess();
+    } catch (err) {
+      alert.textContent = err.message;
+    }
+  });
+  const remove = h("button", { type: "button", class: "danger" }, "Delete");
+  remove.addEventListener("click", async () => {
+    if (!(await confirmDialog(`Delete ${rec.name ?? rec.id}? Its audio, transcriptions and summaries are removed for good.`, "Delete"))) return;
+    try {
+      await ctx.api(path, { method: "DELETE" });
+      ctx.navigate("#/recordings");
+    } catch (err) {
+      alert.textContent = err.message;
+    }
+  });
+  const download = h("a", { href: apiUrl(`${path}/audio`), download: rec.name ?? rec.id, class: "button" }, "Download");
+  const ask = h("a", { href: `#/ask?recording_id=${encodeURIComponent(rec.id)}`, class: "button" }, "Ask about it");
+  return h("div", { class: "actions" }, download, reprocess, ask, remove);
+}

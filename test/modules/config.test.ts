@@ -28,7 +28,7 @@ describe("resolveConfig (contract 2)", () => {
   test("defaults when nothing is set", () => {
     const fresh = makeTenant(t.deps, "fresh-config");
     const c = resolveConfig(t.deps, { projectId: fresh.project.id, mode: "live" });
-    expect(Object.keys(c).sort()).toEqual(["ask_provider", "auto_summarize", "auto_transcribe", "language", "settings", "summary_template"]);
+    expect(Object.keys(c).sort()).toEqual(["ask_provider", "auto_summarize", "auto_transcribe", "language", "max_speakers", "min_speakers", "settings", "summary_template"]);
     expect(c).toMatchObject({ auto_transcribe: true, auto_summarize: true, summary_template: "general", language: null, ask_provider: null });
     expect(c.settings.upload.streaming_chunk_kb).toBe(256);
   });

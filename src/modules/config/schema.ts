@@ -32,6 +32,9 @@ export const languageTag = z
  * set here, inherit"; language "auto" sets automatic detection explicitly, which a
  * nearer level needs to undo a language chosen farther up.
  */
+/** A speaker-count hint for the diarizer (decision 097): at least 1, at most 20 voices. */
+export const speakerCount = z.number().int().min(1).max(20);
+
 export const configBody = z.strictObject({
   auto_transcribe: z.boolean().nullish(),
   auto_summarize: z.boolean().nullish(),
@@ -39,6 +42,8 @@ export const configBody = z.strictObject({
   language: z.union([z.literal("auto"), languageTag]).nullish(),
   ask_provider: z.enum(ASK_PROVIDERS).nullish(),
   settings: settingsOverrides.nullish(),
+  min_speakers: speakerCount.nullish(),
+  max_speakers: speakerCount.nullish(),
 });
 export type ConfigBody = z.infer<typeof configBody>;
 
@@ -50,6 +55,8 @@ export type ConfigOverrides = {
   language?: string;
   ask_provider?: (typeof ASK_PROVIDERS)[number];
   settings?: z.infer<typeof settingsOverrides>;
+  min_speakers?: number;
+  max_speakers?: number;
 };
 
 /** Contract 2: the effective configuration for a recording's end user and device. */
@@ -62,6 +69,9 @@ export const resolvedConfigSchema = z.object({
   /** null: the server default provider */
   ask_provider: z.string().nullable(),
   settings: deviceSettingsSchema,
+  /** Speaker-count hints for the diarizer; null: let it decide. A max below the min wins. */
+  min_speakers: z.number().int().nullable(),
+  max_speakers: z.number().int().nullable(),
 });
 export type ResolvedConfig = z.infer<typeof resolvedConfigSchema>;
 
@@ -77,6 +87,8 @@ export const configLevelViewSchema = z
       language: z.string().nullable(),
       ask_provider: z.enum(ASK_PROVIDERS).nullable(),
       settings: settingsOverrides,
+      min_speakers: z.number().int().nullable(),
+      max_speakers: z.number().int().nullable(),
     }),
     effective: resolvedConfigSchema,
     updated_at: isoDateTime.nullable(),

@@ -25,13 +25,15 @@ export { findOrganizationOverrides, findOverrides, organizationOf } from "./stor
 /** What resolving a device's configuration needs: the connection, and the devices' rows through deviceSource. */
 export type ConfigDeps = Pick<Deps, "db" | "deviceSource">;
 
-const DEFAULTS = { auto_transcribe: true, auto_summarize: true, summary_template: "general", language: null, ask_provider: null } as const;
+const DEFAULTS = { auto_transcribe: true, auto_summarize: true, summary_template: "general", language: null, ask_provider: null, min_speakers: null, max_speakers: null } as const;
 
 /** Merges levels farthest first: the nearest level that sets a key wins; settings merge deeply. */
 function mergeLevels(levels: (ConfigOverrides | undefined)[]): ResolvedConfig {
-  const pick = <K extends "auto_transcribe" | "auto_summarize" | "summary_template" | "language" | "ask_provider">(key: K) =>
+  const pick = <K extends "auto_transcribe" | "auto_summarize" | "summary_template" | "language" | "ask_provider" | "min_speakers" | "max_speakers">(key: K) =>
     levels.reduce<ConfigOverrides[K] | undefined>((acc, level) => (level?.[key] !== undefined ? level[key] : acc), undefined);
   const language = pick("language");
+  const maxSpeakers = pick("max_speakers") ?? DEFAULTS.max_speakers;
+  const minSpeakers = pick("min_speakers") ?? DEFAULTS.min_speakers;
   return {
     auto_transcribe: pick("auto_transcribe") ?? DEFAULTS.auto_transcribe,
     auto_summarize: pick("auto_summarize") ?? DEFAULTS.auto_summarize,
@@ -39,6 +41,9 @@ function mergeLevels(levels: (ConfigOverrides | undefined)[]): ResolvedConfig {
     language: language === undefined || language === "auto" ? DEFAULTS.language : language,
     ask_provider: pick("ask_provider") ?? DEFAULTS.ask_provider,
     settings: resolveSettings(levels.map((l) => l?.settings)),
+    // Levels set them apart (a project's min of 2, a device's max of 1): the max wins.
+    min_speakers: minSpeakers !== null && maxSpeakers !== null ? Math.min(minSpeakers, maxSpeakers) : minSpeakers,
+    max_speakers: maxSpeakers,
   };
 }
 
@@ -113,6 +118,8 @@ function view(located: Located): ConfigLevelView {
       language: o.language ?? null,
       ask_provider: o.ask_provider ?? null,
       settings: o.settings ?? {},
+      min_speakers: o.min_speakers ?? null,
+      max_speakers: o.max_speakers ?? null,
     },
     effective: located.effective,
     updated_at: located.stored?.updated_at ?? null,

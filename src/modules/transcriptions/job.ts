@@ -1,4 +1,5 @@
 import { DecoderInterruptedError, DecoderUnavailableError, UndecodableAudioError } from "../../engines/audio";
+import type { SpeakerCountHint } from "../../engines/diarizer";
 import { MissingModelError } from "../../engines/missing-model";
 import { UnsupportedLanguageError } from "../../engines/whisper-languages";
 import type { Deps } from "../../deps";
@@ -32,7 +33,15 @@ function toFailure(err: unknown): TranscriptionFailure {
   return new TranscriptionFailure("processing_error", `Transcription failed: ${err instanceof Error ? err.message : String(err)}. Check the engines with: parley doctor.`);
 }
 
-async function transcribeRecording(deps: Deps, stored: StoredTranscription, recording: StoredRecording, cancel: AbortSignal): Promise<PipelineResult> {
+/** The request's speaker counts, else the configuration nearest the recording's (decision 097). */
+function speakerHint(deps: Deps, tenant: Tenant, stored: StoredTranscription, recording: StoredRecording): SpeakerCountHint {
+  const { minSpeakers, maxSpeakers } = stored.requestedSpeakers;
+  if (minSpeakers != null || maxSpeakers != null) return stored.requestedSpeakers;
+  const config = resolveConfig(deps, tenant, { endUserId: recording.end_user_id, deviceId: recording.device_id });
+  return { minSpeakers: config.min_speakers, maxSpeakers: config.max_speakers };
+}
+
+async function transcribeRecording(deps: Deps, tenant: Tenant, stored: StoredTranscription, recording: StoredRecording, cancel: AbortSignal): Promise<PipelineResult> {
   if (recording.error?.code === "audio_format_unsupported") throw new TranscriptionFailure("audio_format_unsupported", recording.error.message);
   const key = recording.storage_key;
   if (!key) throw new TranscriptionFailure("processing_error", `Recording ${recording.id} has no stored audio.`);
@@ -42,7 +51,7 @@ async function transcribeRecording(deps: Deps, stored: StoredTranscription, reco
   return withTimeLimit(limitFor(processing, 0), async ({ signal, setLimit, excludeWait }) => {
     const pcm = await deps.storage.withLocalFile(key, (path) => deps.engines.audio.decodePcm16k(path, signal));
     setLimit(limitFor(processing, pcm.length / SAMPLE_RATE));
-    return transcribePcm(deps.engines, pcm, { language: stored.requestedLanguage, signal, excludeWait });
+    return transcribePcm(deps.engines, pcm, { language: stored.requestedLanguage, signal, excludeWait, speakers: speakerHint(deps, tenant, stored, recording) });
   }, cancel);
 }
 
@@ -94,7 +103,7 @@ export function runTranscription(deps: Deps) {
     if (interrupted) return fail(deps, tenant, stored, new TranscriptionFailure("processing_error", interrupted));
     try {
       const started = performance.now();
-      const result = await transcribeRecording(deps, stored, recording, job.signal);
+      const result = await transcribeRecording(deps, tenant, stored, recording, job.signal);
       // The real-time factor of GET /metrics: wall time to decode and transcribe over audio length.
       deps.metrics.observeTranscription(result.duration_seconds, (performance.now() - started) / 1000);
       complete(deps, tenant, stored, recording, result);

@@ -6,6 +6,7 @@ import type { Principal } from "../../http/auth";
 import type { Tenant } from "../../tenancy";
 import { ApiError } from "../../http/errors";
 import type { Page } from "../../http/pagination";
+import type { SpeakerCountHint } from "../../engines/diarizer";
 import { whisperLanguage } from "../../engines/whisper-languages";
 import { newId } from "../../ids";
 import type { JobContracts } from "../../jobs/contracts";
@@ -28,7 +29,14 @@ type RecordingRef = { id: string; end_user_id: string | null };
  * Inserts a transcription in status processing (the recording too), records
  * transcription.started and enqueues its job. Call inside a transaction: all happen or none.
  */
-export function startTranscription(deps: Pick<Deps, "db" | "queue" | "events">, tenant: Tenant, recording: RecordingRef, requested: string | null, now: Date): Transcription {
+export function startTranscription(
+  deps: Pick<Deps, "db" | "queue" | "events">,
+  tenant: Tenant,
+  recording: RecordingRef,
+  requested: string | null,
+  now: Date,
+  requestedSpeakers: SpeakerCountHint = {},
+): Transcription {
   const at = now.toISOString();
   // A regional tag is transcribed as its language (pt-BR as pt), so that is what is recorded.
   // A value whisper does not know (configured before languages were checked) is kept as
@@ -43,6 +51,7 @@ export function startTranscription(deps: Pick<Deps, "db" | "queue" | "events">, 
     duration_seconds: null,
     segments: [],
     speakers: [],
+    speaker_turns: [],
     error: null,
     model: null,
     diarization: null,
@@ -51,7 +60,7 @@ export function startTranscription(deps: Pick<Deps, "db" | "queue" | "events">, 
     completed_at: null,
     failed_at: null,
   };
-  insertTranscription(deps.db, tenant, transcription, { endUserId: recording.end_user_id, requestedLanguage: language });
+  insertTranscription(deps.db, tenant, transcription, { endUserId: recording.end_user_id, requestedLanguage: language, requestedSpeakers });
   setProcessingStatus(deps.db, tenant, recording.id, { status: "processing" }, now);
   recordEvent(deps, tenant, "transcription.started", eventData(transcription, TRANSCRIPTION_EVENT_FIELDS["transcription.started"]), now);
   const payload: RunTranscriptionPayload = { project_id: tenant.projectId, mode: tenant.mode, transcription_id: transcription.id };
@@ -73,7 +82,7 @@ export function createTranscription(deps: Pick<Deps, "db" | "queue" | "events">,
         param: "recording_id",
       });
     }
-    return startTranscription(deps, principal, recording, body.language ?? null, now);
+    return startTranscription(deps, principal, recording, body.language ?? null, now, { minSpeakers: body.min_speakers, maxSpeakers: body.max_speakers });
   })();
 }
 

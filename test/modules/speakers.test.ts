@@ -12,8 +12,11 @@ const bytes = wav(talk.pcm);
 
 const truthAt = (turns: TruthTurn[], t: number) => turns.reduce((best, turn) => (Math.abs((turn.start + turn.end) / 2 - t) < Math.abs((best.start + best.end) / 2 - t) ? turn : best)).speaker;
 
+let llm: ScriptedLlm;
+
 async function transcribed(script: TranscriberScript, body: object = {}, setup?: (app: Awaited<ReturnType<typeof makeTestApp>>, key: string) => Promise<unknown>) {
-  const app = await makeTestApp({ engines: { transcriber: new ScriptedTranscriber(script), llm: new ScriptedLlm() } });
+  llm = new ScriptedLlm();
+  const app = await makeTestApp({ engines: { transcriber: new ScriptedTranscriber(script), llm } });
   const tenant = makeTenant(app.deps);
   await setup?.(app, tenant.test);
   const rec = await seedRecording(app.deps, { projectId: tenant.project.id, mode: "test" }, bytes);
@@ -55,6 +58,9 @@ describe("speakers in the pipeline (classic diarizer, espeak-ng speech)", () => 
   test("a segment spanning turn changes is split between the words nearest each change", async () => {
     const txn = await transcribed({ segments: oneLongSegment });
     expect(txn.segments.map((s: any) => s.speaker)).toEqual(["SPEAKER_1", "SPEAKER_2", "SPEAKER_1", "SPEAKER_2"]);
+    // The auto-summary's model is given the transcript line by line, each led by its speaker.
+    const prompt = llm.requests[0]!.messages.map((m) => m.content).join("\n");
+    for (const s of txn.segments) expect(prompt).toContain(`${s.speaker}: ${s.text}`);
     // Nothing lost or reordered, and each part is where its speaker spoke.
     expect(txn.segments.map((s: any) => s.text).join(" ")).toBe(txn.text);
     for (const s of txn.segments) expect(`SPEAKER_${truthAt(talk.turns, (s.start + s.end) / 2) + 1}`).toBe(s.speaker);

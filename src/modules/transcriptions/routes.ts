@@ -4,8 +4,9 @@ import { authentication, authorize } from "../../http/auth";
 import { idempotency } from "../../http/idempotency";
 import { pageOf } from "../../http/pagination";
 import { idParam } from "../../http/schemas";
-import { createTranscriptionBody, listTranscriptionsQuery, transcriptionSchema } from "./schema";
-import { createTranscription, getTranscription, listTranscriptions } from "./service";
+import { TRANSCRIPT_FORMATS } from "./renderings";
+import { createTranscriptionBody, listTranscriptionsQuery, transcriptionSchema, transcriptQuery } from "./schema";
+import { createTranscription, getTranscription, listTranscriptions, renderTranscript } from "./service";
 
 export function transcriptionsRoutes(deps: Deps) {
   const { db, clock } = deps;
@@ -39,5 +40,27 @@ export function transcriptionsRoutes(deps: Deps) {
       params: idParam,
       response: { 200: transcriptionSchema },
       detail: { summary: "Get a transcription", description: "Scope transcriptions:read. Poll status, or wait for the transcription.* events." },
-    });
+    })
+    .get(
+      "/transcriptions/:id/transcript",
+      ({ principal, params, query }) => {
+        const { body, contentType } = renderTranscript(db, authorize(principal, "transcriptions:read"), params.id, query.format);
+        return new Response(body, { headers: { "content-type": contentType } });
+      },
+      {
+        params: idParam,
+        query: transcriptQuery,
+        detail: {
+          summary: "Render a transcript",
+          description:
+            "Scope transcriptions:read. format srt, vtt or txt (default): each cue or paragraph is led by its speaker's label (WebVTT as a <v Name> voice span). 409 transcription_not_ready until the transcription has completed.",
+          responses: {
+            200: {
+              description: "The transcript in the format asked for",
+              content: Object.fromEntries(Object.values(TRANSCRIPT_FORMATS).map((type) => [type, { schema: { type: "string" as const } }])),
+            },
+          },
+        },
+      },
+    );
 }

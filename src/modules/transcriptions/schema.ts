@@ -24,6 +24,8 @@ export const listTranscriptionsQuery = z.object({
 });
 export type ListTranscriptionsQuery = z.infer<typeof listTranscriptionsQuery>;
 
+export const transcriptQuery = z.object({ format: z.enum(["srt", "vtt", "txt"]).default("txt") });
+
 /** Spec 6 transcription failure codes. */
 const FAILURE_CODES = ["audio_quality_insufficient", "audio_too_short", "audio_format_unsupported", "processing_error", "timeout"] as const;
 export type TranscriptionFailureCode = (typeof FAILURE_CODES)[number];

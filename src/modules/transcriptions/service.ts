@@ -12,6 +12,7 @@ import { newId } from "../../ids";
 import type { JobContracts } from "../../jobs/contracts";
 import { findRecording, loadRecording, setProcessingStatus } from "../recordings/service";
 import { type CreateTranscriptionBody, eventData, type ListTranscriptionsQuery, TRANSCRIPTION_EVENT_FIELDS, type Transcription } from "./schema";
+import { RENDERERS, TRANSCRIPT_FORMATS, type TranscriptFormat } from "./renderings";
 import { findProcessingTranscription, findStoredTranscription, insertTranscription, listTranscriptionRows } from "./store";
 
 /** What other modules (summaries, search and Ask) use of the transcriptions store: through this service, never the store itself (decision 083). */
@@ -89,6 +90,15 @@ export function createTranscription(deps: Pick<Deps, "db" | "queue" | "events">,
 /** A transcription the caller may see (end-user-scoped keys: only their end user's). */
 export function getTranscription(db: Database, principal: Principal, id: string): Transcription {
   return visible(principal, findStoredTranscription(db, principal, id), (t) => ownedBy(t.endUserId), `No transcription ${id}.`).record;
+}
+
+/** GET /transcriptions/{id}/transcript: the finished transcript as SRT, WebVTT or text, with speaker names. */
+export function renderTranscript(db: Database, principal: Principal, id: string, format: TranscriptFormat): { body: string; contentType: string } {
+  const transcription = getTranscription(db, principal, id);
+  if (transcription.status !== "completed") {
+    throw new ApiError("transcription_not_ready", `Transcription ${id} is ${transcription.status}; a transcript is rendered once it has completed.`);
+  }
+  return { body: RENDERERS[format](transcription), contentType: `${TRANSCRIPT_FORMATS[format]}; charset=utf-8` };
 }
 
 export function listTranscriptions(db: Database, principal: Principal, query: ListTranscriptionsQuery): Page<Transcription> {

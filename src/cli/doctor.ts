@@ -140,7 +140,7 @@ export async function diagnose(config: Config, options: { verify?: boolean; engi
     checks.push(await engineCheck(context, "vad", vad.model, "bundled", async () => (await vad.detect(new Float32Array(1600)), "CPU (onnxruntime)")));
   }
   checks.push(askCheck(config, engines, llmCheck));
-  checks.push({ check: "diarization", ok: true, detail: engines.diarizer.model ?? "none (every segment is SPEAKER_1)" });
+  checks.push({ check: "diarization", ok: true, detail: `${engines.diarizer.kind} (${engines.diarizer.model})` });
   if (options.verify) {
     for (const r of await verifyModels(ctx)) checks.push({ check: `verify ${r.name}`, ok: r.status === "ok" || r.status === "unpinned", detail: `${r.status}${r.detail ? `: ${r.detail}` : ""}` });
   }

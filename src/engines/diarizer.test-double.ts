@@ -1,19 +1,23 @@
-import type { Diarizer } from "./diarizer";
+import type { Diarizer, SpeakerTurn } from "./diarizer";
 import type { SpeechRegion } from "./vad";
 
 /**
- * TEST DOUBLE: two speakers taking turns at fixed times. No diarization model is small
- * enough for CI (decision 043), so the multi-speaker path of the pipeline is tested with
- * this: a segment starting before the first turn is SPEAKER_1, after it SPEAKER_2, after
- * the next SPEAKER_1 again, and so on. Labels depend on absolute segment times, so a test
- * also sees that the diarizer was given times from the start of the recording.
+ * TEST DOUBLE: two speakers taking turns at fixed times, for pipeline tests whose audio is
+ * no voice (synthetic bursts under a scripted transcriber). Each speech region is cut at
+ * the turn times inside it; SPEAKER_1 speaks until the first, SPEAKER_2 until the next,
+ * and so on. The real diarizer's own tests run on espeak-ng speech.
  */
 export class TwoSpeakerTestDiarizer implements Diarizer {
+  readonly kind = "classic";
   readonly model = "test-two-speaker-diarizer";
 
   constructor(private readonly turnsAt: number[]) {}
 
-  async label(_pcm16k: Float32Array, segments: SpeechRegion[]): Promise<string[]> {
-    return segments.map((s) => `SPEAKER_${(this.turnsAt.filter((t) => t <= s.start).length % 2) + 1}`);
+  async diarize(_pcm16k: Float32Array, regions: SpeechRegion[]): Promise<SpeakerTurn[]> {
+    const speakerAt = (t: number) => `SPEAKER_${(this.turnsAt.filter((at) => at <= t).length % 2) + 1}`;
+    return regions.flatMap((r) => {
+      const edges = [r.start, ...this.turnsAt.filter((t) => t > r.start && t < r.end), r.end];
+      return edges.slice(1).map((end, i) => ({ speaker: speakerAt(edges[i]!), start: edges[i]!, end }));
+    });
   }
 }

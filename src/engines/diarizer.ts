@@ -1,22 +1,42 @@
 import type { SpeechRegion } from "./vad";
 
-/** Who spoke each segment. */
+/** One stretch of one speaker, in seconds from the start of the audio; speakers are SPEAKER_1..N in order of first appearance. */
+export type SpeakerTurn = { speaker: string; start: number; end: number };
+
+/** Which kind of diarizer ran, as transcriptions report it. */
+export type DiarizationKind = "classic" | "neural" | "none";
+
+/** How many speakers to look for: a hint from the configuration or the request. */
+export type SpeakerCountHint = { minSpeakers?: number | null; maxSpeakers?: number | null };
+
+/** Who spoke when. */
 export interface Diarizer {
-  /** The diarization model, or null when none is installed: every segment is then SPEAKER_1 and transcriptions say diarization "none". */
-  readonly model: string | null;
-  /** One speaker id (SPEAKER_1, SPEAKER_2, ...) per segment, in order. */
-  label(pcm16k: Float32Array, segments: SpeechRegion[], signal?: AbortSignal): Promise<string[]>;
+  readonly kind: DiarizationKind;
+  /** What runs (for `parley doctor`): a model name, or the classic method's name. */
+  readonly model: string;
+  /** Turns over the speech regions, in time order; [] when there is no speech. */
+  diarize(pcm16k: Float32Array, regions: SpeechRegion[], hint: SpeakerCountHint, signal?: AbortSignal): Promise<SpeakerTurn[]>;
+}
+
+/** Speakers numbered in order of first appearance, whatever the clustering called them. */
+export function numberSpeakers<T extends { speaker: string | number }>(turns: T[]): (Omit<T, "speaker"> & { speaker: string })[] {
+  const ids = new Map<string | number, string>();
+  return turns.map((t) => {
+    if (!ids.has(t.speaker)) ids.set(t.speaker, `SPEAKER_${ids.size + 1}`);
+    return { ...t, speaker: ids.get(t.speaker)! };
+  });
 }
 
 /**
- * The default: no speaker model ships with Parley (none is small enough to bundle or
- * reachable to download here), so every segment is SPEAKER_1 and the transcription says
- * diarization "none" rather than inventing speakers (decision 043).
+ * No diarization: one turn per speech region, all SPEAKER_1, and transcriptions say
+ * diarization "none". Used where speakers are not wanted (the transcription bench) or a
+ * hint allows only one speaker.
  */
 export class SingleSpeakerDiarizer implements Diarizer {
-  readonly model = null;
+  readonly kind = "none";
+  readonly model = "none";
 
-  async label(_pcm16k: Float32Array, segments: SpeechRegion[]): Promise<string[]> {
-    return segments.map(() => "SPEAKER_1");
+  async diarize(_pcm16k: Float32Array, regions: SpeechRegion[]): Promise<SpeakerTurn[]> {
+    return regions.map((r) => ({ speaker: "SPEAKER_1", start: r.start, end: r.end }));
   }
 }

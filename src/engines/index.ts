@@ -10,7 +10,8 @@ import { WasmAudioDecoder } from "./wasm-audio";
 import { TransformersEmbedder } from "./transformers-embedder";
 import type { Llm } from "./llm";
 import type { Transcriber } from "./transcriber";
-import { type Diarizer, SingleSpeakerDiarizer } from "./diarizer";
+import type { Diarizer } from "./diarizer";
+import { ClassicDiarizer } from "./classic-diarizer";
 import { LlamaLlm } from "./llama-llm";
 import { OpenAiCompatibleLlm } from "./openai-compatible-llm";
 import { SileroVad, type VoiceActivityDetector } from "./vad";
@@ -49,6 +50,6 @@ export function createEngines(config: Config, _log: Logger): Engines {
     remoteLlm: baseUrl && model ? new OpenAiCompatibleLlm({ baseUrl, apiKey, model, contextTokens, timeoutMs }) : null,
     embedder: new TransformersEmbedder(join(config.modelsDir, config.models.embedding), config.models.embedding, runtime),
     vad: new SileroVad(undefined, runtime),
-    diarizer: new SingleSpeakerDiarizer(),
+    diarizer: new ClassicDiarizer(),
   };
 }

@@ -119,6 +119,6 @@ describe("parley doctor", () => {
     expect(checks.find((c) => c.check === "llm")).toEqual({ check: "llm", ok: true, detail: `${models.gguf} on cpu` });
     expect(checks.find((c) => c.check === "ask provider")).toEqual({ check: "ask provider", ok: true, detail: `llama_cpp on ${models.gguf} on cpu` });
     expect(checks.find((c) => c.check === "gpu")?.detail).toContain("PARLEY_GPU=off");
-    expect(checks.find((c) => c.check === "diarization")?.detail).toContain("SPEAKER_1");
+    expect(checks.find((c) => c.check === "diarization")?.detail).toBe("classic (classic-bic-mfcc)");
   });
 });

@@ -2,7 +2,6 @@ import { copyFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, test } from "bun:test";
 import { ensureTestModels } from "../../scripts/test-models/cache";
-import { SingleSpeakerDiarizer } from "../../src/engines/diarizer";
 import { gpuCandidates } from "../../src/engines/gpu";
 import { MissingModelError } from "../../src/engines/missing-model";
 import { UnsupportedLanguageError } from "../../src/engines/whisper-languages";
@@ -169,13 +168,5 @@ describe("GPU choice", () => {
     const t = new WhisperTranscriber({ model: "tiny", path: models.whisper, gpu: "cuda" });
     expectWellFormed((await t.transcribe(voicedBurst(2, 0, 2), { language: "en" })).segments, 2);
     expect(["cpu-native", "cpu", "cuda"]).toContain((await t.backend())!);
-  });
-});
-
-describe("SingleSpeakerDiarizer", () => {
-  test("labels every segment SPEAKER_1 and names no model", async () => {
-    const d = new SingleSpeakerDiarizer();
-    expect(d.model).toBeNull();
-    expect(await d.label(new Float32Array(16_000), [{ start: 0, end: 0.5 }, { start: 0.5, end: 1 }])).toEqual(["SPEAKER_1", "SPEAKER_1"]);
   });
 });

@@ -105,7 +105,7 @@ describe("ask: sessions", () => {
     expect(message.content).toContain("forty thousand dollars");
     expect(sources.length).toBeGreaterThan(0);
     expect(sources[0].recording_id).toBe(recs.budget);
-    expect(message.parts.find((p: any) => p.type === "citation")).toEqual({ type: "citation", recording_id: recs.budget, start_ms: sources[0].start_ms });
+    expect(message.parts.find((p: any) => p.type === "citation")).toEqual({ type: "citation", recording_id: recs.budget, start_ms: sources[0].start_ms, speaker: sources[0].speaker });
     const session = (await t.call("GET", `/v1/ask/sessions/${r.body.session_id}`, { key: acme.test })).body;
     expect(session).toMatchObject({ title: "What is the marketing budget?", message_count: 2, last_provider: "extractive", last_model: "extractive" });
     expect(session.last_message_at).toBe(message.created_at);

@@ -19,7 +19,7 @@ describe("pipeline on the real engines with generated models", () => {
     expect(posted.status).toBe(202);
     await t.deps.queue.drain();
     const txn = (await t.call("GET", `/v1/transcriptions/${posted.body.id}`, { key: tenant.test })).body;
-    expect(txn).toMatchObject({ status: "completed", language: "en", duration_seconds: 6, model: models.whisper, diarization: "none", error: null });
+    expect(txn).toMatchObject({ status: "completed", language: "en", duration_seconds: 6, model: models.whisper, diarization: "classic", error: null });
     expect(txn.segments.length).toBeGreaterThan(0);
     for (const s of txn.segments) {
       expect(s.start).toBeGreaterThanOrEqual(0);
@@ -27,7 +27,7 @@ describe("pipeline on the real engines with generated models", () => {
       expect(s.end).toBeLessThanOrEqual(6);
       expect(s.confidence).toBeGreaterThanOrEqual(0);
       expect(s.confidence).toBeLessThanOrEqual(1);
-      expect(s.speaker).toBe("SPEAKER_1");
+      expect(s.speaker).toMatch(/^SPEAKER_\d+$/);
     }
     const sum = (await t.call("GET", `/v1/summaries?transcription_id=${txn.id}`, { key: tenant.test })).body.data[0];
     // Summaries decode at temperature 0 and keep room for the schema's longest answer, so the

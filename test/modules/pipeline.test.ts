@@ -1,6 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { SingleSpeakerDiarizer } from "../../src/engines/diarizer";
 import { ScriptedLlm } from "../../src/engines/llm.test-double";
 import { ScriptedTranscriber } from "../../src/engines/transcriber.test-double";
 import { organizationOf, saveOrganizationOverrides } from "../../src/modules/config/store";
@@ -12,7 +13,8 @@ import { uploadedRecording } from "./recordings-support";
 
 /** Real decoding and Silero VAD; test doubles for the models too big for CI (transcriber, LLM). */
 async function pipelineApp() {
-  const engines = { transcriber: new ScriptedTranscriber(), llm: new ScriptedLlm() };
+  // Synthetic tones are no voices: the classic diarizer hears several "speakers" in them (decision 097).
+  const engines = { transcriber: new ScriptedTranscriber(), llm: new ScriptedLlm(), diarizer: new SingleSpeakerDiarizer() };
   const t = await makeTestApp({ engines });
   const tenant = makeTenant(t.deps);
   const scope = { projectId: tenant.project.id, mode: "test" as const };

@@ -31,6 +31,7 @@ export function seedTranscript(deps: Deps, tenant: Tenant, o: { endUserId: strin
         duration_seconds: null,
         segments: [],
         speakers: [],
+        speaker_turns: [],
         error: null,
         model: null,
         diarization: null,
@@ -39,7 +40,7 @@ export function seedTranscript(deps: Deps, tenant: Tenant, o: { endUserId: strin
         completed_at: null,
         failed_at: null,
       },
-      { endUserId: o.endUserId, requestedLanguage: null },
+      { endUserId: o.endUserId, requestedLanguage: null, requestedSpeakers: {} },
     );
     markTranscriptionCompleted(deps.db, tenant, transcriptionId, {
       language: "en",
@@ -47,8 +48,9 @@ export function seedTranscript(deps: Deps, tenant: Tenant, o: { endUserId: strin
       duration_seconds: segments.at(-1)?.end ?? 0,
       segments,
       speakers: [...new Set(segments.map((s) => s.speaker))].map((id) => ({ id, label: id })),
+      speaker_turns: [],
       model: "test",
-      diarization: "test",
+      diarization: "none",
       completed_at: now,
     });
     deps.queue.enqueue(INDEX_TRANSCRIPTION_JOB, { project_id: tenant.projectId, mode: tenant.mode, transcription_id: transcriptionId });

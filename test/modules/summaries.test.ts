@@ -1,4 +1,5 @@
 import { beforeAll, describe, expect, test } from "bun:test";
+import { SingleSpeakerDiarizer } from "../../src/engines/diarizer";
 import { ScriptedLlm, type LlmScript } from "../../src/engines/llm.test-double";
 import { ScriptedTranscriber, type TranscriberScript } from "../../src/engines/transcriber.test-double";
 import { longestAnswer } from "../../src/modules/summaries/generate";
@@ -13,7 +14,8 @@ const RECORD_FIELDS = [
 /** An app on real decoding and Silero VAD with scripted test-double models (transcripts and summaries quote their input), one project; `transcribed()` gives a completed transcription of a fresh recording. */
 async function summaryApp(llmScript: LlmScript = {}, transcriberScript: TranscriberScript = {}, env: Record<string, string> = {}) {
   const llm = new ScriptedLlm(llmScript);
-  const engines = { transcriber: new ScriptedTranscriber(transcriberScript), llm };
+  // Synthetic tones are no voices: the classic diarizer hears several "speakers" in them (decision 097).
+  const engines = { transcriber: new ScriptedTranscriber(transcriberScript), llm, diarizer: new SingleSpeakerDiarizer() };
   const app = await makeTestApp({ engines, env });
   const tenant = makeTenant(app.deps);
   const scope = { projectId: tenant.project.id, mode: "test" as const };

@@ -49,7 +49,7 @@ export function toParts(text: string, passages: Passage[]): Part[] {
       const p = byNumber.get(n);
       const last = parts[parts.length - 1];
       if (!p || (last?.type === "citation" && last.recording_id === p.recordingId && last.start_ms === p.startMs)) continue;
-      parts.push({ type: "citation", recording_id: p.recordingId, start_ms: p.startMs });
+      parts.push({ type: "citation", recording_id: p.recordingId, start_ms: p.startMs, speaker: p.speaker });
     }
   }
   pushText(text.slice(at));

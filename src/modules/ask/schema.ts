@@ -54,7 +54,8 @@ export type ListSessionsQuery = z.infer<typeof listSessionsQuery>;
 
 const partSchema = z.discriminatedUnion("type", [
   z.object({ type: z.literal("text"), text: z.string() }),
-  z.object({ type: z.literal("citation"), recording_id: z.string(), start_ms: z.number().int() }),
+  // speaker: the cited passage's dominant speaker (null when mixed); absent from messages written before speakers were cited.
+  z.object({ type: z.literal("citation"), recording_id: z.string(), start_ms: z.number().int(), speaker: z.string().nullable().optional() }),
 ]);
 export type Part = z.infer<typeof partSchema>;
 const contextRefSchema = z.object({ type: z.literal("recording"), id: z.string() });

@@ -39,6 +39,9 @@ type RetentionDays = z.infer<typeof retentionDays>;
  * set here, inherit"; language "auto" sets automatic detection explicitly, which a
  * nearer level needs to undo a language chosen farther up.
  */
+/** A speaker-count hint for the diarizer (decision 097): at least 1, at most 20 voices. */
+export const speakerCount = z.number().int().min(1).max(20);
+
 export const configBody = z.strictObject({
   auto_transcribe: z.boolean().nullish(),
   auto_summarize: z.boolean().nullish(),
@@ -49,6 +52,8 @@ export const configBody = z.strictObject({
   retention_audio_days: retentionDays.nullish(),
   retention_transcript_days: retentionDays.nullish(),
   settings: settingsOverrides.nullish(),
+  min_speakers: speakerCount.nullish(),
+  max_speakers: speakerCount.nullish(),
 });
 export type ConfigBody = z.infer<typeof configBody>;
 
@@ -63,6 +68,8 @@ export type ConfigOverrides = {
   retention_audio_days?: RetentionDays;
   retention_transcript_days?: RetentionDays;
   settings?: z.infer<typeof settingsOverrides>;
+  min_speakers?: number;
+  max_speakers?: number;
 };
 
 /** Contract 2: the effective configuration for a recording's end user and device. */
@@ -81,6 +88,9 @@ export const resolvedConfigSchema = z.object({
   /** null: kept until deleted */
   retention_transcript_days: z.int().nullable(),
   settings: deviceSettingsSchema,
+  /** Speaker-count hints for the diarizer; null: let it decide. A max below the min wins. */
+  min_speakers: z.number().int().nullable(),
+  max_speakers: z.number().int().nullable(),
 });
 export type ResolvedConfig = z.infer<typeof resolvedConfigSchema>;
 
@@ -99,6 +109,8 @@ export const configLevelViewSchema = z
       retention_audio_days: retentionDays.nullable(),
       retention_transcript_days: retentionDays.nullable(),
       settings: settingsOverrides,
+      min_speakers: z.number().int().nullable(),
+      max_speakers: z.number().int().nullable(),
     }),
     effective: resolvedConfigSchema,
     updated_at: isoDateTime.nullable(),

@@ -26,7 +26,7 @@ export { findOrganizationOverrides, findOverrides, organizationOf } from "./stor
 /** What resolving a device's configuration needs: the connection, and the devices' rows through deviceSource. */
 export type ConfigDeps = Pick<Deps, "db" | "deviceSource">;
 
-const DEFAULTS = { auto_transcribe: true, auto_summarize: true, summary_template: "general", language: null, ask_provider: null, redact_webhook_payloads: false } as const;
+const DEFAULTS = { auto_transcribe: true, auto_summarize: true, summary_template: "general", language: null, ask_provider: null, redact_webhook_payloads: false, min_speakers: null, max_speakers: null } as const;
 
 /** A retention setting's effective value: "keep" and unset both keep forever (null). */
 const days = (value: number | "keep" | undefined): number | null => (typeof value === "number" ? value : null);
@@ -36,6 +36,8 @@ function mergeLevels(levels: (ConfigOverrides | undefined)[]): ResolvedConfig {
   const pick = <K extends Exclude<keyof ConfigOverrides, "settings">>(key: K) =>
     levels.reduce<ConfigOverrides[K] | undefined>((acc, level) => (level?.[key] !== undefined ? level[key] : acc), undefined);
   const language = pick("language");
+  const maxSpeakers = pick("max_speakers") ?? DEFAULTS.max_speakers;
+  const minSpeakers = pick("min_speakers") ?? DEFAULTS.min_speakers;
   return {
     auto_transcribe: pick("auto_transcribe") ?? DEFAULTS.auto_transcribe,
     auto_summarize: pick("auto_summarize") ?? DEFAULTS.auto_summarize,
@@ -46,6 +48,9 @@ function mergeLevels(levels: (ConfigOverrides | undefined)[]): ResolvedConfig {
     retention_audio_days: days(pick("retention_audio_days")),
     retention_transcript_days: days(pick("retention_transcript_days")),
     settings: resolveSettings(levels.map((l) => l?.settings)),
+    // Levels set them apart (a project's min of 2, a device's max of 1): the max wins.
+    min_speakers: minSpeakers !== null && maxSpeakers !== null ? Math.min(minSpeakers, maxSpeakers) : minSpeakers,
+    max_speakers: maxSpeakers,
   };
 }
 
@@ -123,6 +128,8 @@ function view(located: Located): ConfigLevelView {
       retention_audio_days: o.retention_audio_days ?? null,
       retention_transcript_days: o.retention_transcript_days ?? null,
       settings: o.settings ?? {},
+      min_speakers: o.min_speakers ?? null,
+      max_speakers: o.max_speakers ?? null,
     },
     effective: located.effective,
     updated_at: located.stored?.updated_at ?? null,

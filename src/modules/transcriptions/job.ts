@@ -1,4 +1,5 @@
 import { DecoderInterruptedError, DecoderUnavailableError, UndecodableAudioError } from "../../engines/audio";
+import type { SpeakerCountHint } from "../../engines/diarizer";
 import { MissingModelError } from "../../engines/missing-model";
 import { UnsupportedLanguageError } from "../../engines/whisper-languages";
 import type { Deps } from "../../deps";
@@ -47,6 +48,14 @@ async function examineLate(deps: Deps, tenant: Tenant, recording: StoredRecordin
   }
 }
 
+/** The request's speaker counts, else the configuration nearest the recording's (decision 097). */
+function speakerHint(deps: Deps, tenant: Tenant, stored: StoredTranscription, recording: StoredRecording): SpeakerCountHint {
+  const { minSpeakers, maxSpeakers } = stored.requestedSpeakers;
+  if (minSpeakers != null || maxSpeakers != null) return stored.requestedSpeakers;
+  const config = resolveConfig(deps, tenant, { endUserId: recording.end_user_id, deviceId: recording.device_id });
+  return { minSpeakers: config.min_speakers, maxSpeakers: config.max_speakers };
+}
+
 async function transcribeRecording(deps: Deps, tenant: Tenant, stored: StoredTranscription, recording: StoredRecording, cancel: AbortSignal): Promise<PipelineResult> {
   if (recording.error?.code === "audio_format_unsupported") throw new TranscriptionFailure("audio_format_unsupported", recording.error.message);
   const key = recording.storage_key;
@@ -61,7 +70,7 @@ async function transcribeRecording(deps: Deps, tenant: Tenant, stored: StoredTra
       return decoded;
     });
     setLimit(limitFor(processing, pcm.length / SAMPLE_RATE));
-    return transcribePcm(deps.engines, pcm, { language: stored.requestedLanguage, signal, excludeWait });
+    return transcribePcm(deps.engines, pcm, { language: stored.requestedLanguage, signal, excludeWait, speakers: speakerHint(deps, tenant, stored, recording) });
   }, cancel);
 }
 

@@ -1,6 +1,8 @@
 import type { Engines } from "../../engines";
+import { type DiarizationKind, type SpeakerCountHint, SingleSpeakerDiarizer, type SpeakerTurn } from "../../engines/diarizer";
 import { meanSpeechProbability, type SpeechRegion } from "../../engines/vad";
 import type { Segment, Speaker, TranscriptionFailureCode } from "./schema";
+import { assignSpeakers } from "./speaker-assignment";
 
 export const SAMPLE_RATE = 16_000;
 /** Whisper's own window: cutting the audio at pauses into pieces no longer than this keeps words whole. */
@@ -22,7 +24,16 @@ export class TranscriptionFailure extends Error {
 
 export type PipelineEngines = Pick<Engines, "transcriber" | "vad" | "diarizer">;
 
-export type PipelineResult = { language: string; text: string; duration_seconds: number; segments: Segment[]; speakers: Speaker[]; model: string; diarization: string };
+export type PipelineResult = {
+  language: string;
+  text: string;
+  duration_seconds: number;
+  segments: Segment[];
+  speakers: Speaker[];
+  speaker_turns: SpeakerTurn[];
+  model: string;
+  diarization: DiarizationKind;
+};
 
 /**
  * Groups speech regions into windows of at most `maxSeconds`, cut in the pauses between
@@ -57,7 +68,7 @@ const round = (x: number) => Math.round(x * 1000) / 1000;
 export async function transcribePcm(
   engines: PipelineEngines,
   pcm: Float32Array,
-  options: { language: string | null; signal: AbortSignal; excludeWait?: <W>(wait: Promise<W>) => Promise<W> },
+  options: { language: string | null; signal: AbortSignal; excludeWait?: <W>(wait: Promise<W>) => Promise<W>; speakers?: SpeakerCountHint },
 ): Promise<PipelineResult> {
   const duration = round(pcm.length / SAMPLE_RATE);
   if (duration < MIN_AUDIO_SECONDS) {
@@ -90,8 +101,11 @@ export async function transcribePcm(
   }
   if (raw.length === 0) throw new TranscriptionFailure("audio_quality_insufficient", "No words could be recognised in the detected speech.", duration);
 
-  const speakerIds = engines.diarizer.model ? await engines.diarizer.label(pcm, raw, options.signal) : raw.map(() => "SPEAKER_1");
-  const segments = raw.map((s, i) => ({ ...s, speaker: speakerIds[i] ?? "SPEAKER_1" }));
+  // A hint of at most one speaker leaves nothing to tell apart: no diarizer runs.
+  const hint = options.speakers ?? {};
+  const diarizer = hint.maxSpeakers === 1 ? new SingleSpeakerDiarizer() : engines.diarizer;
+  const turns = await diarizer.diarize(pcm, speech.regions, hint, options.signal);
+  const { segments, turns: speakerTurns } = assignSpeakers(raw, turns);
   const speakers = [...new Set(segments.map((s) => s.speaker))].map((id) => ({ id, label: id.replace(/^SPEAKER_(\d+)$/, "Speaker $1") }));
   return {
     language: reported ?? "unknown",
@@ -99,7 +113,8 @@ export async function transcribePcm(
     duration_seconds: duration,
     segments,
     speakers,
+    speaker_turns: speakerTurns.map((t) => ({ speaker: t.speaker, start: round(t.start), end: round(t.end) })),
     model: engines.transcriber.model,
-    diarization: engines.diarizer.model ?? "none",
+    diarization: diarizer.kind,
   };
 }

@@ -5,8 +5,9 @@ import { idempotency } from "../../http/idempotency";
 import { pageOf } from "../../http/pagination";
 import { idParam } from "../../http/schemas";
 import { redactedQuery } from "../redaction/schema";
-import { createTranscriptionBody, listTranscriptionsQuery, transcriptionSchema } from "./schema";
-import { createTranscription, getTranscription, listTranscriptions } from "./service";
+import { TRANSCRIPT_FORMATS } from "./renderings";
+import { createTranscriptionBody, listTranscriptionsQuery, transcriptionSchema, transcriptQuery } from "./schema";
+import { createTranscription, getTranscription, listTranscriptions, renderTranscript } from "./service";
 
 export function transcriptionsRoutes(deps: Deps) {
   const { db, clock } = deps;
@@ -45,5 +46,27 @@ export function transcriptionsRoutes(deps: Deps) {
         description:
           "Scope transcriptions:read. Poll status, or wait for the transcription.* events. With redacted=true, names, dates of birth, phone numbers, emails, addresses, record and case numbers, IBANs and card numbers in the text and segments are replaced by their kind ([NAME], [PHONE], ...).",
       },
-    });
+    })
+    .get(
+      "/transcriptions/:id/transcript",
+      async ({ principal, params, query }) => {
+        const { body, contentType } = await renderTranscript(deps, authorize(principal, "transcriptions:read"), params.id, query.format);
+        return new Response(body, { headers: { "content-type": contentType } });
+      },
+      {
+        params: idParam,
+        query: transcriptQuery,
+        detail: {
+          summary: "Render a transcript",
+          description:
+            "Scope transcriptions:read. format srt, vtt or txt (default): each cue or paragraph is led by its speaker's label (WebVTT as a <v Name> voice span). 409 transcription_not_ready until the transcription has completed.",
+          responses: {
+            200: {
+              description: "The transcript in the format asked for",
+              content: Object.fromEntries(Object.values(TRANSCRIPT_FORMATS).map((type) => [type, { schema: { type: "string" as const } }])),
+            },
+          },
+        },
+      },
+    );
 }

@@ -1,13 +1,21 @@
 import { z } from "zod";
 import { pageQuery } from "../../http/pagination";
 import { jobTimestamps } from "../../http/schemas";
-import { languageTag } from "../config/schema";
+import { languageTag, speakerCount } from "../config/schema";
 
-export const createTranscriptionBody = z.strictObject({
-  recording_id: z.string().min(1).max(100),
-  /** Absent or null: detect the language. */
-  language: languageTag.nullish(),
-});
+export const createTranscriptionBody = z
+  .strictObject({
+    recording_id: z.string().min(1).max(100),
+    /** Absent or null: detect the language. */
+    language: languageTag.nullish(),
+    /** Hints for the diarizer; absent or null: the configuration's (decision 097). */
+    min_speakers: speakerCount.nullish(),
+    max_speakers: speakerCount.nullish(),
+  })
+  .refine((b) => b.min_speakers == null || b.max_speakers == null || b.min_speakers <= b.max_speakers, {
+    message: "min_speakers must not be above max_speakers",
+    path: ["min_speakers"],
+  });
 export type CreateTranscriptionBody = z.infer<typeof createTranscriptionBody>;
 
 export const listTranscriptionsQuery = z.object({
@@ -15,6 +23,8 @@ export const listTranscriptionsQuery = z.object({
   recording_id: z.string().min(1).max(100).optional(),
 });
 export type ListTranscriptionsQuery = z.infer<typeof listTranscriptionsQuery>;
+
+export const transcriptQuery = z.object({ format: z.enum(["srt", "vtt", "txt"]).default("txt") });
 
 /** Spec 6 transcription failure codes. */
 const FAILURE_CODES = ["audio_quality_insufficient", "audio_too_short", "audio_format_unsupported", "processing_error", "timeout"] as const;
@@ -24,6 +34,9 @@ const segmentSchema = z.object({ start: z.number(), end: z.number(), text: z.str
 export type Segment = z.infer<typeof segmentSchema>;
 const speakerSchema = z.object({ id: z.string(), label: z.string() });
 export type Speaker = z.infer<typeof speakerSchema>;
+const speakerTurnSchema = z.object({ speaker: z.string(), start: z.number(), end: z.number() });
+/** Which diarizer ran: the weight-free classic one, a neural one, or none (every segment SPEAKER_1). */
+export const DIARIZATION_KINDS = ["classic", "neural", "none"] as const;
 
 /** Transcription of spec 2.8, every field always present; model and diarization say what produced it. */
 export const transcriptionSchema = z
@@ -36,10 +49,12 @@ export const transcriptionSchema = z
     duration_seconds: z.number().nullable(),
     segments: z.array(segmentSchema),
     speakers: z.array(speakerSchema),
+    /** The diarizer's own turns, before segments were given their speakers; [] until completed. */
+    speaker_turns: z.array(speakerTurnSchema),
     error: z.object({ code: z.enum(FAILURE_CODES), message: z.string() }).nullable(),
     model: z.string().nullable(),
-    /** The diarizer model, or "none" when every segment is SPEAKER_1; null until completed. */
-    diarization: z.string().nullable(),
+    /** Which diarizer ran; null until completed. */
+    diarization: z.enum(DIARIZATION_KINDS).nullable(),
     ...jobTimestamps,
   })
   .meta({ id: "Transcription" });

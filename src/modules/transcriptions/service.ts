@@ -6,12 +6,14 @@ import type { Principal } from "../../http/auth";
 import type { Tenant } from "../../tenancy";
 import { ApiError } from "../../http/errors";
 import type { Page } from "../../http/pagination";
+import type { SpeakerCountHint } from "../../engines/diarizer";
 import { whisperLanguage } from "../../engines/whisper-languages";
 import { newId } from "../../ids";
 import type { JobContracts } from "../../jobs/contracts";
 import { findRecording, loadRecording, setProcessingStatus } from "../recordings/service";
 import { redactTranscript } from "../redaction/service";
 import { type CreateTranscriptionBody, eventData, type ListTranscriptionsQuery, TRANSCRIPTION_EVENT_FIELDS, type Transcription } from "./schema";
+import { RENDERERS, TRANSCRIPT_FORMATS, type TranscriptFormat } from "./renderings";
 import { findProcessingTranscription, findStoredTranscription, insertTranscription, listTranscriptionRows } from "./store";
 
 /** What other modules (summaries, search and Ask) use of the transcriptions store: through this service, never the store itself (decision 083). */
@@ -29,7 +31,14 @@ type RecordingRef = { id: string; end_user_id: string | null };
  * Inserts a transcription in status processing (the recording too), records
  * transcription.started and enqueues its job. Call inside a transaction: all happen or none.
  */
-export function startTranscription(deps: Pick<Deps, "db" | "queue" | "events">, tenant: Tenant, recording: RecordingRef, requested: string | null, now: Date): Transcription {
+export function startTranscription(
+  deps: Pick<Deps, "db" | "queue" | "events">,
+  tenant: Tenant,
+  recording: RecordingRef,
+  requested: string | null,
+  now: Date,
+  requestedSpeakers: SpeakerCountHint = {},
+): Transcription {
   const at = now.toISOString();
   // A regional tag is transcribed as its language (pt-BR as pt), so that is what is recorded.
   // A value whisper does not know (configured before languages were checked) is kept as
@@ -44,6 +53,7 @@ export function startTranscription(deps: Pick<Deps, "db" | "queue" | "events">, 
     duration_seconds: null,
     segments: [],
     speakers: [],
+    speaker_turns: [],
     error: null,
     model: null,
     diarization: null,
@@ -52,7 +62,7 @@ export function startTranscription(deps: Pick<Deps, "db" | "queue" | "events">, 
     completed_at: null,
     failed_at: null,
   };
-  insertTranscription(deps.db, tenant, transcription, { endUserId: recording.end_user_id, requestedLanguage: language });
+  insertTranscription(deps.db, tenant, transcription, { endUserId: recording.end_user_id, requestedLanguage: language, requestedSpeakers });
   setProcessingStatus(deps.db, tenant, recording.id, { status: "processing" }, now);
   recordEvent(deps, tenant, "transcription.started", eventData(transcription, TRANSCRIPTION_EVENT_FIELDS["transcription.started"]), now);
   const payload: RunTranscriptionPayload = { project_id: tenant.projectId, mode: tenant.mode, transcription_id: transcription.id };
@@ -74,7 +84,7 @@ export function createTranscription(deps: Pick<Deps, "db" | "queue" | "events">,
         param: "recording_id",
       });
     }
-    return startTranscription(deps, principal, recording, body.language ?? null, now);
+    return startTranscription(deps, principal, recording, body.language ?? null, now, { minSpeakers: body.min_speakers, maxSpeakers: body.max_speakers });
   })();
 }
 
@@ -83,6 +93,15 @@ export async function getTranscription(deps: Pick<Deps, "db" | "audit">, princip
   const transcription = visible(principal, findStoredTranscription(deps.db, principal, id), (t) => ownedBy(t.endUserId), `No transcription ${id}.`).record;
   await deps.audit.access(principal, options.redacted ? "transcription.read_redacted" : "transcription.read", [transcription.id, transcription.recording_id]);
   return options.redacted ? redactTranscript(transcription) : transcription;
+}
+
+/** GET /transcriptions/{id}/transcript: the finished transcript as SRT, WebVTT or text, with speaker names; audited as a read. */
+export async function renderTranscript(deps: Pick<Deps, "db" | "audit">, principal: Principal, id: string, format: TranscriptFormat): Promise<{ body: string; contentType: string }> {
+  const transcription = await getTranscription(deps, principal, id);
+  if (transcription.status !== "completed") {
+    throw new ApiError("transcription_not_ready", `Transcription ${id} is ${transcription.status}; a transcript is rendered once it has completed.`);
+  }
+  return { body: RENDERERS[format](transcription), contentType: `${TRANSCRIPT_FORMATS[format]}; charset=utf-8` };
 }
 
 /** A page of transcriptions, text included: the read of every one on it is audited. */

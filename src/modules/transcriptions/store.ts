@@ -1,21 +1,25 @@
 import type { Database, SQLQueryBindings } from "bun:sqlite";
 import type { Tenant } from "../../tenancy";
 import { type Page, type PageRequest, paginate } from "../../http/pagination";
-import type { Segment, Speaker, Transcription } from "./schema";
+import type { SpeakerCountHint } from "../../engines/diarizer";
+import type { Transcription } from "./schema";
 
 /** The stored row: JSON as text, plus the owner and the language that was asked for. */
-type TranscriptionRow = Omit<Transcription, "segments" | "speakers" | "error"> & {
+type TranscriptionRow = Omit<Transcription, "segments" | "speakers" | "speaker_turns" | "error"> & {
   project_id: string;
   mode: string;
   end_user_id: string | null;
   requested_language: string | null;
+  requested_min_speakers: number | null;
+  requested_max_speakers: number | null;
   segments: string;
   speakers: string;
+  speaker_turns: string;
   error: string | null;
 };
 
-/** A row with what the API does not show (owner, requested language) beside the record. */
-export type StoredTranscription = { record: Transcription; endUserId: string | null; requestedLanguage: string | null };
+/** A row with what the API does not show (owner, requested language and speaker counts) beside the record. */
+export type StoredTranscription = { record: Transcription; endUserId: string | null; requestedLanguage: string | null; requestedSpeakers: SpeakerCountHint };
 
 function toStored(row: TranscriptionRow): StoredTranscription {
   return {
@@ -28,6 +32,7 @@ function toStored(row: TranscriptionRow): StoredTranscription {
       duration_seconds: row.duration_seconds,
       segments: JSON.parse(row.segments),
       speakers: JSON.parse(row.speakers),
+      speaker_turns: JSON.parse(row.speaker_turns),
       error: row.error ? JSON.parse(row.error) : null,
       model: row.model,
       diarization: row.diarization,
@@ -38,14 +43,28 @@ function toStored(row: TranscriptionRow): StoredTranscription {
     },
     endUserId: row.end_user_id,
     requestedLanguage: row.requested_language,
+    requestedSpeakers: { minSpeakers: row.requested_min_speakers, maxSpeakers: row.requested_max_speakers },
   };
 }
 
-export function insertTranscription(db: Database, tenant: Tenant, t: Transcription, owner: { endUserId: string | null; requestedLanguage: string | null }): void {
+export function insertTranscription(db: Database, tenant: Tenant, t: Transcription, owner: Omit<StoredTranscription, "record">): void {
   db.query(
-    `INSERT INTO transcriptions (id, project_id, mode, recording_id, end_user_id, status, requested_language, language, created_at, started_at)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-  ).run(t.id, tenant.projectId, tenant.mode, t.recording_id, owner.endUserId, t.status, owner.requestedLanguage, t.language, t.created_at, t.started_at);
+    `INSERT INTO transcriptions (id, project_id, mode, recording_id, end_user_id, status, requested_language, requested_min_speakers, requested_max_speakers, language, created_at, started_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+  ).run(
+    t.id,
+    tenant.projectId,
+    tenant.mode,
+    t.recording_id,
+    owner.endUserId,
+    t.status,
+    owner.requestedLanguage,
+    owner.requestedSpeakers.minSpeakers ?? null,
+    owner.requestedSpeakers.maxSpeakers ?? null,
+    t.language,
+    t.created_at,
+    t.started_at,
+  );
 }
 
 export function findStoredTranscription(db: Database, tenant: Tenant, id: string): StoredTranscription | null {
@@ -81,12 +100,12 @@ export function markTranscriptionCompleted(
   db: Database,
   tenant: Tenant,
   id: string,
-  result: { language: string; text: string; duration_seconds: number; segments: Segment[]; speakers: Speaker[]; model: string; diarization: string; completed_at: string },
+  result: Pick<Transcription, "language" | "text" | "duration_seconds" | "segments" | "speakers" | "speaker_turns" | "model" | "diarization"> & { completed_at: string },
 ): boolean {
   return (
     db
       .query(
-        `UPDATE transcriptions SET status = 'completed', language = ?, text = ?, duration_seconds = ?, segments = ?, speakers = ?, model = ?, diarization = ?, completed_at = ?
+        `UPDATE transcriptions SET status = 'completed', language = ?, text = ?, duration_seconds = ?, segments = ?, speakers = ?, speaker_turns = ?, model = ?, diarization = ?, completed_at = ?
          WHERE id = ? AND project_id = ? AND mode = ? AND status = 'processing'`,
       )
       .run(
@@ -95,6 +114,7 @@ export function markTranscriptionCompleted(
         result.duration_seconds,
         JSON.stringify(result.segments),
         JSON.stringify(result.speakers),
+        JSON.stringify(result.speaker_turns),
         result.model,
         result.diarization,
         result.completed_at,

@@ -1,0 +1,120 @@
+/**
+ * Short-window cepstral features of 16 kHz speech for the classic diarizer (decision 097):
+ * 25 ms Hamming windows every 10 ms, a 512-point FFT, 24 mel bands from 100 Hz to 7.6 kHz,
+ * their log energies, and the DCT of those minus its first coefficient (c0 is loudness,
+ * which says more about the distance to the microphone than about the speaker).
+ */
+export const FEATURE_RATE = 100; // frames per second
+export const CEPSTRA = 12;
+
+const SAMPLE_RATE = 16_000;
+const WINDOW = 400;
+const HOP = SAMPLE_RATE / FEATURE_RATE;
+const FFT_SIZE = 512;
+const BANDS = 24;
+const PRE_EMPHASIS = 0.97;
+
+/** Frames of `CEPSTRA` coefficients, row after row, with each frame's log energy (for silence gating). */
+export type CepstralFrames = { count: number; cepstra: Float32Array; logEnergy: Float32Array };
+
+const hamming = Float64Array.from({ length: WINDOW }, (_, i) => 0.54 - 0.46 * Math.cos((2 * Math.PI * i) / (WINDOW - 1)));
+const melOf = (hz: number) => 2595 * Math.log10(1 + hz / 700);
+const hzOf = (mel: number) => 700 * (10 ** (mel / 2595) - 1);
+
+/** Triangular mel filters over the FFT bins, each as [first bin, weights]. */
+const filters: [number, Float64Array][] = (() => {
+  const low = melOf(100);
+  const high = melOf(7600);
+  const edges = Array.from({ length: BANDS + 2 }, (_, i) => (hzOf(low + ((high - low) * i) / (BANDS + 1)) * FFT_SIZE) / SAMPLE_RATE);
+  return Array.from({ length: BANDS }, (_, b) => {
+    const [l, c, r] = [edges[b]!, edges[b + 1]!, edges[b + 2]!];
+    const first = Math.ceil(l);
+    const weights = new Float64Array(Math.max(0, Math.floor(r) - first + 1));
+    for (let k = first; k <= Math.floor(r); k++) weights[k - first] = k <= c ? (k - l) / (c - l) : (r - k) / (r - c);
+    return [first, weights] as [number, Float64Array];
+  });
+})();
+
+/** DCT-II rows 1..CEPSTRA over the band log energies. */
+const dct = Array.from({ length: CEPSTRA }, (_, q) => Float64Array.from({ length: BANDS }, (_, b) => Math.cos((Math.PI * (q + 1) * (b + 0.5)) / BANDS)));
+
+const bitReversed = (() => {
+  const bits = Math.log2(FFT_SIZE);
+  return Uint16Array.from({ length: FFT_SIZE }, (_, i) => {
+    let r = 0;
+    for (let b = 0; b < bits; b++) r |= ((i >> b) & 1) << (bits - 1 - b);
+    return r;
+  });
+})();
+const cosTable = Float64Array.from({ length: FFT_SIZE / 2 }, (_, i) => Math.cos((2 * Math.PI * i) / FFT_SIZE));
+const sinTable = Float64Array.from({ length: FFT_SIZE / 2 }, (_, i) => -Math.sin((2 * Math.PI * i) / FFT_SIZE));
+
+/** In-place iterative radix-2 FFT of FFT_SIZE points. */
+function fft(re: Float64Array, im: Float64Array): void {
+  for (let i = 0; i < FFT_SIZE; i++) {
+    const j = bitReversed[i]!;
+    if (j > i) {
+      [re[i], re[j]] = [re[j]!, re[i]!];
+      [im[i], im[j]] = [im[j]!, im[i]!];
+    }
+  }
+  for (let size = 2; size <= FFT_SIZE; size <<= 1) {
+    const half = size >> 1;
+    const step = FFT_SIZE / size;
+    for (let start = 0; start < FFT_SIZE; start += size) {
+      for (let k = 0; k < half; k++) {
+        const wr = cosTable[k * step]!;
+        const wi = sinTable[k * step]!;
+        const a = start + k;
+        const b = a + half;
+        const tr = re[b]! * wr - im[b]! * wi;
+        const ti = re[b]! * wi + im[b]! * wr;
+        re[b] = re[a]! - tr;
+        im[b] = im[a]! - ti;
+        re[a] = re[a]! + tr;
+        im[a] = im[a]! + ti;
+      }
+    }
+  }
+}
+
+/** Cepstral frames of the samples from `start` to `end` seconds; frame f starts at start + f / FEATURE_RATE. */
+export function cepstralFrames(pcm16k: Float32Array, start: number, end: number): CepstralFrames {
+  const first = Math.max(0, Math.round(start * SAMPLE_RATE));
+  const last = Math.min(pcm16k.length, Math.round(end * SAMPLE_RATE));
+  const count = Math.max(0, Math.floor((last - first - WINDOW) / HOP) + 1);
+  const cepstra = new Float32Array(count * CEPSTRA);
+  const logEnergy = new Float32Array(count);
+  const re = new Float64Array(FFT_SIZE);
+  const im = new Float64Array(FFT_SIZE);
+  const bands = new Float64Array(BANDS);
+  for (let f = 0; f < count; f++) {
+    const offset = first + f * HOP;
+    re.fill(0);
+    im.fill(0);
+    let energy = 0;
+    for (let i = 0; i < WINDOW; i++) {
+      const x = pcm16k[offset + i]! - PRE_EMPHASIS * (offset + i > 0 ? pcm16k[offset + i - 1]! : 0);
+      re[i] = x * hamming[i]!;
+      energy += x * x;
+    }
+    logEnergy[f] = Math.log(energy + 1e-10);
+    fft(re, im);
+    for (let b = 0; b < BANDS; b++) {
+      const [firstBin, weights] = filters[b]!;
+      let sum = 0;
+      for (let k = 0; k < weights.length; k++) {
+        const bin = firstBin + k;
+        sum += weights[k]! * (re[bin]! * re[bin]! + im[bin]! * im[bin]!);
+      }
+      bands[b] = Math.log(sum + 1e-10);
+    }
+    for (let q = 0; q < CEPSTRA; q++) {
+      const row = dct[q]!;
+      let c = 0;
+      for (let b = 0; b < BANDS; b++) c += row[b]! * bands[b]!;
+      cepstra[f * CEPSTRA + q] = c;
+    }
+  }
+  return { count, cepstra, logEnergy };
+}

@@ -1,0 +1,83 @@
+import { describe, expect, test } from "bun:test";
+import { boundaryErrors, diarizationErrorRate } from "../../scripts/test-audio/diarization-score";
+import { conversation, script } from "../../scripts/test-audio/espeak-conversation";
+import { ClassicDiarizer } from "../../src/engines/classic-diarizer";
+import { SingleSpeakerDiarizer } from "../../src/engines/diarizer";
+import { SileroVad } from "../../src/engines/vad";
+
+// Real speech: espeak-ng conversations in clearly different voices, through the real VAD.
+const vad = new SileroVad();
+const diarizer = new ClassicDiarizer();
+
+async function diarize(order: number[], hint = {}) {
+  const c = conversation(script(order));
+  const { regions } = await vad.analyse(c.pcm);
+  return { truth: c.turns, turns: await diarizer.diarize(c.pcm, regions, hint) };
+}
+
+const speakers = (turns: { speaker: string }[]) => [...new Set(turns.map((t) => t.speaker))];
+
+describe("ClassicDiarizer on espeak-ng conversations", () => {
+  test("two voices taking turns: two speakers, each true turn change found within 1 s", async () => {
+    const { truth, turns } = await diarize([0, 1, 0, 1, 0, 1, 0, 1]);
+    expect(speakers(turns)).toEqual(["SPEAKER_1", "SPEAKER_2"]);
+    const errors = boundaryErrors(truth, turns);
+    expect(errors).toHaveLength(7);
+    for (const e of errors) expect(e).toBeLessThan(1);
+    expect(turns).toHaveLength(8);
+    expect(diarizationErrorRate(truth, turns)).toBeLessThan(0.1);
+  });
+
+  test("three voices: three speakers at the right turns, labelled in order of first appearance", async () => {
+    const { truth, turns } = await diarize([2, 0, 1, 2, 1, 0, 2]);
+    expect(speakers(turns)).toEqual(["SPEAKER_1", "SPEAKER_2", "SPEAKER_3"]);
+    expect(turns.map((t) => t.speaker)).toEqual(["SPEAKER_1", "SPEAKER_2", "SPEAKER_3", "SPEAKER_1", "SPEAKER_3", "SPEAKER_2", "SPEAKER_1"]);
+    for (const e of boundaryErrors(truth, turns)) expect(e).toBeLessThan(1);
+  });
+
+  test("one voice, whichever, stays one speaker", async () => {
+    for (const voice of [0, 1, 2]) expect(speakers((await diarize([voice, voice, voice, voice])).turns)).toEqual(["SPEAKER_1"]);
+  });
+
+  test("a repeated speaker after a long run of another is still recognised", async () => {
+    const { truth, turns } = await diarize([1, 0, 1, 1, 0, 0, 1]);
+    expect(speakers(turns)).toHaveLength(2);
+    expect(diarizationErrorRate(truth, turns)).toBeLessThan(0.1);
+  });
+
+  test("the hint bounds the count: max 1 joins two voices, min 3 splits two", async () => {
+    expect(speakers((await diarize([0, 1, 0, 1], { maxSpeakers: 1 })).turns)).toEqual(["SPEAKER_1"]);
+    expect(speakers((await diarize([0, 1, 0, 1], { minSpeakers: 3 })).turns)).toHaveLength(3);
+    expect(speakers((await diarize([2, 0, 1, 2, 1, 0, 2], { maxSpeakers: 2 })).turns)).toHaveLength(2);
+  });
+
+  test("turns lie inside the speech regions, in time order", async () => {
+    const c = conversation(script([0, 1, 0, 1]));
+    const { regions } = await vad.analyse(c.pcm);
+    const turns = await diarizer.diarize(c.pcm, regions, {});
+    turns.forEach((t, i) => {
+      expect(t.end).toBeGreaterThan(t.start);
+      if (i > 0) expect(t.start).toBeGreaterThanOrEqual(turns[i - 1]!.end);
+      expect(regions.some((r) => r.start <= t.start + 1e-9 && t.end <= r.end + 1e-9)).toBe(true);
+    });
+  });
+
+  test("no speech regions, no turns; an aborted signal stops it", async () => {
+    const c = conversation(script([0, 1]));
+    expect(await diarizer.diarize(c.pcm, [], {})).toEqual([]);
+    const controller = new AbortController();
+    controller.abort(new Error("stop"));
+    await expect(diarizer.diarize(c.pcm, [{ start: 0, end: c.pcm.length / 16_000 }], {}, controller.signal)).rejects.toThrow("stop");
+  });
+});
+
+describe("SingleSpeakerDiarizer", () => {
+  test("one SPEAKER_1 turn per speech region, and says diarization none", async () => {
+    const d = new SingleSpeakerDiarizer();
+    expect(d.kind).toBe("none");
+    expect(await d.diarize(new Float32Array(16_000), [{ start: 0, end: 0.5 }, { start: 0.6, end: 1 }])).toEqual([
+      { speaker: "SPEAKER_1", start: 0, end: 0.5 },
+      { speaker: "SPEAKER_1", start: 0.6, end: 1 },
+    ]);
+  });
+});

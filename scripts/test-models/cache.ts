@@ -45,9 +45,9 @@ export function ensureTestModels(): TestModels {
  * (base.en f16 is 148 MB, small f16 488 MB): generated on first use, in seconds, and
  * cached beside the tiny models. For benches; tests check shapes without these files.
  */
-export function ensureShapedWhisperModel(shape: Exclude<keyof typeof WHISPER_SHAPES, "tiny">, fileType: WhisperFileType): string {
-  const path = join(modelsDir(), `whisper-${shape}-${fileType}.bin`);
-  ensure(path, (p) => writeWhisperModel(p, { shape, fileType }));
+export function ensureShapedWhisperModel(shape: Exclude<keyof typeof WHISPER_SHAPES, "tiny">, fileType: WhisperFileType, tokensPerWindow?: number): string {
+  const path = join(modelsDir(), `whisper-${shape}-${fileType}${tokensPerWindow ? `-${tokensPerWindow}-tokens` : ""}.bin`);
+  ensure(path, (p) => writeWhisperModel(p, { shape, fileType, tokensPerWindow }));
   return path;
 }
 

@@ -131,6 +131,13 @@ export type WhisperModelOptions = {
   fileType?: WhisperFileType;
   /** A multilingual vocabulary (language tokens, detection), like ggml-base.bin rather than ggml-base.en.bin. */
   multilingual?: boolean;
+  /**
+   * For benches: stop decoding each 30 s window after this many tokens. whisper.cpp decodes
+   * at most n_text_ctx / 2 - 4 tokens a window, so this sets n_text_ctx (448 published,
+   * 220 tokens) and nothing else: random weights never end a window on their own, where a
+   * real model ends it after what was said (about 100 tokens of conversation).
+   */
+  tokensPerWindow?: number;
 };
 
 /** Writes the model to `path` (parent folders created): hparams, mel filters, vocabulary, then each tensor, streamed. */
@@ -138,6 +145,7 @@ export function writeWhisperModel(path: string, options: WhisperModelOptions = {
   const rand = random(options.seed ?? 1);
   const shape: WhisperHparams = { ...WHISPER_SHAPES[options.shape ?? "tiny"] };
   if (options.multilingual) shape.n_vocab = N_VOCAB_MULTILINGUAL;
+  if (options.tokensPerWindow) shape.n_text_ctx = 2 * (options.tokensPerWindow + 4);
   const fileType = options.fileType ?? "f16";
   mkdirSync(dirname(path), { recursive: true });
   const fd = openSync(path, "w");

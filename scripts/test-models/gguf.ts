@@ -1,23 +1,49 @@
-import { mkdirSync, writeFileSync } from "node:fs";
+import { closeSync, mkdirSync, openSync, writeSync } from "node:fs";
 import { dirname } from "node:path";
+import { GGML_TYPES, tensorBytes } from "../../src/model-files/ggml-header";
+import { random } from "./random";
 
 /**
- * Writes a tiny random-weight llama-architecture GGUF (a few hundred KB) with a small
- * SentencePiece-style vocabulary: byte-fallback tokens cover any text, so JSON-schema
- * grammars can always be satisfied. Random weights give random text; tests assert plumbing.
+ * Writes random-weight GGUF language models with a SentencePiece-style vocabulary
+ * (byte-fallback tokens cover any text, so JSON-schema grammars can always be satisfied):
+ * the tiny llama one tests load (a few hundred KB, f32), and a stand-in with the shapes and
+ * Q4_K_M tensor types of the default LLM (Qwen2.5 1.5B Instruct) for benches. Random
+ * weights give random text; tests assert plumbing, benches measure speed.
  */
 
-const N_EMBD = 64;
-const N_HEAD = 2;
-const N_FF = 128;
 /**
- * The context window. Its byte-level vocabulary makes everything long in tokens (a summary
- * prompt is ~900): at 2048 the longest answer the summary schemas allow could not fit
- * beside a prompt, and summaries of even a short transcript ran out of room.
+ * The tiny model's context window. Its byte-level vocabulary makes everything long in
+ * tokens (a summary prompt is ~900): at 2048 the longest answer the summary schemas allow
+ * could not fit beside a prompt, and summaries of even a short transcript ran out of room.
  */
 export const TINY_GGUF_CONTEXT = 4096;
-const N_CTX = TINY_GGUF_CONTEXT;
 const ALIGNMENT = 32;
+
+export type GgufShape = {
+  architecture: string;
+  name: string;
+  /** llama.cpp's llama_ftype: 0 all F32, 15 MOSTLY_Q4_K_M. */
+  fileType: number;
+  contextLength: number;
+  embeddingLength: number;
+  blockCount: number;
+  feedForwardLength: number;
+  headCount: number;
+  headCountKv: number;
+  vocabSize: number;
+  ropeFreqBase?: number;
+  rmsEpsilon: number;
+  /** Qwen2 has biases on q, k and v. */
+  qkvBias: boolean;
+  /** No output.weight: the token embedding doubles as the output layer (tie_word_embeddings). */
+  tiedOutput: boolean;
+};
+
+export const GGUF_SHAPES = {
+  tiny: { architecture: "llama", name: "parley-tiny-test", fileType: 0, contextLength: TINY_GGUF_CONTEXT, embeddingLength: 64, blockCount: 1, feedForwardLength: 128, headCount: 2, headCountKv: 2, vocabSize: 0, rmsEpsilon: 1e-5, qkvBias: false, tiedOutput: false },
+  /** Qwen2.5-1.5B-Instruct's config.json, as its GGUF states it. */
+  "qwen2.5-1.5b-q4_k_m": { architecture: "qwen2", name: "parley-qwen2.5-1.5b-shape", fileType: 15, contextLength: 32768, embeddingLength: 1536, blockCount: 28, feedForwardLength: 8960, headCount: 12, headCountKv: 2, vocabSize: 151936, ropeFreqBase: 1e6, rmsEpsilon: 1e-6, qkvBias: true, tiedOutput: true },
+} satisfies Record<string, GgufShape>;
 
 enum T {
   UINT32 = 4,
@@ -67,8 +93,12 @@ class Writer {
   }
 }
 
-/** <unk> <s> </s>, the 256 byte tokens, then whole pieces with "▁" marking a word start. */
-function vocabulary() {
+/**
+ * <unk> <s> </s>, the 256 byte tokens, then whole pieces with "▁" marking a word start;
+ * padded with made-up pieces up to `size` (a published model's vocabulary size sets the
+ * cost of its output layer).
+ */
+function vocabulary(size: number) {
   const tokens = ["<unk>", "<s>", "</s>"];
   const types = [2, 3, 3]; // unknown, control, control
   for (let b = 0; b < 256; b++) {
@@ -76,6 +106,7 @@ function vocabulary() {
     types.push(6); // byte
   }
   const pieces = ["▁", ..."abcdefghijklmnopqrstuvwxyz0123456789", "▁the", "▁a", "▁and", "▁of", "▁to", "▁is", "▁summary", "▁meeting", '{"', '":', '",', '"}', "▁true", "▁false"];
+  for (let i = 0; tokens.length + pieces.length < size; i++) pieces.push(`▁w${i.toString(36)}`);
   for (const p of pieces) {
     tokens.push(p);
     types.push(1); // normal
@@ -84,54 +115,101 @@ function vocabulary() {
   return { tokens, types, scores };
 }
 
-function random(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
-    return s / 2 ** 32;
-  };
+/** llama.cpp's use_more_bits: which layers Q4_K_M gives Q6_K for attn_v and ffn_down. */
+const moreBits = (layer: number, layers: number) => layer < Math.floor(layers / 8) || layer >= Math.floor((7 * layers) / 8) || (layer - Math.floor(layers / 8)) % 3 === 2;
+
+type Tensor = { name: string; ne: number[]; type: number };
+
+/**
+ * The tensors and their types. Q4_K_M (llama.cpp's llama_tensor_get_type): Q4_K, except
+ * Q6_K for the output layer (the token embedding when tied) and for attn_v and ffn_down of
+ * the layers use_more_bits picks; norms and biases F32.
+ */
+export function ggufTensors(shape: GgufShape, nVocab: number): Tensor[] {
+  const n = shape.embeddingLength;
+  const kv = (n / shape.headCount) * shape.headCountKv;
+  const ff = shape.feedForwardLength;
+  const q4km = shape.fileType === 15;
+  const weight = (moreBits: boolean) => (q4km ? (moreBits ? GGML_TYPES.q6_k : GGML_TYPES.q4_k) : GGML_TYPES.f32);
+  const f32 = GGML_TYPES.f32;
+  const tensors: Tensor[] = [{ name: "token_embd.weight", ne: [n, nVocab], type: weight(shape.tiedOutput) }, { name: "output_norm.weight", ne: [n], type: f32 }];
+  if (!shape.tiedOutput) tensors.push({ name: "output.weight", ne: [n, nVocab], type: weight(true) });
+  for (let i = 0; i < shape.blockCount; i++) {
+    const b = `blk.${i}`;
+    const more = moreBits(i, shape.blockCount);
+    tensors.push(
+      { name: `${b}.attn_norm.weight`, ne: [n], type: f32 },
+      { name: `${b}.attn_q.weight`, ne: [n, n], type: weight(false) },
+      { name: `${b}.attn_k.weight`, ne: [n, kv], type: weight(false) },
+      { name: `${b}.attn_v.weight`, ne: [n, kv], type: weight(more) },
+      ...(shape.qkvBias ? [{ name: `${b}.attn_q.bias`, ne: [n], type: f32 }, { name: `${b}.attn_k.bias`, ne: [kv], type: f32 }, { name: `${b}.attn_v.bias`, ne: [kv], type: f32 }] : []),
+      { name: `${b}.attn_output.weight`, ne: [n, n], type: weight(false) },
+      { name: `${b}.ffn_norm.weight`, ne: [n], type: f32 },
+      { name: `${b}.ffn_gate.weight`, ne: [n, ff], type: weight(false) },
+      { name: `${b}.ffn_up.weight`, ne: [n, ff], type: weight(false) },
+      { name: `${b}.ffn_down.weight`, ne: [ff, n], type: weight(more) },
+    );
+  }
+  return tensors;
 }
 
-/** The model's bytes. */
-export function tinyGguf(seed = 1): Uint8Array {
-  const rand = random(seed);
-  const vocab = vocabulary();
-  const nVocab = vocab.tokens.length;
-  const headDim = N_EMBD / N_HEAD;
-  const meta: [string, Value][] = [
-    ["general.architecture", { type: T.STRING, value: "llama" }],
-    ["general.name", { type: T.STRING, value: "parley-tiny-test" }],
-    ["general.file_type", { type: T.UINT32, value: 0 }],
-    ["llama.context_length", { type: T.UINT32, value: N_CTX }],
-    ["llama.embedding_length", { type: T.UINT32, value: N_EMBD }],
-    ["llama.block_count", { type: T.UINT32, value: 1 }],
-    ["llama.feed_forward_length", { type: T.UINT32, value: N_FF }],
-    ["llama.attention.head_count", { type: T.UINT32, value: N_HEAD }],
-    ["llama.attention.head_count_kv", { type: T.UINT32, value: N_HEAD }],
-    ["llama.rope.dimension_count", { type: T.UINT32, value: headDim }],
-    ["llama.attention.layer_norm_rms_epsilon", { type: T.FLOAT32, value: 1e-5 }],
+function metadata(shape: GgufShape, vocab: ReturnType<typeof vocabulary>): [string, Value][] {
+  const a = shape.architecture;
+  const u32 = (value: number): Value => ({ type: T.UINT32, value });
+  return [
+    ["general.architecture", { type: T.STRING, value: a }],
+    ["general.name", { type: T.STRING, value: shape.name }],
+    ["general.file_type", u32(shape.fileType)],
+    [`${a}.context_length`, u32(shape.contextLength)],
+    [`${a}.embedding_length`, u32(shape.embeddingLength)],
+    [`${a}.block_count`, u32(shape.blockCount)],
+    [`${a}.feed_forward_length`, u32(shape.feedForwardLength)],
+    [`${a}.attention.head_count`, u32(shape.headCount)],
+    [`${a}.attention.head_count_kv`, u32(shape.headCountKv)],
+    [`${a}.rope.dimension_count`, u32(shape.embeddingLength / shape.headCount)],
+    ...(shape.ropeFreqBase ? [[`${a}.rope.freq_base`, { type: T.FLOAT32, value: shape.ropeFreqBase }] as [string, Value]] : []),
+    [`${a}.attention.layer_norm_rms_epsilon`, { type: T.FLOAT32, value: shape.rmsEpsilon }],
     ["tokenizer.ggml.model", { type: T.STRING, value: "llama" }],
     ["tokenizer.ggml.tokens", { type: T.ARRAY, of: T.STRING, values: vocab.tokens }],
     ["tokenizer.ggml.scores", { type: T.ARRAY, of: T.FLOAT32, values: vocab.scores }],
     ["tokenizer.ggml.token_type", { type: T.ARRAY, of: T.INT32, values: vocab.types }],
-    ["tokenizer.ggml.unknown_token_id", { type: T.UINT32, value: 0 }],
-    ["tokenizer.ggml.bos_token_id", { type: T.UINT32, value: 1 }],
-    ["tokenizer.ggml.eos_token_id", { type: T.UINT32, value: 2 }],
+    ["tokenizer.ggml.unknown_token_id", u32(0)],
+    ["tokenizer.ggml.bos_token_id", u32(1)],
+    ["tokenizer.ggml.eos_token_id", u32(2)],
   ];
-  const tensors: [string, number[]][] = [
-    ["token_embd.weight", [N_EMBD, nVocab]],
-    ["output_norm.weight", [N_EMBD]],
-    ["output.weight", [N_EMBD, nVocab]],
-    ["blk.0.attn_norm.weight", [N_EMBD]],
-    ["blk.0.attn_q.weight", [N_EMBD, N_EMBD]],
-    ["blk.0.attn_k.weight", [N_EMBD, N_EMBD]],
-    ["blk.0.attn_v.weight", [N_EMBD, N_EMBD]],
-    ["blk.0.attn_output.weight", [N_EMBD, N_EMBD]],
-    ["blk.0.ffn_norm.weight", [N_EMBD]],
-    ["blk.0.ffn_gate.weight", [N_EMBD, N_FF]],
-    ["blk.0.ffn_up.weight", [N_EMBD, N_FF]],
-    ["blk.0.ffn_down.weight", [N_FF, N_EMBD]],
-  ];
+}
+
+/**
+ * A tensor's bytes: F32 norms at 1 (activations stay in range), other F32 small noise; K-quant
+ * blocks random with a small scale (Q4_K: d and dmin at bytes 0 and 2; Q6_K: d at byte 208).
+ */
+function tensorData(t: Tensor, rand: () => number, pool: () => Uint32Array): Uint8Array {
+  const count = t.ne.reduce((a, b) => a * b, 1);
+  if (t.type === GGML_TYPES.f32) return new Uint8Array(Float32Array.from({ length: count }, () => (t.name.endsWith("norm.weight") ? 1 : (rand() - 0.5) * 0.2)).buffer);
+  const out = new Uint8Array(tensorBytes(t.type, count));
+  // Tiled from one random pool: filling a gigabyte one random draw at a time takes minutes.
+  const words = new Uint32Array(out.buffer);
+  const tile = pool();
+  for (let i = 0; i < words.length; i += tile.length) words.set(tile.subarray(0, Math.min(tile.length, words.length - i)), i);
+  const view = new DataView(out.buffer);
+  const [blockBytes, dAt] = t.type === GGML_TYPES.q4_k ? [144, 0] : [210, 208];
+  for (let b = 0; b < out.length; b += blockBytes) {
+    view.setUint16(b + dAt, 0x1400, true); // d = 2^-10
+    if (t.type === GGML_TYPES.q4_k) view.setUint16(b + 2, 0x1400, true); // dmin
+  }
+  return out;
+}
+
+/**
+ * Writes the model to `path` (parent folders created). With `headerOnly` only the header
+ * (metadata and tensor table) is written: what a test of the shape needs, without the data.
+ */
+export function writeGguf(path: string, options: { shape?: keyof typeof GGUF_SHAPES; seed?: number; headerOnly?: boolean } = {}): void {
+  const rand = random(options.seed ?? 1);
+  const shape: GgufShape = GGUF_SHAPES[options.shape ?? "tiny"];
+  const vocab = vocabulary(shape.vocabSize);
+  const tensors = ggufTensors(shape, vocab.tokens.length);
+  const meta = metadata(shape, vocab);
   const w = new Writer();
   w.u32(0x46554747); // "GGUF"
   w.u32(3);
@@ -141,36 +219,41 @@ export function tinyGguf(seed = 1): Uint8Array {
     w.string(key);
     w.value(v);
   }
-  const data: Float32Array[] = [];
   let offset = 0;
-  for (const [name, ne] of tensors) {
-    const count = ne.reduce((a, b) => a * b, 1);
-    // Norm weights at 1 keep activations in range; everything else small noise.
-    const values = new Float32Array(count).map(() => (name.endsWith("norm.weight") ? 1 : (rand() - 0.5) * 0.2));
-    w.string(name);
-    w.u32(ne.length);
-    for (const d of ne) w.u64(d);
-    w.u32(0); // F32
+  for (const t of tensors) {
+    w.string(t.name);
+    w.u32(t.ne.length);
+    for (const d of t.ne) w.u64(d);
+    w.u32(t.type);
     w.u64(offset);
-    data.push(values);
-    offset += Math.ceil(values.byteLength / ALIGNMENT) * ALIGNMENT;
+    offset += Math.ceil(tensorBytes(t.type, t.ne.reduce((a, b) => a * b, 1)) / ALIGNMENT) * ALIGNMENT;
   }
-  w.pad();
-  for (const values of data) {
-    w.push(new Uint8Array(values.buffer));
+  mkdirSync(dirname(path), { recursive: true });
+  const fd = openSync(path, "w");
+  try {
+    if (options.headerOnly) return void writeSync(fd, w.result());
     w.pad();
+    writeSync(fd, w.result());
+    let tile: Uint32Array | null = null;
+    const pool = () => (tile ??= Uint32Array.from({ length: 1 << 20 }, () => (rand() * 2 ** 32) >>> 0));
+    for (const t of tensors) {
+      const data = tensorData(t, rand, pool);
+      writeSync(fd, data);
+      const rest = (ALIGNMENT - (data.byteLength % ALIGNMENT)) % ALIGNMENT;
+      if (rest) writeSync(fd, new Uint8Array(rest));
+    }
+  } finally {
+    closeSync(fd);
   }
-  return w.result();
 }
 
-/** Writes the tiny model to `path` (parent folders created). */
+/** Writes the tiny test model to `path`. */
 export function writeTinyGguf(path: string, seed = 1): void {
-  mkdirSync(dirname(path), { recursive: true });
-  writeFileSync(path, tinyGguf(seed));
+  writeGguf(path, { seed });
 }
 
 if (import.meta.main) {
-  const path = process.argv[2] ?? "tiny.gguf";
-  writeTinyGguf(path);
+  const [path = "model.gguf", shape = "tiny"] = process.argv.slice(2).filter((a) => !a.startsWith("--"));
+  writeGguf(path, { shape: shape as keyof typeof GGUF_SHAPES, headerOnly: process.argv.includes("--header-only") });
   console.log(`wrote ${path}`);
 }

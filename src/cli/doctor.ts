@@ -18,7 +18,8 @@ import { applianceVolumes } from "../storage";
 import { spaceReport } from "../storage/volumes";
 import { modelStatus, verifyModels } from "../model-files/install";
 import { readInstalled } from "../model-files/installed";
-import { defaultManifest, type Manifest } from "../model-files/manifest";
+import { readWhisperHeader } from "../model-files/ggml-header";
+import { defaultManifest, modelFilePath, type Manifest } from "../model-files/manifest";
 
 /** One verdict; `warning` (printed "warn") is worth acting on but does not fail the run. */
 export type Check = { check: string; ok: boolean; warning?: boolean; detail: string };
@@ -65,6 +66,27 @@ function whisperBuildCheck(ctx: Context, config: Config): Check {
   if (!ctx.executable) return { check: "whisper build", ok: true, detail: `cpu-native ${native.reason}; CPU transcription runs on the slower portable build` };
   const why = native.reason.startsWith("carried, but built for a CPU") ? "the CPU-native build this executable carries was made for another kind of CPU" : "this executable carries no CPU-native build";
   return { check: "whisper build", ok: true, detail: `CPU transcription runs on the portable whisper build, correct but slower (${why}); for speed use a parley executable built on this kind of CPU, or a GPU (PARLEY_GPU)` };
+}
+
+/**
+ * Which whisper model file is in use, read from its header: the quantization (f16, q8_0,
+ * q5_1) and the shape, checked against what the manifest publishes for that name, so a file
+ * installed by hand under the wrong name is caught. Null when there is no file to read.
+ */
+function whisperFileCheck(name: string, path: string, manifest: Manifest): Check | null {
+  if (!existsSync(path)) return null;
+  try {
+    const { fileType, hparams: h } = readWhisperHeader(path);
+    const detail = `${name}: ${fileType}, ${h.n_audio_state} wide, ${h.n_audio_layer} encoder and ${h.n_text_layer} decoder layers, ${h.n_vocab} tokens`;
+    const published = manifest.models.find((m) => m.name === name)?.parameters;
+    if (!published) return { check: "transcriber model", ok: true, detail };
+    const hparams = (published.hparams ?? {}) as Record<string, number>;
+    const same = published.file_type === fileType && Object.entries(hparams).every(([k, v]) => h[k as keyof typeof h] === v);
+    if (same) return { check: "transcriber model", ok: true, detail: `${detail}, as published` };
+    return { check: "transcriber model", ok: false, detail: `${detail}: not the ${published.file_type} file the manifest describes; reinstall it (${name})` };
+  } catch (err) {
+    return { check: "transcriber model", ok: false, detail: `${path}: ${(err as Error).message}` };
+  }
 }
 
 /** Whether Ask's default provider can answer, in agreement with the engine it needs. */
@@ -125,6 +147,8 @@ export async function diagnose(config: Config, options: { verify?: boolean; engi
 
   const t = engines.transcriber;
   checks.push(t instanceof WhisperTranscriber ? await engineCheck(context, "transcriber", config.models.whisper, status(config.models.whisper), async () => (await t.load()).backend) : filesOnly("transcriber", config.models.whisper));
+  const whisperFile = whisperFileCheck(config.models.whisper, modelFilePath(config.modelsDir, config.models.whisper, manifest), manifest);
+  if (whisperFile) checks.push(whisperFile);
   checks.push(whisperBuildCheck(context, config));
   const llm = engines.llm;
   const llmCheck = llm instanceof LlamaLlm ? await engineCheck(context, "llm", config.models.llm, status(config.models.llm), async () => (await llm.load(), llm.backend())) : filesOnly("llm", config.models.llm);

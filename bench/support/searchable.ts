@@ -1,0 +1,69 @@
+import { cpSync, mkdirSync } from "node:fs";
+import { join } from "node:path";
+import { cachedTinyEmbedder } from "../../scripts/test-models/onnx-embedder";
+import { buildDeps } from "../../src/boot";
+import { loadConfig } from "../../src/config";
+import { createApiKey } from "../../src/modules/keys/service";
+import { createProject } from "../../src/modules/projects/service";
+import { wavBytes } from "../../test/engines/signals";
+import { freePort, startServer } from "./load";
+
+/**
+ * Upload-complete to searchable on a real server (`parley serve` in a child process): a
+ * recording of `pcm` for an end user is uploaded and completed; then the transcription is
+ * awaited, and the search for a word of its first segment until it finds the recording.
+ * The time is from the upload-complete request to the first search that finds it.
+ */
+export async function uploadToSearchable(work: string, pcm: Float32Array, models: { whisper: string; gguf: string }): Promise<{ ms: number; transcribedMs: number }> {
+  const dataDir = join(work, "data");
+  const modelsDir = join(work, "models");
+  mkdirSync(modelsDir, { recursive: true });
+  cpSync(join(cachedTinyEmbedder(), "tiny-embedder"), join(modelsDir, "tiny-embedder"), { recursive: true });
+  const env = { PARLEY_DATA_DIR: dataDir, PARLEY_MODELS_DIR: modelsDir, PARLEY_EMBEDDING_MODEL: "tiny-embedder", PARLEY_LOG_LEVEL: "silent" };
+  const seed = buildDeps(loadConfig(env));
+  createProject(seed.db, "bench", seed.clock.now());
+  const key = createApiKey(seed.db, { project: "bench", mode: "test" }, seed.clock.now()).key;
+  seed.db.close();
+  const port = freePort();
+  const server = await startServer(
+    [join(import.meta.dir, "..", "..", "src", "cli.ts"), "serve"],
+    { ...env, PARLEY_PORT: String(port), PARLEY_WHISPER_MODEL: models.whisper, PARLEY_LLM_MODEL: models.gguf, PARLEY_GPU: "off", PARLEY_RATE_LIMIT_PER_SECOND: "0", PARLEY_RATE_LIMIT_PER_MINUTE: "0", PARLEY_PROCESSING_MIN_SECONDS: "7200" },
+    `http://127.0.0.1:${port}/healthz`,
+  );
+  try {
+    const base = `http://127.0.0.1:${port}/v1`;
+    const headers = { authorization: `Bearer ${key}`, "content-type": "application/json" };
+    const call = async (method: string, path: string, body?: unknown) => {
+      const r = await fetch(`${base}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+      if (r.status >= 300) throw new Error(`${method} ${path}: ${r.status} ${await r.text()}`);
+      return r.json() as Promise<Record<string, any>>;
+    };
+    const endUser = (await call("POST", "/end-users", {})).id as string;
+    const rec = await call("POST", "/recordings", { end_user_id: endUser });
+    const url = await call("POST", `/recordings/${rec.id}/upload-url`, { content_type: "audio/wav" });
+    const put = await fetch(url.upload_url.replace(/^https?:\/\/[^/]+/, `http://127.0.0.1:${port}`), { method: "PUT", headers: { "content-type": "audio/wav" }, body: wavBytes(pcm) });
+    if (put.status !== 200) throw new Error(`PUT: ${put.status} ${await put.text()}`);
+    const t0 = performance.now();
+    await call("POST", `/recordings/${rec.id}/upload-complete`, {});
+    let word: string | null = null;
+    let transcribedMs = 0;
+    // Polled, not slept on: each poll is a real request, and the wait ends when the state is reached.
+    while (!word) {
+      const txn = (await call("GET", `/transcriptions?recording_id=${rec.id}`)).data?.[0];
+      if (txn?.status === "failed") throw new Error(`transcription failed: ${JSON.stringify(txn.error)}`);
+      if (txn?.status === "completed") {
+        word = String(txn.segments[0]?.text ?? "").split(/\s+/).find((w: string) => /\w{2,}/.test(w)) ?? null;
+        transcribedMs = performance.now() - t0;
+        if (!word) throw new Error("the transcript has no word to search for");
+      } else await Bun.sleep(100);
+    }
+    for (;;) {
+      const found = (await call("POST", "/recordings/search", { query: word, end_user_id: endUser })).results as { recording_id: string }[];
+      if (found.some((r) => r.recording_id === rec.id)) return { ms: performance.now() - t0, transcribedMs };
+      await Bun.sleep(50);
+    }
+  } finally {
+    server.kill();
+    await server.exited;
+  }
+}

@@ -1,0 +1,132 @@
+import "../components/stylesheet.js";
+import { field, formAlert, select, showError, textInput } from "../components/fields.js";
+import { pagedTable } from "../components/table.js";
+import { confirmDialog, h, statusBadge, when } from "../ui.js";
+
+// What a compliance officer asks of the appliance (issue 19): "keep everything of this
+// patient for the lawsuit" (legal holds) and "who listened to this recording" (the
+// access audit log, filtered by the recording's id). Both through the public API.
+
+const TARGETS = [
+  ["end_user_id", "End user"],
+  ["device_id", "Device"],
+  ["recording_id", "Recording"],
+];
+
+/** Compliance: legal holds (place, release) and the access audit log with its filters. */
+export async function render(view, ctx) {
+  const holds = pagedTable({
+    api: ctx.api,
+    path: "/legal-holds",
+    caption: "Legal holds",
+    empty: "No legal holds.",
+    columns: [
+      { title: "Matter", cell: (x) => x.matter },
+      { title: "Covers", cell: (x) => coverOf(x) },
+      { title: "Status", cell: (x) => statusBadge(x.status) },
+      { title: "Placed", cell: (x) => when(x.created_at) },
+      { title: "Note", cell: (x) => x.note ?? "—" },
+      { title: "", cell: (x) => (x.status === "active" ? h("button", { type: "button", onclick: () => release(ctx, x, holds) }, `Release ${x.matter}`) : when(x.released_at)) },
+    ],
+  });
+  const filters = auditFilters(ctx.query);
+  const audit = pagedTable({
+    api: ctx.api,
+    path: "/audit-events",
+    query: Object.fromEntries([...ctx.query].filter(([, v]) => v)),
+    caption: "Audit log",
+    empty: "No audit events match.",
+    columns: [
+      { title: "When", cell: (e) => when(e.created_at) },
+      { title: "Action", cell: (e) => e.action },
+      { title: "Actor", cell: (e) => actorOf(e.actor) },
+      { title: "Resources", cell: (e) => h("span", { class: "ids" }, e.resource_ids.join(", ")) },
+      { title: "From", cell: (e) => e.client_address ?? "—" },
+      { title: "Request", cell: (e) => h("code", {}, e.request_id ?? "—") },
+    ],
+  });
+  if (ctx.signal?.aborted) return;
+  view.replaceChildren(
+    h("h1", {}, "Compliance"),
+    h("h2", {}, "Legal holds"),
+    h("p", { class: "muted" }, "While a hold is active, what it covers cannot be deleted and retention leaves it alone."),
+    holds.el,
+    holdForm(ctx, holds),
+    h("h2", {}, "Audit log"),
+    h("p", { class: "muted" }, "Every read of audio, transcripts, summaries, search results and Ask context, every deletion, hold and key change. Give a recording's id to see who accessed it."),
+    filters(ctx),
+    audit.el,
+  );
+  await Promise.all([holds.load(), audit.load()]);
+}
+
+const coverOf = (hold) => {
+  const [param, label] = TARGETS.find(([p]) => hold[p]) ?? [];
+  if (!param) return "—";
+  const id = hold[param];
+  const href = param === "end_user_id" ? `#/end-users/${id}` : param === "device_id" ? `#/devices/${id}` : `#/recordings/${id}`;
+  return h("span", {}, `${label} `, h("a", { href }, id));
+};
+
+const actorOf = (actor) => {
+  const who = actor.admin_email ?? actor.id ?? "—";
+  return `${who} (${actor.type}${actor.device_id ? `, ${actor.device_id}` : ""})`;
+};
+
+async function release(ctx, hold, table) {
+  if (!(await confirmDialog(`Release the hold “${hold.matter}”? What it covers can then be deleted again.`, "Release"))) return;
+  await ctx.api(`/legal-holds/${hold.id}/release`, { method: "POST" });
+  await table.reload();
+}
+
+function holdForm(ctx, table) {
+  const kind = select("target", TARGETS, "end_user_id");
+  const form = h(
+    "form",
+    { class: "stack", novalidate: "" },
+    field("Matter", textInput("matter", "", { autocomplete: "off" }), { param: "matter", hint: "The case or request the hold is for." }),
+    field("Covers", kind),
+    field("Id", textInput("target_id", "", { autocomplete: "off" }), { param: "end_user_id", hint: "eu_…, dev_… or rec_…" }),
+    field("Note", textInput("note", "", { autocomplete: "off" }), { param: "note" }),
+    h("button", { type: "submit" }, "Place hold"),
+    formAlert(),
+  );
+  form.addEventListener("submit", async (e) => {
+    e.preventDefault();
+    const data = new FormData(form);
+    const body = { matter: String(data.get("matter")).trim(), [String(data.get("target"))]: String(data.get("target_id")).trim() };
+    const note = String(data.get("note")).trim();
+    if (note) body.note = note;
+    try {
+      await ctx.api("/legal-holds", { method: "POST", body });
+      form.reset();
+      await table.reload();
+    } catch (err) {
+      showError(form, err);
+    }
+  });
+  return h("details", { class: "panel" }, h("summary", {}, "Place a legal hold"), form);
+}
+
+/** The audit filters as a form whose values live in the page's query, so a filtered view is a link. */
+function auditFilters(query) {
+  return (ctx) => {
+    const input = (name) => textInput(name, query.get(name) ?? "", { autocomplete: "off" });
+    const form = h(
+      "form",
+      { class: "filters", role: "search", "aria-label": "Filter the audit log" },
+      field("Resource id", input("resource_id")),
+      field("Actor id", input("actor_id")),
+      field("Action", input("action"), { hint: "e.g. recording.audio.read" }),
+      field("After", input("created_after"), { hint: "ISO time" }),
+      field("Before", input("created_before")),
+      h("button", { type: "submit" }, "Filter"),
+    );
+    form.addEventListener("submit", (e) => {
+      e.preventDefault();
+      const params = new URLSearchParams([...new FormData(form)].filter(([, v]) => String(v).trim()).map(([k, v]) => [k, String(v).trim()]));
+      ctx.navigate(`#/compliance${params.size ? `?${params}` : ""}`);
+    });
+    return form;
+  };
+}

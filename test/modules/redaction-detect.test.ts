@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { findPii, redactText } from "../../src/modules/redaction/detect";
+import { redactTranscript } from "../../src/modules/redaction/service";
 
 const redact = (text: string, names: string[] = []) => redactText(text, findPii(text, { names }));
 
@@ -59,5 +60,18 @@ describe("redaction rules", () => {
   test("plain sentences without identifiers come back unchanged", () => {
     const text = "This is Going to hurt a little. I'm fine, thanks. The scan on Monday looked good and the dose stays at 5 mg.";
     expect(redact(text)).toBe(text);
+  });
+});
+
+describe("redacting a transcript", () => {
+  test("a name split between two segments is redacted in both, as found in the whole text", () => {
+    const segments = [
+      { text: "Good morning, my name is Ada", speaker: "SPEAKER_1" },
+      { text: "Lovelace, born March 3rd, 1961.", speaker: "SPEAKER_2" },
+    ];
+    const transcript = { text: segments.map((s) => s.text).join(" "), segments, speakers: [{ id: "SPEAKER_1", label: "Speaker 1" }, { id: "SPEAKER_2", label: "Dr. Weber" }] };
+    const out = redactTranscript(transcript);
+    expect(out.segments.map((s) => s.text)).toEqual(["Good morning, my name is [NAME]", "[NAME], born [DATE_OF_BIRTH]."]);
+    expect(out.speakers.map((s) => s.label)).toEqual(["Speaker 1", "[NAME]"]);
   });
 });

@@ -10,7 +10,8 @@ type TranscriptLike = {
 /** What redaction reads of a summary: its rendering and its structured output. */
 type SummaryLike = { text: string | null; structured: Record<string, unknown> | null };
 
-const GENERIC_SPEAKER = /^SPEAKER_\d+$/;
+/** An unnamed speaker: its id (SPEAKER_2) or default label (Speaker 2). */
+const GENERIC_SPEAKER = /^(?:SPEAKER_|Speaker )\d+$/;
 
 const redact = (text: string, known: KnownIdentifiers) => redactText(text, findPii(text, known));
 
@@ -21,7 +22,13 @@ const redact = (text: string, known: KnownIdentifiers) => redactText(text, findP
  */
 export function redactTranscript<T extends TranscriptLike>(transcript: T, known: KnownIdentifiers = {}): T {
   const spokenNames = transcript.speakers.map((s) => s.label).filter((label) => !GENERIC_SPEAKER.test(label));
-  const all: KnownIdentifiers = { names: [...(known.names ?? []), ...spokenNames] };
+  // Names found in the whole text are known in every segment: a segment split at a turn
+  // change can hold "Lovelace" without the "my name is Ada" that marks it as a name.
+  const text = transcript.text ?? "";
+  const namesInText = findPii(text, { names: spokenNames })
+    .filter((span) => span.kind === "name")
+    .map((span) => text.slice(span.start, span.end));
+  const all: KnownIdentifiers = { names: [...(known.names ?? []), ...spokenNames, ...namesInText] };
   const speakerLabel = (label: string) => (GENERIC_SPEAKER.test(label) ? label : "[NAME]");
   return {
     ...transcript,

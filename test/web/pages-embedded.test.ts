@@ -1,7 +1,10 @@
 import { expect, test } from "bun:test";
 import { readdirSync } from "node:fs";
 import { join, relative } from "node:path";
+import { EVENT_TYPES } from "../../src/events/outbox";
 import { ASSETS } from "../../src/modules/dashboard/assets";
+// @ts-expect-error: a plain browser module without types
+import { EVENTS } from "../../web/pages/webhooks/events.js";
 import { makeTestApp } from "../helpers";
 
 const WEB = join(import.meta.dir, "../../web");
@@ -22,4 +25,8 @@ test("every page, component and stylesheet is embedded and served at /dashboard/
     expect(res.headers.get("content-type")).toStartWith(f.endsWith(".css") ? "text/css" : "text/javascript");
     expect(await res.text()).toBe(await Bun.file(join(WEB, f)).text());
   }
+});
+
+test("the webhooks page offers exactly the API's event types", () => {
+  expect(EVENTS).toEqual([...EVENT_TYPES]);
 });

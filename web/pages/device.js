@@ -17,7 +17,8 @@ export async function render(view, ctx) {
   const path = `/devices/${encodeURIComponent(ctx.id)}`;
   const device = await ctx.api(path);
   const title = h("h1", {}, device.name ?? device.serial_number);
-  const live = h("div", { class: "live", "aria-live": "polite" });
+  // Not a live region: it is rebuilt every few seconds and would be read out each time.
+  const live = h("div", { class: "live" });
   const binding = bindingPanel(ctx, device);
   const commands = commandsPanel(ctx, device.id);
   const ota = otaPanel(ctx, device);

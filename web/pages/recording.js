@@ -86,7 +86,7 @@ export async function render(view, ctx) {
       transcript.replaceChildren(title, h("p", { class: txn?.status === "failed" ? "error" : "muted", role: "status" }, note));
       return;
     }
-    const next = transcriptPlayer({ src: apiUrl(`${path}/audio`), segments: txn.segments, startMs: t === null ? null : Number(t), autoplay: ctx.query.get("play") === "1" });
+    const next = transcriptPlayer({ src: apiUrl(`${path}/audio`), segments: txn.segments, startMs: t !== null && Number.isFinite(Number(t)) ? Number(t) : null, autoplay: ctx.query.get("play") === "1" });
     media.replaceChildren(next.audio);
     transcript.replaceChildren(title, h("p", { class: "muted" }, `${txn.language ?? ""} · ${txn.speakers.length} speaker${txn.speakers.length === 1 ? "" : "s"} · ${txn.model ?? ""}`), next.transcript);
   }

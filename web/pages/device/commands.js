@@ -17,7 +17,7 @@ const OPEN = new Set(["pending", "delivered"]);
 export function commandsPanel(ctx, deviceId) {
   const path = `/devices/${deviceId}/commands`;
   const alert = formAlert();
-  const list = h("div", { class: "table-wrap", "aria-live": "polite" });
+  const list = h("div", { class: "table-wrap" });
   const buttons = ACTIONS.map(([type, label]) => {
     const b = h("button", { type: "button" }, label);
     b.addEventListener("click", () => send(type));

@@ -22,7 +22,7 @@ export async function render(view, ctx) {
   const binding = bindingPanel(ctx, device);
   const commands = commandsPanel(ctx, device.id);
   const ota = otaPanel(ctx, device);
-  if (ctx.signal?.aborted) return; // left while loading: the next page owns the view
+  if (ctx.signal.aborted) return; // left while loading: the next page owns the view
   view.replaceChildren(
     h("p", {}, h("a", { href: "#/devices" }, "← Devices")),
     title,

@@ -10,7 +10,7 @@ const DELIVERIES_MS = 5_000;
 export async function render(view, ctx) {
   const list = h("div", { class: "endpoints" });
   const once = h("div", { class: "once", hidden: true, role: "status" });
-  if (ctx.signal?.aborted) return; // left while loading: the next page owns the view
+  if (ctx.signal.aborted) return; // left while loading: the next page owns the view
   view.replaceChildren(h("h1", {}, "Webhooks"), once, createForm(ctx, once, () => load()), list);
 
   let cards = [];

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { openFromNav } from "./pages-support";
 import { type Dashboard, hasChromium, onPage, startDashboard } from "./support";
 
 /** End users in a real browser: cursor pages through the list, a find by external id, an end user's page. */
@@ -16,7 +17,7 @@ describe.skipIf(!hasChromium)("end users in the dashboard", () => {
 
   test("the list pages by cursor (20, then 3, and back), finds by external id, and opens an end user", async () => {
     await onPage(await d.newSignedInPage({ phone: true }), "end-users", async (page) => {
-      await page.getByRole("link", { name: "End users", exact: true }).click();
+      await openFromNav(page, "End users");
       const rows = page.getByRole("table").getByRole("link");
       await rows.first().waitFor();
       expect(await rows.count()).toBe(20);

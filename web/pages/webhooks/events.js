@@ -1,5 +1,5 @@
 // The event types an endpoint can subscribe to: spec 6, as src/events/outbox.ts lists them
-// (test/web/pages-embedded.test.ts keeps the two lists equal).
+// (test/web/webhook-events.test.ts keeps the two lists equal).
 export const EVENTS = [
   "recording.created",
   "recording.uploaded",

@@ -51,16 +51,20 @@ export function statusBadge(status) {
 export function confirmDialog(message, confirmLabel = "Confirm") {
   return new Promise((resolve) => {
     const dialog = h("dialog", { class: "confirm", "aria-label": "Confirm" });
-    const close = (answer) => {
+    let answer = false;
+    const close = (confirmed) => {
+      answer = confirmed;
       dialog.close();
+    };
+    // Escape closes it too (as Cancel); either way it leaves the page.
+    dialog.addEventListener("close", () => {
       dialog.remove();
       resolve(answer);
-    };
+    });
     dialog.append(
       h("p", {}, message),
       h("div", { class: "actions" }, h("button", { type: "button", onclick: () => close(false) }, "Cancel"), h("button", { type: "button", class: "danger", onclick: () => close(true) }, confirmLabel)),
     );
-    dialog.addEventListener("cancel", () => resolve(false));
     document.body.append(dialog);
     dialog.showModal();
   });

@@ -1,4 +1,6 @@
 import { describe, expect, test } from "bun:test";
+import { Elysia } from "elysia";
+import { authentication } from "../../src/http/auth";
 import { sha256Hex } from "../../src/crypto";
 import { createAdmin, resetAdminPassword, removeAdmin } from "../../src/modules/admins/service";
 import { makeTenant, makeTestApp } from "../helpers";
@@ -66,6 +68,16 @@ describe("dashboard sessions", () => {
     expect((await send(t, "GET", `/v1/end-users/${theirs.body.id}`, { cookie })).status).toBe(200);
     expect((await send(t, "GET", `/v1/end-users/${ada.id}`, { cookie })).status).toBe(404);
     expect((await send(t, "PUT", "/dashboard/api/session/tenant", { cookie, csrf, body: { project_id: "proj_nope", mode: "test" } })).status).toBe(404);
+  });
+
+  test("the session's Principal names the administrator, for attribution; a key's names none", async () => {
+    const { t, acme } = await appWithAdmin();
+    const { cookie } = await signIn(t);
+    const probe = new Elysia().use(authentication(t.deps)).get("/who", ({ principal }) => ({ kind: principal.kind, scopes: principal.scopes, admin: principal.adminEmail ?? null, project: principal.projectId }));
+    const asSession = await probe.handle(new Request("http://localhost/who", { headers: { cookie } })).then((r) => r.json());
+    expect(asSession).toEqual({ kind: "secret", scopes: null, admin: "admin@clinic.example", project: acme.project.id });
+    const asKey = await probe.handle(new Request("http://localhost/who", { headers: { authorization: `Bearer ${acme.test}` } })).then((r) => r.json());
+    expect(asKey.admin).toBeNull();
   });
 
   test("a key sent with a session cookie acts as the key: a restricted key gains nothing from the cookie", async () => {

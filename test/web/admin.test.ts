@@ -195,6 +195,37 @@ describe.skipIf(!hasChromium)("administrators in a real browser", () => {
     });
   });
 
+  test("keyboard only: sign in, reach a page through the navigation, make a key and dismiss a dialog with Escape", async () => {
+    const page = await d.browser.newPage();
+    await onPage(page, "keyboard", async () => {
+      await page.goto(`${d.base}/dashboard`);
+      await page.getByLabel("Email").waitFor();
+      // The form takes focus: type, Tab, type, Enter.
+      await page.keyboard.type(d.admin.email);
+      await page.keyboard.press("Tab");
+      await page.keyboard.type(d.admin.password);
+      await page.keyboard.press("Enter");
+      await page.getByRole("navigation", { name: "Main" }).waitFor();
+      // Tab from the top of the page until the System link has focus, then follow it.
+      await page.locator("body").focus();
+      for (let i = 0; i < 20 && (await page.evaluate(() => document.activeElement?.textContent)) !== "System"; i++) await page.keyboard.press("Tab");
+      await page.keyboard.press("Enter");
+      await page.getByRole("heading", { name: "System", exact: true }).waitFor();
+      expect(await page.evaluate(() => document.activeElement?.id)).toBe("view");
+
+      await page.goto(`${d.base}/dashboard#/keys`);
+      await page.getByRole("button", { name: "Create key" }).focus();
+      await page.keyboard.press("Enter");
+      await page.getByLabel("New key", { exact: true }).waitFor();
+      await page.getByRole("button", { name: /^Revoke/ }).first().focus();
+      await page.keyboard.press("Enter");
+      await page.getByRole("dialog").waitFor();
+      await page.keyboard.press("Escape");
+      await page.getByRole("dialog").waitFor({ state: "detached" });
+      expect(await page.getByRole("cell", { name: "revoked" }).count()).toBe(0);
+    });
+  });
+
   test("at 390 px wide no page of the shell overflows sideways", async () => {
     const page = await d.newSignedInPage({ phone: true });
     await onPage(page, "phone", async () => {

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Page } from "playwright-core";
 import { systemClock } from "../../src/clock";
+import { openFromNav, visit } from "./pages-support";
 import { type Dashboard, hasChromium, onPage, startDashboard } from "./support";
 
 /**
@@ -36,7 +37,7 @@ describe.skipIf(!hasChromium)("devices in the dashboard", () => {
   test("a device comes online and executes a start command: pending, delivered, executed", async () => {
     const pin = await wearable("PIN-0001");
     await onPage(await d.newSignedInPage(), "device-command", async (page) => {
-      await page.getByRole("link", { name: "Devices", exact: true }).click();
+      await openFromNav(page, "Devices");
       await page.getByRole("link", { name: "Pin PIN-0001", exact: true }).click();
       const live = page.getByRole("region", { name: "Live state" });
       await live.getByText("offline").waitFor();
@@ -64,8 +65,8 @@ describe.skipIf(!hasChromium)("devices in the dashboard", () => {
   test("settings: the API's validation message appears beside the field; a good value saves", async () => {
     const pin = await wearable("PIN-0002");
     await onPage(await d.newSignedInPage(), "device-settings", async (page) => {
-      await page.goto(`${d.base}/dashboard#/devices/${pin.id}`);
-      const chunk = page.getByLabel("Streaming chunk (KB)");
+      await visit(page, `${d.base}/dashboard#/devices/${pin.id}`, /^Pin PIN-/);
+      const chunk = page.getByLabel("Streaming chunk (KB)", { exact: true });
       await chunk.fill("5000");
       await page.getByRole("button", { name: "Save settings", exact: true }).click();
       const error = page.locator(`#${await chunk.getAttribute("id")}-error`);
@@ -83,15 +84,15 @@ describe.skipIf(!hasChromium)("devices in the dashboard", () => {
   test("unbind with confirmation, bind again (the token shown once), and a WiFi grant", async () => {
     const pin = await wearable("PIN-0003");
     await onPage(await d.newSignedInPage(), "device-binding", async (page) => {
-      await page.goto(`${d.base}/dashboard#/devices/${pin.id}`);
+      await visit(page, `${d.base}/dashboard#/devices/${pin.id}`, /^Pin PIN-/);
       await page.getByRole("button", { name: "Unbind", exact: true }).click();
       await page.getByRole("dialog").getByRole("button", { name: "Unbind", exact: true }).click();
-      await page.getByLabel("End user id").waitFor();
+      await page.getByLabel("End user id", { exact: true }).waitFor();
       expect((await d.call("GET", `/v1/devices/${pin.id}`, { key: d.tenant!.test })).body.status).toBe("unbound");
 
-      await page.getByLabel("End user id").fill(endUserId);
+      await page.getByLabel("End user id", { exact: true }).fill(endUserId);
       await page.getByRole("button", { name: "Bind", exact: true }).click();
-      const token = await page.getByLabel("Device token").inputValue();
+      const token = await page.getByLabel("Device token", { exact: true }).inputValue();
       expect(token).toMatch(/^dtok_/);
       // The token works: it is the device's own credential now.
       expect((await d.call("POST", `/v1/devices/${pin.id}/heartbeat`, { key: token, body: { channel: "wifi" } })).status).toBe(200);
@@ -103,8 +104,8 @@ describe.skipIf(!hasChromium)("devices in the dashboard", () => {
 
   test("the device list finds a device by serial number and says which are reachable", async () => {
     await onPage(await d.newSignedInPage(), "devices-list", async (page) => {
-      await page.goto(`${d.base}/dashboard#/devices`);
-      await page.getByLabel("Find by serial number").fill("PIN-0002");
+      await visit(page, `${d.base}/dashboard#/devices`, "Devices");
+      await page.getByLabel("Find by serial number", { exact: true }).fill("PIN-0002");
       await page.getByRole("button", { name: "Search", exact: true }).click();
       await page.getByRole("link", { name: "Pin PIN-0002", exact: true }).waitFor();
       expect(await page.getByRole("link", { name: "Pin PIN-0001", exact: true }).count()).toBe(0);
@@ -122,9 +123,9 @@ describe.skipIf(!hasChromium)("devices in the dashboard", () => {
     expect(fw.status).toBe(201);
     expect((await d.call("POST", `/v1/firmware-releases/${fw.body.id}/publish`, { key: live })).status).toBe(200);
     await onPage(await d.newSignedInPage(), "device-ota", async (page) => {
-      await page.goto(`${d.base}/dashboard#/devices/${pin.id}`);
+      await visit(page, `${d.base}/dashboard#/devices/${pin.id}`, /^Pin PIN-/);
       const panel = page.getByRole("region", { name: "Firmware update" });
-      await panel.getByLabel("Firmware release").selectOption({ label: "2.1.0 — Battery fixes" });
+      await panel.getByLabel("Firmware release", { exact: true }).selectOption({ label: "2.1.0 — Battery fixes" });
       await panel.getByRole("button", { name: "Assign firmware", exact: true }).click();
       const row = panel.getByRole("row").filter({ hasText: "2.1.0" });
       await row.filter({ hasText: "pending" }).waitFor();

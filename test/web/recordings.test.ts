@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { ensureTestModels } from "../../scripts/test-models/cache";
 import { systemClock } from "../../src/clock";
 import { waitFor } from "../helpers";
+import { openFromNav, visit } from "./pages-support";
 import { type Dashboard, hasChromium, onPage, startDashboard } from "./support";
 
 const SAMPLE = join(import.meta.dir, "../../src/simulator/samples/team-standup.opus");
@@ -28,10 +29,10 @@ describe.skipIf(!hasChromium)("recordings in the dashboard", () => {
 
   test("upload a recording, see its transcript, click a segment to seek the audio, generate a summary, delete it", async () => {
     await onPage(await d.newSignedInPage(), "recording-upload", async (page) => {
-      await page.getByRole("link", { name: "Recordings", exact: true }).click();
+      await openFromNav(page, "Recordings");
       await page.getByText("Upload a recording").click();
-      await page.getByLabel("Audio file").setInputFiles(SAMPLE);
-      await page.getByLabel("Name").fill("Team standup");
+      await page.getByLabel("Audio file", { exact: true }).setInputFiles(SAMPLE);
+      await page.getByLabel("Name", { exact: true }).fill("Team standup");
       await page.getByRole("button", { name: "Upload", exact: true }).click();
       await page.waitForURL(/#\/recordings\/rec_/);
       const id = page.url().split("#/recordings/")[1]!;
@@ -71,9 +72,9 @@ describe.skipIf(!hasChromium)("recordings in the dashboard", () => {
     await d.call("POST", "/v1/recordings", { key, body: { name: "Grace pending", end_user_id: eu.id } });
     await d.call("POST", "/v1/recordings", { key, body: { name: "Nobody's pending" } });
     await onPage(await d.newSignedInPage({ phone: true }), "recordings-filters", async (page) => {
-      await page.goto(`${d.base}/dashboard#/recordings`);
-      await page.getByLabel("End user id").first().fill(eu.id);
-      await page.getByLabel("Status").selectOption("pending");
+      await visit(page, `${d.base}/dashboard#/recordings`, "Recordings");
+      await page.getByLabel("End user id", { exact: true }).first().fill(eu.id);
+      await page.getByLabel("Status", { exact: true }).selectOption("pending");
       await page.getByRole("button", { name: "Apply filters", exact: true }).click();
       await page.getByRole("link", { name: "Grace pending", exact: true }).waitFor();
       expect(await page.getByRole("link", { name: "Nobody's pending", exact: true }).count()).toBe(0);

@@ -3,6 +3,7 @@ import type { Page } from "playwright-core";
 import { ensureTestModels } from "../../scripts/test-models/cache";
 import { systemClock } from "../../src/clock";
 import { seedRecording, voicedBurst, wav } from "../modules/pipeline-fixtures";
+import { openFromNav, visit } from "./pages-support";
 import { type Dashboard, hasChromium, onPage, startDashboard } from "./support";
 
 /**
@@ -35,9 +36,9 @@ describe.skipIf(!hasChromium)("search and ask in the dashboard", () => {
 
   test("search an end user's library; a result opens its recording at the chunk's offset", async () => {
     await onPage(await d.newSignedInPage(), "search", async (page) => {
-      await page.getByRole("link", { name: "Search", exact: true }).click();
-      await page.getByLabel("End user").selectOption({ label: "Ada Lovelace" });
-      await page.getByLabel("Search for").fill(word);
+      await openFromNav(page, "Search");
+      await page.getByLabel("End user", { exact: true }).selectOption({ label: "Ada Lovelace" });
+      await page.getByLabel("Search for", { exact: true }).fill(word);
       await page.getByRole("button", { name: "Search", exact: true }).click();
       const hit = page.getByRole("region", { name: "Search results" }).getByRole("link", { name: new RegExp(recordingId) }).first();
       await hit.waitFor();
@@ -51,11 +52,11 @@ describe.skipIf(!hasChromium)("search and ask in the dashboard", () => {
 
   test("ask the library; a citation opens the recording at its millisecond, playing", async () => {
     await onPage(await d.newSignedInPage(), "ask", async (page) => {
-      await page.getByRole("link", { name: "Ask", exact: true }).click();
-      await page.getByLabel("Scope").selectOption({ label: "An end user's library" });
-      await page.getByLabel("End user").selectOption({ label: "Ada Lovelace" });
-      await page.getByLabel("Provider").selectOption({ label: "Extractive (quotes, no model)" });
-      await page.getByLabel("Question").fill(`What was said about ${word}?`);
+      await openFromNav(page, "Ask");
+      await page.getByLabel("Scope", { exact: true }).selectOption({ label: "An end user's library" });
+      await page.getByLabel("End user", { exact: true }).selectOption({ label: "Ada Lovelace" });
+      await page.getByLabel("Provider", { exact: true }).selectOption({ label: "Extractive (quotes, no model)" });
+      await page.getByLabel("Question", { exact: true }).fill(`What was said about ${word}?`);
       await page.getByRole("button", { name: "Ask", exact: true }).click();
       const log = page.getByRole("log", { name: "Conversation" });
       const citation = log.getByRole("link", { name: new RegExp(`^Play ${recordingId} from`) }).first();
@@ -77,7 +78,7 @@ describe.skipIf(!hasChromium)("search and ask in the dashboard", () => {
 
       // Back in the chat, a follow-up question goes to the same session.
       await page.goBack();
-      await page.getByLabel("Question").fill(`And ${word} again?`);
+      await page.getByLabel("Question", { exact: true }).fill(`And ${word} again?`);
       await page.getByRole("button", { name: "Ask", exact: true }).click();
       await log.getByText(`And ${word} again?`).waitFor();
       await page.waitForFunction(() => document.querySelectorAll("[role=log] article").length >= 4);
@@ -85,12 +86,12 @@ describe.skipIf(!hasChromium)("search and ask in the dashboard", () => {
   });
   test("ask about selected recordings, ticked from the end user's list", async () => {
     await onPage(await d.newSignedInPage({ phone: true }), "ask-selected", async (page) => {
-      await page.goto(`${d.base}/dashboard#/ask`);
-      await page.getByLabel("Scope").selectOption({ label: "Selected recordings" });
-      await page.getByLabel("End user").selectOption({ label: "Ada Lovelace" });
+      await visit(page, `${d.base}/dashboard#/ask`, "Ask");
+      await page.getByLabel("Scope", { exact: true }).selectOption({ label: "Selected recordings" });
+      await page.getByLabel("End user", { exact: true }).selectOption({ label: "Ada Lovelace" });
       await page.getByRole("group", { name: "Recordings to ask about" }).getByRole("checkbox").first().check();
-      await page.getByLabel("Provider").selectOption({ label: "Extractive (quotes, no model)" });
-      await page.getByLabel("Question").fill(word);
+      await page.getByLabel("Provider", { exact: true }).selectOption({ label: "Extractive (quotes, no model)" });
+      await page.getByLabel("Question", { exact: true }).fill(word);
       await page.getByRole("button", { name: "Ask", exact: true }).click();
       await page.getByRole("log", { name: "Conversation" }).getByRole("link", { name: new RegExp(`^Play ${recordingId} from`) }).first().waitFor();
       expect(await page.getByText("About 1 selected recording").count()).toBe(1);

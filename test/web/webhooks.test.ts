@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { systemClock } from "../../src/clock";
 import { waitFor } from "../helpers";
 import { type Receiver, rerunTrustingCa, startReceiver, type TlsFiles, trustedTlsFiles } from "../support/https-receiver";
+import { openFromNav } from "./pages-support";
 import { type Dashboard, hasChromium, onPage, startDashboard } from "./support";
 
 // Deliveries go over real HTTPS to a receiver on this box. Bun trusts NODE_EXTRA_CA_CERTS
@@ -42,11 +43,11 @@ function webhookSuite(tls: TlsFiles) {
 
     test("create an endpoint (secret once), see a delivery in the log, retry a failed one, re-enable a disabled endpoint", async () => {
       await onPage(await d.newSignedInPage(), "webhooks", async (page) => {
-        await page.getByRole("link", { name: "Webhooks", exact: true }).click();
+        await openFromNav(page, "Webhooks");
         await page.getByText("Add an endpoint").click();
-        await page.getByLabel("Endpoint URL").fill(`${receiver.url}/parley`);
+        await page.getByLabel("Endpoint URL", { exact: true }).fill(`${receiver.url}/parley`);
         await page.getByRole("button", { name: "Create endpoint", exact: true }).click();
-        const secret = await page.getByLabel("Signing secret").inputValue();
+        const secret = await page.getByLabel("Signing secret", { exact: true }).inputValue();
         expect(secret).toMatch(/^whsec_/);
         const endpoint = page.getByRole("article", { name: `Endpoint ${receiver.url}/parley` });
         await endpoint.waitFor();

@@ -27,7 +27,8 @@ export function pagedTable({ api, path, query = {}, columns, caption, empty = "N
     prev.disabled = i === 0;
     next.disabled = !page.has_more;
     pager.hidden = i === 0 && !page.has_more;
-    status.textContent = `Page ${i + 1}${typeof page.total === "number" ? ` · ${page.total} in all` : ""}`;
+    const where = `Page ${i + 1}${typeof page.total === "number" ? ` · ${page.total} in all` : ""}`;
+    if (status.textContent !== where) status.textContent = where; // a reload that changes nothing says nothing
     return page;
   }
   prev.addEventListener("click", () => show(index - 1));

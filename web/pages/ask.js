@@ -29,10 +29,11 @@ export async function render(view, ctx) {
   const owner = session?.end_user_id ? await ctx.api(`/end-users/${session.end_user_id}`).catch(() => null) : null;
   const log = h("div", { role: "log", "aria-label": "Conversation", class: "chat" });
   const form = session ? followUpForm(ctx, session, log) : await newChatForm(ctx);
-  if (ctx.signal?.aborted) return; // left while loading: the next page owns the view
+  const recent = await recentSessions(ctx, sessionId);
+  if (ctx.signal.aborted) return; // left while loading: the next page owns the view
   view.replaceChildren(
     h("h1", {}, "Ask"),
-    h("div", { class: "ask-layout" }, h("div", { class: "ask-main" }, session ? h("p", { class: "muted" }, scopeText(session, owner)) : null, log, form), await recentSessions(ctx, sessionId)),
+    h("div", { class: "ask-layout" }, h("div", { class: "ask-main" }, session ? h("p", { class: "muted" }, scopeText(session, owner)) : null, log, form), recent),
   );
   if (session) {
     const history = await ctx.api(`/ask/sessions/${session.id}/messages`, { query: { limit: 100 } });

@@ -17,11 +17,12 @@ export async function render(view, ctx) {
   const path = `/devices/${encodeURIComponent(ctx.id)}`;
   const device = await ctx.api(path);
   const title = h("h1", {}, device.name ?? device.serial_number);
-  const live = h("div", { class: "live", "aria-live": "polite" });
+  // Not a live region: it is rebuilt every few seconds and would be read out each time.
+  const live = h("div", { class: "live" });
   const binding = bindingPanel(ctx, device);
   const commands = commandsPanel(ctx, device.id);
   const ota = otaPanel(ctx, device);
-  if (ctx.signal?.aborted) return; // left while loading: the next page owns the view
+  if (ctx.signal.aborted) return; // left while loading: the next page owns the view
   view.replaceChildren(
     h("p", {}, h("a", { href: "#/devices" }, "← Devices")),
     title,

@@ -30,7 +30,7 @@ export async function render(view, ctx) {
   });
   const statusFilter = select("status", [["", "Any"], ["bound", "Bound"], ["unbound", "Unbound"]], status);
   statusFilter.addEventListener("change", () => ctx.navigate(devicesHash(serial, statusFilter.value)));
-  if (ctx.signal?.aborted) return; // left while loading: the next page owns the view
+  if (ctx.signal.aborted) return; // left while loading: the next page owns the view
   view.replaceChildren(
     h("h1", {}, "Devices"),
     h(

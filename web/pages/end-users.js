@@ -20,7 +20,7 @@ export async function render(view, ctx) {
       { title: "Created", cell: (u) => when(u.created_at) },
     ],
   });
-  if (ctx.signal?.aborted) return; // left while loading: the next page owns the view
+  if (ctx.signal.aborted) return; // left while loading: the next page owns the view
   view.replaceChildren(
     h("h1", {}, "End users"),
     searchBox({

@@ -17,14 +17,14 @@ export async function render(view, ctx) {
   const path = `/recordings/${encodeURIComponent(ctx.id)}`;
   const rec = await ctx.api(path);
   const t = ctx.query.get("t");
-  const player = transcriptPlayer({ src: apiUrl(`${path}/audio`), segments: [], startMs: null });
   const heading = h("h1", {}, rec.name ?? rec.id, " ", statusBadge(rec.status));
   const transcript = h("section", { class: "transcript", "aria-labelledby": "txn-h" }, h("h2", { id: "txn-h" }, "Transcript"), h("p", { class: "muted" }, "Loading…"));
-  const media = h("div", { class: "media" }, player.audio);
+  // Before its upload completes a recording has no audio to play.
+  const hasAudio = !["pending", "streaming"].includes(rec.status);
+  const media = h("div", { class: "media" }, hasAudio ? transcriptPlayer({ src: apiUrl(`${path}/audio`), segments: [] }).audio : h("p", { class: "muted" }, "No audio uploaded yet."));
   const alert = formAlert();
   const summaries = summariesPanel(ctx);
-  let reprocessed = () => {};
-  if (ctx.signal?.aborted) return; // left while loading: the next page owns the view
+  if (ctx.signal.aborted) return; // left while loading: the next page owns the view
   view.replaceChildren(
     h("p", {}, h("a", { href: "#/recordings" }, "← Recordings")),
     heading,
@@ -35,7 +35,7 @@ export async function render(view, ctx) {
         "div",
         { class: "recording-side" },
         media,
-        actions(ctx, rec, path, alert, () => reprocessed()),
+        actions(ctx, rec, path, alert, watch),
         alert,
         facts([
           ["Recorded", when(rec.recorded_at ?? rec.created_at)],
@@ -76,7 +76,6 @@ export async function render(view, ctx) {
     stop ??= ctx.poll(check, WATCH_MS);
   }
   summaries.onStarted = watch;
-  reprocessed = watch;
   watch();
 
   function showTranscription(txn) {
@@ -86,7 +85,7 @@ export async function render(view, ctx) {
       transcript.replaceChildren(title, h("p", { class: txn?.status === "failed" ? "error" : "muted", role: "status" }, note));
       return;
     }
-    const next = transcriptPlayer({ src: apiUrl(`${path}/audio`), segments: txn.segments, startMs: t === null ? null : Number(t), autoplay: ctx.query.get("play") === "1" });
+    const next = transcriptPlayer({ src: apiUrl(`${path}/audio`), segments: txn.segments, startMs: t !== null && Number.isFinite(Number(t)) ? Number(t) : null, autoplay: ctx.query.get("play") === "1" });
     media.replaceChildren(next.audio);
     transcript.replaceChildren(title, h("p", { class: "muted" }, `${txn.language ?? ""} · ${txn.speakers.length} speaker${txn.speakers.length === 1 ? "" : "s"} · ${txn.model ?? ""}`), next.transcript);
   }

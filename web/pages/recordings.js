@@ -26,7 +26,7 @@ export async function render(view, ctx) {
       { title: "Device", cell: (r) => (r.device_id ? h("a", { href: `#/devices/${r.device_id}` }, r.device_id) : "—") },
     ],
   });
-  if (ctx.signal?.aborted) return; // left while loading: the next page owns the view
+  if (ctx.signal.aborted) return; // left while loading: the next page owns the view
   view.replaceChildren(h("h1", {}, "Recordings"), filterForm(ctx, f), table.el, uploadForm(ctx));
   await table.load();
 }

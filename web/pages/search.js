@@ -26,7 +26,7 @@ export async function render(view, ctx) {
     const params = new URLSearchParams({ end_user_id: form.elements.end_user_id.value, q: form.elements.q.value.trim() });
     ctx.navigate(`#/search?${params}`);
   });
-  if (ctx.signal?.aborted) return; // left while loading: the next page owns the view
+  if (ctx.signal.aborted) return; // left while loading: the next page owns the view
   view.replaceChildren(h("h1", {}, "Search"), form, results);
   if (!q) return;
   try {

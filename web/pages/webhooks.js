@@ -2,27 +2,15 @@ import "../components/stylesheet.js";
 import { checkbox, field, formAlert, showError, textInput } from "../components/fields.js";
 import { copyButton, h } from "../ui.js";
 import { endpointCard } from "./webhooks/endpoint.js";
+import { EVENTS } from "./webhooks/events.js";
 
-const EVENTS = [
-  "recording.created",
-  "recording.uploaded",
-  "recording.deleted",
-  "transcription.started",
-  "transcription.completed",
-  "transcription.failed",
-  "summary.started",
-  "summary.completed",
-  "summary.failed",
-  "device.low_battery",
-  "device.offline",
-];
 const DELIVERIES_MS = 5_000;
 
 /** Webhook endpoints: create one (its secret shown once), and each endpoint's live delivery log. */
 export async function render(view, ctx) {
   const list = h("div", { class: "endpoints" });
   const once = h("div", { class: "once", hidden: true, role: "status" });
-  if (ctx.signal?.aborted) return; // left while loading: the next page owns the view
+  if (ctx.signal.aborted) return; // left while loading: the next page owns the view
   view.replaceChildren(h("h1", {}, "Webhooks"), once, createForm(ctx, once, () => load()), list);
 
   let cards = [];

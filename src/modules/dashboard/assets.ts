@@ -37,6 +37,7 @@ import deviceWifiGrantPage from "../../../web/pages/device/wifi-grant.js" with {
 import recordingSummariesPage from "../../../web/pages/recording/summaries.js" with { type: "text" };
 import recordingUploadPage from "../../../web/pages/recording/upload.js" with { type: "text" };
 import webhooksEndpointPage from "../../../web/pages/webhooks/endpoint.js" with { type: "text" };
+import webhooksEventsPage from "../../../web/pages/webhooks/events.js" with { type: "text" };
 import pagesCss from "../../../web/pages.css" with { type: "text" };
 
 /** Path under /dashboard/ -> file text. bun-types describe HTML imports as bundles; with type "text" it is the file's text. */
@@ -78,5 +79,6 @@ export const ASSETS: Record<string, string> = {
   "pages/recording/summaries.js": recordingSummariesPage,
   "pages/recording/upload.js": recordingUploadPage,
   "pages/webhooks/endpoint.js": webhooksEndpointPage,
+  "pages/webhooks/events.js": webhooksEventsPage,
   "pages.css": pagesCss,
 };

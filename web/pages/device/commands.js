@@ -17,7 +17,10 @@ const OPEN = new Set(["pending", "delivered"]);
 export function commandsPanel(ctx, deviceId) {
   const path = `/devices/${deviceId}/commands`;
   const alert = formAlert();
-  const list = h("div", { class: "table-wrap", "aria-live": "polite" });
+  const list = h("div", { class: "table-wrap" });
+  // Only a change of status is announced, not every refresh of the table.
+  const news = h("p", { role: "status", class: "visually-hidden" });
+  const seen = new Map();
   const buttons = ACTIONS.map(([type, label]) => {
     const b = h("button", { type: "button" }, label);
     b.addEventListener("click", () => send(type));
@@ -30,6 +33,7 @@ export function commandsPanel(ctx, deviceId) {
     h("p", { class: "muted" }, "A device takes commands while its last heartbeat is under 60 seconds old."),
     h("div", { class: "actions" }, ...buttons),
     alert,
+    news,
     list,
   );
 
@@ -54,6 +58,9 @@ export function commandsPanel(ctx, deviceId) {
 
   async function refresh() {
     const page = await ctx.api(path, { query: { limit: 10 } });
+    const changed = page.data.filter((c) => seen.has(c.id) && seen.get(c.id) !== c.status);
+    for (const c of page.data) seen.set(c.id, c.status);
+    if (changed.length) news.textContent = changed.map((c) => `${LABEL[c.type] ?? c.type}: ${c.status}.`).join(" ");
     list.replaceChildren(
       page.data.length
         ? renderTable("Recent commands", [

@@ -8,7 +8,7 @@ const IN_FLIGHT = new Set(["pending", "delivered"]);
 export function otaPanel(ctx, device) {
   const path = `/devices/${device.id}/ota`;
   const alert = formAlert();
-  const list = h("div", { class: "table-wrap", "aria-live": "polite" });
+  const list = h("div", { class: "table-wrap" });
   const form = h("form", { class: "row-form", novalidate: "" });
   const el = h("section", { class: "panel", "aria-labelledby": "ota-h" }, h("h2", { id: "ota-h" }, "Firmware update"), form, alert, list);
   let releasesLoaded = false;

@@ -78,6 +78,8 @@ export async function render(view, ctx) {
   summaries.onStarted = watch;
   watch();
 
+  // Names, dates of birth, numbers and addresses replaced by their kind (decision 106).
+  let hideIdentifiers = false;
   function showTranscription(txn) {
     const title = h("h2", { id: "txn-h" }, "Transcript ", txn ? statusBadge(txn.status) : "");
     if (!txn || txn.status !== "completed") {
@@ -85,9 +87,24 @@ export async function render(view, ctx) {
       transcript.replaceChildren(title, h("p", { class: txn?.status === "failed" ? "error" : "muted", role: "status" }, note));
       return;
     }
-    const next = transcriptPlayer({ src: apiUrl(`${path}/audio`), segments: txn.segments, startMs: t !== null && Number.isFinite(Number(t)) ? Number(t) : null, autoplay: ctx.query.get("play") === "1" });
-    media.replaceChildren(next.audio);
-    transcript.replaceChildren(title, h("p", { class: "muted" }, `${txn.language ?? ""} · ${txn.speakers.length} speaker${txn.speakers.length === 1 ? "" : "s"} · ${txn.model ?? ""}`), next.transcript);
+    const startMs = t !== null && Number.isFinite(Number(t)) ? Number(t) : null;
+    const hide = h("input", { type: "checkbox", id: "hide-identifiers", checked: hideIdentifiers });
+    const toggle = h("div", { class: "field check" }, hide, h("label", { for: "hide-identifiers" }, "Hide identifiers"));
+    const body = h("div", {});
+    transcript.replaceChildren(title, h("p", { class: "muted" }, `${txn.language ?? ""} · ${txn.speakers.length} speaker${txn.speakers.length === 1 ? "" : "s"} · ${txn.model ?? ""}`), toggle, body);
+    // Each view is read from the API, which audits it: the original as a read, the redacted one as a redacted read.
+    async function show(at, autoplay) {
+      const shown = hideIdentifiers ? await ctx.api(`/transcriptions/${encodeURIComponent(txn.id)}`, { query: { redacted: "true" } }) : txn;
+      const next = transcriptPlayer({ src: apiUrl(`${path}/audio`), segments: shown.segments, startMs: at, autoplay });
+      media.replaceChildren(next.audio);
+      body.replaceChildren(next.transcript);
+    }
+    hide.addEventListener("change", () => {
+      hideIdentifiers = hide.checked;
+      const playing = media.querySelector("audio");
+      show(playing ? Math.round(playing.currentTime * 1000) : startMs, false);
+    });
+    show(startMs, ctx.query.get("play") === "1");
   }
 }
 

@@ -70,13 +70,10 @@ export class AdminSessions implements DashboardSessions {
 
   /** Signs in with email and password from `address`: 401 for a wrong pair, 429 while locked out. */
   async signIn(email: string, password: string, address: string): Promise<StartedSession> {
-    this.throttle.check(email, address);
+    this.throttle.attempt(email, address);
     const admin = await checkAdminPassword(this.deps.db, email, password, await (this.decoyHash ??= hashPassword(newSecret("decoy_"))));
-    if (!admin) {
-      this.throttle.failed(email, address);
-      throw new ApiError("unauthorized", "The email or the password is wrong.");
-    }
-    this.throttle.succeeded(email);
+    if (!admin) throw new ApiError("unauthorized", "The email or the password is wrong.");
+    this.throttle.succeeded(email, address);
     return this.start(admin);
   }
 

@@ -63,7 +63,20 @@ export function adminRoutes(deps: Deps) {
       },
       { body: setupBody },
     )
-    .post("/session", async ({ request, server, body, set }) => started(request, set, await sessions.signIn(body.email, body.password, addressOf(server, request))), { body: signInBody });
+    .post(
+      "/session",
+      async ({ request, server, body, set }) => {
+        const address = addressOf(server, request);
+        // Who tried and from where, for the operator; never the password.
+        const signedIn = await sessions.signIn(body.email, body.password, address).catch((err: unknown) => {
+          if (err instanceof ApiError) deps.log.warn("dashboard sign-in refused", { email: body.email, address, code: err.code });
+          throw err;
+        });
+        deps.log.info("dashboard sign-in", { admin_id: signedIn.session.adminId, address });
+        return started(request, set, signedIn);
+      },
+      { body: signInBody },
+    );
 
   const signedIn = new Elysia()
     .use(dashboardSessionOnly(deps))

@@ -107,10 +107,11 @@ export function authentication(deps: { credentials: CredentialCache; clock: Cloc
       // The cached Principal is shared; this request's copy adds where it came from (one small object a request).
       if (row) return { principal: { ...principalOf(row), origin: origin() } as Principal };
       if (!request.headers.has("authorization")) {
+        // A key, when one is sent, is the only credential looked at: a cookie beside it adds nothing.
         const principal = sessionPrincipal(deps.dashboardSessions, request, now);
         if (principal) return { principal: { ...principal, origin: origin() } as Principal };
+        throw new ApiError("unauthorized", "No credential given: send Authorization: Bearer <key>.");
       }
-      if (!request.headers.has("authorization")) throw new ApiError("unauthorized", "No credential given: send Authorization: Bearer <key>.");
       if (!bearerToken(request)) throw new ApiError("unauthorized", "The Authorization header must be of the form 'Bearer <key>'.");
       throw new ApiError("unauthorized", "The credential is invalid, expired or revoked.");
     });
@@ -144,8 +145,18 @@ export function authorize(principal: Principal, scope: Scope, options: { tokens?
 export function refuseCrossSiteWrites(request: Request): void {
   if (!changesState(request)) return;
   const origin = request.headers.get("origin");
-  if (origin && origin !== new URL(request.url).origin && new URL(origin).host !== request.headers.get("host")) {
-    throw new ApiError("forbidden", "Cross-site requests are refused.");
+  if (!origin || origin === new URL(request.url).origin) return;
+  // Behind a proxy the URL we see is not the browser's; its Host header still is.
+  const host = hostOf(origin);
+  if (host === null || host !== request.headers.get("host")) throw new ApiError("forbidden", "Cross-site requests are refused.");
+}
+
+/** The host of an Origin header, or null for "null" (a sandboxed or opaque origin) and anything unparsable. */
+function hostOf(origin: string): string | null {
+  try {
+    return new URL(origin).host;
+  } catch {
+    return null;
   }
 }
 

@@ -154,11 +154,22 @@ describe("dashboard sessions", () => {
     expect((await send(t, "POST", "/dashboard/api/session", { body: { email: "admin@clinic.example", password: PASSWORD } })).status).toBe(200);
   });
 
+  test("guesses sent in parallel are counted before their passwords are checked", async () => {
+    const { t } = await appWithAdmin({ PARLEY_LOGIN_MAX_FAILURES: "2" });
+    const guesses = await Promise.all(Array.from({ length: 8 }, (_, i) => send(t, "POST", "/dashboard/api/session", { body: { email: "admin@clinic.example", password: `guess ${i}` } })));
+    const statuses = guesses.map((r) => r.status).sort();
+    expect(statuses).toEqual([401, 401, 429, 429, 429, 429, 429, 429]);
+  });
+
   test("a sign-in posted from another site is refused", async () => {
     const { t } = await appWithAdmin();
     const res = await send(t, "POST", "/dashboard/api/session", { body: { email: "admin@clinic.example", password: PASSWORD }, headers: { origin: "https://evil.example" } });
     expect(res.status).toBe(403);
     expect(res.headers.get("set-cookie")).toBeNull();
+    // A sandboxed frame's opaque origin too.
+    expect((await send(t, "POST", "/dashboard/api/session", { body: { email: "admin@clinic.example", password: PASSWORD }, headers: { origin: "null" } })).status).toBe(403);
+    // The dashboard's own page sends its own origin.
+    expect((await send(t, "POST", "/dashboard/api/session", { body: { email: "admin@clinic.example", password: PASSWORD }, headers: { origin: "http://localhost" } })).status).toBe(200);
   });
 });
 

@@ -3,6 +3,9 @@ import { ApiError } from "../../http/errors";
 
 type Failures = { count: number; last: number };
 
+const emailKey = (email: string) => `email:${email.trim().toLowerCase()}`;
+const addressKey = (address: string) => `address:${address}`;
+
 /** How many more failures an address may make than an account: an office shares one address. */
 const ADDRESS_FACTOR = 4;
 
@@ -20,8 +23,12 @@ export class LoginThrottle {
     private readonly clock: Clock,
   ) {}
 
-  /** 429 when the email or the address is locked out. */
-  check(email: string, address: string): void {
+  /**
+   * Admits one sign-in attempt (429 while the email or the address is locked out) and counts
+   * it as failed until `succeeded` says otherwise: a password check takes a while, and
+   * attempts sent in parallel must not all pass the check before any is counted.
+   */
+  attempt(email: string, address: string): void {
     const now = this.clock.now().getTime();
     for (const [key, max] of this.keys(email, address)) {
       const f = this.live(key, now);
@@ -30,10 +37,6 @@ export class LoginThrottle {
         throw new ApiError("rate_limited", `Too many failed sign-ins: try again in ${Math.ceil(retryAfter / 60)} minute(s).`, { headers: { "retry-after": String(retryAfter) } });
       }
     }
-  }
-
-  failed(email: string, address: string): void {
-    const now = this.clock.now().getTime();
     if (this.failures.size > 10_000) this.forgetOld(now);
     for (const [key] of this.keys(email, address)) {
       const f = this.live(key, now) ?? { count: 0, last: now };
@@ -41,9 +44,12 @@ export class LoginThrottle {
     }
   }
 
-  /** A successful sign-in forgives the account's failures (not the address's: one right password must not unlock guessing at others). */
-  succeeded(email: string): void {
-    this.failures.delete(`email:${email.trim().toLowerCase()}`);
+  /** The attempt was right: the account's failures are forgiven, and this attempt no longer counts against the address. */
+  succeeded(email: string, address: string): void {
+    this.failures.delete(emailKey(email));
+    const f = this.failures.get(addressKey(address));
+    if (f && f.count > 1) f.count--;
+    else this.failures.delete(addressKey(address));
   }
 
   private get windowMs(): number {
@@ -52,8 +58,8 @@ export class LoginThrottle {
 
   private keys(email: string, address: string): [string, number][] {
     return [
-      [`email:${email.trim().toLowerCase()}`, this.limits.maxFailures],
-      [`address:${address}`, this.limits.maxFailures * ADDRESS_FACTOR],
+      [emailKey(email), this.limits.maxFailures],
+      [addressKey(address), this.limits.maxFailures * ADDRESS_FACTOR],
     ];
   }
 

@@ -3,9 +3,9 @@ import { Elysia } from "elysia";
 import type { Deps } from "../../deps";
 import { dashboardSessionOnly, refuseCrossSiteWrites } from "../../http/auth";
 import { ApiError } from "../../http/errors";
-import { type DashboardSession, isHttps, sessionCookie } from "../../http/sessions";
-import { createProject, listProjects } from "../projects/service";
-import { createProjectBody, type SessionView, selectTenantBody, setupBody, signInBody } from "./schema";
+import { isHttps, sessionCookie } from "../../http/sessions";
+import { createProject } from "../projects/service";
+import { createProjectBody, selectTenantBody, setupBody, signInBody } from "./schema";
 import { createFirstAdmin } from "./service";
 import type { StartedSession } from "./sessions";
 
@@ -29,20 +29,9 @@ function fromLoopback(server: Server<unknown> | null, request: Request): boolean
 export function adminRoutes(deps: Deps) {
   const { db, dashboardSessions: sessions } = deps;
 
-  const view = (session: DashboardSession): SessionView => {
-    const projects = listProjects(db).map((p) => ({ id: p.id, name: p.name }));
-    const t = session.tenant;
-    const project = t && projects.find((p) => p.id === t.projectId);
-    return {
-      admin: { id: session.adminId, email: session.adminEmail },
-      csrf_token: session.csrfToken,
-      tenant: t && project ? { project_id: t.projectId, project_name: project.name, mode: t.mode } : null,
-      projects,
-    };
-  };
   const started = (request: Request, set: { headers: Record<string, unknown> }, { token, session }: StartedSession) => {
     set.headers["set-cookie"] = sessionCookie(token, sessions.cookieMaxAgeSeconds, isHttps(request));
-    return view(session);
+    return sessions.describe(session);
   };
 
   const open = new Elysia()
@@ -63,11 +52,24 @@ export function adminRoutes(deps: Deps) {
       },
       { body: setupBody },
     )
-    .post("/session", async ({ request, server, body, set }) => started(request, set, await sessions.signIn(body.email, body.password, addressOf(server, request))), { body: signInBody });
+    .post(
+      "/session",
+      async ({ request, server, body, set }) => {
+        const address = addressOf(server, request);
+        // Who tried and from where, for the operator; never the password.
+        const signedIn = await sessions.signIn(body.email, body.password, address).catch((err: unknown) => {
+          if (err instanceof ApiError) deps.log.warn("dashboard sign-in refused", { email: body.email, address, code: err.code });
+          throw err;
+        });
+        deps.log.info("dashboard sign-in", { admin_id: signedIn.session.adminId, address });
+        return started(request, set, signedIn);
+      },
+      { body: signInBody },
+    );
 
   const signedIn = new Elysia()
     .use(dashboardSessionOnly(deps))
-    .get("/session", ({ session }) => view(session))
+    .get("/session", ({ session }) => sessions.describe(session))
     .delete("/session", ({ request, session, set }) => {
       sessions.end(session);
       set.headers["set-cookie"] = sessionCookie("", 0, isHttps(request));
@@ -75,12 +77,7 @@ export function adminRoutes(deps: Deps) {
     })
     .put(
       "/session/tenant",
-      ({ session, body }) => {
-        const project = listProjects(db).find((p) => p.id === body.project_id);
-        if (!project) throw new ApiError("not_found", `No project ${body.project_id}.`, { param: "project_id" });
-        sessions.select(session, project.id, body.mode);
-        return view({ ...session, tenant: { projectId: project.id, organizationId: project.organization_id, mode: body.mode } });
-      },
+      ({ session, body }) => sessions.describe(sessions.select(session, body.project_id, body.mode)),
       { body: selectTenantBody },
     )
     .post(

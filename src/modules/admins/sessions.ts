@@ -8,6 +8,7 @@ import { newSecret } from "../../ids";
 import type { Mode } from "../../tenancy";
 import { listProjects } from "../projects/service";
 import { LoginThrottle } from "./login-throttle";
+import type { SessionView } from "./schema";
 import { type Admin, checkAdminPassword, countAdmins, hashPassword } from "./service";
 import { endSession, findSession, insertSession, purgeSessions, selectSessionTenant, touchSession } from "./store";
 
@@ -70,13 +71,10 @@ export class AdminSessions implements DashboardSessions {
 
   /** Signs in with email and password from `address`: 401 for a wrong pair, 429 while locked out. */
   async signIn(email: string, password: string, address: string): Promise<StartedSession> {
-    this.throttle.check(email, address);
+    this.throttle.attempt(email, address);
     const admin = await checkAdminPassword(this.deps.db, email, password, await (this.decoyHash ??= hashPassword(newSecret("decoy_"))));
-    if (!admin) {
-      this.throttle.failed(email, address);
-      throw new ApiError("unauthorized", "The email or the password is wrong.");
-    }
-    this.throttle.succeeded(email);
+    if (!admin) throw new ApiError("unauthorized", "The email or the password is wrong.");
+    this.throttle.succeeded(email, address);
     return this.start(admin);
   }
 
@@ -95,9 +93,25 @@ export class AdminSessions implements DashboardSessions {
     endSession(this.deps.db, session.id, this.deps.clock.now());
   }
 
-  /** Switches the project and mode a session acts in (the project must exist: the caller checked). */
-  select(session: DashboardSession, projectId: string, mode: Mode): void {
-    selectSessionTenant(this.deps.db, session.id, projectId, mode);
+  /** Switches the project and mode a session acts in (404 for an unknown project); returns the session as it now is. */
+  select(session: DashboardSession, projectId: string, mode: Mode): DashboardSession {
+    const project = listProjects(this.deps.db).find((p) => p.id === projectId);
+    if (!project) throw new ApiError("not_found", `No project ${projectId}.`, { param: "project_id" });
+    selectSessionTenant(this.deps.db, session.id, project.id, mode);
+    return { ...session, tenant: { projectId: project.id, organizationId: project.organization_id, mode } };
+  }
+
+  /** What the dashboard shell knows of a session: who, where, the projects to switch to, and the CSRF token its writes carry. */
+  describe(session: DashboardSession): SessionView {
+    const projects = listProjects(this.deps.db).map((p) => ({ id: p.id, name: p.name }));
+    const t = session.tenant;
+    const project = t && projects.find((p) => p.id === t.projectId);
+    return {
+      admin: { id: session.adminId, email: session.adminEmail },
+      csrf_token: session.csrfToken,
+      tenant: t && project ? { project_id: t.projectId, project_name: project.name, mode: t.mode } : null,
+      projects,
+    };
   }
 
   /** Whether the first-run setup is still open: no administrator exists. */

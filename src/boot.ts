@@ -28,6 +28,9 @@ import { DocumentCounts } from "./modules/search/service";
 import { WebhookDispatcher } from "./modules/webhooks/dispatcher";
 import { loadServerSecret } from "./server-secret";
 import { createStorage } from "./storage";
+import { DataKeys } from "./storage/encryption/data-keys";
+import { EncryptedStorage } from "./storage/encryption/encrypted-storage";
+import { loadMasterKey } from "./storage/encryption/master-key";
 
 export function databasePath(config: Config): string {
   return join(config.dataDir, "parley.db");
@@ -47,6 +50,8 @@ export function buildDeps(config: Config, options: { clock?: Clock; log?: Logger
   ensureDefaultOrganization(db, clock.now());
   const dns = options.dns ?? systemResolver;
   const serverSecret = loadServerSecret(config.dataDir, config.secret);
+  const dataKeys = new DataKeys(db, loadMasterKey(config.masterKeyFile, serverSecret));
+  dataKeys.checkMaster();
   const deps: Deps = {
     db,
     config,
@@ -56,7 +61,7 @@ export function buildDeps(config: Config, options: { clock?: Clock; log?: Logger
     queue: new JobQueue(db, clock, log, config.jobConcurrency),
     rateLimiter: new RateLimiter(config.rateLimit, clock),
     engines: options.engines ?? createEngines(config, log),
-    storage: createStorage(config),
+    storage: new EncryptedStorage(createStorage(config), dataKeys, clock),
     serverSecret,
     events: new EventBus(),
     groupCommit: new GroupCommitter(db),

@@ -70,6 +70,7 @@ const envSchema = z.object({
   PARLEY_SECRET: z.string().min(32).optional(),
   PARLEY_METRICS: flag.default(false),
   PARLEY_TLS: z.enum(["off", "auto"]).optional(),
+  PARLEY_MASTER_KEY_FILE: z.string().min(1).optional(),
   PARLEY_TLS_CERT_FILE: z.string().min(1).optional(),
   PARLEY_TLS_KEY_FILE: z.string().min(1).optional(),
 }).superRefine((e, ctx) => {
@@ -110,6 +111,8 @@ export type Config = Readonly<{
   metrics: boolean;
   /** HTTPS served by this process (decision 104): the operator's certificate files, a self-signed certificate made in the data dir, or none (plain HTTP). */
   tls: { mode: "files"; certFile: string; keyFile: string } | { mode: "auto" } | null;
+  /** The key wrapping the projects' audio data keys (decision 105); unset: derived from the server secret. */
+  masterKeyFile?: string;
 }>;
 
 export class ConfigError extends Error {}
@@ -177,5 +180,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     secret: e.PARLEY_SECRET,
     metrics: e.PARLEY_METRICS,
     tls,
+    masterKeyFile: e.PARLEY_MASTER_KEY_FILE,
   });
 }

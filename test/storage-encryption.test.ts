@@ -6,6 +6,7 @@ import { createHash, randomBytes } from "node:crypto";
 import { readdirSync, readFileSync, statSync, truncateSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { buildDeps, closeDeps } from "../src/boot";
+import { encryptionCheck } from "../src/cli/doctor-encryption";
 import { loadConfig } from "../src/config";
 import { ManualClock } from "../src/clock";
 import { createLogger } from "../src/log";
@@ -161,5 +162,13 @@ describe("the master key", () => {
     const dir = makeTempDir();
     writeFileSync(join(dir, "bad.key"), "short");
     expect(() => buildDeps(loadConfig({ PARLEY_DATA_DIR: dir, PARLEY_MASTER_KEY_FILE: join(dir, "bad.key"), PARLEY_LOG_LEVEL: "silent" }))).toThrow(/bad\.key must hold a 256-bit key as 64 hex digits/);
+  });
+});
+
+describe("doctor", () => {
+  test("warns when the master key is derived from secret.key beside the audio, not when it comes from elsewhere", () => {
+    expect(encryptionCheck(loadConfig({}))).toMatchObject({ ok: true, warning: true, detail: expect.stringContaining("beside the audio it protects") });
+    expect(encryptionCheck(loadConfig({ PARLEY_MASTER_KEY_FILE: "/run/credentials/parley/master.key" }))).toEqual({ check: "encryption at rest", ok: true, detail: expect.stringContaining("/run/credentials/parley/master.key") });
+    expect(encryptionCheck(loadConfig({ PARLEY_SECRET: "x".repeat(40) })).warning).toBeUndefined();
   });
 });

@@ -52,6 +52,7 @@ export function buildDeps(config: Config, options: { clock?: Clock; log?: Logger
   const serverSecret = loadServerSecret(config.dataDir, config.secret);
   const dataKeys = new DataKeys(db, loadMasterKey(config.masterKeyFile, serverSecret));
   dataKeys.checkMaster();
+  dataKeys.ensureForAllProjects(clock.now());
   const deps: Deps = {
     db,
     config,

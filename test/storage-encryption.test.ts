@@ -3,7 +3,7 @@
 // destroyed data key makes the audio unreadable; rotating the master key rewrites no audio.
 import { describe, expect, test } from "bun:test";
 import { createHash, randomBytes } from "node:crypto";
-import { readdirSync, readFileSync, statSync, truncateSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, statSync, truncateSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { buildDeps, closeDeps } from "../src/boot";
 import { encryptionCheck } from "../src/cli/doctor-encryption";
@@ -13,7 +13,9 @@ import { createLogger } from "../src/log";
 import { chunksOf } from "../src/storage";
 import { DataKeys } from "../src/storage/encryption/data-keys";
 import { EncryptedStorage } from "../src/storage/encryption/encrypted-storage";
-import { deriveMasterKey, MasterKeyError } from "../src/storage/encryption/master-key";
+import { deriveMasterKey, MasterKeyError, readMasterKeyFile } from "../src/storage/encryption/master-key";
+import { lockDataDir } from "../src/data-dir/lock";
+import { keysCommand } from "../src/modules/keys/cli";
 import { rotateMasterKey } from "../src/storage/encryption/rotate-master";
 import { CHUNK } from "../src/storage/encryption/sealed-format";
 import { LocalStorage } from "../src/storage/local";
@@ -146,7 +148,7 @@ describe("the master key", () => {
     const before = hash(readFileSync(file));
 
     const newKeyFile = join(makeTempDir(), "master.key");
-    const rotated = rotateMasterKey(deps.db, deps.config, deps.serverSecret, newKeyFile, new Date());
+    const rotated = rotateMasterKey(deps.db, deps.config, deps.serverSecret, newKeyFile);
     closeDeps(deps);
     expect(rotated.rewrapped).toBe(1);
     expect(statSync(newKeyFile).mode & 0o777).toBe(0o600);
@@ -156,6 +158,18 @@ describe("the master key", () => {
     const after = buildDeps(loadConfig({ ...env, PARLEY_MASTER_KEY_FILE: newKeyFile }), options);
     expect((await readAll(after.storage.read(key))).equals(bytes)).toBe(true);
     closeDeps(after);
+  });
+
+  test("parley keys rotate-master refuses while a server holds the data dir, and re-wraps once it is stopped", async () => {
+    const deps = await makeTestDeps();
+    await deps.storage.write(`${makeTenant(deps).project.id}/test/rec_1/a`, once(randomBytes(10)));
+    const server = lockDataDir(deps.config.dataDir, new Date()); // as a running server holds it
+    const newKeyFile = join(makeTempDir(), "master.key");
+    expect(() => keysCommand(deps, ["rotate-master", "--new-key-file", newKeyFile])).toThrow(/in use by another parley server/);
+    expect(existsSync(newKeyFile)).toBe(false);
+    server.release();
+    keysCommand(deps, ["rotate-master", "--new-key-file", newKeyFile]);
+    expect(deps.db.query<{ id: string }, []>("SELECT DISTINCT master_key_id AS id FROM data_keys").all()).toEqual([{ id: readMasterKeyFile(newKeyFile).id }]);
   });
 
   test("a master key file that is not 64 hex digits is refused, naming it", () => {

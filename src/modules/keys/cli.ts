@@ -1,5 +1,6 @@
 import type { Deps } from "../../deps";
 import { parseFlags, printRecord, UsageError } from "../../cli/args";
+import { lockDataDir } from "../../data-dir/lock";
 import { rotateMasterKey } from "../../storage/encryption/rotate-master";
 import { createApiKey, listApiKeys, revokeApiKey } from "./service";
 
@@ -50,7 +51,14 @@ export function keysCommand(deps: Deps, args: string[]): void {
     }
     case "rotate-master": {
       if (!values["new-key-file"]) throw new UsageError(USAGE);
-      const r = rotateMasterKey(deps.db, deps.config, deps.serverSecret, values["new-key-file"], deps.clock.now());
+      // The server must be stopped: it holds the old master key in memory. Its lock says whether it runs.
+      const lock = lockDataDir(deps.config.dataDir, deps.clock.now());
+      let r: ReturnType<typeof rotateMasterKey>;
+      try {
+        r = rotateMasterKey(deps.db, deps.config, deps.serverSecret, values["new-key-file"]);
+      } finally {
+        lock.release();
+      }
       console.log(`re-wrapped ${r.rewrapped} project data key(s) from master key ${r.from.id} to ${r.to.id}; no audio was rewritten.`);
       console.log(`Start the server with PARLEY_MASTER_KEY_FILE=${values["new-key-file"]}, and keep that file safe and apart from backups: without it no audio can be read.`);
       return;

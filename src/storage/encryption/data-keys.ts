@@ -47,6 +47,19 @@ export class DataKeys {
     return this.existing(projectId)!;
   }
 
+  /**
+   * Makes the keys projects lack, at start: a project's first upload then needs no database
+   * write of its own (which a full disk would refuse before the audio volume is even asked).
+   * Best effort: a server on a full disk still starts, and keyFor makes the key later.
+   */
+  ensureForAllProjects(now: Date): void {
+    try {
+      for (const { id } of this.db.query<{ id: string }, []>("SELECT id FROM projects WHERE id NOT IN (SELECT project_id FROM data_keys)").all()) this.keyFor(id, now);
+    } catch {
+      // SQLITE_FULL, or a read-only database: keyFor tries again on the project's first object.
+    }
+  }
+
   /** The project's data key, or null when it has none (never wrote an object, or was destroyed). */
   existing(projectId: string): Buffer | null {
     const cached = this.cache.get(projectId);

@@ -120,6 +120,9 @@ describe("the sealed storage", () => {
     await new LocalStorage(root).write(key("legacy"), once(plain));
     expect(await storage.size(key("legacy"))).toBe(1000);
     expect((await readAll(storage.read(key("legacy"), { start: 10, end: 19 }))).equals(plain.subarray(10, 20))).toBe(true);
+    expect((await readAll(storage.read(key("legacy")))).equals(plain)).toBe(true);
+    await new LocalStorage(root).write(key("tiny"), once(Buffer.from("RIFF")));
+    expect((await readAll(storage.read(key("tiny")))).toString()).toBe("RIFF");
   });
 
   test("deleting the project's data key makes its audio unreadable (cryptographic erasure)", async () => {

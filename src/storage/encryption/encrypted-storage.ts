@@ -61,7 +61,7 @@ export class EncryptedStorage implements Storage {
   }
 
   read(key: string, range?: ByteRange): ReadableStream<Uint8Array> {
-    const plaintext = this.plaintext(key, range);
+    const plaintext = range ? this.plaintext(key, range) : this.whole(key);
     return new ReadableStream<Uint8Array>({
       async pull(controller) {
         const next = await plaintext.next();
@@ -74,17 +74,59 @@ export class EncryptedStorage implements Storage {
     });
   }
 
-  /** The plaintext of `range` (or all of it), decrypting only the chunks it touches. */
-  private async *plaintext(key: string, range?: ByteRange): AsyncGenerator<Uint8Array> {
+  private dataKeyOf(key: string): Buffer {
+    const dataKey = this.keys.existing(projectOf(key));
+    if (!dataKey) throw new Error(`the data key of ${projectOf(key)} is destroyed: ${key} cannot be read`);
+    return dataKey;
+  }
+
+  /**
+   * The whole plaintext in one pass over the object (one request on S3): the header from
+   * its first bytes, then chunk after chunk, one held back until the next arrives, since
+   * only the end of the object says which chunk is the last.
+   */
+  private async *whole(key: string): AsyncGenerator<Uint8Array> {
+    let mode: "unknown" | "plain" | "sealed" = "unknown";
+    let header: Header | null = null;
+    let dataKey: Buffer | null = null;
+    let index = 0;
+    let pending: Buffer = Buffer.alloc(0);
+    for await (const part of chunksOf(this.inner.read(key))) {
+      if (mode === "plain") {
+        yield part;
+        continue;
+      }
+      pending = pending.length ? Buffer.concat([pending, part]) : Buffer.from(part);
+      if (mode === "unknown") {
+        if (pending.length < HEADER_BYTES) continue;
+        header = parseHeader(pending);
+        mode = header ? "sealed" : "plain";
+        if (!header) {
+          yield pending; // written before encryption
+          continue;
+        }
+        dataKey = this.dataKeyOf(key);
+        pending = pending.subarray(HEADER_BYTES);
+      }
+      while (pending.length > SEALED_CHUNK) {
+        yield openChunk(dataKey!, header!, index++, false, pending.subarray(0, SEALED_CHUNK));
+        pending = pending.subarray(SEALED_CHUNK);
+      }
+    }
+    if (mode === "sealed") yield openChunk(dataKey!, header!, index, true, pending);
+    else if (mode === "unknown" && pending.length) yield pending; // a plain object shorter than a header
+  }
+
+  /** The plaintext of `range`, decrypting only the chunks it touches. */
+  private async *plaintext(key: string, range: ByteRange): AsyncGenerator<Uint8Array> {
     const stored = await this.stored(key);
     if (!stored) throw new Error(`no object ${key}`);
     if (stored.kind === "plain") return yield* chunksOf(this.inner.read(key, range));
-    const dataKey = this.keys.existing(projectOf(key));
-    if (!dataKey) throw new Error(`the data key of ${projectOf(key)} is destroyed: ${key} cannot be read`);
+    const dataKey = this.dataKeyOf(key);
     const total = plainSize(stored.storedSize);
     const chunks = chunkCount(stored.storedSize);
-    const start = range?.start ?? 0;
-    const end = Math.min(range?.end ?? total - 1, total - 1);
+    const start = range.start;
+    const end = Math.min(range.end, total - 1);
     if (end < start) return;
     const first = Math.floor(start / CHUNK);
     const last = Math.floor(end / CHUNK);

@@ -31,6 +31,9 @@ import { DocumentCounts } from "./modules/search/service";
 import { WebhookDispatcher } from "./modules/webhooks/dispatcher";
 import { loadServerSecret } from "./server-secret";
 import { createStorage } from "./storage";
+import { DataKeys } from "./storage/encryption/data-keys";
+import { EncryptedStorage } from "./storage/encryption/encrypted-storage";
+import { loadMasterKey } from "./storage/encryption/master-key";
 
 export function databasePath(config: Config): string {
   return join(config.dataDir, "parley.db");
@@ -51,6 +54,9 @@ export function buildDeps(config: Config, options: { clock?: Clock; log?: Logger
   const dns = options.dns ?? systemResolver;
   const serverSecret = loadServerSecret(config.dataDir, config.secret);
   const groupCommit = new GroupCommitter(db);
+  const dataKeys = new DataKeys(db, loadMasterKey(config.masterKeyFile, serverSecret));
+  dataKeys.checkMaster();
+  dataKeys.ensureForAllProjects(clock.now());
   const deps: Deps = {
     db,
     config,
@@ -60,7 +66,7 @@ export function buildDeps(config: Config, options: { clock?: Clock; log?: Logger
     queue: new JobQueue(db, clock, log, config.jobConcurrency),
     rateLimiter: new RateLimiter(config.rateLimit, clock),
     engines: options.engines ?? createEngines(config, log),
-    storage: createStorage(config),
+    storage: new EncryptedStorage(createStorage(config), dataKeys, clock),
     serverSecret,
     events: new EventBus(),
     groupCommit,

@@ -46,7 +46,7 @@ const USAGE = `parley — self-hosted conversation capture
 
 usage: parley [serve]                 start the appliance (default)
        parley projects create NAME    make a project
-       parley keys create|list|revoke manage API keys
+       parley keys create|list|revoke manage API keys (rotate-master: the audio's master key)
        parley admin create|list|reset-password|remove  dashboard administrators
        parley org update --plan P     standard or enterprise (device events)
        parley config get|set|unset    configuration at organization, project, end-user or device level

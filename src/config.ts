@@ -70,6 +70,7 @@ const envSchema = z.object({
   PARLEY_SECRET: z.string().min(32).optional(),
   PARLEY_METRICS: flag.default(false),
   PARLEY_TLS: z.enum(["off", "auto"]).optional(),
+  PARLEY_MASTER_KEY_FILE: z.string().min(1).optional(),
   PARLEY_TLS_CERT_FILE: z.string().min(1).optional(),
   PARLEY_TLS_KEY_FILE: z.string().min(1).optional(),
   PARLEY_SESSION_IDLE_MINUTES: whole(1).default(30),
@@ -116,6 +117,8 @@ export type Config = Readonly<{
   tls: { mode: "files"; certFile: string; keyFile: string } | { mode: "auto" } | null;
   /** Dashboard sessions end after idle minutes or max hours; sign-in locks for lockoutMinutes after maxFailures failures (decision 094). */
   admins: { sessionIdleMinutes: number; sessionMaxHours: number; maxFailures: number; lockoutMinutes: number };
+  /** The key wrapping the projects' audio data keys (decision 105); unset: derived from the server secret. */
+  masterKeyFile?: string;
 }>;
 
 export class ConfigError extends Error {}
@@ -189,5 +192,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       maxFailures: e.PARLEY_LOGIN_MAX_FAILURES,
       lockoutMinutes: e.PARLEY_LOGIN_LOCKOUT_MINUTES,
     },
+    masterKeyFile: e.PARLEY_MASTER_KEY_FILE,
   });
 }

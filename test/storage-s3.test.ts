@@ -144,6 +144,9 @@ test("the whole recording flow on S3: upload, verify, probe, ranged download, de
   expect(recording).toMatchObject({ status: "uploaded", format: "mp3", duration_seconds: 3 });
   const prefix = `audio/${tenant.project.id}/test/${recording.id}/`;
   expect([...objects.keys()].some((k) => k.startsWith(prefix))).toBe(true);
+  // Sealed in the bucket (decision 105): not the uploaded bytes.
+  const stored = [...objects.entries()].filter(([k]) => k.startsWith(prefix)).map(([, v]) => Buffer.from(v));
+  expect(stored.every((v) => v.subarray(0, 8).toString() === "PRLYAE01" && !v.includes(Buffer.from(original.subarray(1000, 1064))))).toBe(true);
   const r = await t.app.handle(new Request(`http://localhost/v1/recordings/${recording.id}/audio`, { headers: { authorization: `Bearer ${tenant.test}`, range: "bytes=0-9" } }));
   expect(r.status).toBe(206);
   expect(new Uint8Array(await r.arrayBuffer())).toEqual(original.slice(0, 10));

@@ -1,10 +1,13 @@
 import type { Deps } from "../../deps";
 import { parseFlags, printRecord, UsageError } from "../../cli/args";
+import { lockDataDir } from "../../data-dir/lock";
+import { rotateMasterKey } from "../../storage/encryption/rotate-master";
 import { createApiKey, listApiKeys, revokeApiKey } from "./service";
 
 const USAGE = `usage: parley keys create --project NAME --mode test|live [--scopes a,b] [--end-user eu_...] [--name TEXT] [--json]
        parley keys list --project NAME [--json]
-       parley keys revoke KEY_ID`;
+       parley keys revoke KEY_ID
+       parley keys rotate-master --new-key-file PATH   re-wrap the audio data keys (server stopped)`;
 
 /** API keys are managed here, not through the API (spec 5 rule 2). */
 export function keysCommand(deps: Deps, args: string[]): void {
@@ -15,6 +18,7 @@ export function keysCommand(deps: Deps, args: string[]): void {
     "end-user": { type: "string" },
     name: { type: "string" },
     json: { type: "boolean" },
+    "new-key-file": { type: "string" },
   });
   const json = Boolean(values.json);
   switch (positionals[0]) {
@@ -43,6 +47,20 @@ export function keysCommand(deps: Deps, args: string[]): void {
       if (!positionals[1]) throw new UsageError(USAGE);
       revokeApiKey(deps, positionals[1], deps.clock.now());
       console.log(`revoked ${positionals[1]}`);
+      return;
+    }
+    case "rotate-master": {
+      if (!values["new-key-file"]) throw new UsageError(USAGE);
+      // The server must be stopped: it holds the old master key in memory. Its lock says whether it runs.
+      const lock = lockDataDir(deps.config.dataDir, deps.clock.now());
+      let r: ReturnType<typeof rotateMasterKey>;
+      try {
+        r = rotateMasterKey(deps.db, deps.config, deps.serverSecret, values["new-key-file"]);
+      } finally {
+        lock.release();
+      }
+      console.log(`re-wrapped ${r.rewrapped} project data key(s) from master key ${r.from.id} to ${r.to.id}; no audio was rewritten.`);
+      console.log(`Start the server with PARLEY_MASTER_KEY_FILE=${values["new-key-file"]}, and keep that file safe and apart from backups: without it no audio can be read.`);
       return;
     }
     default:

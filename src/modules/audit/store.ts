@@ -2,10 +2,13 @@ import type { Database, SQLQueryBindings } from "bun:sqlite";
 import type { Page, PageRequest } from "../../http/pagination";
 import { paginate } from "../../http/pagination";
 import type { Tenant } from "../../tenancy";
-import { type AuditRow, GENESIS_HASH, hashOf } from "./chain";
+import { type AuditRow, GENESIS_HASH, HASHED_COLUMNS, hashOf } from "./chain";
 
 /** What a new row says; the chain columns (seq, prev_hash, hash) are filled in by appendAuditRow. */
 export type AuditFields = Omit<AuditRow, "seq" | "prev_hash" | "hash">;
+
+const STORED_COLUMNS = [...HASHED_COLUMNS, "hash"] as const;
+const INSERT = `INSERT INTO audit_events (${STORED_COLUMNS.join(", ")}) VALUES (${STORED_COLUMNS.map(() => "?").join(", ")})`;
 
 /**
  * Appends a row at the head of the chain. Call inside a transaction (the caller's, or the
@@ -17,26 +20,7 @@ export function appendAuditRow(db: Database, fields: AuditFields): AuditRow {
   const head = db.query<{ seq: number; hash: string }, []>("SELECT seq, hash FROM audit_events ORDER BY seq DESC LIMIT 1").get();
   const unsigned = { ...fields, seq: (head?.seq ?? 0) + 1, prev_hash: head?.hash ?? GENESIS_HASH };
   const row: AuditRow = { ...unsigned, hash: hashOf(unsigned) };
-  db.query(
-    `INSERT INTO audit_events (seq, id, created_at, project_id, mode, actor_type, actor_id, admin_email, device_id, action, resource_ids, request_id, client_address, prev_hash, hash)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-  ).run(
-    row.seq,
-    row.id,
-    row.created_at,
-    row.project_id,
-    row.mode,
-    row.actor_type,
-    row.actor_id,
-    row.admin_email,
-    row.device_id,
-    row.action,
-    row.resource_ids,
-    row.request_id,
-    row.client_address,
-    row.prev_hash,
-    row.hash,
-  );
+  db.query(INSERT).run(...STORED_COLUMNS.map((column) => row[column]));
   return row;
 }
 

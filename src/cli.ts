@@ -10,6 +10,7 @@ import { doctorCommand } from "./cli/doctor";
 import { backupCommand, restoreCommand } from "./cli/backup";
 import { PARLEY_VERSION } from "./version";
 import { auditCommand } from "./modules/audit/cli";
+import { exportCommand } from "./modules/exports/cli";
 import { configCommand } from "./modules/config/cli";
 import { firmwareCommand } from "./modules/firmware/cli";
 import { keysCommand } from "./modules/keys/cli";
@@ -37,6 +38,7 @@ const STANDALONE: Record<string, StandaloneCommand> = {
   backup: backupCommand,
   restore: restoreCommand,
   simulate: simulateCommand,
+  export: (_config, args) => exportCommand(args),
   demo: async (config, args) => (await import("./demo")).demoCommand(config, args),
 };
 
@@ -54,6 +56,7 @@ usage: parley [serve]                 start the appliance (default)
        parley --version               the version of this parley
        parley firmware add|publish|list  organization firmware releases for OTA
        parley audit verify           checks the audit log's hash chain (exit 1 naming the first bad row)
+       parley export verify ARCHIVE  re-checks an eDiscovery export against its manifest
        parley simulate --devices N --api-key KEY  simulated wearables against a running server
        parley demo [--devices N]     the appliance plus simulated wearables, for an offline demo
 

@@ -20,6 +20,9 @@ export const AUDIT_ACTIONS = [
   // Legal holds
   "legal_hold.create",
   "legal_hold.release",
+  // eDiscovery exports
+  "export.create",
+  "export.download",
   // Keys and administration
   "key.create",
   "key.revoke",

@@ -50,3 +50,19 @@ export function listAuditRows<T>(db: Database, tenant: Tenant, filter: AuditFilt
   add("created_at < ?", filter.createdBefore);
   return paginate<AuditRow, T>(db, { table: "audit_events", where, params }, page, present);
 }
+
+/** The tenant's rows naming any of `ids`, in chain order: an export's chain of custody. */
+export function auditRowsAbout(db: Database, tenant: Tenant, ids: readonly string[]): AuditRow[] {
+  return db
+    .query<AuditRow, [string, string, string]>(
+      `SELECT * FROM audit_events WHERE project_id = ? AND mode = ?
+       AND EXISTS (SELECT 1 FROM json_each(resource_ids) r WHERE r.value IN (SELECT value FROM json_each(?))) ORDER BY seq`,
+    )
+    .all(tenant.projectId, tenant.mode, JSON.stringify(ids));
+}
+
+/** The newest row's position and hash: what an operator anchors, and what an export's custody record quotes. */
+export function chainHead(db: Database): { sequence: number; hash: string } | null {
+  const head = db.query<{ seq: number; hash: string }, []>("SELECT seq, hash FROM audit_events ORDER BY seq DESC LIMIT 1").get();
+  return head ? { sequence: head.seq, hash: head.hash } : null;
+}

@@ -15,7 +15,7 @@ import type { CreateRecordingBody, ListRecordingsQuery, Recording } from "./sche
 import { deleteRecordingRow, findRecording, insertRecording, listRecordingRows, type StoredRecording, toRecording } from "./store";
 
 /** What other modules (transcriptions, search and Ask) use of the recordings store: through this service, never the store itself (decision 083). */
-export { findRecording, listRecordingOwners, listRecordingsMadeBefore, type RecordingOwner, setProcessingStatus, type StoredRecording } from "./store";
+export { findRecording, listRecordingOwners, listRecordingsMadeBefore, type RecordingOwner, selectRecordings, setProcessingStatus, type StoredRecording, toRecording } from "./store";
 
 /**
  * POST /recordings. A device token fixes device_id and end_user_id (body values are

@@ -293,3 +293,19 @@ export function listRecordingsMadeBefore(db: Database, owner: RecordingOwner, cu
     .all(owner.project_id, owner.mode, owner.end_user_id, owner.device_id, cutoff)
     .map(toStored);
 }
+
+/** A tenant's recordings of one end user, or with the given ids, created within a period: an export's selection, oldest first. */
+export function selectRecordings(db: Database, tenant: Tenant, filter: { endUserId?: string; ids?: string[]; createdAfter?: string; createdBefore?: string }): StoredRecording[] {
+  const where = ["project_id = ?", "mode = ?"];
+  const params: SQLQueryBindings[] = [tenant.projectId, tenant.mode];
+  const add = (clause: string, value: string | undefined) => {
+    if (value === undefined) return;
+    where.push(clause);
+    params.push(value);
+  };
+  add("end_user_id = ?", filter.endUserId);
+  add("id IN (SELECT value FROM json_each(?))", filter.ids && JSON.stringify(filter.ids));
+  add("created_at >= ?", filter.createdAfter);
+  add("created_at < ?", filter.createdBefore);
+  return db.query<Row, SQLQueryBindings[]>(`SELECT * FROM recordings WHERE ${where.join(" AND ")} ORDER BY created_at, id`).all(...params).map(toStored);
+}

@@ -14,6 +14,9 @@ import { type CreateSummaryBody, type ListSummariesQuery, SUMMARY_EVENT_FIELDS, 
 import { findStoredSummary, findSummaryByTemplate, insertSummary, listSummaryRows, restartSummary } from "./store";
 import { TEMPLATES } from "./templates";
 
+/** What exports use of the summaries store: through this service (decision 083). */
+export { listSummaryRows } from "./store";
+
 export const RUN_SUMMARY_JOB = "summaries.run";
 export type RunSummaryPayload = JobContracts[typeof RUN_SUMMARY_JOB];
 

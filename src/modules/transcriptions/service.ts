@@ -14,7 +14,7 @@ import { type CreateTranscriptionBody, eventData, type ListTranscriptionsQuery, 
 import { findProcessingTranscription, findStoredTranscription, insertTranscription, listTranscriptionRows } from "./store";
 
 /** What other modules (summaries, search and Ask) use of the transcriptions store: through this service, never the store itself (decision 083). */
-export { findStoredTranscription, findTranscription, latestCompletedTranscription, type StoredTranscription } from "./store";
+export { findStoredTranscription, findTranscription, latestCompletedTranscription, listTranscriptionRows, type StoredTranscription } from "./store";
 
 export const RUN_TRANSCRIPTION_JOB = "transcriptions.run";
 export type RunTranscriptionPayload = JobContracts[typeof RUN_TRANSCRIPTION_JOB];

@@ -28,6 +28,9 @@ BEGIN SELECT RAISE(ABORT, 'audit events are append-only'); END;
 CREATE TRIGGER audit_events_no_delete BEFORE DELETE ON audit_events
 BEGIN SELECT RAISE(ABORT, 'audit events are append-only'); END;
 
+-- Retention may erase a recording's audio alone, keeping its transcripts (decision 103).
+ALTER TABLE recordings ADD COLUMN audio_erased_at TEXT;
+
 -- Legal holds (decision 103): while released_at is null, the recordings a hold covers are
 -- neither deleted nor expired. A hold names one target; for a recording, its end user and
 -- device are copied so a DELETE of either finds the holds on their recordings.

@@ -17,6 +17,7 @@ export const AUDIT_ACTIONS = [
   "ask_session.delete",
   // Retention (decision 103)
   "recording.expire",
+  "recording.audio.expire",
   // Legal holds
   "legal_hold.create",
   "legal_hold.release",

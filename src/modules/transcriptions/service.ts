@@ -67,6 +67,9 @@ export function createTranscription(deps: Pick<Deps, "db" | "queue" | "events">,
     if (!HAS_AUDIO.has(recording.status)) {
       throw new ApiError("resource_conflict", `Recording ${recording.id} has no uploaded audio yet (status ${recording.status}).`, { param: "recording_id" });
     }
+    if (recording.audio_erased_at) {
+      throw new ApiError("resource_conflict", `The audio of recording ${recording.id} was erased by retention; it cannot be transcribed again.`, { param: "recording_id" });
+    }
     const running = findProcessingTranscription(db, principal, recording.id);
     if (running) {
       throw new ApiError("resource_conflict", `Transcription ${running.id} of recording ${recording.id} is still processing; reprocess it once that one has ended.`, {

@@ -28,8 +28,8 @@ describe("resolveConfig (contract 2)", () => {
   test("defaults when nothing is set", () => {
     const fresh = makeTenant(t.deps, "fresh-config");
     const c = resolveConfig(t.deps, { projectId: fresh.project.id, mode: "live" });
-    expect(Object.keys(c).sort()).toEqual(["ask_provider", "auto_summarize", "auto_transcribe", "language", "retention_audio_days", "retention_transcript_days", "settings", "summary_template"]);
-    expect(c).toMatchObject({ auto_transcribe: true, auto_summarize: true, summary_template: "general", language: null, ask_provider: null, retention_audio_days: null, retention_transcript_days: null });
+    expect(Object.keys(c).sort()).toEqual(["ask_provider", "auto_summarize", "auto_transcribe", "language", "redact_webhook_payloads", "retention_audio_days", "retention_transcript_days", "settings", "summary_template"]);
+    expect(c).toMatchObject({ auto_transcribe: true, auto_summarize: true, summary_template: "general", language: null, ask_provider: null, redact_webhook_payloads: false, retention_audio_days: null, retention_transcript_days: null });
     expect(c.settings.upload.streaming_chunk_kb).toBe(256);
   });
 

@@ -6,7 +6,9 @@ export const AUDIT_ACTIONS = [
   // Reads of content
   "recording.audio.read",
   "transcription.read",
+  "transcription.redacted.read",
   "summary.read",
+  "summary.redacted.read",
   "search.results.read",
   "ask.context.read",
   "ask.messages.read",

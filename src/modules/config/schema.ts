@@ -47,6 +47,7 @@ export const configBody = z.strictObject({
   ask_provider: z.enum(ASK_PROVIDERS).nullish(),
   retention_audio_days: retentionDays.nullish(),
   retention_transcript_days: retentionDays.nullish(),
+  redact_webhook_payloads: z.boolean().nullish(),
   settings: settingsOverrides.nullish(),
 });
 export type ConfigBody = z.infer<typeof configBody>;
@@ -60,6 +61,7 @@ export type ConfigOverrides = {
   ask_provider?: (typeof ASK_PROVIDERS)[number];
   retention_audio_days?: RetentionDays;
   retention_transcript_days?: RetentionDays;
+  redact_webhook_payloads?: boolean;
   settings?: z.infer<typeof settingsOverrides>;
 };
 
@@ -76,6 +78,8 @@ export const resolvedConfigSchema = z.object({
   retention_audio_days: z.int().nullable(),
   /** null: kept until deleted */
   retention_transcript_days: z.int().nullable(),
+  /** Webhook bodies carry transcripts and summaries with identifiers replaced (decision 106). */
+  redact_webhook_payloads: z.boolean(),
   settings: deviceSettingsSchema,
 });
 export type ResolvedConfig = z.infer<typeof resolvedConfigSchema>;
@@ -93,6 +97,7 @@ export const configLevelViewSchema = z
       ask_provider: z.enum(ASK_PROVIDERS).nullable(),
       retention_audio_days: retentionDays.nullable(),
       retention_transcript_days: retentionDays.nullable(),
+      redact_webhook_payloads: z.boolean().nullable(),
       settings: settingsOverrides,
     }),
     effective: resolvedConfigSchema,

@@ -26,14 +26,14 @@ export { findOrganizationOverrides, findOverrides, organizationOf } from "./stor
 /** What resolving a device's configuration needs: the connection, and the devices' rows through deviceSource. */
 export type ConfigDeps = Pick<Deps, "db" | "deviceSource">;
 
-const DEFAULTS = { auto_transcribe: true, auto_summarize: true, summary_template: "general", language: null, ask_provider: null } as const;
+const DEFAULTS = { auto_transcribe: true, auto_summarize: true, summary_template: "general", language: null, ask_provider: null, redact_webhook_payloads: false } as const;
 
 /** A retention setting's effective value: "keep" and unset both keep forever (null). */
 const days = (value: number | "keep" | undefined): number | null => (typeof value === "number" ? value : null);
 
 /** Merges levels farthest first: the nearest level that sets a key wins; settings merge deeply. */
 function mergeLevels(levels: (ConfigOverrides | undefined)[]): ResolvedConfig {
-  const pick = <K extends "auto_transcribe" | "auto_summarize" | "summary_template" | "language" | "ask_provider" | "retention_audio_days" | "retention_transcript_days">(key: K) =>
+  const pick = <K extends "auto_transcribe" | "auto_summarize" | "summary_template" | "language" | "ask_provider" | "redact_webhook_payloads" | "retention_audio_days" | "retention_transcript_days">(key: K) =>
     levels.reduce<ConfigOverrides[K] | undefined>((acc, level) => (level?.[key] !== undefined ? level[key] : acc), undefined);
   const language = pick("language");
   return {
@@ -44,6 +44,7 @@ function mergeLevels(levels: (ConfigOverrides | undefined)[]): ResolvedConfig {
     ask_provider: pick("ask_provider") ?? DEFAULTS.ask_provider,
     retention_audio_days: days(pick("retention_audio_days")),
     retention_transcript_days: days(pick("retention_transcript_days")),
+    redact_webhook_payloads: pick("redact_webhook_payloads") ?? DEFAULTS.redact_webhook_payloads,
     settings: resolveSettings(levels.map((l) => l?.settings)),
   };
 }
@@ -120,6 +121,7 @@ function view(located: Located): ConfigLevelView {
       ask_provider: o.ask_provider ?? null,
       retention_audio_days: o.retention_audio_days ?? null,
       retention_transcript_days: o.retention_transcript_days ?? null,
+      redact_webhook_payloads: o.redact_webhook_payloads ?? null,
       settings: o.settings ?? {},
     },
     effective: located.effective,

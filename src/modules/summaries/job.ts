@@ -5,6 +5,8 @@ import { recordEvent } from "../../events/outbox";
 import type { Tenant } from "../../tenancy";
 import type { JobContracts } from "../../jobs/contracts";
 import type { Job } from "../../jobs/queue";
+import { resolveConfig } from "../config/service";
+import { redactSummary } from "../redaction/service";
 import { eventData } from "../transcriptions/schema";
 import { findStoredTranscription, findTranscription } from "../transcriptions/service";
 import { diedTooOften, limitFor, TimeLimitError, withTimeLimit } from "../transcriptions/time-limit";
@@ -62,7 +64,8 @@ export function runSummary(deps: Deps) {
     db.transaction(() => {
       if (!settle(now)) return;
       const record = findStoredSummary(db, tenant, id)!.record;
-      recordEvent(deps, tenant, event, eventData(record, SUMMARY_EVENT_FIELDS[event]), now);
+      const redact = event === "summary.completed" && resolveConfig(deps, tenant, { endUserId: stored.endUserId }).redact_webhook_payloads;
+      recordEvent(deps, tenant, event, eventData(redact ? redactSummary(record) : record, SUMMARY_EVENT_FIELDS[event]), now);
     })();
   };
 }

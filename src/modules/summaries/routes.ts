@@ -4,11 +4,12 @@ import { authentication, authorize } from "../../http/auth";
 import { idempotency } from "../../http/idempotency";
 import { pageOf } from "../../http/pagination";
 import { idParam } from "../../http/schemas";
+import { redactedQuery } from "../redaction/schema";
 import { createSummaryBody, listSummariesQuery, summarySchema } from "./schema";
 import { createSummary, getSummary, listSummaries } from "./service";
 
 export function summariesRoutes(deps: Deps) {
-  const { db, clock } = deps;
+  const { clock } = deps;
   return new Elysia({ name: "parley.summaries", detail: { tags: ["Summaries"] } })
     .use(authentication(deps))
     .use(idempotency(deps))
@@ -35,9 +36,13 @@ export function summariesRoutes(deps: Deps) {
       response: { 200: pageOf(summarySchema) },
       detail: { summary: "List summaries", description: "Scope summaries:read. Filter by transcription_id; newest first." },
     })
-    .get("/summaries/:id", ({ principal, params }) => getSummary(deps, authorize(principal, "summaries:read"), params.id), {
+    .get("/summaries/:id", ({ principal, params, query }) => getSummary(deps, authorize(principal, "summaries:read"), params.id, { redacted: query.redacted === "true" }), {
       params: idParam,
+      query: redactedQuery,
       response: { 200: summarySchema },
-      detail: { summary: "Get a summary", description: "Scope summaries:read. Poll status, or wait for the summary.* events." },
+      detail: {
+        summary: "Get a summary",
+        description: "Scope summaries:read. Poll status, or wait for the summary.* events. With redacted=true, identifiers in the text and structured output are replaced by their kind ([NAME], [PHONE], ...).",
+      },
     });
 }

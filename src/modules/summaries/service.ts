@@ -9,6 +9,7 @@ import type { Page } from "../../http/pagination";
 import { newId } from "../../ids";
 import type { JobContracts } from "../../jobs/contracts";
 import { eventData, type Transcription } from "../transcriptions/schema";
+import { redactSummary } from "../redaction/service";
 import { findStoredTranscription } from "../transcriptions/service";
 import { type CreateSummaryBody, type ListSummariesQuery, SUMMARY_EVENT_FIELDS, type Summary, type TemplateName } from "./schema";
 import { findStoredSummary, findSummaryByTemplate, insertSummary, listSummaryRows, restartSummary } from "./store";
@@ -81,11 +82,11 @@ export function createSummary(deps: Pick<Deps, "db" | "queue" | "events">, princ
   })();
 }
 
-/** A summary the caller may see; the read is audited. */
-export async function getSummary(deps: Pick<Deps, "db" | "audit">, principal: Principal, id: string): Promise<Summary> {
+/** A summary the caller may see; with `redacted`, identifiers replaced by their kind. The read is audited, the original and the redacted view apart. */
+export async function getSummary(deps: Pick<Deps, "db" | "audit">, principal: Principal, id: string, options: { redacted?: boolean } = {}): Promise<Summary> {
   const summary = visible(principal, findStoredSummary(deps.db, principal, id), (s) => ownedBy(s.endUserId), `No summary ${id}.`).record;
-  await deps.audit.access(principal, "summary.read", summaryResources(summary));
-  return summary;
+  await deps.audit.access(principal, options.redacted ? "summary.redacted.read" : "summary.read", summaryResources(summary));
+  return options.redacted ? redactSummary(summary) : summary;
 }
 
 /** A page of summaries, text included: the read of every one on it is audited. */

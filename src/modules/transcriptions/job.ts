@@ -7,6 +7,7 @@ import { isOutOfSpace } from "../../storage/volumes";
 import type { Tenant } from "../../tenancy";
 import type { Job } from "../../jobs/queue";
 import { resolveConfig } from "../config/service";
+import { redactTranscript } from "../redaction/service";
 import { findRecording, setProcessingStatus, type StoredRecording } from "../recordings/service";
 import { type PipelineResult, SAMPLE_RATE, TranscriptionFailure, transcribePcm } from "./pipeline";
 import { eventData, TRANSCRIPTION_EVENT_FIELDS, type Transcription } from "./schema";
@@ -58,10 +59,11 @@ function complete(deps: Deps, tenant: Tenant, stored: StoredTranscription, recor
     if (!markTranscriptionCompleted(db, tenant, stored.record.id, { ...result, completed_at: now.toISOString() })) return;
     setProcessingStatus(db, tenant, recording.id, { status: "completed" }, now);
     const record = findTranscription(db, tenant, stored.record.id) as Transcription;
-    recordEvent(deps, tenant, "transcription.completed", eventData(record, TRANSCRIPTION_EVENT_FIELDS["transcription.completed"]), now);
+    const config = resolveConfig(deps, tenant, { endUserId: recording.end_user_id, deviceId: recording.device_id });
+    const payload = config.redact_webhook_payloads ? redactTranscript(record) : record;
+    recordEvent(deps, tenant, "transcription.completed", eventData(payload, TRANSCRIPTION_EVENT_FIELDS["transcription.completed"]), now);
     const job = { project_id: tenant.projectId, mode: tenant.mode, transcription_id: record.id };
     deps.queue.enqueue("search.index_transcription", job, { dedupeKey: `search.index_transcription:${record.id}` });
-    const config = resolveConfig(deps, tenant, { endUserId: recording.end_user_id, deviceId: recording.device_id });
     if (config.auto_summarize) deps.queue.enqueue("summaries.auto", { ...job, template: config.summary_template }, { dedupeKey: `summaries.auto:${record.id}` });
   })();
 }

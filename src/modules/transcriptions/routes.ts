@@ -4,11 +4,12 @@ import { authentication, authorize } from "../../http/auth";
 import { idempotency } from "../../http/idempotency";
 import { pageOf } from "../../http/pagination";
 import { idParam } from "../../http/schemas";
+import { redactedQuery } from "../redaction/schema";
 import { createTranscriptionBody, listTranscriptionsQuery, transcriptionSchema } from "./schema";
 import { createTranscription, getTranscription, listTranscriptions } from "./service";
 
 export function transcriptionsRoutes(deps: Deps) {
-  const { db, clock } = deps;
+  const { clock } = deps;
   return new Elysia({ name: "parley.transcriptions", detail: { tags: ["Transcriptions"] } })
     .use(authentication(deps))
     .use(idempotency(deps))
@@ -35,9 +36,14 @@ export function transcriptionsRoutes(deps: Deps) {
       response: { 200: pageOf(transcriptionSchema) },
       detail: { summary: "List transcriptions", description: "Scope transcriptions:read. Filter by recording_id; newest first." },
     })
-    .get("/transcriptions/:id", ({ principal, params }) => getTranscription(deps, authorize(principal, "transcriptions:read"), params.id), {
+    .get("/transcriptions/:id", ({ principal, params, query }) => getTranscription(deps, authorize(principal, "transcriptions:read"), params.id, { redacted: query.redacted === "true" }), {
       params: idParam,
+      query: redactedQuery,
       response: { 200: transcriptionSchema },
-      detail: { summary: "Get a transcription", description: "Scope transcriptions:read. Poll status, or wait for the transcription.* events." },
+      detail: {
+        summary: "Get a transcription",
+        description:
+          "Scope transcriptions:read. Poll status, or wait for the transcription.* events. With redacted=true, names, dates of birth, phone numbers, emails, addresses, record and case numbers, IBANs and card numbers in the text and segments are replaced by their kind ([NAME], [PHONE], ...).",
+      },
     });
 }

@@ -10,6 +10,7 @@ import { whisperLanguage } from "../../engines/whisper-languages";
 import { newId } from "../../ids";
 import type { JobContracts } from "../../jobs/contracts";
 import { findRecording, loadRecording, setProcessingStatus } from "../recordings/service";
+import { redactTranscript } from "../redaction/service";
 import { type CreateTranscriptionBody, eventData, type ListTranscriptionsQuery, TRANSCRIPTION_EVENT_FIELDS, type Transcription } from "./schema";
 import { findProcessingTranscription, findStoredTranscription, insertTranscription, listTranscriptionRows } from "./store";
 
@@ -80,11 +81,11 @@ export function createTranscription(deps: Pick<Deps, "db" | "queue" | "events">,
   })();
 }
 
-/** A transcription the caller may see (end-user-scoped keys: only their end user's); the read is audited. */
-export async function getTranscription(deps: Pick<Deps, "db" | "audit">, principal: Principal, id: string): Promise<Transcription> {
+/** A transcription the caller may see (end-user-scoped keys: only their end user's); with `redacted`, identifiers replaced by their kind. The read is audited, the original and the redacted view apart. */
+export async function getTranscription(deps: Pick<Deps, "db" | "audit">, principal: Principal, id: string, options: { redacted?: boolean } = {}): Promise<Transcription> {
   const transcription = visible(principal, findStoredTranscription(deps.db, principal, id), (t) => ownedBy(t.endUserId), `No transcription ${id}.`).record;
-  await deps.audit.access(principal, "transcription.read", [transcription.id, transcription.recording_id]);
-  return transcription;
+  await deps.audit.access(principal, options.redacted ? "transcription.redacted.read" : "transcription.read", [transcription.id, transcription.recording_id]);
+  return options.redacted ? redactTranscript(transcription) : transcription;
 }
 
 /** A page of transcriptions, text included: the read of every one on it is audited. */

@@ -17,8 +17,8 @@ const INSERT = `INSERT INTO audit_events (${STORED_COLUMNS.join(", ")}) VALUES (
  * its commit fail; seq = head + 1 on the primary key makes a fork impossible to store.
  */
 export function appendAuditRow(db: Database, fields: AuditFields): AuditRow {
-  const head = db.query<{ seq: number; hash: string }, []>("SELECT seq, hash FROM audit_events ORDER BY seq DESC LIMIT 1").get();
-  const unsigned = { ...fields, seq: (head?.seq ?? 0) + 1, prev_hash: head?.hash ?? GENESIS_HASH };
+  const head = chainHead(db);
+  const unsigned = { ...fields, seq: (head?.sequence ?? 0) + 1, prev_hash: head?.hash ?? GENESIS_HASH };
   const row: AuditRow = { ...unsigned, hash: hashOf(unsigned) };
   db.query(INSERT).run(...STORED_COLUMNS.map((column) => row[column]));
   return row;

@@ -76,6 +76,19 @@ describe("access audit log", () => {
     expect(JSON.stringify(mine)).not.toContain("headache");
   });
 
+  test("over a real connection the client's address is recorded", async () => {
+    const { t, tenant, transcription, reader } = await auditedApp();
+    t.app.listen({ port: 0, hostname: "127.0.0.1" });
+    try {
+      const res = await fetch(`http://127.0.0.1:${t.app.server!.port}/v1/transcriptions/${transcription}`, { headers: { authorization: `Bearer ${reader.key}` } });
+      expect(res.status).toBe(200);
+      const [row] = await eventsFor(t, tenant.test, `resource_id=${transcription}`);
+      expect(row).toMatchObject({ client_address: "127.0.0.1", request_id: res.headers.get("request-id") });
+    } finally {
+      await t.app.stop();
+    }
+  });
+
   test("a restricted key needs audit:read; other projects' rows are not listed; filters validate", async () => {
     const { t, tenant, reader } = await auditedApp();
     expect((await t.call("GET", "/v1/audit-events", { key: reader.key })).status).toBe(403);

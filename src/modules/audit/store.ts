@@ -4,24 +4,29 @@ import { paginate } from "../../http/pagination";
 import type { Tenant } from "../../tenancy";
 import { type AuditRow, GENESIS_HASH, HASHED_COLUMNS, hashOf } from "./chain";
 
-/** What a new row says; the chain columns (seq, prev_hash, hash) are filled in by appendAuditRow. */
+/** What a new row says; the chain columns (seq, prev_hash, hash) are filled in by appendAuditRows. */
 export type AuditFields = Omit<AuditRow, "seq" | "prev_hash" | "hash">;
 
 const STORED_COLUMNS = [...HASHED_COLUMNS, "hash"] as const;
 const INSERT = `INSERT INTO audit_events (${STORED_COLUMNS.join(", ")}) VALUES (${STORED_COLUMNS.map(() => "?").join(", ")})`;
 
 /**
- * Appends a row at the head of the chain. Call inside a transaction (the caller's, or the
- * group commit's): the head is read in it, so a rolled-back row leaves no gap, and a row
- * appended concurrently by another connection (the CLI) either precedes this one or makes
- * its commit fail; seq = head + 1 on the primary key makes a fork impossible to store.
+ * Appends rows at the head of the chain, in order. Call inside a transaction (the caller's,
+ * or the group commit's): the head is read in it, so rows rolled back leave no gap, and rows
+ * appended concurrently by another connection (the CLI) either precede these or make their
+ * commit fail; seq = head + 1 on the primary key makes a fork impossible to store.
  */
-export function appendAuditRow(db: Database, fields: AuditFields): AuditRow {
+export function appendAuditRows(db: Database, batch: readonly AuditFields[]): void {
   const head = chainHead(db);
-  const unsigned = { ...fields, seq: (head?.sequence ?? 0) + 1, prev_hash: head?.hash ?? GENESIS_HASH };
-  const row: AuditRow = { ...unsigned, hash: hashOf(unsigned) };
-  db.query(INSERT).run(...STORED_COLUMNS.map((column) => row[column]));
-  return row;
+  let seq = head?.sequence ?? 0;
+  let prev = head?.hash ?? GENESIS_HASH;
+  const insert = db.query(INSERT);
+  for (const fields of batch) {
+    const unsigned = { ...fields, seq: ++seq, prev_hash: prev };
+    const row: AuditRow = { ...unsigned, hash: hashOf(unsigned) };
+    insert.run(...STORED_COLUMNS.map((column) => row[column]));
+    prev = row.hash;
+  }
 }
 
 /** Every row in chain order, read lazily (the log can be large). */

@@ -28,6 +28,9 @@ BEGIN SELECT RAISE(ABORT, 'audit events are append-only'); END;
 CREATE TRIGGER audit_events_no_delete BEFORE DELETE ON audit_events
 BEGIN SELECT RAISE(ABORT, 'audit events are append-only'); END;
 
+-- Retention may erase a recording's audio alone, keeping its transcripts (decision 103).
+ALTER TABLE recordings ADD COLUMN audio_erased_at TEXT;
+
 -- Legal holds (decision 103): while released_at is null, the recordings a hold covers are
 -- neither deleted nor expired. A hold names one target; for a recording, its end user and
 -- device are copied so a DELETE of either finds the holds on their recordings.
@@ -49,3 +52,27 @@ CREATE TABLE legal_holds (
 );
 CREATE INDEX legal_holds_tenant ON legal_holds(project_id, mode, created_at, id);
 CREATE INDEX legal_holds_active ON legal_holds(project_id, mode) WHERE released_at IS NULL;
+
+-- eDiscovery exports: a zip of the selected recordings' content with a manifest and a
+-- chain-of-custody extract of the audit log, built by a job into storage. The optional
+-- passphrase is kept encrypted with the server secret only until the job has used it.
+CREATE TABLE exports (
+  id TEXT PRIMARY KEY,
+  project_id TEXT NOT NULL REFERENCES projects(id),
+  mode TEXT NOT NULL,
+  status TEXT NOT NULL,
+  matter TEXT,
+  filter TEXT NOT NULL,
+  recording_ids TEXT NOT NULL,
+  encrypted INTEGER NOT NULL,
+  passphrase_sealed TEXT,
+  storage_key TEXT,
+  sha256 TEXT,
+  size_bytes INTEGER,
+  error TEXT,
+  created_by TEXT,
+  created_at TEXT NOT NULL,
+  completed_at TEXT,
+  failed_at TEXT
+);
+CREATE INDEX exports_tenant ON exports(project_id, mode, created_at, id);

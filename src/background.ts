@@ -10,6 +10,7 @@ import { registerSummaryJobs } from "./modules/summaries/job";
 import { registerTranscriptionJobs } from "./modules/transcriptions/job";
 import { registerRecordingWork } from "./modules/recordings/background";
 import { registerRetentionWork } from "./modules/retention/service";
+import { registerExportJobs } from "./modules/exports/job";
 import { registerSearchWork } from "./modules/search/indexer";
 import { registerWebhookWork } from "./modules/webhooks/background";
 
@@ -22,6 +23,7 @@ export function registerBackgroundWork(deps: Deps): PeriodicTask[] {
   registerTranscriptionJobs(deps);
   registerSummaryJobs(deps);
   registerWalTruncation(deps);
+  registerExportJobs(deps);
   const tasks: PeriodicTask[] = [
     { name: "purge-idempotency-keys", pattern: "0 */10 * * * *", run: () => void purgeExpiredIdempotencyKeys(db, clock.now()) },
     { name: "purge-spent-tokens", pattern: "0 17 * * * *", run: () => void purgeSpentTokens(deps, clock.now()) },

@@ -11,6 +11,7 @@ import { backupCommand, restoreCommand } from "./cli/backup";
 import { PARLEY_VERSION } from "./version";
 import { auditCommand } from "./modules/audit/cli";
 import { adminCommand } from "./modules/admins/cli";
+import { exportCommand } from "./modules/exports/cli";
 import { configCommand } from "./modules/config/cli";
 import { firmwareCommand } from "./modules/firmware/cli";
 import { keysCommand } from "./modules/keys/cli";
@@ -39,6 +40,7 @@ const STANDALONE: Record<string, StandaloneCommand> = {
   backup: backupCommand,
   restore: restoreCommand,
   simulate: simulateCommand,
+  export: (_config, args) => exportCommand(args),
   demo: async (config, args) => (await import("./demo")).demoCommand(config, args),
 };
 
@@ -57,6 +59,7 @@ usage: parley [serve]                 start the appliance (default)
        parley --version               the version of this parley
        parley firmware add|publish|list  organization firmware releases for OTA
        parley audit verify           checks the audit log's hash chain (exit 1 naming the first bad row)
+       parley export verify ARCHIVE  re-checks an eDiscovery export against its manifest
        parley simulate --devices N --api-key KEY  simulated wearables against a running server
        parley demo [--devices N]     the appliance plus simulated wearables, for an offline demo
 

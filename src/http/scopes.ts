@@ -24,6 +24,8 @@ export const SCOPES = [
   "audit:read",
   "legal_holds:read",
   "legal_holds:write",
+  "exports:read",
+  "exports:write",
 ] as const;
 
 export type Scope = (typeof SCOPES)[number];

@@ -33,6 +33,8 @@ export type JobContracts = {
   "search.reindex": Record<string, never>;
   /** Empties the WAL after an erasure (decision 078). */
   "db.truncate_wal": Record<string, never>;
+  /** Exports: builds an eDiscovery archive into storage. */
+  "exports.build": TenantJob & { export_id: string };
 };
 
 export type JobName = keyof JobContracts;
@@ -49,4 +51,5 @@ export const JOB_NAMES = Object.keys({
   "search.index_transcription": true,
   "search.reindex": true,
   "db.truncate_wal": true,
+  "exports.build": true,
 } satisfies Record<JobName, true>) as JobName[];

@@ -64,6 +64,7 @@ const REQUESTS: Record<string, () => { body?: unknown; query?: string }> = {
   "POST /v1/webhooks": () => ({ body: { url: "https://hooks.example.com/intruder", events: ["recording.created"] } }),
   "GET /v1/audit-events": () => ({ query: `resource_id=${own.recording}` }),
   "POST /v1/legal-holds": () => ({ body: { matter: "Intruder v. Owner", recording_id: own.recording } }),
+  "POST /v1/exports": () => ({ body: { end_user_id: own.endUser } }),
 };
 
 /** Which owner object a path parameter names: the resource the segment before it is. */
@@ -81,6 +82,7 @@ function fillPath(path: string): string {
     ota: "ota",
     deliveries: "delivery",
     "legal-holds": "legalHold",
+    exports: "export",
   };
   const parts = path.split("/");
   return parts
@@ -146,6 +148,8 @@ beforeAll(async () => {
   await t.deps.queue.drain();
   own.summary = (await call("GET", `/v1/summaries?transcription_id=${own.transcription}`)).data[0].id;
   own.legalHold = (await call("POST", "/v1/legal-holds", { matter: "Owner's matter", end_user_id: someoneElse })).id;
+  own.export = (await call("POST", "/v1/exports", { matter: "Owner's export", recording_ids: [own.recording] })).id;
+  await t.deps.queue.drain();
   own.session = (await call("POST", "/v1/ask/sessions", { scope: { type: "recording", recording_id: own.recording }, title: "Owner's private chat" })).id;
   marker.sessionTitle = "Owner's private chat";
 

@@ -187,13 +187,18 @@ describe("every operation answers a documented success", () => {
     await expectStatus(204, "DELETE", `/v1/recordings/${rec.id}`, { key });
   });
 
-  test("legal holds and the audit log", async () => {
+  test("legal holds, the audit log and exports", async () => {
     const user = await expectStatus(201, "POST", "/v1/end-users", { key, body: { name: "Held" } });
     const hold = await expectStatus(201, "POST", "/v1/legal-holds", { key, body: { matter: "Contract test", end_user_id: user.id, note: "keep" } });
     await expectStatus(200, "GET", "/v1/legal-holds?status=active", { key });
     await expectStatus(200, "GET", `/v1/legal-holds/${hold.id}`, { key });
     await expectStatus(200, "POST", `/v1/legal-holds/${hold.id}/release`, { key });
     await expectStatus(200, "GET", `/v1/audit-events?resource_id=${hold.id}`, { key });
+    const exp = await expectStatus(202, "POST", "/v1/exports", { key, body: { matter: "Contract test", end_user_id: user.id } });
+    await t.deps.queue.drain();
+    await expectStatus(200, "GET", "/v1/exports", { key });
+    await expectStatus(200, "GET", `/v1/exports/${exp.id}`, { key });
+    await expectStatus(200, "GET", `/v1/exports/${exp.id}/download`, { key });
   });
 
   test("webhooks and their deliveries", async () => {

@@ -48,6 +48,9 @@ describe("access audit log", () => {
       request_id: read.headers.get("request-id"),
     });
     expect(row.hash).toMatch(/^[0-9a-f]{64}$/);
+    // The redacted view is audited apart, so "who saw the original" has its own answer.
+    expect((await t.call("GET", `/v1/transcriptions/${transcription}?redacted=true`, { key: reader.key })).status).toBe(200);
+    expect((await eventsFor(t, tenant.test, `resource_id=${transcription}`)).map((e) => e.action)).toEqual(["transcription.redacted.read", "transcription.read"]);
 
     // Audio, summaries, search results (the chunk ids) and Ask (the chunk ids the model was given).
     expect((await t.call("GET", `/v1/recordings/${recording}/audio`, { key: reader.key, headers: { range: "bytes=0-9" } })).status).toBe(206);
@@ -68,9 +71,22 @@ describe("access audit log", () => {
     expect(byAction["ask.context.read"]).toEqual(expect.arrayContaining([ask.body.session_id, ...given]));
     // "Who read this recording?" answers with every one of those reads.
     const aboutRecording = (await eventsFor(t, tenant.test, `resource_id=${recording}&limit=100`)).map((e) => e.action);
-    expect(new Set(aboutRecording)).toEqual(new Set(["transcription.read", "recording.audio.read", "summary.read", "search.results.read", "ask.context.read"]));
+    expect(new Set(aboutRecording)).toEqual(new Set(["transcription.read", "transcription.redacted.read", "recording.audio.read", "summary.read", "search.results.read", "ask.context.read"]));
     // The query text is never recorded: ids only.
     expect(JSON.stringify(mine)).not.toContain("headache");
+  });
+
+  test("over a real connection the client's address is recorded", async () => {
+    const { t, tenant, transcription, reader } = await auditedApp();
+    t.app.listen({ port: 0, hostname: "127.0.0.1" });
+    try {
+      const res = await fetch(`http://127.0.0.1:${t.app.server!.port}/v1/transcriptions/${transcription}`, { headers: { authorization: `Bearer ${reader.key}` } });
+      expect(res.status).toBe(200);
+      const [row] = await eventsFor(t, tenant.test, `resource_id=${transcription}`);
+      expect(row).toMatchObject({ client_address: "127.0.0.1", request_id: res.headers.get("request-id") });
+    } finally {
+      await t.app.stop();
+    }
   });
 
   test("a restricted key needs audit:read; other projects' rows are not listed; filters validate", async () => {

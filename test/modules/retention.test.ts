@@ -47,8 +47,17 @@ describe("retention", () => {
 
     t.clock.advance(23 * DAY);
     await t.runTask("expire-recordings");
-    // A transcript kept forever (retention_transcript_days unset) keeps its recording.
+    // A transcript kept forever (retention_transcript_days unset) keeps its recording: only its audio goes.
     expect(await standing()).toEqual({ plain: false, held: true, kept: true, fromDevice: false, transcribed: true });
+    const audio = await t.call("GET", `/v1/recordings/${transcribed}/audio`, { key });
+    expect([audio.status, audio.body.error.message]).toEqual([409, expect.stringContaining("erased by retention")]);
+    expect((await t.call("GET", `/v1/transcriptions?recording_id=${transcribed}`, { key })).body.data[0].text).toBeString();
+    expect((await t.call("POST", "/v1/transcriptions", { key, body: { recording_id: transcribed } })).status).toBe(409);
+    await t.deps.queue.drain();
+    expect(await t.deps.storage.size(`${tenant.project.id}/test/${transcribed}/original`)).toBeNull();
+    expect((await call("GET", "/v1/audit-events?action=recording.audio.expire")).data.map((e: { resource_ids: string[] }) => e.resource_ids)).toEqual([[transcribed]]);
+    // The held recording kept its audio too.
+    expect((await t.call("GET", `/v1/recordings/${held}/audio`, { key })).status).toBe(200);
 
     await call("PUT", "/v1/config/project", { retention_audio_days: 30, retention_transcript_days: 60 });
     t.clock.advance(30 * DAY);

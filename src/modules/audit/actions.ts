@@ -6,10 +6,9 @@ export const AUDIT_ACTIONS = [
   // Reads of content
   "recording.audio.read",
   "transcription.read",
+  "transcription.redacted.read",
   "summary.read",
-  // The same, with identifiers replaced (?redacted=true, decision 106)
-  "transcription.read_redacted",
-  "summary.read_redacted",
+  "summary.redacted.read",
   "search.results.read",
   "ask.context.read",
   "ask.messages.read",
@@ -20,9 +19,13 @@ export const AUDIT_ACTIONS = [
   "ask_session.delete",
   // Retention (decision 103)
   "recording.expire",
+  "recording.audio.expire",
   // Legal holds
   "legal_hold.create",
   "legal_hold.release",
+  // eDiscovery exports
+  "export.create",
+  "export.download",
   // Keys and administration
   "key.create",
   "key.revoke",

@@ -23,28 +23,31 @@ export type AuditRow = {
 /** The predecessor of the first row. */
 export const GENESIS_HASH = "0".repeat(64);
 
+/** The columns a row's hash covers, in canonical order: every column but the hash itself. */
+export const HASHED_COLUMNS = [
+  "seq",
+  "id",
+  "created_at",
+  "project_id",
+  "mode",
+  "actor_type",
+  "actor_id",
+  "admin_email",
+  "device_id",
+  "action",
+  "resource_ids",
+  "request_id",
+  "client_address",
+  "prev_hash",
+] as const satisfies readonly (keyof AuditRow)[];
+
 /**
- * A row's canonical form: every column but its own hash, in a fixed order, as a JSON array
- * (so no separator inside a value can make two rows read alike). Changing it breaks every
- * existing chain: it is part of the stored format (decision 102).
+ * A row's canonical form: HASHED_COLUMNS' values as a JSON array (so no separator inside a
+ * value can make two rows read alike). Changing it breaks every existing chain: it is part
+ * of the stored format (decision 102).
  */
 export function canonicalForm(row: Omit<AuditRow, "hash">): string {
-  return JSON.stringify([
-    row.seq,
-    row.id,
-    row.created_at,
-    row.project_id,
-    row.mode,
-    row.actor_type,
-    row.actor_id,
-    row.admin_email,
-    row.device_id,
-    row.action,
-    row.resource_ids,
-    row.request_id,
-    row.client_address,
-    row.prev_hash,
-  ]);
+  return JSON.stringify(HASHED_COLUMNS.map((column) => row[column]));
 }
 
 export function hashOf(row: Omit<AuditRow, "hash">): string {

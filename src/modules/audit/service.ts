@@ -5,7 +5,8 @@ import type { Page } from "../../http/pagination";
 import type { AuditAction } from "./actions";
 import { type AuditRow, type ChainVerdict, verifyChain } from "./chain";
 import type { AuditEvent, ListAuditEventsQuery } from "./schema";
-import { chainRows, listAuditRows } from "./store";
+import { auditRowsAbout, chainHead, chainRows, listAuditRows } from "./store";
+import type { Tenant } from "../../tenancy";
 
 export { type Actor, type AuditTrail, actorOf, adminActor, ChainedAuditTrail, operatorActor, recordAudit, systemActor } from "./trail";
 
@@ -36,4 +37,9 @@ export function listAuditEvents(db: Database, principal: Principal, q: ListAudit
 /** `parley audit verify`: the whole chain, every tenant's rows, in order. */
 export function verifyAuditChain(db: Database): ChainVerdict {
   return verifyChain(chainRows(db));
+}
+
+/** An export's chain-of-custody record: every audit row naming its recordings or itself, with their hashes, and the chain's head. */
+export function custodyOf(db: Database, tenant: Tenant, ids: readonly string[]): { chain_head: { sequence: number; hash: string } | null; events: AuditEvent[] } {
+  return { chain_head: chainHead(db), events: auditRowsAbout(db, tenant, ids).map(toAuditEvent) };
 }

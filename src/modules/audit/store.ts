@@ -2,42 +2,31 @@ import type { Database, SQLQueryBindings } from "bun:sqlite";
 import type { Page, PageRequest } from "../../http/pagination";
 import { paginate } from "../../http/pagination";
 import type { Tenant } from "../../tenancy";
-import { type AuditRow, GENESIS_HASH, hashOf } from "./chain";
+import { type AuditRow, GENESIS_HASH, HASHED_COLUMNS, hashOf } from "./chain";
 
-/** What a new row says; the chain columns (seq, prev_hash, hash) are filled in by appendAuditRow. */
+/** What a new row says; the chain columns (seq, prev_hash, hash) are filled in by appendAuditRows. */
 export type AuditFields = Omit<AuditRow, "seq" | "prev_hash" | "hash">;
 
+const STORED_COLUMNS = [...HASHED_COLUMNS, "hash"] as const;
+const INSERT = `INSERT INTO audit_events (${STORED_COLUMNS.join(", ")}) VALUES (${STORED_COLUMNS.map(() => "?").join(", ")})`;
+
 /**
- * Appends a row at the head of the chain. Call inside a transaction (the caller's, or the
- * group commit's): the head is read in it, so a rolled-back row leaves no gap, and a row
- * appended concurrently by another connection (the CLI) either precedes this one or makes
- * its commit fail; seq = head + 1 on the primary key makes a fork impossible to store.
+ * Appends rows at the head of the chain, in order. Call inside a transaction (the caller's,
+ * or the group commit's): the head is read in it, so rows rolled back leave no gap, and rows
+ * appended concurrently by another connection (the CLI) either precede these or make their
+ * commit fail; seq = head + 1 on the primary key makes a fork impossible to store.
  */
-export function appendAuditRow(db: Database, fields: AuditFields): AuditRow {
-  const head = db.query<{ seq: number; hash: string }, []>("SELECT seq, hash FROM audit_events ORDER BY seq DESC LIMIT 1").get();
-  const unsigned = { ...fields, seq: (head?.seq ?? 0) + 1, prev_hash: head?.hash ?? GENESIS_HASH };
-  const row: AuditRow = { ...unsigned, hash: hashOf(unsigned) };
-  db.query(
-    `INSERT INTO audit_events (seq, id, created_at, project_id, mode, actor_type, actor_id, admin_email, device_id, action, resource_ids, request_id, client_address, prev_hash, hash)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-  ).run(
-    row.seq,
-    row.id,
-    row.created_at,
-    row.project_id,
-    row.mode,
-    row.actor_type,
-    row.actor_id,
-    row.admin_email,
-    row.device_id,
-    row.action,
-    row.resource_ids,
-    row.request_id,
-    row.client_address,
-    row.prev_hash,
-    row.hash,
-  );
-  return row;
+export function appendAuditRows(db: Database, batch: readonly AuditFields[]): void {
+  const head = chainHead(db);
+  let seq = head?.sequence ?? 0;
+  let prev = head?.hash ?? GENESIS_HASH;
+  const insert = db.query(INSERT);
+  for (const fields of batch) {
+    const unsigned = { ...fields, seq: ++seq, prev_hash: prev };
+    const row: AuditRow = { ...unsigned, hash: hashOf(unsigned) };
+    insert.run(...STORED_COLUMNS.map((column) => row[column]));
+    prev = row.hash;
+  }
 }
 
 /** Every row in chain order, read lazily (the log can be large). */
@@ -65,4 +54,20 @@ export function listAuditRows<T>(db: Database, tenant: Tenant, filter: AuditFilt
   add("created_at >= ?", filter.createdAfter);
   add("created_at < ?", filter.createdBefore);
   return paginate<AuditRow, T>(db, { table: "audit_events", where, params }, page, present);
+}
+
+/** The tenant's rows naming any of `ids`, in chain order: an export's chain of custody. */
+export function auditRowsAbout(db: Database, tenant: Tenant, ids: readonly string[]): AuditRow[] {
+  return db
+    .query<AuditRow, [string, string, string]>(
+      `SELECT * FROM audit_events WHERE project_id = ? AND mode = ?
+       AND EXISTS (SELECT 1 FROM json_each(resource_ids) r WHERE r.value IN (SELECT value FROM json_each(?))) ORDER BY seq`,
+    )
+    .all(tenant.projectId, tenant.mode, JSON.stringify(ids));
+}
+
+/** The newest row's position and hash: what an operator anchors, and what an export's custody record quotes. */
+export function chainHead(db: Database): { sequence: number; hash: string } | null {
+  const head = db.query<{ seq: number; hash: string }, []>("SELECT seq, hash FROM audit_events ORDER BY seq DESC LIMIT 1").get();
+  return head ? { sequence: head.seq, hash: head.hash } : null;
 }

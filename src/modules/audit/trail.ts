@@ -6,7 +6,7 @@ import type { Principal, RequestOrigin } from "../../http/auth";
 import { newId } from "../../ids";
 import type { Tenant } from "../../tenancy";
 import type { AuditAction } from "./actions";
-import { type AuditFields, appendAuditRow } from "./store";
+import { type AuditFields, appendAuditRows } from "./store";
 
 /**
  * Who acted: a credential (its kind and id, the device of a device token, and an
@@ -61,9 +61,20 @@ export class ChainedAuditTrail implements AuditTrail {
     private readonly clock: Clock,
   ) {}
 
+  /** Reads of this event-loop turn, written as one unit of the next group commit. */
+  private pending: AuditFields[] = [];
+  private batch: Promise<void> | null = null;
+
   access(principal: Principal, action: AuditAction, resourceIds: readonly string[]): Promise<void> {
-    const fields = auditFields(actorOf(principal), principal, action, resourceIds, this.clock.now());
-    return this.groupCommit.run(() => void appendAuditRow(this.db, fields));
+    this.pending.push(auditFields(actorOf(principal), principal, action, resourceIds, this.clock.now()));
+    // One unit for the turn's reads: one savepoint and one head lookup, however many rows (decision 102).
+    this.batch ??= this.groupCommit.run(() => {
+      const rows = this.pending;
+      this.pending = [];
+      this.batch = null;
+      appendAuditRows(this.db, rows);
+    });
+    return this.batch;
   }
 
   record(who: Principal | Actor, tenant: Tenant | null, action: AuditAction, resourceIds: readonly string[]): void {
@@ -76,7 +87,7 @@ export class ChainedAuditTrail implements AuditTrail {
  * and projects services the CLI and an admin session share). Modules with Deps use deps.audit.
  */
 export function recordAudit(db: Database, actor: Actor, tenant: Tenant | null, action: AuditAction, resourceIds: readonly string[], now: Date): void {
-  appendAuditRow(db, auditFields(actor, tenant, action, resourceIds, now));
+  appendAuditRows(db, [auditFields(actor, tenant, action, resourceIds, now)]);
 }
 
 function auditFields(actor: Actor, tenant: Tenant | null, action: AuditAction, resourceIds: readonly string[], now: Date): AuditFields {

@@ -13,10 +13,10 @@ import { findEndUser } from "../end-users/service";
 import { eraseRecordingCopies } from "./erasure";
 import { DELETE_OBJECTS_JOB, recordingPrefix } from "./objects";
 import type { CreateRecordingBody, ListRecordingsQuery, Recording } from "./schema";
-import { deleteRecordingRow, findRecording, insertRecording, listRecordingRows, recordExaminedAudio, type StoredRecording, toRecording } from "./store";
+import { deleteRecordingRow, findRecording, insertRecording, listRecordingRows, markAudioErased, recordExaminedAudio, type StoredRecording, toRecording } from "./store";
 
 /** What other modules (transcriptions, search and Ask) use of the recordings store: through this service, never the store itself (decision 083). */
-export { findRecording, listRecordingOwners, listRecordingsMadeBefore, type RecordingOwner, setProcessingStatus, type StoredRecording } from "./store";
+export { findRecording, listRecordingOwners, listRecordingsMadeBefore, type RecordingOwner, selectRecordings, setProcessingStatus, type StoredRecording, toRecording } from "./store";
 
 /**
  * POST /recordings. A device token fixes device_id and end_user_id (body values are
@@ -136,6 +136,16 @@ export function deleteRecording(deps: Deps, principal: Principal, id: string, no
     eraseRecording(deps, principal, loadRecording(deps.db, principal, id), now);
     deps.audit.record(principal, principal, "recording.delete", [id]);
   })();
+}
+
+/**
+ * Retention's erasure of the audio alone (decision 103): every stored object of the
+ * recording goes (by the same job as DELETE's), the recording, its transcripts and
+ * summaries stay. Call inside a transaction.
+ */
+export function eraseAudio(deps: Pick<Deps, "db" | "queue">, tenant: Tenant, recording: StoredRecording, now: Date): void {
+  markAudioErased(deps.db, tenant, recording.id, now.toISOString());
+  deps.queue.enqueue(DELETE_OBJECTS_JOB, { prefix: recordingPrefix(tenant, recording.id) });
 }
 
 /**

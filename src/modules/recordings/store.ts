@@ -15,6 +15,8 @@ export type StoredRecording = Recording & {
   staged_size: number | null;
   completion: Completion | null;
   verification: "pending" | null;
+  /** When retention erased the audio alone (storage_key is then null; transcripts stay). */
+  audio_erased_at: string | null;
 };
 
 /** The stored row: JSON and booleans as SQLite keeps them, plus the storage facts. */
@@ -57,12 +59,13 @@ function toStored(row: Row): StoredRecording {
     staged_size: row.staged_size,
     completion: row.completion ? (JSON.parse(row.completion) as Completion) : null,
     verification: row.verification,
+    audio_erased_at: row.audio_erased_at,
   };
 }
 
 /** The public resource of a stored recording (spec 2.7 and the documented extra fields). */
 export function toRecording(r: StoredRecording): Recording {
-  const { duration_exact: _d, storage_key: _k, staged_size: _s, completion: _c, verification: _v, ...resource } = r;
+  const { duration_exact: _d, storage_key: _k, staged_size: _s, completion: _c, verification: _v, audio_erased_at: _a, ...resource } = r;
   return resource;
 }
 
@@ -297,4 +300,25 @@ export function listRecordingsMadeBefore(db: Database, owner: RecordingOwner, cu
     )
     .all(owner.project_id, owner.mode, owner.end_user_id, owner.device_id, cutoff)
     .map(toStored);
+}
+
+/** A tenant's recordings of one end user, or with the given ids, created within a period: an export's selection, oldest first. */
+export function selectRecordings(db: Database, tenant: Tenant, filter: { endUserId?: string; ids?: string[]; createdAfter?: string; createdBefore?: string }): StoredRecording[] {
+  const where = ["project_id = ?", "mode = ?"];
+  const params: SQLQueryBindings[] = [tenant.projectId, tenant.mode];
+  const add = (clause: string, value: string | undefined) => {
+    if (value === undefined) return;
+    where.push(clause);
+    params.push(value);
+  };
+  add("end_user_id = ?", filter.endUserId);
+  add("id IN (SELECT value FROM json_each(?))", filter.ids && JSON.stringify(filter.ids));
+  add("created_at >= ?", filter.createdAfter);
+  add("created_at < ?", filter.createdBefore);
+  return db.query<Row, SQLQueryBindings[]>(`SELECT * FROM recordings WHERE ${where.join(" AND ")} ORDER BY created_at, id`).all(...params).map(toStored);
+}
+
+/** Retention's partial erasure: the recording no longer refers to stored audio. */
+export function markAudioErased(db: Database, tenant: Tenant, id: string, at: string): void {
+  db.query("UPDATE recordings SET storage_key = NULL, audio_erased_at = ?, updated_at = ? WHERE project_id = ? AND mode = ? AND id = ?").run(at, at, tenant.projectId, tenant.mode, id);
 }

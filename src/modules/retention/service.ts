@@ -1,11 +1,10 @@
 import type { Deps } from "../../deps";
-import { ApiError } from "../../http/errors";
 import type { PeriodicTask } from "../../jobs/scheduler";
 import type { Tenant } from "../../tenancy";
 import { systemActor } from "../audit/service";
 import { resolveConfig } from "../config/service";
 import { isUnderHold } from "../legal-holds/service";
-import { eraseRecording, listRecordingOwners, listRecordingsMadeBefore, type StoredRecording } from "../recordings/service";
+import { eraseAudio, eraseRecording, listRecordingOwners, listRecordingsMadeBefore, type StoredRecording } from "../recordings/service";
 import { latestCompletedTranscription } from "../transcriptions/service";
 
 const DAY_MS = 86_400_000;
@@ -13,53 +12,48 @@ const DAY_MS = 86_400_000;
 const cutoff = (now: Date, days: number) => new Date(now.getTime() - days * DAY_MS).toISOString();
 const madeAt = (r: StoredRecording) => r.recorded_at ?? r.created_at;
 
-/** What a retention run did: the recordings it erased, and those it kept because a legal hold covers them. */
-export type RetentionReport = { expired: string[]; held: string[] };
+/** What a retention run did: recordings erased whole, recordings whose audio alone was erased, and those kept because a legal hold covers them. */
+export type RetentionReport = { expired: string[]; audioErased: string[]; held: string[] };
 
 /**
- * A recording expires when its audio is past retention_audio_days and its transcript, if it
- * has one, past retention_transcript_days, each counted from when it was recorded (else
- * created), with its owner's effective configuration (device over end user over project over
- * organization). null keeps: a transcript kept forever keeps its recording (decision 103).
+ * Whether the whole recording has expired, once its audio has: its transcript, if it has
+ * one, must be past retention_transcript_days too. null keeps: a transcript kept forever
+ * keeps its recording, and only the audio goes (decision 103).
  */
-function isExpired(deps: Pick<Deps, "db">, tenant: Tenant, recording: StoredRecording, transcriptCutoff: string | null): boolean {
+function wholeExpired(deps: Pick<Deps, "db">, tenant: Tenant, recording: StoredRecording, transcriptCutoff: string | null): boolean {
   if (transcriptCutoff !== null && madeAt(recording) < transcriptCutoff) return true;
   return latestCompletedTranscription(deps.db, tenant, recording.id) === null;
 }
 
 /**
- * Erases every expired recording through the same path as DELETE (recording.deleted event,
- * content copies, stored bytes), audited as the system's, one transaction each. Held
- * recordings are skipped; a hold placed meanwhile refuses the erasure inside its
- * transaction (the legal-holds cascade), and it is skipped too.
+ * Recordings whose audio is past retention_audio_days (counted from when they were
+ * recorded, else created; each owner's effective configuration: device over end user over
+ * project over organization) are erased whole through DELETE's path (recording.deleted,
+ * content copies, stored bytes) when their transcript has expired too, else lose their
+ * audio alone. Each in its own transaction, audited as the system's, the legal-hold check
+ * inside it: a held recording is left untouched.
  */
 export function expireRecordings(deps: Deps, now: Date): RetentionReport {
-  const report: RetentionReport = { expired: [], held: [] };
+  const report: RetentionReport = { expired: [], audioErased: [], held: [] };
   for (const owner of listRecordingOwners(deps.db)) {
     const tenant: Tenant = { projectId: owner.project_id, mode: owner.mode };
     const config = resolveConfig(deps, tenant, { endUserId: owner.end_user_id, deviceId: owner.device_id });
     if (config.retention_audio_days === null) continue;
     const transcriptCutoff = config.retention_transcript_days === null ? null : cutoff(now, config.retention_transcript_days);
     for (const recording of listRecordingsMadeBefore(deps.db, owner, cutoff(now, config.retention_audio_days))) {
-      if (!isExpired(deps, tenant, recording, transcriptCutoff)) continue;
-      if (isUnderHold(deps.db, tenant, recording) || !eraseExpired(deps, tenant, recording, now)) report.held.push(recording.id);
-      else report.expired.push(recording.id);
+      const whole = wholeExpired(deps, tenant, recording, transcriptCutoff);
+      if (!whole && recording.audio_erased_at) continue;
+      const outcome = deps.db.transaction(() => {
+        if (isUnderHold(deps.db, tenant, recording)) return report.held;
+        if (whole) eraseRecording(deps, tenant, recording, now);
+        else eraseAudio(deps, tenant, recording, now);
+        deps.audit.record(systemActor("retention"), tenant, whole ? "recording.expire" : "recording.audio.expire", [recording.id]);
+        return whole ? report.expired : report.audioErased;
+      })();
+      outcome.push(recording.id);
     }
   }
   return report;
-}
-
-function eraseExpired(deps: Deps, tenant: Tenant, recording: StoredRecording, now: Date): boolean {
-  try {
-    deps.db.transaction(() => {
-      eraseRecording(deps, tenant, recording, now);
-      deps.audit.record(systemActor("retention"), tenant, "recording.expire", [recording.id]);
-    })();
-    return true;
-  } catch (err) {
-    if (err instanceof ApiError && err.code === "legal_hold_active") return false;
-    throw err;
-  }
 }
 
 /** The daily retention run, at a quiet hour. */
@@ -70,7 +64,8 @@ export function registerRetentionWork(deps: Deps): PeriodicTask[] {
       pattern: "0 17 3 * * *",
       run: () => {
         const report = expireRecordings(deps, deps.clock.now());
-        if (report.expired.length + report.held.length > 0) deps.log.info("retention run", { expired: report.expired.length, kept_under_hold: report.held.length });
+        const { expired, audioErased, held } = report;
+        if (expired.length + audioErased.length + held.length > 0) deps.log.info("retention run", { expired: expired.length, audio_erased: audioErased.length, kept_under_hold: held.length });
       },
     },
   ];

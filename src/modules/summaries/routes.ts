@@ -9,7 +9,7 @@ import { createSummaryBody, listSummariesQuery, summarySchema } from "./schema";
 import { createSummary, getSummary, listSummaries } from "./service";
 
 export function summariesRoutes(deps: Deps) {
-  const { db, clock } = deps;
+  const { clock } = deps;
   return new Elysia({ name: "parley.summaries", detail: { tags: ["Summaries"] } })
     .use(authentication(deps))
     .use(idempotency(deps))

@@ -15,6 +15,9 @@ import { type CreateSummaryBody, type ListSummariesQuery, SUMMARY_EVENT_FIELDS, 
 import { findStoredSummary, findSummaryByTemplate, insertSummary, listSummaryRows, restartSummary } from "./store";
 import { TEMPLATES } from "./templates";
 
+/** What exports use of the summaries store: through this service (decision 083). */
+export { listSummaryRows } from "./store";
+
 export const RUN_SUMMARY_JOB = "summaries.run";
 export type RunSummaryPayload = JobContracts[typeof RUN_SUMMARY_JOB];
 
@@ -79,10 +82,10 @@ export function createSummary(deps: Pick<Deps, "db" | "queue" | "events">, princ
   })();
 }
 
-/** A summary the caller may see; with `redacted`, identifiers replaced by their kind. The read is audited, as redacted or not. */
+/** A summary the caller may see; with `redacted`, identifiers replaced by their kind. The read is audited, the original and the redacted view apart. */
 export async function getSummary(deps: Pick<Deps, "db" | "audit">, principal: Principal, id: string, options: { redacted?: boolean } = {}): Promise<Summary> {
   const summary = visible(principal, findStoredSummary(deps.db, principal, id), (s) => ownedBy(s.endUserId), `No summary ${id}.`).record;
-  await deps.audit.access(principal, options.redacted ? "summary.read_redacted" : "summary.read", summaryResources(summary));
+  await deps.audit.access(principal, options.redacted ? "summary.redacted.read" : "summary.read", summaryResources(summary));
   return options.redacted ? redactSummary(summary) : summary;
 }
 

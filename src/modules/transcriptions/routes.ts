@@ -10,7 +10,7 @@ import { createTranscriptionBody, listTranscriptionsQuery, transcriptionSchema, 
 import { createTranscription, getTranscription, listTranscriptions, renderTranscript } from "./service";
 
 export function transcriptionsRoutes(deps: Deps) {
-  const { db, clock } = deps;
+  const { clock } = deps;
   return new Elysia({ name: "parley.transcriptions", detail: { tags: ["Transcriptions"] } })
     .use(authentication(deps))
     .use(idempotency(deps))

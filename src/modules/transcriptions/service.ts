@@ -17,7 +17,7 @@ import { RENDERERS, TRANSCRIPT_FORMATS, type TranscriptFormat } from "./renderin
 import { findProcessingTranscription, findStoredTranscription, insertTranscription, listTranscriptionRows } from "./store";
 
 /** What other modules (summaries, search and Ask) use of the transcriptions store: through this service, never the store itself (decision 083). */
-export { findStoredTranscription, findTranscription, latestCompletedTranscription, type StoredTranscription } from "./store";
+export { findStoredTranscription, findTranscription, latestCompletedTranscription, listTranscriptionRows, type StoredTranscription } from "./store";
 
 export const RUN_TRANSCRIPTION_JOB = "transcriptions.run";
 export type RunTranscriptionPayload = JobContracts[typeof RUN_TRANSCRIPTION_JOB];
@@ -78,6 +78,9 @@ export function createTranscription(deps: Pick<Deps, "db" | "queue" | "events">,
     if (!HAS_AUDIO.has(recording.status)) {
       throw new ApiError("resource_conflict", `Recording ${recording.id} has no uploaded audio yet (status ${recording.status}).`, { param: "recording_id" });
     }
+    if (recording.audio_erased_at) {
+      throw new ApiError("resource_conflict", `The audio of recording ${recording.id} was erased by retention; it cannot be transcribed again.`, { param: "recording_id" });
+    }
     const running = findProcessingTranscription(db, principal, recording.id);
     if (running) {
       throw new ApiError("resource_conflict", `Transcription ${running.id} of recording ${recording.id} is still processing; reprocess it once that one has ended.`, {
@@ -88,10 +91,10 @@ export function createTranscription(deps: Pick<Deps, "db" | "queue" | "events">,
   })();
 }
 
-/** A transcription the caller may see (end-user-scoped keys: only their end user's); with `redacted`, identifiers replaced by their kind. The read is audited, as redacted or not. */
+/** A transcription the caller may see (end-user-scoped keys: only their end user's); with `redacted`, identifiers replaced by their kind. The read is audited, the original and the redacted view apart. */
 export async function getTranscription(deps: Pick<Deps, "db" | "audit">, principal: Principal, id: string, options: { redacted?: boolean } = {}): Promise<Transcription> {
   const transcription = visible(principal, findStoredTranscription(deps.db, principal, id), (t) => ownedBy(t.endUserId), `No transcription ${id}.`).record;
-  await deps.audit.access(principal, options.redacted ? "transcription.read_redacted" : "transcription.read", [transcription.id, transcription.recording_id]);
+  await deps.audit.access(principal, options.redacted ? "transcription.redacted.read" : "transcription.read", [transcription.id, transcription.recording_id]);
   return options.redacted ? redactTranscript(transcription) : transcription;
 }
 

@@ -1,0 +1,48 @@
+import { Elysia } from "elysia";
+import type { Deps } from "../../deps";
+import { authentication, authorize } from "../../http/auth";
+import { pageOf } from "../../http/pagination";
+import { binaryResponse, idParam } from "../../http/schemas";
+import { createExportBody, exportSchema, listExportsQuery } from "./schema";
+import { createExport, downloadExport, listExports, loadExport, toExport } from "./service";
+
+export function exportsRoutes(deps: Deps) {
+  const { db, config } = deps;
+  return new Elysia({ name: "parley.exports", detail: { tags: ["Exports"] } })
+    .use(authentication(deps))
+    .post(
+      "/exports",
+      ({ principal, body, set }) => {
+        const created = createExport(deps, authorize(principal, "exports:write"), body);
+        set.status = 202;
+        return created;
+      },
+      {
+        body: createExportBody,
+        response: { 202: exportSchema },
+        detail: {
+          summary: "Start an eDiscovery export",
+          description:
+            "Scope exports:write; not for end-user-scoped keys. Exactly one of end_user_id or recording_ids, optionally within created_after (inclusive) and created_before (exclusive). 202 with the export in status processing; the zip holds each recording's original audio, transcripts (JSON, SRT, VTT, TXT), summaries, custody.json (the audit rows about them) and manifest.json (size and SHA-256 of every file). A passphrase (12+ characters) encrypts it (AES-256-GCM). Audited.",
+        },
+      },
+    )
+    .get("/exports", ({ principal, query }) => listExports(deps, authorize(principal, "exports:read"), query), {
+      query: listExportsQuery,
+      response: { 200: pageOf(exportSchema) },
+      detail: { summary: "List exports", description: "Scope exports:read. List envelope, newest first." },
+    })
+    .get("/exports/:id", ({ principal, params }) => toExport(loadExport(db, authorize(principal, "exports:read"), params.id), config.publicUrl), {
+      params: idParam,
+      response: { 200: exportSchema },
+      detail: { summary: "Get an export", description: "Scope exports:read. download_url is set once completed; sha256 and size_bytes are the archive's." },
+    })
+    .get("/exports/:id/download", ({ principal, params }) => downloadExport(deps, authorize(principal, "exports:read"), params.id), {
+      params: idParam,
+      detail: {
+        summary: "Download an export",
+        description: "Scope exports:read. The zip (application/zip), or its encrypted form; 409 resource_conflict until completed. Every download is audited. `parley export verify FILE` re-checks it.",
+        responses: { 200: binaryResponse("The archive") },
+      },
+    });
+}

@@ -54,6 +54,7 @@ const REQUESTS: Record<string, () => { body?: unknown; query?: string }> = {
   "PUT /v1/config/end-users/:id": () => ({ body: { auto_summarize: true } }),
   "PUT /v1/config/devices/:id": () => ({ body: { auto_summarize: true } }),
   "POST /v1/transcriptions": () => ({ body: { recording_id: own.recording } }),
+  "PATCH /v1/transcriptions/:id/speakers": () => ({ body: { SPEAKER_1: { name: "Hijacked" } } }),
   "GET /v1/transcriptions": () => ({ query: `recording_id=${own.recording}` }),
   "POST /v1/summaries": () => ({ body: { transcription_id: own.transcription } }),
   "GET /v1/summaries": () => ({ query: `transcription_id=${own.transcription}` }),

@@ -2,7 +2,7 @@ import type { Engines } from "../../engines";
 import { type DiarizationKind, type SpeakerCountHint, SingleSpeakerDiarizer, type SpeakerTurn } from "../../engines/diarizer";
 import { meanSpeechProbability, type SpeechRegion } from "../../engines/vad";
 import type { Segment, Speaker, TranscriptionFailureCode } from "./schema";
-import { assignSpeakers } from "./speaker-assignment";
+import { assignSpeakers, defaultLabel } from "./speaker-assignment";
 
 export const SAMPLE_RATE = 16_000;
 /** Whisper's own window: cutting the audio at pauses into pieces no longer than this keeps words whole. */
@@ -106,7 +106,7 @@ export async function transcribePcm(
   const diarizer = hint.maxSpeakers === 1 ? new SingleSpeakerDiarizer() : engines.diarizer;
   const turns = await diarizer.diarize(pcm, speech.regions, hint, options.signal);
   const { segments, turns: speakerTurns } = assignSpeakers(raw, turns);
-  const speakers = [...new Set(segments.map((s) => s.speaker))].map((id) => ({ id, label: id.replace(/^SPEAKER_(\d+)$/, "Speaker $1") }));
+  const speakers = [...new Set(segments.map((s) => s.speaker))].map((id) => ({ id, label: defaultLabel(id) }));
   return {
     language: reported ?? "unknown",
     text: segments.map((s) => s.text).join(" "),

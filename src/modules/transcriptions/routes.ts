@@ -5,7 +5,8 @@ import { idempotency } from "../../http/idempotency";
 import { pageOf } from "../../http/pagination";
 import { idParam } from "../../http/schemas";
 import { TRANSCRIPT_FORMATS } from "./renderings";
-import { createTranscriptionBody, listTranscriptionsQuery, transcriptionSchema, transcriptQuery } from "./schema";
+import { createTranscriptionBody, listTranscriptionsQuery, nameSpeakersBody, transcriptionSchema, transcriptQuery } from "./schema";
+import { nameSpeakers } from "./speaker-names";
 import { createTranscription, getTranscription, listTranscriptions, renderTranscript } from "./service";
 
 export function transcriptionsRoutes(deps: Deps) {
@@ -40,6 +41,16 @@ export function transcriptionsRoutes(deps: Deps) {
       params: idParam,
       response: { 200: transcriptionSchema },
       detail: { summary: "Get a transcription", description: "Scope transcriptions:read. Poll status, or wait for the transcription.* events." },
+    })
+    .patch("/transcriptions/:id/speakers", ({ principal, params, body }) => nameSpeakers(deps, authorize(principal, "transcriptions:write"), params.id, body), {
+      params: idParam,
+      body: nameSpeakersBody,
+      response: { 200: transcriptionSchema },
+      detail: {
+        summary: "Name speakers",
+        description:
+          'Scope transcriptions:write. Body {"SPEAKER_2": {"name": "Dr. Weber"}}: each named speaker keeps its id in speakers with the name as label, its segments carry the name as speaker, and the recording is indexed again so search results and Ask citations carry it. 404 not_found, 409 transcription_not_ready until completed, 422 for an unknown speaker id, a name that looks like a speaker id, or one another speaker already has.',
+      },
     })
     .get(
       "/transcriptions/:id/transcript",

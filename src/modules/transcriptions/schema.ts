@@ -24,6 +24,12 @@ export const listTranscriptionsQuery = z.object({
 });
 export type ListTranscriptionsQuery = z.infer<typeof listTranscriptionsQuery>;
 
+/** PATCH /transcriptions/{id}/speakers: a name for each speaker id to name. */
+export const nameSpeakersBody = z
+  .record(z.string().regex(/^SPEAKER_\d+$/, "must be a speaker id such as SPEAKER_2"), z.strictObject({ name: z.string().trim().min(1).max(100) }))
+  .refine((b) => Object.keys(b).length > 0, "name at least one speaker, e.g. {\"SPEAKER_2\": {\"name\": \"Dr. Weber\"}}");
+export type NameSpeakersBody = z.infer<typeof nameSpeakersBody>;
+
 export const transcriptQuery = z.object({ format: z.enum(["srt", "vtt", "txt"]).default("txt") });
 
 /** Spec 6 transcription failure codes. */

@@ -21,6 +21,7 @@ import { registerAskCascades } from "./modules/ask/service";
 import { registerCommandCascades } from "./modules/commands/service";
 import { deviceSource, registerDeviceCascades } from "./modules/devices/service";
 import { registerFirmwareCascades } from "./modules/firmware/ota";
+import { registerVoiceCascades } from "./modules/voices/service";
 import { GrantKeys } from "./modules/grants/signing";
 import { ensureDefaultOrganization } from "./modules/projects/service";
 import { UploadSlots } from "./modules/recordings/upload-receive";
@@ -84,6 +85,7 @@ function registerCascades(deps: Deps): void {
   registerCommandCascades(deps);
   registerDeviceCascades(deps);
   registerFirmwareCascades(deps);
+  registerVoiceCascades(deps);
 }
 
 /**

@@ -21,6 +21,8 @@ export const SCOPES = [
   "config:read",
   "config:write",
   "firmware:read",
+  "voices:read",
+  "voices:write",
 ] as const;
 
 export type Scope = (typeof SCOPES)[number];

@@ -63,6 +63,10 @@ const REQUESTS: Record<string, () => { body?: unknown; query?: string }> = {
   "GET /v1/ask/sessions": () => ({ query: `end_user_id=${own.endUser}` }),
   "POST /v1/ask/sessions/:id/messages": () => ({ body: { content: "What was said?" } }),
   "POST /v1/webhooks": () => ({ body: { url: "https://hooks.example.com/intruder", events: ["recording.created"] } }),
+  "POST /v1/voices": () => ({ body: { name: "Intruder", end_user_id: own.endUser } }),
+  "GET /v1/voices": () => ({ query: `end_user_id=${own.endUser}` }),
+  "PATCH /v1/voices/:id": () => ({ body: { name: "Hijacked" } }),
+  "POST /v1/voices/:id/samples": () => ({ body: { recording_id: own.recording, start_ms: 0, end_ms: 4000 } }),
 };
 
 /** Which owner object a path parameter names: the resource the segment before it is. */
@@ -79,6 +83,7 @@ function fillPath(path: string): string {
     commands: "command",
     ota: "ota",
     deliveries: "delivery",
+    voices: "voice",
   };
   const parts = path.split("/");
   return parts
@@ -154,6 +159,8 @@ beforeAll(async () => {
   const uploadToken = new URL(uploadUrl).pathname.split("/").pop()!;
 
   own.command = (await call("POST", `/v1/devices/${device.id}/commands`, { type: "start_recording" })).id;
+  marker.voiceName = "Owner Voice Name";
+  own.voice = (await call("POST", "/v1/voices", { name: marker.voiceName, end_user_id: own.endUser })).id;
   const image = join(makeTempDir(), "fw.bin");
   writeFileSync(image, "matrix firmware image");
   // Releases belong to the organization, which the intruder's project shares: not the owner's alone, so never counted as leaked.

@@ -154,7 +154,7 @@ describe("PATCH /transcriptions/{id}/speakers", () => {
       [{ SPEAKER_1: { name: "SPEAKER_2" } }, "SPEAKER_1.name"],
       [{ speaker_1: { name: "X" } }, "speaker_1"],
       [{ SPEAKER_1: { name: "" } }, "SPEAKER_1.name"],
-      [{ SPEAKER_1: { name: "X", remember: true } }, "SPEAKER_1.remember"],
+      [{ SPEAKER_1: { name: "X", colour: "red" } }, "SPEAKER_1.colour"],
     ];
     for (const [body, param] of cases) {
       const r = await patch(body);

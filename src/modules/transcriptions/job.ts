@@ -8,6 +8,7 @@ import { isOutOfSpace } from "../../storage/volumes";
 import type { Tenant } from "../../tenancy";
 import type { Job } from "../../jobs/queue";
 import { resolveConfig } from "../config/service";
+import { knownVoices } from "../voices/service";
 import { findRecording, setProcessingStatus, type StoredRecording } from "../recordings/service";
 import { type PipelineResult, SAMPLE_RATE, TranscriptionFailure, transcribePcm } from "./pipeline";
 import { eventData, TRANSCRIPTION_EVENT_FIELDS, type Transcription } from "./schema";
@@ -51,7 +52,9 @@ async function transcribeRecording(deps: Deps, tenant: Tenant, stored: StoredTra
   return withTimeLimit(limitFor(processing, 0), async ({ signal, setLimit, excludeWait }) => {
     const pcm = await deps.storage.withLocalFile(key, (path) => deps.engines.audio.decodePcm16k(path, signal));
     setLimit(limitFor(processing, pcm.length / SAMPLE_RATE));
-    return transcribePcm(deps.engines, pcm, { language: stored.requestedLanguage, signal, excludeWait, speakers: speakerHint(deps, tenant, stored, recording) });
+    return transcribePcm(deps.engines, pcm, { language: stored.requestedLanguage, signal, excludeWait, speakers: speakerHint(deps, tenant, stored, recording),
+      voices: knownVoices(deps.db, tenant, deps.engines.diarizer.kind, recording.end_user_id),
+    });
   }, cancel);
 }
 

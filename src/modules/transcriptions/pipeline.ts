@@ -3,6 +3,7 @@ import { type DiarizationKind, type SpeakerCountHint, SingleSpeakerDiarizer, typ
 import { meanSpeechProbability, type SpeechRegion } from "../../engines/vad";
 import type { Segment, Speaker, TranscriptionFailureCode } from "./schema";
 import { assignSpeakers, defaultLabel } from "./speaker-assignment";
+import { type KnownVoice, labelKnownVoices, speakerPrints } from "./voice-matching";
 
 export const SAMPLE_RATE = 16_000;
 /** Whisper's own window: cutting the audio at pauses into pieces no longer than this keeps words whole. */
@@ -68,7 +69,7 @@ const round = (x: number) => Math.round(x * 1000) / 1000;
 export async function transcribePcm(
   engines: PipelineEngines,
   pcm: Float32Array,
-  options: { language: string | null; signal: AbortSignal; excludeWait?: <W>(wait: Promise<W>) => Promise<W>; speakers?: SpeakerCountHint },
+  options: { language: string | null; signal: AbortSignal; excludeWait?: <W>(wait: Promise<W>) => Promise<W>; speakers?: SpeakerCountHint; voices?: KnownVoice[] },
 ): Promise<PipelineResult> {
   const duration = round(pcm.length / SAMPLE_RATE);
   if (duration < MIN_AUDIO_SECONDS) {
@@ -105,8 +106,14 @@ export async function transcribePcm(
   const hint = options.speakers ?? {};
   const diarizer = hint.maxSpeakers === 1 ? new SingleSpeakerDiarizer() : engines.diarizer;
   const turns = await diarizer.diarize(pcm, speech.regions, hint, options.signal);
-  const { segments, turns: speakerTurns } = assignSpeakers(raw, turns);
-  const speakers = [...new Set(segments.map((s) => s.speaker))].map((id) => ({ id, label: defaultLabel(id) }));
+  const assigned = assignSpeakers(raw, turns);
+  const speakerTurns = assigned.turns;
+  let segments = assigned.segments;
+  let speakers: Speaker[] = [...new Set(segments.map((s) => s.speaker))].map((id) => ({ id, label: defaultLabel(id) }));
+  const printer = diarizer.voiceprints;
+  if (printer && options.voices?.length) {
+    ({ segments, speakers } = labelKnownVoices(printer, speakerPrints(printer, pcm, speakerTurns), options.voices, { segments, speakers }));
+  }
   return {
     language: reported ?? "unknown",
     text: segments.map((s) => s.text).join(" "),

@@ -49,7 +49,7 @@ export function transcriptionsRoutes(deps: Deps) {
       detail: {
         summary: "Name speakers",
         description:
-          'Scope transcriptions:write. Body {"SPEAKER_2": {"name": "Dr. Weber"}}: each named speaker keeps its id in speakers with the name as label, its segments carry the name as speaker, and the recording is indexed again so search results and Ask citations carry it. 404 not_found, 409 transcription_not_ready until completed, 422 for an unknown speaker id, a name that looks like a speaker id, or one another speaker already has.',
+          'Scope transcriptions:write. Body {"SPEAKER_2": {"name": "Dr. Weber", "remember": true}}: each named speaker keeps its id in speakers with the name as label, its segments carry the name as speaker, and the recording is indexed again so search results and Ask citations carry it. With remember the speaker\'s voiceprint is added to the known voice of that name (made if new), so later recordings recognise it. 404 not_found, 409 transcription_not_ready until completed (resource_conflict when remember cannot be done: no voiceprints in the diarizer, or the audio is gone), 422 for an unknown speaker id, a name that looks like a speaker id or that another speaker has, or a speaker with too little speech to remember.',
       },
     })
     .get(

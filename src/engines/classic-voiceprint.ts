@@ -31,7 +31,7 @@ export class ClassicVoiceprinter implements Voiceprinter {
 
   constructor(private readonly voicedStats: (pcm16k: Float32Array, spans: SpeechRegion[]) => GaussianStats) {}
 
-  voiceprint(pcm16k: Float32Array, spans: SpeechRegion[]): number[] | null {
+  async voiceprint(pcm16k: Float32Array, spans: SpeechRegion[]): Promise<number[] | null> {
     const stats = this.voicedStats(pcm16k, spans);
     return stats.n < MIN_FRAMES ? null : toPrint(perFrame(stats));
   }

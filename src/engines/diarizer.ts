@@ -16,7 +16,7 @@ export type SpeakerCountHint = { minSpeakers?: number | null; maxSpeakers?: numb
  */
 export interface Voiceprinter {
   /** The print of the speech in `spans` (seconds), or null when there is too little of it to tell a voice by. */
-  voiceprint(pcm16k: Float32Array, spans: SpeechRegion[]): number[] | null;
+  voiceprint(pcm16k: Float32Array, spans: SpeechRegion[]): Promise<number[] | null>;
   /** The print of several samples of one voice taken together. */
   pool(prints: number[][]): number[];
   /** 0-1: how alike two prints are. */

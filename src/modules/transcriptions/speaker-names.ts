@@ -44,7 +44,7 @@ async function printsToRemember(deps: NamingDeps, principal: Principal, transcri
   const pcm = await deps.storage.withLocalFile(key, (path) => deps.engines.audio.decodePcm16k(path));
   const prints = new Map<string, number[]>();
   for (const speakerId of remembered) {
-    const print = printer.voiceprint(pcm, transcription.speaker_turns.filter((t) => t.speaker === speakerId));
+    const print = await printer.voiceprint(pcm, transcription.speaker_turns.filter((t) => t.speaker === speakerId));
     if (!print) throw new ApiError("validation_error", `${speakerId} speaks too little (under 2 s) to remember the voice.`, { param: `${speakerId}.remember` });
     prints.set(speakerId, print);
   }

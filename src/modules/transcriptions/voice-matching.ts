@@ -6,9 +6,10 @@ import { defaultLabel } from "./speaker-assignment";
 export type KnownVoice = { id: string; name: string; prints: number[][] };
 
 /** Each speaker's voiceprint over all of their turns (null: too little speech). */
-export function speakerPrints(printer: Voiceprinter, pcm16k: Float32Array, turns: SpeakerTurn[]): Map<string, number[] | null> {
-  const ids = [...new Set(turns.map((t) => t.speaker))];
-  return new Map(ids.map((id) => [id, printer.voiceprint(pcm16k, turns.filter((t) => t.speaker === id))]));
+export async function speakerPrints(printer: Voiceprinter, pcm16k: Float32Array, turns: SpeakerTurn[]): Promise<Map<string, number[] | null>> {
+  const prints = new Map<string, number[] | null>();
+  for (const id of new Set(turns.map((t) => t.speaker))) prints.set(id, await printer.voiceprint(pcm16k, turns.filter((t) => t.speaker === id)));
+  return prints;
 }
 
 /**

@@ -111,7 +111,7 @@ export async function addSample(deps: Pick<Deps, "db" | "storage" | "engines">, 
   const pcm = await deps.storage.withLocalFile(key, (path) => deps.engines.audio.decodePcm16k(path));
   const seconds = pcm.length / 16_000;
   if (body.end_ms / 1000 > seconds + 0.05) throw new ApiError("validation_error", `The recording lasts ${Math.round(seconds * 1000)} ms; end_ms is past its end.`, { param: "end_ms" });
-  const print = printer.voiceprint(pcm, [{ start: body.start_ms / 1000, end: body.end_ms / 1000 }]);
+  const print = await printer.voiceprint(pcm, [{ start: body.start_ms / 1000, end: body.end_ms / 1000 }]);
   if (!print) throw new ApiError("validation_error", "The span holds too little speech to tell a voice by (at least 2 s of it).", { param: "end_ms" });
   return db.transaction(() => addVoiceprint(db, principal, getVoice(db, principal, id), { kind: deps.engines.diarizer.kind, print, recordingId: recording.id, startMs: body.start_ms, endMs: body.end_ms }, now))();
 }

@@ -2,6 +2,7 @@ import { existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from "node:f
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { onnx } from "onnx-proto";
+import { floatTensor, random } from "./onnx-embedder";
 
 /**
  * Tiny random-weight stand-ins for the neural diarizer's two models, with their real
@@ -12,21 +13,6 @@ import { onnx } from "onnx-proto";
  * projected). Meaningless but deterministic outputs: tests assert plumbing, not accuracy.
  */
 export const TINY_SPEAKER_DIMENSION = 16;
-
-function random(seed: number): () => number {
-  let s = seed >>> 0 || 1;
-  return () => {
-    s ^= s << 13;
-    s ^= s >>> 17;
-    s ^= s << 5;
-    return ((s >>> 0) / 0xffffffff) * 2 - 1;
-  };
-}
-
-function floatTensor(name: string, dims: number[], next: () => number): onnx.ITensorProto {
-  const data = new Float32Array(dims.reduce((a, b) => a * b, 1)).map(() => next() * 0.5);
-  return { name, dims, dataType: onnx.TensorProto.DataType.FLOAT, rawData: new Uint8Array(data.buffer) };
-}
 
 const { FLOAT } = onnx.TensorProto.DataType;
 const { INT, INTS } = onnx.AttributeProto.AttributeType;

@@ -23,6 +23,7 @@ import { ChainedAuditTrail } from "./modules/audit/service";
 import { registerCommandCascades } from "./modules/commands/service";
 import { deviceSource, registerDeviceCascades } from "./modules/devices/service";
 import { registerFirmwareCascades } from "./modules/firmware/ota";
+import { registerVoiceCascades } from "./modules/voices/service";
 import { GrantKeys } from "./modules/grants/signing";
 import { registerLegalHoldCascades } from "./modules/legal-holds/service";
 import { ensureDefaultOrganization } from "./modules/projects/service";
@@ -97,6 +98,7 @@ function registerCascades(deps: Deps): void {
   registerDeviceCascades(deps);
   registerFirmwareCascades(deps);
   registerLegalHoldCascades(deps);
+  registerVoiceCascades(deps);
 }
 
 /**

@@ -58,6 +58,8 @@ const envSchema = z.object({
   PARLEY_WHISPER_MODEL: z.string().default("whisper-base.en"),
   PARLEY_LLM_MODEL: z.string().default("qwen2.5-1.5b-instruct-q4"),
   PARLEY_EMBEDDING_MODEL: z.string().default("all-minilm-l6-v2"),
+  PARLEY_SEGMENTATION_MODEL: z.string().default("pyannote-segmentation-3.0"),
+  PARLEY_SPEAKER_EMBEDDING_MODEL: z.string().default("wespeaker-resnet34"),
   PARLEY_ASK_PROVIDER: z.enum(["llama_cpp", "openai_compatible", "extractive"]).default("llama_cpp"),
   PARLEY_OPENAI_BASE_URL: z.url().optional(),
   PARLEY_OPENAI_API_KEY: z.string().optional(),
@@ -100,7 +102,8 @@ export type Config = Readonly<{
   s3: { bucket: string; endpoint?: string; region?: string; accessKeyId?: string; secretAccessKey?: string } | null;
   ffmpegPath?: string;
   gpu: "auto" | "off" | "cuda" | "vulkan";
-  models: { mirror: string; whisper: string; llm: string; embedding: string };
+  /** segmentation and speakerEmbedding: the neural diarizer's two models, used when both are installed (decision 097). */
+  models: { mirror: string; whisper: string; llm: string; embedding: string; segmentation: string; speakerEmbedding: string };
   ask: { defaultProvider: "llama_cpp" | "openai_compatible" | "extractive"; openai: { baseUrl?: string; apiKey?: string; model?: string; contextTokens: number; timeoutMs: number } };
   jobConcurrency: number;
   /** New uploads are refused (507) while a data volume has less free space than this. */
@@ -168,6 +171,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       whisper: e.PARLEY_WHISPER_MODEL,
       llm: e.PARLEY_LLM_MODEL,
       embedding: e.PARLEY_EMBEDDING_MODEL,
+      segmentation: e.PARLEY_SEGMENTATION_MODEL,
+      speakerEmbedding: e.PARLEY_SPEAKER_EMBEDDING_MODEL,
     },
     ask: {
       defaultProvider: e.PARLEY_ASK_PROVIDER,

@@ -23,7 +23,7 @@ const SUFFIXES = ["##s", "##ed", "##ing", "##er", "##ly"];
 const LETTERS = [..."abcdefghijklmnopqrstuvwxyz0123456789"].flatMap((c) => [c, `##${c}`]);
 
 /** Same PRNG idea as the other generators: the same seed gives the same bytes. */
-function random(seed: number): () => number {
+export function random(seed: number): () => number {
   let s = seed >>> 0 || 1;
   return () => {
     s ^= s << 13;
@@ -33,7 +33,7 @@ function random(seed: number): () => number {
   };
 }
 
-function floatTensor(name: string, dims: number[], next: () => number): onnx.ITensorProto {
+export function floatTensor(name: string, dims: number[], next: () => number): onnx.ITensorProto {
   const count = dims.reduce((a, b) => a * b, 1);
   const data = new Float32Array(count).map(() => next() * 0.5);
   return { name, dims, dataType: onnx.TensorProto.DataType.FLOAT, rawData: new Uint8Array(data.buffer) };

@@ -36,7 +36,13 @@ function progressBars(): { onProgress: Progress; stop: () => void } {
 
 /** The role each configured model plays, for `list` and `doctor`. */
 export function configuredRoles(config: Config): Record<string, string> {
-  return { [config.models.whisper]: "transcriber", [config.models.llm]: "llm", [config.models.embedding]: "embedder" };
+  return {
+    [config.models.whisper]: "transcriber",
+    [config.models.llm]: "llm",
+    [config.models.embedding]: "embedder",
+    [config.models.segmentation]: "segmentation",
+    [config.models.speakerEmbedding]: "speakers",
+  };
 }
 
 /** `parley models ...`; exported with the manifest as a parameter so tests can run it on their own. */

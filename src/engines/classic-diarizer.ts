@@ -1,4 +1,5 @@
 import { type Diarizer, numberSpeakers, type SpeakerCountHint, type SpeakerTurn } from "./diarizer";
+import { ClassicVoiceprinter } from "./classic-voiceprint";
 import { findSpeakerChanges } from "./speaker-changes";
 import { CEPSTRA, cepstralFrames, FEATURE_RATE } from "./speaker-features";
 import { accumulate, addFrames, combine, deltaBic, emptyStats, type GaussianStats, logDeterminant } from "./speaker-gaussian";
@@ -40,6 +41,13 @@ function voicedFrames(pcm16k: Float32Array, regions: SpeechRegion[]): VoicedFram
     }
     return { region, cepstra, times, count };
   });
+}
+
+/** The statistics of every voiced frame of the spans, for voiceprints. */
+export function voicedStats(pcm16k: Float32Array, spans: SpeechRegion[]): GaussianStats {
+  const total = emptyStats();
+  for (const v of voicedFrames(pcm16k, spans)) accumulate(total, addFrames(emptyStats(), v.cepstra, 0, v.count));
+  return total;
 }
 
 /** Each region cut at its speaker changes (and into pieces of at most MAX_PIECE frames). */
@@ -115,6 +123,7 @@ function turnsOf(pieces: SpeechPiece[], clusters: number[]): SpeakerTurn[] {
 export class ClassicDiarizer implements Diarizer {
   readonly kind = "classic";
   readonly model = "classic-bic-mfcc";
+  readonly voiceprints = new ClassicVoiceprinter(voicedStats);
 
   /** Other penalties than the learnt ones only for the bench that learns them. */
   constructor(private readonly penalties: Penalties = PENALTIES) {}

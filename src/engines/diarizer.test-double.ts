@@ -10,6 +10,7 @@ import type { SpeechRegion } from "./vad";
 export class TwoSpeakerTestDiarizer implements Diarizer {
   readonly kind = "classic";
   readonly model = "test-two-speaker-diarizer";
+  readonly voiceprints = null;
 
   constructor(private readonly turnsAt: number[]) {}
 

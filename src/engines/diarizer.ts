@@ -9,9 +9,27 @@ export type DiarizationKind = "classic" | "neural" | "none";
 /** How many speakers to look for: a hint from the configuration or the request. */
 export type SpeakerCountHint = { minSpeakers?: number | null; maxSpeakers?: number | null };
 
+/**
+ * Voiceprints of a diarizer's own kind (decision 098): a fixed-length vector summing up a
+ * voice, and how alike two are. Known voices are matched only against prints of the kind
+ * of the diarizer that ran.
+ */
+export interface Voiceprinter {
+  /** The print of the speech in `spans` (seconds), or null when there is too little of it to tell a voice by. */
+  voiceprint(pcm16k: Float32Array, spans: SpeechRegion[]): Promise<number[] | null>;
+  /** The print of several samples of one voice taken together. */
+  pool(prints: number[][]): number[];
+  /** 0-1: how alike two prints are. */
+  similarity(a: number[], b: number[]): number;
+  /** A similarity from which two prints count as one voice. */
+  readonly threshold: number;
+}
+
 /** Who spoke when. */
 export interface Diarizer {
   readonly kind: DiarizationKind;
+  /** Its voiceprints, or null for a diarizer that keeps none. */
+  readonly voiceprints: Voiceprinter | null;
   /** What runs (for `parley doctor`): a model name, or the classic method's name. */
   readonly model: string;
   /** Turns over the speech regions, in time order; [] when there is no speech. */
@@ -35,6 +53,7 @@ export function numberSpeakers<T extends { speaker: string | number }>(turns: T[
 export class SingleSpeakerDiarizer implements Diarizer {
   readonly kind = "none";
   readonly model = "none";
+  readonly voiceprints = null;
 
   async diarize(_pcm16k: Float32Array, regions: SpeechRegion[]): Promise<SpeakerTurn[]> {
     return regions.map((r) => ({ speaker: "SPEAKER_1", start: r.start, end: r.end }));

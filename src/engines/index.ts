@@ -1,3 +1,4 @@
+import { existsSync } from "node:fs";
 import { join } from "node:path";
 import type { Config } from "../config";
 import type { Logger } from "../log";
@@ -12,6 +13,7 @@ import type { Llm } from "./llm";
 import type { Transcriber } from "./transcriber";
 import type { Diarizer } from "./diarizer";
 import { ClassicDiarizer } from "./classic-diarizer";
+import { NeuralDiarizer } from "./neural-diarizer";
 import { LlamaLlm } from "./llama-llm";
 import { OpenAiCompatibleLlm } from "./openai-compatible-llm";
 import { SileroVad, type VoiceActivityDetector } from "./vad";
@@ -38,6 +40,14 @@ export function chooseAudioDecoder(ffmpegPath?: string, path?: string): AudioDec
   return ffmpeg ? new FfmpegAudioDecoder(ffmpeg) : new WasmAudioDecoder();
 }
 
+/** The neural diarizer when both of its models are installed, else the classic one (decision 097). */
+export function chooseDiarizer(config: Config, runtime?: RuntimeFiles): Diarizer {
+  const { segmentation, speakerEmbedding } = config.models;
+  const files = { segmentation: modelFilePath(config.modelsDir, segmentation), embedding: modelFilePath(config.modelsDir, speakerEmbedding) };
+  if (!existsSync(files.segmentation) || !existsSync(files.embedding)) return new ClassicDiarizer();
+  return new NeuralDiarizer({ ...files, names: { segmentation, embedding: speakerEmbedding } }, runtime);
+}
+
 export function createEngines(config: Config, _log: Logger): Engines {
   const { baseUrl, apiKey, model, contextTokens, timeoutMs } = config.ask.openai;
   // A compiled executable writes its native files out on first use (decision 090).
@@ -50,6 +60,6 @@ export function createEngines(config: Config, _log: Logger): Engines {
     remoteLlm: baseUrl && model ? new OpenAiCompatibleLlm({ baseUrl, apiKey, model, contextTokens, timeoutMs }) : null,
     embedder: new TransformersEmbedder(join(config.modelsDir, config.models.embedding), config.models.embedding, runtime),
     vad: new SileroVad(undefined, runtime),
-    diarizer: new ClassicDiarizer(),
+    diarizer: chooseDiarizer(config, runtime),
   };
 }

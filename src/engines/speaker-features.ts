@@ -21,19 +21,20 @@ const hamming = Float64Array.from({ length: WINDOW }, (_, i) => 0.54 - 0.46 * Ma
 const melOf = (hz: number) => 2595 * Math.log10(1 + hz / 700);
 const hzOf = (mel: number) => 700 * (10 ** (mel / 2595) - 1);
 
-/** Triangular mel filters over the FFT bins, each as [first bin, weights]. */
-const filters: [number, Float64Array][] = (() => {
-  const low = melOf(100);
-  const high = melOf(7600);
-  const edges = Array.from({ length: BANDS + 2 }, (_, i) => (hzOf(low + ((high - low) * i) / (BANDS + 1)) * FFT_SIZE) / SAMPLE_RATE);
-  return Array.from({ length: BANDS }, (_, b) => {
+/** Triangular mel filters over the FFT bins from `lowHz` to `highHz`, each as [first bin, weights]. */
+function melFilters(bands: number, lowHz: number, highHz: number): [number, Float64Array][] {
+  const low = melOf(lowHz);
+  const high = melOf(highHz);
+  const edges = Array.from({ length: bands + 2 }, (_, i) => (hzOf(low + ((high - low) * i) / (bands + 1)) * FFT_SIZE) / SAMPLE_RATE);
+  return Array.from({ length: bands }, (_, b) => {
     const [l, c, r] = [edges[b]!, edges[b + 1]!, edges[b + 2]!];
     const first = Math.ceil(l);
     const weights = new Float64Array(Math.max(0, Math.floor(r) - first + 1));
     for (let k = first; k <= Math.floor(r); k++) weights[k - first] = k <= c ? (k - l) / (c - l) : (r - k) / (r - c);
     return [first, weights] as [number, Float64Array];
   });
-})();
+}
+const filters = melFilters(BANDS, 100, 7600);
 
 /** DCT-II rows 1..CEPSTRA over the band log energies. */
 const dct = Array.from({ length: CEPSTRA }, (_, q) => Float64Array.from({ length: BANDS }, (_, b) => Math.cos((Math.PI * (q + 1) * (b + 0.5)) / BANDS)));
@@ -78,16 +79,16 @@ function fft(re: Float64Array, im: Float64Array): void {
   }
 }
 
-/** Cepstral frames of the samples from `start` to `end` seconds; frame f starts at start + f / FEATURE_RATE. */
-export function cepstralFrames(pcm16k: Float32Array, start: number, end: number): CepstralFrames {
-  const first = Math.max(0, Math.round(start * SAMPLE_RATE));
-  const last = Math.min(pcm16k.length, Math.round(end * SAMPLE_RATE));
+/**
+ * Log mel-band energies of 25 ms frames every 10 ms over samples `first` to `last`, one
+ * row of `bank.length` values per frame, with each frame's log energy.
+ */
+function logMelFrames(pcm16k: Float32Array, first: number, last: number, bank: [number, Float64Array][]): { count: number; bands: Float32Array; logEnergy: Float32Array } {
   const count = Math.max(0, Math.floor((last - first - WINDOW) / HOP) + 1);
-  const cepstra = new Float32Array(count * CEPSTRA);
+  const bands = new Float32Array(count * bank.length);
   const logEnergy = new Float32Array(count);
   const re = new Float64Array(FFT_SIZE);
   const im = new Float64Array(FFT_SIZE);
-  const bands = new Float64Array(BANDS);
   for (let f = 0; f < count; f++) {
     const offset = first + f * HOP;
     re.fill(0);
@@ -100,21 +101,50 @@ export function cepstralFrames(pcm16k: Float32Array, start: number, end: number)
     }
     logEnergy[f] = Math.log(energy + 1e-10);
     fft(re, im);
-    for (let b = 0; b < BANDS; b++) {
-      const [firstBin, weights] = filters[b]!;
+    for (let b = 0; b < bank.length; b++) {
+      const [firstBin, weights] = bank[b]!;
       let sum = 0;
       for (let k = 0; k < weights.length; k++) {
         const bin = firstBin + k;
         sum += weights[k]! * (re[bin]! * re[bin]! + im[bin]! * im[bin]!);
       }
-      bands[b] = Math.log(sum + 1e-10);
+      bands[f * bank.length + b] = Math.log(sum + 1e-10);
     }
+  }
+  return { count, bands, logEnergy };
+}
+
+/** Cepstral frames of the samples from `start` to `end` seconds; frame f starts at start + f / FEATURE_RATE. */
+export function cepstralFrames(pcm16k: Float32Array, start: number, end: number): CepstralFrames {
+  const first = Math.max(0, Math.round(start * SAMPLE_RATE));
+  const last = Math.min(pcm16k.length, Math.round(end * SAMPLE_RATE));
+  const { count, bands, logEnergy } = logMelFrames(pcm16k, first, last, filters);
+  const cepstra = new Float32Array(count * CEPSTRA);
+  for (let f = 0; f < count; f++) {
     for (let q = 0; q < CEPSTRA; q++) {
       const row = dct[q]!;
       let c = 0;
-      for (let b = 0; b < BANDS; b++) c += row[b]! * bands[b]!;
+      for (let b = 0; b < BANDS; b++) c += row[b]! * bands[f * BANDS + b]!;
       cepstra[f * CEPSTRA + q] = c;
     }
   }
   return { count, cepstra, logEnergy };
+}
+
+export const FBANK_BINS = 80;
+const fbankFilters = melFilters(FBANK_BINS, 20, 7600);
+
+/**
+ * Kaldi-style filterbank features for speaker-embedding models (WeSpeaker, 3D-Speaker):
+ * 80 log mel bands every 10 ms of all of `pcm16k`, the mean over time subtracted.
+ */
+export function fbank(pcm16k: Float32Array): { frames: number; features: Float32Array } {
+  const { count, bands } = logMelFrames(pcm16k, 0, pcm16k.length, fbankFilters);
+  for (let b = 0; b < FBANK_BINS; b++) {
+    let mean = 0;
+    for (let f = 0; f < count; f++) mean += bands[f * FBANK_BINS + b]!;
+    mean /= Math.max(1, count);
+    for (let f = 0; f < count; f++) bands[f * FBANK_BINS + b]! -= mean;
+  }
+  return { frames: count, features: bands };
 }

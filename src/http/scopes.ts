@@ -26,6 +26,8 @@ export const SCOPES = [
   "legal_holds:write",
   "exports:read",
   "exports:write",
+  "voices:read",
+  "voices:write",
 ] as const;
 
 export type Scope = (typeof SCOPES)[number];

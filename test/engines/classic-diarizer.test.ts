@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { boundaryErrors, diarizationErrorRate } from "../../scripts/test-audio/diarization-score";
-import { conversation, script } from "../../scripts/test-audio/espeak-conversation";
+import { conversation, LINES, script } from "../../scripts/test-audio/espeak-conversation";
 import { ClassicDiarizer } from "../../src/engines/classic-diarizer";
 import { SingleSpeakerDiarizer } from "../../src/engines/diarizer";
 import { SileroVad } from "../../src/engines/vad";
@@ -79,5 +79,31 @@ describe("SingleSpeakerDiarizer", () => {
       { speaker: "SPEAKER_1", start: 0, end: 0.5 },
       { speaker: "SPEAKER_1", start: 0.6, end: 1 },
     ]);
+  });
+});
+
+describe("ClassicVoiceprinter", () => {
+  const printer = diarizer.voiceprints;
+  const printOf = async (voice: number, lines: number[]) => {
+    const c = conversation(lines.map((i) => ({ speaker: voice, text: LINES[i]! })));
+    return (await printer.voiceprint(c.pcm, [{ start: 0, end: c.pcm.length / 16_000 }]))!;
+  };
+
+  test("the same voice in other sentences matches; another voice does not", async () => {
+    const prints = [];
+    for (const v of [0, 1, 2]) prints.push({ enrolled: await printOf(v, [0, 1, 2]), later: await printOf(v, [6, 7, 8]) });
+    for (const [v, p] of prints.entries()) {
+      expect(printer.similarity(p.enrolled, p.later)).toBeGreaterThan(printer.threshold);
+      for (const [w, q] of prints.entries()) if (w !== v) expect(printer.similarity(p.enrolled, q.later)).toBeLessThan(printer.threshold);
+    }
+    expect(printer.similarity(prints[0]!.enrolled, prints[0]!.enrolled)).toBeCloseTo(1, 5);
+  });
+
+  test("pooled samples of a voice still match it; too little speech gives no print", async () => {
+    const pooled = printer.pool([await printOf(1, [0, 1]), await printOf(1, [3, 4])]);
+    expect(printer.similarity(pooled, await printOf(1, [9, 10]))).toBeGreaterThan(printer.threshold);
+    expect(printer.similarity(pooled, await printOf(0, [9, 10]))).toBeLessThan(printer.threshold);
+    const c = conversation(script([0]));
+    expect(await printer.voiceprint(c.pcm, [{ start: 0.5, end: 1 }])).toBeNull();
   });
 });

@@ -54,6 +54,7 @@ const REQUESTS: Record<string, () => { body?: unknown; query?: string }> = {
   "PUT /v1/config/end-users/:id": () => ({ body: { auto_summarize: true } }),
   "PUT /v1/config/devices/:id": () => ({ body: { auto_summarize: true } }),
   "POST /v1/transcriptions": () => ({ body: { recording_id: own.recording } }),
+  "PATCH /v1/transcriptions/:id/speakers": () => ({ body: { SPEAKER_1: { name: "Hijacked" } } }),
   "GET /v1/transcriptions": () => ({ query: `recording_id=${own.recording}` }),
   "POST /v1/summaries": () => ({ body: { transcription_id: own.transcription } }),
   "GET /v1/summaries": () => ({ query: `transcription_id=${own.transcription}` }),
@@ -65,6 +66,10 @@ const REQUESTS: Record<string, () => { body?: unknown; query?: string }> = {
   "GET /v1/audit-events": () => ({ query: `resource_id=${own.recording}` }),
   "POST /v1/legal-holds": () => ({ body: { matter: "Intruder v. Owner", recording_id: own.recording } }),
   "POST /v1/exports": () => ({ body: { end_user_id: own.endUser } }),
+  "POST /v1/voices": () => ({ body: { name: "Intruder", end_user_id: own.endUser } }),
+  "GET /v1/voices": () => ({ query: `end_user_id=${own.endUser}` }),
+  "PATCH /v1/voices/:id": () => ({ body: { name: "Hijacked" } }),
+  "POST /v1/voices/:id/samples": () => ({ body: { recording_id: own.recording, start_ms: 0, end_ms: 4000 } }),
 };
 
 /** Which owner object a path parameter names: the resource the segment before it is. */
@@ -83,6 +88,7 @@ function fillPath(path: string): string {
     deliveries: "delivery",
     "legal-holds": "legalHold",
     exports: "export",
+    voices: "voice",
   };
   const parts = path.split("/");
   return parts
@@ -161,6 +167,8 @@ beforeAll(async () => {
   const uploadToken = new URL(uploadUrl).pathname.split("/").pop()!;
 
   own.command = (await call("POST", `/v1/devices/${device.id}/commands`, { type: "start_recording" })).id;
+  marker.voiceName = "Owner Voice Name";
+  own.voice = (await call("POST", "/v1/voices", { name: marker.voiceName, end_user_id: own.endUser })).id;
   const image = join(makeTempDir(), "fw.bin");
   writeFileSync(image, "matrix firmware image");
   // Releases belong to the organization, which the intruder's project shares: not the owner's alone, so never counted as leaked.

@@ -12,6 +12,8 @@ import { type CallOptions, makeTenant, makeTestApp, type Reply } from "../helper
 import { boundDevice } from "../modules/device-runtime-fixtures";
 import { BUDGET, seedTranscript } from "../modules/search-corpus";
 import { fixture, pathOf, put } from "../modules/recordings-support";
+import { seedRecording, wav } from "../modules/pipeline-fixtures";
+import { conversation, script } from "../../scripts/test-audio/espeak-conversation";
 import { type OpenApiContract, openApiContract } from "../support/openapi-contract";
 
 let t: Awaited<ReturnType<typeof makeTestApp>>;
@@ -199,6 +201,21 @@ describe("every operation answers a documented success", () => {
     await expectStatus(200, "GET", "/v1/exports", { key });
     await expectStatus(200, "GET", `/v1/exports/${exp.id}`, { key });
     await expectStatus(200, "GET", `/v1/exports/${exp.id}/download`, { key });
+  });
+
+  test("speakers and known voices", async () => {
+    const tenant = { projectId: acme.project.id, mode: "test" as const };
+    const seeded = seedTranscript(t.deps, tenant, { endUserId: null, recordedAt: null, lines: BUDGET, name: "Speakers" });
+    await t.deps.queue.drain();
+    await expectStatus(200, "GET", `/v1/transcriptions/${seeded.transcriptionId}/transcript?format=vtt`, { key });
+    await expectStatus(200, "PATCH", `/v1/transcriptions/${seeded.transcriptionId}/speakers`, { key, body: { SPEAKER_2: { name: "Dana" } } });
+    const voice = await expectStatus(201, "POST", "/v1/voices", { key, body: { name: "Dana" } });
+    await expectStatus(200, "GET", "/v1/voices", { key });
+    await expectStatus(200, "GET", `/v1/voices/${voice.id}`, { key });
+    await expectStatus(200, "PATCH", `/v1/voices/${voice.id}`, { key, body: { name: "Dana K." } });
+    const rec = await seedRecording(t.deps, tenant, wav(conversation(script([1, 1])).pcm));
+    await expectStatus(201, "POST", `/v1/voices/${voice.id}/samples`, { key, body: { recording_id: rec, start_ms: 0, end_ms: 5000 } });
+    await expectStatus(204, "DELETE", `/v1/voices/${voice.id}`, { key });
   });
 
   test("webhooks and their deliveries", async () => {

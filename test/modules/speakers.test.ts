@@ -106,3 +106,66 @@ describe("speaker hints: bad input", () => {
     expect(r.body.error.param).toBe("max_speakers");
   });
 });
+
+describe("PATCH /transcriptions/{id}/speakers", () => {
+  async function twoSpeakerApp() {
+    const app = await makeTestApp({ engines: { transcriber: new ScriptedTranscriber({ segments: oneLongSegment }), llm: new ScriptedLlm() } });
+    const tenant = makeTenant(app.deps);
+    const rec = await seedRecording(app.deps, { projectId: tenant.project.id, mode: "test" }, bytes);
+    const posted = await app.call("POST", "/v1/transcriptions", { key: tenant.test, body: { recording_id: rec } });
+    await app.deps.queue.drain();
+    return { app, key: tenant.test, id: posted.body.id as string, rec };
+  }
+
+  test("names a speaker in the transcript and its renderings; naming again replaces the name, the diarizer's turns keep their ids", async () => {
+    const { app, key, id } = await twoSpeakerApp();
+    const r = await app.call("PATCH", `/v1/transcriptions/${id}/speakers`, { key, body: { SPEAKER_2: { name: "Dr. Weber" } } });
+    expect(r.status).toBe(200);
+    expect(r.body.speakers).toEqual([
+      { id: "SPEAKER_1", label: "Speaker 1" },
+      { id: "SPEAKER_2", label: "Dr. Weber" },
+    ]);
+    expect(r.body.segments.map((s: any) => s.speaker)).toEqual(["SPEAKER_1", "Dr. Weber", "SPEAKER_1", "Dr. Weber"]);
+    expect((await app.call("GET", `/v1/transcriptions/${id}`, { key })).body).toEqual(r.body);
+    expect((await app.call("GET", `/v1/transcriptions/${id}/transcript?format=vtt`, { key })).body).toContain("<v Dr. Weber>");
+    const again = await app.call("PATCH", `/v1/transcriptions/${id}/speakers`, { key, body: { SPEAKER_2: { name: "Dr. Anna Weber" }, SPEAKER_1: { name: "Patient" } } });
+    expect(again.body.segments.map((s: any) => s.speaker)).toEqual(["Patient", "Dr. Anna Weber", "Patient", "Dr. Anna Weber"]);
+    expect(again.body.speaker_turns.map((t: any) => t.speaker)).toEqual(["SPEAKER_1", "SPEAKER_2", "SPEAKER_1", "SPEAKER_2"]);
+  });
+
+  test("a named speaker reaches the search chunks: a one-voice recording's chunk carries the name", async () => {
+    const app = await makeTestApp({ engines: { transcriber: new ScriptedTranscriber({ segments: shortSegments }), llm: new ScriptedLlm() } });
+    const tenant = makeTenant(app.deps);
+    const rec = await seedRecording(app.deps, { projectId: tenant.project.id, mode: "test" }, wav(conversation(script([1, 1, 1])).pcm));
+    const posted = await app.call("POST", "/v1/transcriptions", { key: tenant.test, body: { recording_id: rec } });
+    await app.deps.queue.drain();
+    const chunkSpeakers = () => app.deps.db.query<{ speaker: string | null }, [string]>("SELECT speaker FROM chunks WHERE recording_id = ?").all(rec).map((c) => c.speaker);
+    expect(chunkSpeakers()).toEqual(["SPEAKER_1"]);
+    await app.call("PATCH", `/v1/transcriptions/${posted.body.id}/speakers`, { key: tenant.test, body: { SPEAKER_1: { name: "Ada" } } });
+    await app.deps.queue.drain();
+    expect(chunkSpeakers()).toEqual(["Ada"]);
+  });
+
+  test("errors: unknown speaker, a name like an id, a name another speaker has, an empty body, an unknown field, an unfinished transcription", async () => {
+    const { app, key, id, rec } = await twoSpeakerApp();
+    const patch = (body: unknown, target = id) => app.call("PATCH", `/v1/transcriptions/${target}/speakers`, { key, body });
+    const cases: [unknown, string][] = [
+      [{ SPEAKER_9: { name: "X" } }, "SPEAKER_9"],
+      [{ SPEAKER_1: { name: "SPEAKER_2" } }, "SPEAKER_1.name"],
+      [{ speaker_1: { name: "X" } }, "speaker_1"],
+      [{ SPEAKER_1: { name: "" } }, "SPEAKER_1.name"],
+      [{ SPEAKER_1: { name: "X", colour: "red" } }, "SPEAKER_1.colour"],
+    ];
+    for (const [body, param] of cases) {
+      const r = await patch(body);
+      expect(r.status).toBe(422);
+      expect(r.body.error.param).toBe(param);
+    }
+    expect((await patch({})).status).toBe(422);
+    await patch({ SPEAKER_1: { name: "Ada" } });
+    expect((await patch({ SPEAKER_2: { name: "Ada" } })).body.error.param).toBe("SPEAKER_2.name");
+    expect((await patch({ SPEAKER_1: { name: "X" } }, "txn_nope")).status).toBe(404);
+    const running = await app.call("POST", "/v1/transcriptions", { key, body: { recording_id: rec } });
+    expect((await patch({ SPEAKER_1: { name: "X" } }, running.body.id)).status).toBe(409);
+  });
+});

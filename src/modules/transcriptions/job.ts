@@ -10,6 +10,7 @@ import type { Job } from "../../jobs/queue";
 import { resolveConfig } from "../config/service";
 import { fillExaminedAudio, findRecording, setProcessingStatus, type StoredRecording } from "../recordings/service";
 import { redactTranscript } from "../redaction/service";
+import { knownVoices } from "../voices/service";
 import { type PipelineResult, SAMPLE_RATE, TranscriptionFailure, transcribePcm } from "./pipeline";
 import { eventData, TRANSCRIPTION_EVENT_FIELDS, type Transcription } from "./schema";
 import { HAS_AUDIO, RUN_TRANSCRIPTION_JOB, type RunTranscriptionPayload, startTranscription } from "./service";
@@ -70,7 +71,9 @@ async function transcribeRecording(deps: Deps, tenant: Tenant, stored: StoredTra
       return decoded;
     });
     setLimit(limitFor(processing, pcm.length / SAMPLE_RATE));
-    return transcribePcm(deps.engines, pcm, { language: stored.requestedLanguage, signal, excludeWait, speakers: speakerHint(deps, tenant, stored, recording) });
+    return transcribePcm(deps.engines, pcm, { language: stored.requestedLanguage, signal, excludeWait, speakers: speakerHint(deps, tenant, stored, recording),
+      voices: knownVoices(deps.db, tenant, deps.engines.diarizer.kind, recording.end_user_id),
+    });
   }, cancel);
 }
 

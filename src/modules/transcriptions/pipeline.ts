@@ -2,8 +2,9 @@ import type { Engines } from "../../engines";
 import { type DiarizationKind, type SpeakerCountHint, SingleSpeakerDiarizer, type SpeakerTurn } from "../../engines/diarizer";
 import { meanSpeechProbability } from "../../engines/vad";
 import type { Segment, Speaker, TranscriptionFailureCode } from "./schema";
-import { assignSpeakers } from "./speaker-assignment";
+import { assignSpeakers, defaultLabel } from "./speaker-assignment";
 import { planAudio, planSpeech, toOriginalTime } from "./speech-plan";
+import { type KnownVoice, labelKnownVoices, speakerPrints } from "./voice-matching";
 
 export const SAMPLE_RATE = 16_000;
 const MIN_AUDIO_SECONDS = 1;
@@ -38,7 +39,7 @@ const round = (x: number) => Math.round(x * 1000) / 1000;
 export async function transcribePcm(
   engines: PipelineEngines,
   pcm: Float32Array,
-  options: { language: string | null; signal: AbortSignal; excludeWait?: <W>(wait: Promise<W>) => Promise<W>; speakers?: SpeakerCountHint },
+  options: { language: string | null; signal: AbortSignal; excludeWait?: <W>(wait: Promise<W>) => Promise<W>; speakers?: SpeakerCountHint; voices?: KnownVoice[] },
 ): Promise<PipelineResult> {
   const duration = round(pcm.length / SAMPLE_RATE);
   if (duration < MIN_AUDIO_SECONDS) {
@@ -70,8 +71,14 @@ export async function transcribePcm(
   const hint = options.speakers ?? {};
   const diarizer = hint.maxSpeakers === 1 ? new SingleSpeakerDiarizer() : engines.diarizer;
   const turns = await diarizer.diarize(pcm, speech.regions, hint, options.signal);
-  const { segments, turns: speakerTurns } = assignSpeakers(raw, turns);
-  const speakers = [...new Set(segments.map((s) => s.speaker))].map((id) => ({ id, label: id.replace(/^SPEAKER_(\d+)$/, "Speaker $1") }));
+  const assigned = assignSpeakers(raw, turns);
+  const speakerTurns = assigned.turns;
+  let segments = assigned.segments;
+  let speakers: Speaker[] = [...new Set(segments.map((s) => s.speaker))].map((id) => ({ id, label: defaultLabel(id) }));
+  const printer = diarizer.voiceprints;
+  if (printer && options.voices?.length) {
+    ({ segments, speakers } = labelKnownVoices(printer, await speakerPrints(printer, pcm, speakerTurns), options.voices, { segments, speakers }));
+  }
   return {
     language: result.language,
     text: segments.map((s) => s.text).join(" "),

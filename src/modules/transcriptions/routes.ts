@@ -6,7 +6,8 @@ import { pageOf } from "../../http/pagination";
 import { idParam } from "../../http/schemas";
 import { redactedQuery } from "../redaction/schema";
 import { TRANSCRIPT_FORMATS } from "./renderings";
-import { createTranscriptionBody, listTranscriptionsQuery, transcriptionSchema, transcriptQuery } from "./schema";
+import { createTranscriptionBody, listTranscriptionsQuery, nameSpeakersBody, transcriptionSchema, transcriptQuery } from "./schema";
+import { nameSpeakers } from "./speaker-names";
 import { createTranscription, getTranscription, listTranscriptions, renderTranscript } from "./service";
 
 export function transcriptionsRoutes(deps: Deps) {
@@ -45,6 +46,16 @@ export function transcriptionsRoutes(deps: Deps) {
         summary: "Get a transcription",
         description:
           "Scope transcriptions:read. Poll status, or wait for the transcription.* events. With redacted=true, names, dates of birth, phone numbers, emails, addresses, record and case numbers, IBANs and card numbers in the text and segments are replaced by their kind ([NAME], [PHONE], ...).",
+      },
+    })
+    .patch("/transcriptions/:id/speakers", ({ principal, params, body }) => nameSpeakers(deps, authorize(principal, "transcriptions:write"), params.id, body), {
+      params: idParam,
+      body: nameSpeakersBody,
+      response: { 200: transcriptionSchema },
+      detail: {
+        summary: "Name speakers",
+        description:
+          'Scope transcriptions:write. Body {"SPEAKER_2": {"name": "Dr. Weber", "remember": true}}: each named speaker keeps its id in speakers with the name as label, its segments carry the name as speaker, and the recording is indexed again so search results and Ask citations carry it. With remember the speaker\'s voiceprint is added to the known voice of that name (made if new), so later recordings recognise it. 404 not_found, 409 transcription_not_ready until completed (resource_conflict when remember cannot be done: no voiceprints in the diarizer, or the audio is gone), 422 for an unknown speaker id, a name that looks like a speaker id or that another speaker has, or a speaker with too little speech to remember.',
       },
     })
     .get(

@@ -24,6 +24,16 @@ export const listTranscriptionsQuery = z.object({
 });
 export type ListTranscriptionsQuery = z.infer<typeof listTranscriptionsQuery>;
 
+/** PATCH /transcriptions/{id}/speakers: a name for each speaker id to name. */
+export const nameSpeakersBody = z
+  .record(
+    z.string().regex(/^SPEAKER_\d+$/, "must be a speaker id such as SPEAKER_2"),
+    /** remember: also keep the speaker's voiceprint under a known voice of this name, made if new. */
+    z.strictObject({ name: z.string().trim().min(1).max(100), remember: z.boolean().optional() }),
+  )
+  .refine((b) => Object.keys(b).length > 0, "name at least one speaker, e.g. {\"SPEAKER_2\": {\"name\": \"Dr. Weber\"}}");
+export type NameSpeakersBody = z.infer<typeof nameSpeakersBody>;
+
 export const transcriptQuery = z.object({ format: z.enum(["srt", "vtt", "txt"]).default("txt") });
 
 /** Spec 6 transcription failure codes. */
@@ -32,7 +42,8 @@ export type TranscriptionFailureCode = (typeof FAILURE_CODES)[number];
 
 const segmentSchema = z.object({ start: z.number(), end: z.number(), text: z.string(), speaker: z.string(), confidence: z.number().min(0).max(1) });
 export type Segment = z.infer<typeof segmentSchema>;
-const speakerSchema = z.object({ id: z.string(), label: z.string() });
+/** voice_id and score: the known voice the speaker was recognised as (decision 098), absent otherwise. */
+const speakerSchema = z.object({ id: z.string(), label: z.string(), voice_id: z.string().optional(), score: z.number().min(0).max(1).optional() });
 export type Speaker = z.infer<typeof speakerSchema>;
 const speakerTurnSchema = z.object({ speaker: z.string(), start: z.number(), end: z.number() });
 /** Which diarizer ran: the weight-free classic one, a neural one, or none (every segment SPEAKER_1). */

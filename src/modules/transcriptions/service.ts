@@ -91,9 +91,14 @@ export function createTranscription(deps: Pick<Deps, "db" | "queue" | "events">,
   })();
 }
 
+/** A transcription the caller may see (end-user-scoped keys: only their end user's), unaudited: for writes that load it inside their transaction. */
+export function findVisibleTranscription(db: Database, principal: Principal, id: string): Transcription {
+  return visible(principal, findStoredTranscription(db, principal, id), (t) => ownedBy(t.endUserId), `No transcription ${id}.`).record;
+}
+
 /** A transcription the caller may see (end-user-scoped keys: only their end user's); with `redacted`, identifiers replaced by their kind. The read is audited, the original and the redacted view apart. */
 export async function getTranscription(deps: Pick<Deps, "db" | "audit">, principal: Principal, id: string, options: { redacted?: boolean } = {}): Promise<Transcription> {
-  const transcription = visible(principal, findStoredTranscription(deps.db, principal, id), (t) => ownedBy(t.endUserId), `No transcription ${id}.`).record;
+  const transcription = findVisibleTranscription(deps.db, principal, id);
   await deps.audit.access(principal, options.redacted ? "transcription.redacted.read" : "transcription.read", [transcription.id, transcription.recording_id]);
   return options.redacted ? redactTranscript(transcription) : transcription;
 }

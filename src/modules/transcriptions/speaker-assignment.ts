@@ -6,6 +6,9 @@ const MIN_PART_SECONDS = 0.3;
 
 type Unlabelled = Omit<Segment, "speaker">;
 
+/** The label the pipeline gives SPEAKER_n until someone names the speaker: "Speaker n". */
+export const defaultLabel = (id: string) => id.replace(/^SPEAKER_(\d+)$/, "Speaker $1");
+
 type Change = { at: number; before: SpeakerTurn; after: SpeakerTurn };
 
 /** Where the speaker changes: midway between two turns of different speakers. */

@@ -125,6 +125,17 @@ export function markTranscriptionCompleted(
   );
 }
 
+/** New speaker labels of a completed transcription (its segments carry them too). */
+export function replaceTranscriptionSpeakers(db: Database, tenant: Tenant, id: string, segments: Transcription["segments"], speakers: Transcription["speakers"]): void {
+  db.query("UPDATE transcriptions SET segments = ?, speakers = ? WHERE id = ? AND project_id = ? AND mode = ? AND status = 'completed'").run(
+    JSON.stringify(segments),
+    JSON.stringify(speakers),
+    id,
+    tenant.projectId,
+    tenant.mode,
+  );
+}
+
 /** processing -> failed; false when the row is no longer processing. */
 export function markTranscriptionFailed(db: Database, tenant: Tenant, id: string, error: Transcription["error"], failedAt: string, durationSeconds: number | null): boolean {
   return (

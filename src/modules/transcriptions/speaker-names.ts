@@ -1,0 +1,93 @@
+import type { Deps } from "../../deps";
+import type { Principal } from "../../http/auth";
+import { ApiError } from "../../http/errors";
+import { findRecording } from "../recordings/service";
+import { rememberVoice } from "../voices/service";
+import type { NameSpeakersBody, Transcription } from "./schema";
+import { findVisibleTranscription } from "./service";
+import { defaultLabel } from "./speaker-assignment";
+import { replaceTranscriptionSpeakers } from "./store";
+
+/** Ids the diarizer gives; a name may not look like one, or it could not be told from an unnamed speaker. */
+const SPEAKER_ID = /^SPEAKER_\d+$/;
+
+type NamingDeps = Pick<Deps, "db" | "queue" | "storage" | "engines" | "clock" | "audit">;
+
+/** The completed transcription, with every name in the body checked against its speakers. */
+function loadForNaming(deps: NamingDeps, principal: Principal, id: string, body: NameSpeakersBody): Transcription {
+  const transcription = findVisibleTranscription(deps.db, principal, id);
+  if (transcription.status !== "completed") {
+    throw new ApiError("transcription_not_ready", `Transcription ${id} is ${transcription.status}; its speakers can be named once it has completed.`);
+  }
+  for (const [speakerId, { name }] of Object.entries(body)) {
+    if (!transcription.speakers.some((s) => s.id === speakerId)) {
+      throw new ApiError("validation_error", `Transcription ${id} has no speaker ${speakerId}; its speakers are ${transcription.speakers.map((s) => s.id).join(", ")}.`, { param: speakerId });
+    }
+    if (SPEAKER_ID.test(name)) throw new ApiError("validation_error", `A speaker's name cannot look like a speaker id (${name}).`, { param: `${speakerId}.name` });
+    const taken = transcription.speakers.find((s) => s.id !== speakerId && !body[s.id] && shown(s) === name);
+    if (taken) throw new ApiError("validation_error", `${name} already names ${taken.id} of this transcription.`, { param: `${speakerId}.name` });
+  }
+  return transcription;
+}
+
+/** What a speaker's segments carry: the name once named, else the id. */
+const shown = (s: Transcription["speakers"][number]) => (s.label === defaultLabel(s.id) ? s.id : s.label);
+
+/** The voiceprints of the speakers to remember, over all of their turns in the recording's audio. */
+async function printsToRemember(deps: NamingDeps, principal: Principal, transcription: Transcription, body: NameSpeakersBody): Promise<Map<string, number[]>> {
+  const remembered = Object.keys(body).filter((speakerId) => body[speakerId]!.remember);
+  if (remembered.length === 0) return new Map();
+  const printer = deps.engines.diarizer.voiceprints;
+  if (!printer) throw new ApiError("resource_conflict", `The diarizer in use (${deps.engines.diarizer.kind}) keeps no voiceprints; name the speakers without remember.`);
+  const key = findRecording(deps.db, principal, transcription.recording_id)?.storage_key;
+  if (!key) throw new ApiError("resource_conflict", `The audio of recording ${transcription.recording_id} is gone; name the speakers without remember.`);
+  const pcm = await deps.storage.withLocalFile(key, (path) => deps.engines.audio.decodePcm16k(path));
+  const prints = new Map<string, number[]>();
+  for (const speakerId of remembered) {
+    const print = await printer.voiceprint(pcm, transcription.speaker_turns.filter((t) => t.speaker === speakerId));
+    if (!print) throw new ApiError("validation_error", `${speakerId} speaks too little (under 2 s) to remember the voice.`, { param: `${speakerId}.remember` });
+    prints.set(speakerId, print);
+  }
+  return prints;
+}
+
+/**
+ * PATCH /transcriptions/{id}/speakers: names speakers of a finished transcription. The
+ * speakers list keeps the ids (SPEAKER_n, the keys of this body) with the name as label;
+ * the segments' speaker becomes the name, and the recording is indexed again so search
+ * results and Ask citations carry it. speaker_turns keep the diarizer's ids. With
+ * remember, the speaker's voiceprint goes to the known voice of that name (decision 098).
+ */
+export async function nameSpeakers(deps: NamingDeps, principal: Principal, id: string, body: NameSpeakersBody): Promise<Transcription> {
+  const prints = await printsToRemember(deps, principal, loadForNaming(deps, principal, id, body), body);
+  const { db } = deps;
+  const now = deps.clock.now();
+  const named = db.transaction(() => {
+    // Again inside the transaction: the transcription may have changed while the audio was decoded.
+    const transcription = loadForNaming(deps, principal, id, body);
+    const renamed = new Map<string, string>();
+    const voiceIds = new Map<string, string>();
+    for (const [speakerId, { name }] of Object.entries(body)) {
+      renamed.set(shown(transcription.speakers.find((s) => s.id === speakerId)!), name);
+      const print = prints.get(speakerId);
+      if (!print) continue;
+      const turns = transcription.speaker_turns.filter((t) => t.speaker === speakerId);
+      const span = { recordingId: transcription.recording_id, startMs: Math.round(turns[0]!.start * 1000), endMs: Math.round(turns.at(-1)!.end * 1000) };
+      voiceIds.set(speakerId, rememberVoice(db, principal, { name, endUserId: null }, { kind: deps.engines.diarizer.kind, print, ...span }, now).id);
+    }
+    const speakers = transcription.speakers.map((s) => {
+      if (!body[s.id]) return s;
+      const { voice_id: _, score: __, ...rest } = s;
+      const voiceId = voiceIds.get(s.id);
+      return { ...rest, label: body[s.id]!.name, ...(voiceId ? { voice_id: voiceId } : {}) };
+    });
+    const segments = transcription.segments.map((s) => ({ ...s, speaker: renamed.get(s.speaker) ?? s.speaker }));
+    replaceTranscriptionSpeakers(db, principal, id, segments, speakers);
+    const payload = { project_id: principal.projectId, mode: principal.mode, transcription_id: id };
+    deps.queue.enqueue("search.index_transcription", payload, { dedupeKey: `search.index_transcription:${id}` });
+    return { ...transcription, segments, speakers };
+  })();
+  // The answer carries the transcript: a read like any other.
+  await deps.audit.access(principal, "transcription.read", [named.id, named.recording_id]);
+  return named;
+}

@@ -2,6 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { sha256Hex } from "../../src/crypto";
+import { SingleSpeakerDiarizer } from "../../src/engines/diarizer";
 import { ScriptedLlm } from "../../src/engines/llm.test-double";
 import { ScriptedTranscriber } from "../../src/engines/transcriber.test-double";
 import { readZip } from "../../src/modules/exports/zip";
@@ -19,7 +20,8 @@ async function parley(args: string[]) {
 /** An end user with two transcribed and summarised recordings. */
 async function exportApp() {
   const transcriber = new ScriptedTranscriber({ segments: (pcm) => [{ start: 0.5, end: pcm.length / 16_000, text: " Exhibit A was signed on Monday.", confidence: 0.9 }] });
-  const t = await makeTestApp({ engines: { transcriber, llm: new ScriptedLlm() } });
+  // One speaker: the classic diarizer would tell the fixture's tone bursts apart as voices.
+  const t = await makeTestApp({ engines: { transcriber, llm: new ScriptedLlm(), diarizer: new SingleSpeakerDiarizer() } });
   const tenant = makeTenant(t.deps);
   const key = tenant.test;
   const endUser = (await t.call("POST", "/v1/end-users", { key, body: { name: "Client" } })).body.id as string;

@@ -139,11 +139,12 @@ describe("transcriptions: happy path", () => {
   });
 
   test("with a diarizer, segments carry its speaker labels and speakers lists each speaker once, in order of appearance", async () => {
-    // Three 2 s segments from where the window opens (~0.1 s); the speakers take turns at 2 s
-    // and 3 s: part 0 is mostly SPEAKER_1's, part 1 (in the pause) goes to the nearest turn,
-    // SPEAKER_2's, and part 2 to SPEAKER_1 again, who speaks the second burst.
-    const segments = () => [0, 1, 2].map((i) => ({ start: i * 2, end: i * 2 + 2, text: ` part ${i}`, confidence: 0.8 }));
-    const app = await pipelineApp({ segments }, {}, { diarizer: new TwoSpeakerTestDiarizer([2, 3]) });
+    // The transcriber hears the two bursts (0-2 s and 5-7 s) joined, silence skipped: part 0
+    // lies in the first burst, parts 1 and 2 in the second (about 5.1-6.1 s and 6.2-6.8 s of
+    // the recording). The speakers take turns at 5 s and 6.15 s: part 0 is SPEAKER_1's, part 1
+    // SPEAKER_2's, part 2 SPEAKER_1's again.
+    const segments = () => [[0.2, 1.8], [2.5, 3.5], [3.6, 4.2]].map(([start, end], i) => ({ start: start!, end: end!, text: ` part ${i}`, confidence: 0.8 }));
+    const app = await pipelineApp({ segments }, {}, { diarizer: new TwoSpeakerTestDiarizer([5, 6.15]) });
     const key = makeTenant(app.deps).test;
     const projectId = app.deps.db.query<{ project_id: string }, []>("SELECT project_id FROM credentials ORDER BY created_at LIMIT 1").get()!.project_id;
     const rec = await seedRecording(app.deps, { projectId, mode: "test" }, speech);

@@ -110,25 +110,38 @@ function bruteForce(flat: Float32Array, q: Float32Array, k: number): number[] {
   return best.map(([i]) => i);
 }
 
-function percentiles(ms: number[]): { p50: number; p95: number } {
+type Percentiles = { p50: number; p95: number };
+/** Wall-clock percentiles, and the same of the process's CPU time per call. */
+type Timing = Percentiles & { cpu: Percentiles };
+
+function percentiles(ms: number[]): Percentiles {
   const s = [...ms].sort((a, b) => a - b);
   return { p50: s[Math.floor(s.length * 0.5)]!, p95: s[Math.min(s.length - 1, Math.ceil(s.length * 0.95) - 1)]! };
 }
 
-async function time(fn: () => unknown | Promise<unknown>): Promise<{ p50: number; p95: number }> {
+/**
+ * Times `fn` by the wall clock, and by the CPU time the process spent in it: a query is
+ * one thread's work on memory-mapped pages, so its CPU time is close to what an idle box's
+ * wall clock would show, whatever else the shared machine runs.
+ */
+async function time(fn: () => unknown | Promise<unknown>): Promise<Timing> {
   for (let i = 0; i < 5; i++) await fn(); // warm caches and JIT
   const ms: number[] = [];
+  const cpu: number[] = [];
   for (let i = 0; i < QUERIES; i++) {
-    const t0 = performance.now();
+    const [t0, c0] = [performance.now(), process.cpuUsage()];
     await fn();
+    const c = process.cpuUsage(c0);
     ms.push(performance.now() - t0);
+    cpu.push((c.user + c.system) / 1000);
   }
-  return percentiles(ms);
+  return { ...percentiles(ms), cpu: percentiles(cpu) };
 }
 
 // Fresh document counts per measurement: the library grew since the last one.
 const deps = (db: Database) => ({ db, searchCounts: new DocumentCounts(db), log: createLogger("silent"), engines: { embedder: queryEmbedder } as never });
-const fmt = (p: { p50: number; p95: number }) => `p50 ${p.p50.toFixed(1).padStart(6)} ms   p95 ${p.p95.toFixed(1).padStart(6)} ms`;
+const ms = (x: number) => `${x.toFixed(1).padStart(6)} ms`;
+const fmt = (t: Timing) => `p50 ${ms(t.p50)}   p95 ${ms(t.p95)}   (cpu p50 ${ms(t.cpu.p50)}   p95 ${ms(t.cpu.p95)})`;
 
 /** Mean share of `exact` (one top-k per query) found by `scan` on the same queries. */
 const meanRecall = (queries: Float32Array[], exact: number[][], scan: (q: Float32Array) => number[]) =>
@@ -172,10 +185,12 @@ async function measure(label: string, db: Database, endUserId: string, vectors: 
   const brute = await time(() => bruteForce(flat, embedding(), LIMIT * 2));
   const scan = vectorScanFor(libraryChunkCount(search, filter));
   const hybridRecall = scan === "exact" ? 1 : recall8;
-  const met = hybrid.p95 <= target.p95 && hybridRecall >= (target.recall ?? 0);
+  const recallMet = hybridRecall >= (target.recall ?? 0);
+  const verdict = (p95: number) => (p95 <= target.p95 && recallMet ? "met" : "MISSED");
   const goal = `p95 <= ${target.p95} ms${target.recall ? ` with recall@${LIMIT} >= ${target.recall}` : ""}`;
   console.log(`\n${label} (load ${loadavg()[0]!.toFixed(1)})`);
-  console.log(`  hybrid search (KNN + BM25 + RRF)   ${fmt(hybrid)}   recall@${LIMIT} ${hybridRecall.toFixed(3)} (vector scan: ${scan})   target ${goal}: ${met ? "met" : "MISSED"}`);
+  console.log(`  hybrid search (KNN + BM25 + RRF)   ${fmt(hybrid)}   recall@${LIMIT} ${hybridRecall.toFixed(3)} (vector scan: ${scan})`);
+  console.log(`    target ${goal}: ${verdict(hybrid.p95)} by the wall clock, ${verdict(hybrid.cpu.p95)} by CPU time (an idle box)`);
   console.log(`  vector KNN alone, exact floats     ${fmt(exact)}   (the baseline recall is measured against)`);
   console.log(`  vector KNN alone, bits + rescore   ${fmt(quantized)}   recall@${LIMIT} ${recall8.toFixed(3)}, recall@${LIMIT * 2} ${recall16.toFixed(3)} vs exact (${rescoredCandidates(LIMIT * 2)} candidates rescored)`);
   console.log(`  keyword BM25 alone (FTS5)          ${fmt(keywords)}`);

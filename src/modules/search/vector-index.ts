@@ -124,11 +124,18 @@ function bitCandidates({ db, searchCounts }: SearchStore, filter: ChunkFilter, q
   return found;
 }
 
-/** The exact float distance of each candidate (a point lookup each), nearest first. */
+/**
+ * The exact float distance of each candidate, nearest first: one statement joining the
+ * rowids to vec0's point lookups (~20% less than a statement per candidate; vec0 answers
+ * `chunk_rowid IN (...)` beside MATCH by scanning everything, so not that).
+ */
 function rescore(db: Database, candidates: Neighbour[], query: Float32Array, k: number): Neighbour[] {
-  const exact = db.query<{ distance: number }, [Float32Array, number]>("SELECT vec_distance_l2(embedding, ?) AS distance FROM chunk_vectors WHERE chunk_rowid = ?");
-  return candidates
-    .map(({ chunk_rowid }) => ({ chunk_rowid, distance: exact.get(query, chunk_rowid)!.distance }))
+  return db
+    .query<Neighbour, [Float32Array, string]>(
+      `SELECT v.chunk_rowid AS chunk_rowid, vec_distance_l2(v.embedding, ?1) AS distance
+       FROM json_each(?2) AS j JOIN chunk_vectors AS v ON v.chunk_rowid = j.value`,
+    )
+    .all(query, JSON.stringify(candidates.map((c) => c.chunk_rowid)))
     .sort((a, b) => a.distance - b.distance || a.chunk_rowid - b.chunk_rowid)
     .slice(0, k);
 }

@@ -4,6 +4,7 @@ import type { Database } from "bun:sqlite";
 import { migrate, MIGRATIONS_DIR, readMigrations } from "../../src/db/migrate";
 import { openDatabase } from "../../src/db/open";
 import { HashingTestEmbedder } from "../../src/engines/embedder.test-double";
+import { DocumentCounts } from "../../src/modules/search/store";
 import { vectorCandidates } from "../../src/modules/search/vector-index";
 import { makeTempDir, makeTestApp } from "../helpers";
 import { topicalEmbeddings } from "./search-embeddings";
@@ -32,8 +33,9 @@ test("migration 0012 backfills the bits of every stored vector, and the quantize
   const rows = db.query("SELECT COUNT(*) AS n, SUM(embedding_bits = vec_quantize_binary(embedding)) AS same FROM chunk_vectors").get();
   expect(rows).toEqual({ n: 600, same: 600 });
   const filter = { projectId: "prj_1", mode: "test" as const, endUserId: "eu_1" };
+  const store = { db, searchCounts: new DocumentCounts(db) };
   for (const v of vectors.slice(0, 5)) {
-    expect(vectorCandidates(db, filter, v, 1, "quantized")).toEqual(vectorCandidates(db, filter, v, 1, "exact"));
+    expect(vectorCandidates(store, filter, v, 1, "quantized")).toEqual(vectorCandidates(store, filter, v, 1, "exact"));
   }
 });
 
@@ -64,5 +66,5 @@ test("an index of another dimension is emptied by migration 0012 and re-embedded
   expect(t.deps.db.query("SELECT COUNT(*) AS n FROM chunk_vectors WHERE embedding_bits = vec_quantize_binary(embedding)").get()).toEqual({ n: 2 });
   const [query] = await new HashingTestEmbedder(96).embed(["blood pressure"]);
   const filter = { projectId: "prj_1", mode: "test" as const, endUserId: "eu_1" };
-  expect(vectorCandidates(t.deps.db, filter, query!, 1, "quantized")).toEqual([1]);
+  expect(vectorCandidates(t.deps, filter, query!, 1, "quantized")).toEqual([1]);
 });

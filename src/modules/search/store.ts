@@ -119,11 +119,13 @@ const ANY_OWNER = "*";
  * Positive document counts per owner token (or ANY_OWNER) and word, of one connection; one
  * per Deps (boot.ts). Counting walks postings, so positive counts are kept; a zero is not
  * (counting an absent word is cheap, and a kept zero would hide a word indexed a moment later).
+ * Beside them, per large library, the bit distance its vector scans may stop at (decision 099).
  */
 export class DocumentCounts {
   private at = Date.now();
   private size = 0;
   private byOwner = new Map<string, Map<string, number>>();
+  private scanBounds = new Map<string, number>();
 
   constructor(private readonly db: Database) {}
 
@@ -157,11 +159,26 @@ export class DocumentCounts {
     }
   }
 
-  /** Drops every count (also how the cache starts over past its age or size). */
+  /**
+   * The bit distance within which the owner's last quantized vector scan found its
+   * candidates, plus a margin: the next scan looks no further unless that finds too few.
+   * Kept when the owner's chunks change (a recording more barely moves it, and a bound that
+   * turns out too tight only costs one more scan); dropped with the counts.
+   */
+  scanBound(owner: string): number | undefined {
+    return this.scanBounds.get(owner);
+  }
+
+  learnScanBound(owner: string, bound: number): void {
+    this.scanBounds.set(owner, bound);
+  }
+
+  /** Drops every count and bound (also how the cache starts over past its age or size). */
   close(): void {
     this.at = Date.now();
     this.size = 0;
     this.byOwner = new Map();
+    this.scanBounds = new Map();
   }
 }
 

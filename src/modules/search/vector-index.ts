@@ -1,5 +1,5 @@
 import type { Database, SQLQueryBindings } from "bun:sqlite";
-import { type ChunkFilter, chunkFilterSql, partitionOf, type PendingChunk, readIndexState } from "./store";
+import { type ChunkFilter, chunkFilterSql, ownerToken, partitionOf, type PendingChunk, readIndexState, type SearchStore } from "./store";
 
 /**
  * Vectors are stored and queried at unit length: L2 distance then orders exactly as cosine,
@@ -15,8 +15,9 @@ const NO_SIMILARITY = Math.SQRT2 - 1e-3;
 
 /**
  * How an end user's nearest chunks are found: `exact` scans every float vector; `quantized`
- * scans one bit per dimension (the sign, `vec_quantize_binary`) for OVERSAMPLE times the
- * neighbours wanted and rescores those with the exact floats (decision 066).
+ * scans one bit per dimension (the sign, `vec_quantize_binary`) for the candidates
+ * (`rescoredCandidates`) nearest by hamming distance and rescores those with the exact
+ * floats (decisions 066, 099).
  */
 export type VectorScan = "exact" | "quantized";
 
@@ -28,11 +29,21 @@ export type VectorScan = "exact" | "quantized";
 export const EXACT_SCAN_MAX_CHUNKS = 20_000;
 
 /**
- * Bit-scan candidates per neighbour wanted. sqlite-vec's KNN cost grows with k (at 100k
- * vectors: ~5 ms at k 16, ~10 ms at 64, ~38 ms at 256), so the candidate set stays small;
- * recall@16 at x4 is measured in test/modules/search-recall.test.ts and by bench/search.ts.
+ * Bit-scan candidates rescored with the floats: at least MIN_RESCORED, else OVERSAMPLE per
+ * neighbour wanted. Chosen by measurement (bench/search.ts, search-recall.test.ts): at 100k
+ * chunks the true top 8 are found among the nearest 64 by hamming distance about 94% of
+ * the time, among the nearest 96 about 98%; rescoring 96 costs ~2 ms.
  */
+export const MIN_RESCORED = 96;
 export const OVERSAMPLE = 4;
+export const rescoredCandidates = (k: number) => Math.max(MIN_RESCORED, k * OVERSAMPLE);
+
+/**
+ * Bits past a library's last candidate distance that its next bit scan looks: about 0.6
+ * standard deviations of a random pair's hamming distance (sqrt(dimension) / 2). Looking
+ * further costs little; a bound too tight costs one more scan (decision 099).
+ */
+const boundMargin = (dimension: number) => Math.ceil(0.6 * Math.sqrt(dimension));
 
 export const vectorScanFor = (libraryChunks: number): VectorScan => (libraryChunks > EXACT_SCAN_MAX_CHUNKS ? "quantized" : "exact");
 
@@ -79,24 +90,52 @@ export function storeVectors(db: Database, chunks: PendingChunk[], vectors: Floa
 
 type Neighbour = { chunk_rowid: number; distance: number };
 
-/** One KNN over the end user's partition, on the float column or on the bit column (hamming distance). */
-function knn(db: Database, filter: ChunkFilter, column: "embedding" | "embedding_bits", query: Float32Array, k: number): Neighbour[] {
+/**
+ * One KNN over the end user's partition, on the float column or on the bit column (hamming
+ * distance), optionally only within `bound`: sqlite-vec's KNN picks each block's top k by
+ * passes over the block, so its cost grows with k, unless a distance bound leaves few
+ * vectors of each block to pick from.
+ */
+function knn(db: Database, filter: ChunkFilter, column: "embedding" | "embedding_bits", query: Float32Array, k: number, bound?: number): Neighbour[] {
   const extra = chunkFilterSql(filter);
   const match = column === "embedding" ? "embedding MATCH ?" : "embedding_bits MATCH vec_quantize_binary(?)";
+  const within = bound === undefined ? { sql: "", params: [] } : { sql: " AND distance <= ?", params: [bound] };
   return db
     .query<Neighbour, SQLQueryBindings[]>(
       `SELECT chunk_rowid, distance FROM chunk_vectors
-       WHERE ${match} AND k = ? AND project_id = ? AND mode = ? AND end_user_id = ?${extra.sql}
+       WHERE ${match} AND k = ?${within.sql} AND project_id = ? AND mode = ? AND end_user_id = ?${extra.sql}
        ORDER BY distance`,
     )
-    .all(query, k, filter.projectId, filter.mode, filter.endUserId, ...extra.params);
+    .all(query, k, ...within.params, filter.projectId, filter.mode, filter.endUserId, ...extra.params);
 }
 
-/** The exact float distance of each candidate (a point lookup each), nearest first. */
+/**
+ * The `count` chunks nearest by hamming distance. The scan first looks only within the
+ * bound the library's last scan learned; when that holds `count` chunks they are exactly the
+ * nearest `count`, found at a fraction of the cost. Otherwise (no bound yet, a query in a
+ * sparser region, filters leaving few chunks) it scans again without a bound.
+ */
+function bitCandidates({ db, searchCounts }: SearchStore, filter: ChunkFilter, query: Float32Array, count: number): Neighbour[] {
+  const owner = ownerToken(filter, filter.endUserId);
+  const bound = searchCounts.scanBound(owner);
+  let found = bound === undefined ? [] : knn(db, filter, "embedding_bits", query, count, bound);
+  if (found.length < count) found = knn(db, filter, "embedding_bits", query, count);
+  if (found.length === count) searchCounts.learnScanBound(owner, found[count - 1]!.distance + boundMargin(query.length));
+  return found;
+}
+
+/**
+ * The exact float distance of each candidate, nearest first: one statement joining the
+ * rowids to vec0's point lookups (~20% less than a statement per candidate; vec0 answers
+ * `chunk_rowid IN (...)` beside MATCH by scanning everything, so not that).
+ */
 function rescore(db: Database, candidates: Neighbour[], query: Float32Array, k: number): Neighbour[] {
-  const exact = db.query<{ distance: number }, [Float32Array, number]>("SELECT vec_distance_l2(embedding, ?) AS distance FROM chunk_vectors WHERE chunk_rowid = ?");
-  return candidates
-    .map(({ chunk_rowid }) => ({ chunk_rowid, distance: exact.get(query, chunk_rowid)!.distance }))
+  return db
+    .query<Neighbour, [Float32Array, string]>(
+      `SELECT v.chunk_rowid AS chunk_rowid, vec_distance_l2(v.embedding, ?1) AS distance
+       FROM json_each(?2) AS j JOIN chunk_vectors AS v ON v.chunk_rowid = j.value`,
+    )
+    .all(query, JSON.stringify(candidates.map((c) => c.chunk_rowid)))
     .sort((a, b) => a.distance - b.distance || a.chunk_rowid - b.chunk_rowid)
     .slice(0, k);
 }
@@ -104,10 +143,11 @@ function rescore(db: Database, candidates: Neighbour[], query: Float32Array, k: 
 /**
  * Nearest chunks, best first; the partition keys confine the scan to one end user. Chunks
  * with no positive cosine similarity (L2 distance sqrt(2) or more between unit vectors)
- * are not neighbours in any useful sense and are left out.
+ * are not neighbours in any useful sense and are left out. `candidates` (quantized scan
+ * only) is there for bench/search.ts to weigh other budgets.
  */
-export function vectorCandidates(db: Database, filter: ChunkFilter, vector: Float32Array, k: number, scan: VectorScan): number[] {
+export function vectorCandidates(store: SearchStore, filter: ChunkFilter, vector: Float32Array, k: number, scan: VectorScan, candidates = rescoredCandidates(k)): number[] {
   const query = unit(vector);
-  const nearest = scan === "exact" ? knn(db, filter, "embedding", query, k) : rescore(db, knn(db, filter, "embedding_bits", query, k * OVERSAMPLE), query, k);
+  const nearest = scan === "exact" ? knn(store.db, filter, "embedding", query, k) : rescore(store.db, bitCandidates(store, filter, query, candidates), query, k);
   return nearest.filter((r) => r.distance < NO_SIMILARITY).map((r) => r.chunk_rowid);
 }

@@ -37,8 +37,10 @@ describe("transcript renderings carry speaker names", () => {
 
 describe("GET /transcriptions/{id}/transcript", () => {
   test("renders a finished transcription in each format with its content type; 409 before it completes; 422 for another format", async () => {
-    const segments = () => [0, 1, 2].map((i) => ({ start: i * 2, end: i * 2 + 2, text: ` part ${i}`, confidence: 0.8 }));
-    const app = await makeTestApp({ engines: { transcriber: new ScriptedTranscriber({ segments }), diarizer: new TwoSpeakerTestDiarizer([2, 3]) } });
+    // The bursts at 0-2 s and 5-7 s reach the transcriber joined: part 0 lies in the first,
+    // parts 1 and 2 in the second, where the speakers change at 5 s and 6.15 s.
+    const segments = () => [[0.2, 1.8], [2.5, 3.5], [3.6, 4.2]].map(([start, end], i) => ({ start: start!, end: end!, text: ` part ${i}`, confidence: 0.8 }));
+    const app = await makeTestApp({ engines: { transcriber: new ScriptedTranscriber({ segments }), diarizer: new TwoSpeakerTestDiarizer([5, 6.15]) } });
     const tenant = makeTenant(app.deps);
     const rec = await seedRecording(app.deps, { projectId: tenant.project.id, mode: "test" }, wav(concat(voiced(2), silence(3), voiced(2))));
     const posted = await app.call("POST", "/v1/transcriptions", { key: tenant.test, body: { recording_id: rec } });

@@ -104,9 +104,12 @@ async function transcription(pcm: Float32Array, wav: string, name: string) {
 
 async function main() {
   const minutes = Number(flags.minutes);
-  const clip = conversationClip(minutes);
+  const generated = conversationClip(minutes);
   const wav = join(work, "conversation.wav");
-  writeFileSync(wav, wavBytes(clip.pcm));
+  writeFileSync(wav, wavBytes(generated.pcm));
+  // Ours gets the samples the CLI reads from the 16-bit WAV: on random weights a difference in
+  // the last bit can change a timestamp, and so where whisper seeks and how much it decodes.
+  const clip = { ...generated, pcm: Float32Array.from(generated.pcm, (x) => Math.max(-32768, Math.min(32767, Math.round(x * 32767))) / 32768) };
   const speech = await new SileroVad().analyse(clip.pcm);
   const plan = planSpeech(speech.regions, clip.seconds);
   console.log(`clip: ${minutes} min conversation (espeak-ng, two voices), ${((1 - clip.speechSeconds / clip.seconds) * 100).toFixed(0)}% pauses; Silero + padding: ${(plan.speechFraction * 100).toFixed(0)}% speech, decoded as ${plan.mode === "whole" ? "the whole file" : `${plan.seconds.toFixed(0)} s of speech`}`);

@@ -16,18 +16,14 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { availableParallelism, tmpdir } from "node:os";
 import { join } from "node:path";
 import { ensureTestModels } from "../scripts/test-models/cache";
-import { buildDeps } from "../src/boot";
-import { loadConfig } from "../src/config";
 import { SingleSpeakerDiarizer } from "../src/engines/diarizer";
 import { SileroVad } from "../src/engines/vad";
 import { NATIVE_WHISPER } from "../src/engines/whisper-native-build";
 import { DEFAULT_DECODING, type WhisperDecoding } from "../src/engines/whisper-runner";
 import { WhisperTranscriber } from "../src/engines/whisper-transcriber";
-import { createApiKey } from "../src/modules/keys/service";
-import { createProject } from "../src/modules/projects/service";
 import { transcribePcm } from "../src/modules/transcriptions/pipeline";
 import { voicedBurst, wavBytes } from "../test/engines/signals";
-import { freePort, startServer } from "./support/load";
+import { startBenchServer } from "./support/bench-server";
 
 const cli = process.argv[2] ?? NATIVE_WHISPER.cli;
 const repetitions = Number(process.argv[3] ?? 3);
@@ -66,7 +62,7 @@ async function timeCli(wav: string, decoding: WhisperDecoding): Promise<number> 
   return performance.now() - t0;
 }
 
-/** The whole pipeline on the clip (Silero VAD, windows cut at pauses, whisper per window, confidence), for reference. */
+/** The whole pipeline on the clip (Silero VAD, the speech alone decoded, decision 100; confidence), for reference. */
 async function timePipeline(pcm: Float32Array, decoding: WhisperDecoding): Promise<number> {
   const engines = { transcriber: new WhisperTranscriber({ model: "tiny", path: models.whisper, gpu: "off", threads, decoding }), vad: new SileroVad(), diarizer: new SingleSpeakerDiarizer() };
   const t0 = performance.now();
@@ -101,7 +97,7 @@ async function transcriberFigures() {
     console.log(`  ${name}: bestOf ${decoding.bestOf}, temperature ${decoding.temperature}, temperatureInc ${decoding.temperatureInc}`);
     console.log(`    ours, fresh engine incl. model load: ${ms(median(ours.cold))}`);
     console.log(`    ours, warm (model already loaded):   ${ms(median(ours.warm))}`);
-    if (deterministic) console.log(`    ours, whole pipeline (VAD + windows): ${ms(await timePipeline(pcm, decoding))}   (one run, for reference)`);
+    if (deterministic) console.log(`    ours, whole pipeline (VAD + speech):  ${ms(await timePipeline(pcm, decoding))}   (one run, for reference)`);
     if (!haveCli) {
       console.log(`    whisper.cpp CLI: not measured (${cli} not found; see the header of this file to build it)`);
       continue;
@@ -118,18 +114,7 @@ async function transcriberFigures() {
 
 /** A real server: create a recording, upload a WAV, complete it, and read when transcription.started was recorded. */
 async function pipelineDelay() {
-  const dataDir = join(work, "data");
-  const env = { PARLEY_DATA_DIR: dataDir, PARLEY_LOG_LEVEL: "silent" };
-  const seed = buildDeps(loadConfig(env));
-  createProject(seed.db, "bench", seed.clock.now());
-  const key = createApiKey(seed.db, { project: "bench", mode: "test" }, seed.clock.now()).key;
-  seed.db.close();
-  const port = freePort();
-  const server = await startServer(
-    [join(import.meta.dir, "..", "src", "cli.ts"), "serve"],
-    { ...env, PARLEY_PORT: String(port), PARLEY_WHISPER_MODEL: models.whisper, PARLEY_RATE_LIMIT_PER_SECOND: "0", PARLEY_RATE_LIMIT_PER_MINUTE: "0" },
-    `http://127.0.0.1:${port}/healthz`,
-  );
+  const { port, key, server } = await startBenchServer(work, { PARLEY_WHISPER_MODEL: models.whisper });
   try {
     const base = `http://127.0.0.1:${port}/v1`;
     const headers = { authorization: `Bearer ${key}`, "content-type": "application/json" };

@@ -46,12 +46,13 @@ export function conversationClip(minutes: number, silence = 0.35, seed = 7): Con
   const total = Math.round(minutes * 60 * 16_000);
   const turns: Float32Array[] = [];
   let speech = 0;
-  for (let i = 0; speech < total * (1 - silence); i++) {
+  // Turns until the speech is as close as a whole line gets to its share of the clip.
+  for (let i = 0; ; i++) {
     const turn = rand() < 0.4 ? [spokenLines[i % LINES.length]!, spokenLines[(i + 7) % LINES.length]!] : [spokenLines[i % LINES.length]!];
-    for (const t of turn) {
-      turns.push(t);
-      speech += t.length;
-    }
+    const length = turn.reduce((n, t) => n + t.length, 0);
+    if (speech + length / 2 > total * (1 - silence)) break;
+    turns.push(...turn);
+    speech += length;
   }
   // Pauses between turns: varied (0.3x to 1.7x the mean), scaled to fill what is left.
   const weights = turns.map(() => 0.3 + 1.4 * rand());

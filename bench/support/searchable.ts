@@ -1,12 +1,8 @@
 import { cpSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { cachedTinyEmbedder } from "../../scripts/test-models/onnx-embedder";
-import { buildDeps } from "../../src/boot";
-import { loadConfig } from "../../src/config";
-import { createApiKey } from "../../src/modules/keys/service";
-import { createProject } from "../../src/modules/projects/service";
 import { wavBytes } from "../../test/engines/signals";
-import { freePort, startServer } from "./load";
+import { startBenchServer } from "./bench-server";
 
 /**
  * Upload-complete to searchable on a real server (`parley serve` in a child process): a
@@ -15,21 +11,18 @@ import { freePort, startServer } from "./load";
  * The time is from the upload-complete request to the first search that finds it.
  */
 export async function uploadToSearchable(work: string, pcm: Float32Array, models: { whisper: string; gguf: string }): Promise<{ ms: number; transcribedMs: number }> {
-  const dataDir = join(work, "data");
   const modelsDir = join(work, "models");
   mkdirSync(modelsDir, { recursive: true });
   cpSync(join(cachedTinyEmbedder(), "tiny-embedder"), join(modelsDir, "tiny-embedder"), { recursive: true });
-  const env = { PARLEY_DATA_DIR: dataDir, PARLEY_MODELS_DIR: modelsDir, PARLEY_EMBEDDING_MODEL: "tiny-embedder", PARLEY_LOG_LEVEL: "silent" };
-  const seed = buildDeps(loadConfig(env));
-  createProject(seed.db, "bench", seed.clock.now());
-  const key = createApiKey(seed.db, { project: "bench", mode: "test" }, seed.clock.now()).key;
-  seed.db.close();
-  const port = freePort();
-  const server = await startServer(
-    [join(import.meta.dir, "..", "..", "src", "cli.ts"), "serve"],
-    { ...env, PARLEY_PORT: String(port), PARLEY_WHISPER_MODEL: models.whisper, PARLEY_LLM_MODEL: models.gguf, PARLEY_GPU: "off", PARLEY_RATE_LIMIT_PER_SECOND: "0", PARLEY_RATE_LIMIT_PER_MINUTE: "0", PARLEY_PROCESSING_MIN_SECONDS: "7200" },
-    `http://127.0.0.1:${port}/healthz`,
-  );
+  const { port, key, server } = await startBenchServer(work, {
+    PARLEY_MODELS_DIR: modelsDir,
+    PARLEY_EMBEDDING_MODEL: "tiny-embedder",
+    PARLEY_WHISPER_MODEL: models.whisper,
+    PARLEY_LLM_MODEL: models.gguf,
+    PARLEY_GPU: "off",
+    // A long clip on a busy 2-core box must not hit the job time limit.
+    PARLEY_PROCESSING_MIN_SECONDS: "7200",
+  });
   try {
     const base = `http://127.0.0.1:${port}/v1`;
     const headers = { authorization: `Bearer ${key}`, "content-type": "application/json" };

@@ -11,12 +11,8 @@ import { TEMPLATES } from "../../src/modules/summaries/templates";
  * (time long - time short), so the prompt's evaluation and fixed costs cancel out.
  */
 
-const TRANSCRIPT = [
-  "[00:00] SPEAKER_1: Good morning, thanks for coming in today.",
-  "[00:03] SPEAKER_2: Morning. The knee has been bothering me again since last week.",
-  "[00:08] SPEAKER_1: Is it worse when you climb the stairs or when you sit for a long time?",
-  "[00:13] SPEAKER_2: Mostly on the stairs, and a little in the evening after work.",
-].join("\n");
+const SYSTEM = "Summarise the meeting as JSON.";
+const TRANSCRIPT = "[00:00] SPEAKER_1: the budget is a summary of the meeting";
 
 export type Rate = { tokens: number; seconds: number; perSecond: number };
 const rate = (a: { tokens: number; ms: number }, b: { tokens: number; ms: number }): Rate => {
@@ -25,40 +21,46 @@ const rate = (a: { tokens: number; ms: number }, b: { tokens: number; ms: number
   return { tokens, seconds, perSecond: tokens / seconds };
 };
 
-async function ours(path: string, maxTokens: number[]): Promise<{ rate: Rate; contextSize: number }> {
-  const llm = new LlamaLlm({ model: "bench", path, gpu: "off" });
+type Side = (maxTokens: number) => Promise<{ tokens: number; ms: number }>;
+
+/** Ours: the summary's own call. */
+function ours(llm: LlamaLlm): Side {
   const template = TEMPLATES.general;
-  const runs: { tokens: number; ms: number }[] = [];
-  for (const max of maxTokens) {
+  return async (maxTokens) => {
     const t0 = performance.now();
-    const c = await llm.complete({ messages: [{ role: "system", content: template.prompt }, { role: "user", content: TRANSCRIPT }], jsonSchema: template.schema, maxTokens: max, temperature: 0 });
-    runs.push({ tokens: c.tokens.output, ms: performance.now() - t0 });
-  }
-  const contextSize = await llm.contextTokens();
-  (await llm.load()).model.dispose();
-  return { rate: rate(runs[0]!, runs[1]!), contextSize };
+    const c = await llm.complete({ messages: [{ role: "system", content: SYSTEM }, { role: "user", content: TRANSCRIPT }], jsonSchema: template.schema, maxTokens, temperature: 0 });
+    return { tokens: c.tokens.output, ms: performance.now() - t0 };
+  };
 }
 
-async function bare(path: string, contextSize: number, maxTokens: number[]): Promise<Rate> {
+/** The bare loop on its own model and context of our context's size, default threads like ours. */
+async function bare(path: string, contextSize: number): Promise<{ side: Side; dispose: () => Promise<void> }> {
   const llama = await getLlama({ gpu: false, build: "never", logLevel: "error" as never, progressLogs: false });
   const model = await llama.loadModel({ modelPath: path });
   const context = await model.createContext({ contextSize, sequences: 1 });
   const sequence = context.getSequence();
-  const prompt = model.tokenize(`${TEMPLATES.general.prompt}\n${TRANSCRIPT}`);
-  const runs: { tokens: number; ms: number }[] = [];
-  for (const max of maxTokens) {
+  const prompt = model.tokenize(`${SYSTEM}\n${TRANSCRIPT}`);
+  const side: Side = async (maxTokens) => {
     await sequence.clearHistory();
     const t0 = performance.now();
     let tokens = 0;
-    for await (const _token of sequence.evaluate(prompt, { temperature: 0 })) if (++tokens >= max) break;
-    runs.push({ tokens, ms: performance.now() - t0 });
-  }
-  await model.dispose();
-  return rate(runs[0]!, runs[1]!);
+    for await (const _token of sequence.evaluate(prompt, { temperature: 0 })) if (++tokens >= maxTokens) break;
+    return { tokens, ms: performance.now() - t0 };
+  };
+  return { side, dispose: () => model.dispose() };
 }
 
-/** Tokens per second of both sides; the bare loop gets our context size and the same (default) threads. */
-export async function summarySpeed(path: string, short = 4, long = 36): Promise<{ ours: Rate; bare: Rate }> {
-  const o = await ours(path, [short, long]);
-  return { ours: o.rate, bare: await bare(path, o.contextSize, [short, long]) };
+/** Tokens per second of both sides, runs interleaved (ours short, bare short, ours long, bare long) so load changes hit both. */
+export async function summarySpeed(path: string, short = 2, long = 14): Promise<{ ours: Rate; bare: Rate }> {
+  const llm = new LlamaLlm({ model: "bench", path, gpu: "off" });
+  const b = await bare(path, await llm.contextTokens());
+  const o = ours(llm);
+  const runs = { ours: [] as { tokens: number; ms: number }[], bare: [] as { tokens: number; ms: number }[] };
+  for (const max of [short, long]) {
+    runs.ours.push(await o(max));
+    runs.bare.push(await b.side(max));
+  }
+  await b.dispose();
+  await (await llm.load()).model.dispose();
+  return { ours: rate(runs.ours[0]!, runs.ours[1]!), bare: rate(runs.bare[0]!, runs.bare[1]!) };
 }

@@ -1,0 +1,25 @@
+import { join } from "node:path";
+import { buildDeps } from "../../src/boot";
+import { loadConfig } from "../../src/config";
+import { createApiKey } from "../../src/modules/keys/service";
+import { createProject } from "../../src/modules/projects/service";
+import { freePort, startServer } from "./load";
+
+/**
+ * A real `parley serve` in a child process on a fresh data dir under `work`, with a test API
+ * key of its one project and rate limits off; `env` adds to the configuration.
+ */
+export async function startBenchServer(work: string, env: Record<string, string>) {
+  const config = { PARLEY_DATA_DIR: join(work, "data"), PARLEY_LOG_LEVEL: "silent", ...env };
+  const seed = buildDeps(loadConfig(config));
+  createProject(seed.db, "bench", seed.clock.now());
+  const key = createApiKey(seed.db, { project: "bench", mode: "test" }, seed.clock.now()).key;
+  seed.db.close();
+  const port = freePort();
+  const server = await startServer(
+    [join(import.meta.dir, "..", "..", "src", "cli.ts"), "serve"],
+    { ...config, PARLEY_PORT: String(port), PARLEY_RATE_LIMIT_PER_SECOND: "0", PARLEY_RATE_LIMIT_PER_MINUTE: "0" },
+    `http://127.0.0.1:${port}/healthz`,
+  );
+  return { port, key, server };
+}

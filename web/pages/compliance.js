@@ -1,11 +1,14 @@
 import "../components/stylesheet.js";
 import { field, formAlert, select, showError, textInput } from "../components/fields.js";
 import { pagedTable } from "../components/table.js";
+import { apiUrl } from "../api.js";
 import { confirmDialog, h, statusBadge, when } from "../ui.js";
 
 // What a compliance officer asks of the appliance (issue 19): "keep everything of this
-// patient for the lawsuit" (legal holds) and "who listened to this recording" (the
-// access audit log, filtered by the recording's id). Both through the public API.
+// patient for the lawsuit" (legal holds), "delete everything older than seven years"
+// (retention), "give the court everything, provably complete" (exports) and "who listened
+// to this recording" (the access audit log, filtered by the recording's id). All through
+// the public API.
 
 const TARGETS = [
   ["end_user_id", "End user"],
@@ -45,6 +48,20 @@ export async function render(view, ctx) {
       { title: "Request", cell: (e) => h("code", {}, e.request_id ?? "—") },
     ],
   });
+  const exports = pagedTable({
+    api: ctx.api,
+    path: "/exports",
+    caption: "Exports",
+    empty: "No exports yet.",
+    columns: [
+      { title: "Matter", cell: (x) => x.matter ?? "—" },
+      { title: "Covers", cell: (x) => (x.end_user_id ? h("a", { href: `#/end-users/${x.end_user_id}` }, x.end_user_id) : `${x.recording_ids.length} recordings`) },
+      { title: "Status", cell: (x) => statusBadge(x.status) },
+      { title: "Started", cell: (x) => when(x.created_at) },
+      { title: "Archive", cell: (x) => (x.status === "completed" ? h("a", { href: apiUrl(`/exports/${x.id}/download`), download: `${x.id}.zip` }, `Download ${x.matter ?? x.id}`) : x.error?.message ?? "—") },
+      { title: "SHA-256", cell: (x) => (x.sha256 ? h("code", { class: "ids" }, x.sha256) : "—") },
+    ],
+  });
   if (ctx.signal?.aborted) return;
   view.replaceChildren(
     h("h1", {}, "Compliance"),
@@ -52,12 +69,85 @@ export async function render(view, ctx) {
     h("p", { class: "muted" }, "While a hold is active, what it covers cannot be deleted and retention leaves it alone."),
     holds.el,
     holdForm(ctx, holds),
+    h("h2", {}, "Retention"),
+    await retentionForm(ctx),
+    h("h2", {}, "Exports"),
+    h("p", { class: "muted" }, "An archive of the original audio, transcripts (JSON, SRT, VTT, TXT), summaries, the chain of custody from the audit log and a manifest with every file's SHA-256. Check it with parley export verify."),
+    exports.el,
+    exportForm(ctx, exports),
     h("h2", {}, "Audit log"),
     h("p", { class: "muted" }, "Every read of audio, transcripts, summaries, search results and Ask context, every deletion, hold and key change. Give a recording's id to see who accessed it."),
     filters(ctx),
     audit.el,
   );
   await Promise.all([holds.load(), audit.load()]);
+  followExports(ctx, exports);
+}
+
+/** An export is built by a job: the list follows it until none is processing. */
+function followExports(ctx, table) {
+  const stop = ctx.poll(async () => {
+    const page = await table.reload();
+    if (!page.data.some((x) => x.status === "processing")) stop();
+  }, 2_000);
+}
+
+/** The project's retention (this mode): days, "keep", or empty to inherit the organization's. */
+async function retentionForm(ctx) {
+  const level = await ctx.api("/config/project");
+  const value = (key) => level.overrides[key] ?? "";
+  const form = h(
+    "form",
+    { class: "stack", novalidate: "" },
+    field("Delete audio after (days)", textInput("retention_audio_days", value("retention_audio_days"), { autocomplete: "off" }), { param: "retention_audio_days", hint: `Now: ${level.effective.retention_audio_days ?? "kept"}. Empty inherits; keep keeps forever.` }),
+    field("Delete transcripts after (days)", textInput("retention_transcript_days", value("retention_transcript_days"), { autocomplete: "off" }), { param: "retention_transcript_days", hint: `Now: ${level.effective.retention_transcript_days ?? "kept"}.` }),
+    h("button", { type: "submit" }, "Save retention"),
+    formAlert(),
+  );
+  form.addEventListener("submit", async (e) => {
+    e.preventDefault();
+    // PUT replaces the level: what else this project sets is sent back unchanged.
+    const current = await ctx.api("/config/project");
+    const body = Object.fromEntries(Object.entries(current.overrides).filter(([k, v]) => v !== null && !(k === "settings" && Object.keys(v).length === 0)));
+    for (const key of ["retention_audio_days", "retention_transcript_days"]) {
+      const typed = String(new FormData(form).get(key)).trim();
+      if (typed === "") delete body[key];
+      else body[key] = /^\d+$/.test(typed) ? Number(typed) : typed;
+    }
+    try {
+      await ctx.api("/config/project", { method: "PUT", body });
+      ctx.refresh();
+    } catch (err) {
+      showError(form, err);
+    }
+  });
+  return form;
+}
+
+function exportForm(ctx, table) {
+  const form = h(
+    "form",
+    { class: "stack", novalidate: "" },
+    field("Case or matter", textInput("matter", "", { autocomplete: "off" }), { param: "matter" }),
+    field("End user id", textInput("end_user_id", "", { autocomplete: "off" }), { param: "end_user_id", hint: "Everything of this end user (eu_…)." }),
+    field("Created after", textInput("created_after", "", { autocomplete: "off" }), { param: "created_after", hint: "ISO time, optional" }),
+    field("Created before", textInput("created_before", "", { autocomplete: "off" }), { param: "created_before" }),
+    field("Passphrase", h("input", { type: "password", name: "passphrase", autocomplete: "new-password" }), { param: "passphrase", hint: "Optional: encrypts the archive (12 characters or more)." }),
+    h("button", { type: "submit" }, "Start export"),
+    formAlert(),
+  );
+  form.addEventListener("submit", async (e) => {
+    e.preventDefault();
+    const body = Object.fromEntries([...new FormData(form)].filter(([, v]) => String(v).trim() !== "").map(([k, v]) => [k, k === "passphrase" ? String(v) : String(v).trim()]));
+    try {
+      await ctx.api("/exports", { method: "POST", body });
+      form.reset();
+      followExports(ctx, table);
+    } catch (err) {
+      showError(form, err);
+    }
+  });
+  return h("details", { class: "panel" }, h("summary", {}, "Export for eDiscovery"), form);
 }
 
 const coverOf = (hold) => {

@@ -8,6 +8,7 @@ import { expect, test } from "bun:test";
 import { copyFileSync, cpSync, existsSync, mkdirSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { ensureTestModels } from "../scripts/test-models/cache";
+import { cachedTinyDiarizationModels } from "../scripts/test-models/onnx-diarization";
 import { cachedTinyEmbedder } from "../scripts/test-models/onnx-embedder";
 import { voicedBurst, wavBytes } from "./engines/signals";
 import { makeTempDir, waitFor } from "./helpers";
@@ -28,6 +29,8 @@ test("the executable alone, with no ffmpeg, takes an upload through verification
   copyFileSync(ensureTestModels().whisper, join(modelsDir, "tiny-whisper.bin"));
   copyFileSync(ensureTestModels().gguf, join(modelsDir, "tiny-llama.gguf"));
   cpSync(join(cachedTinyEmbedder(), "tiny-embedder"), join(modelsDir, "tiny-embedder"), { recursive: true });
+  // The neural diarizer's two models at their manifest paths: installed, it is chosen over the classic one.
+  cpSync(cachedTinyDiarizationModels(), modelsDir, { recursive: true });
   const port = String(freePort());
   // The data and models dirs are the embedded defaults, ./data and ./models of the folder it runs in, as a newcomer has them.
   const env = {
@@ -44,6 +47,7 @@ test("the executable alone, with no ffmpeg, takes an upload through verification
   const doctor = run(["doctor"]).stdout.toString();
   expect(doctor).toMatch(/^ok +llm +.*tiny-llama\.gguf on cpu$/m);
   expect(doctor).toMatch(/^ok +ask provider +llama_cpp/m);
+  expect(doctor).toMatch(/^ok +diarization +neural /m);
   expect(run(["projects", "create", "clinic"]).exitCode).toBe(0);
   const key = JSON.parse(run(["keys", "create", "--project", "clinic", "--mode", "test", "--json"]).stdout.toString()).key as string;
 
@@ -73,7 +77,7 @@ test("the executable alone, with no ffmpeg, takes an upload through verification
       const t = list.data?.[0];
       return t && t.status !== "queued" && t.status !== "processing" ? t : null;
     }, 120_000);
-    expect(txn).toMatchObject({ status: "completed", error: null });
+    expect(txn).toMatchObject({ status: "completed", error: null, diarization: "neural" });
     expect(txn.segments?.length ?? (await (await api("GET", `/transcriptions/${txn.id}`)).json()).segments.length).toBeGreaterThan(0);
 
     // The automatic summary, on llama.cpp with a schema grammar.

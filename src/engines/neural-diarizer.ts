@@ -4,6 +4,7 @@ import type { RuntimeFiles } from "../runtime/files";
 import { useOnnxruntimeFrom } from "../runtime/onnxruntime";
 import { type Diarizer, numberSpeakers, type SpeakerCountHint, type SpeakerTurn, type Voiceprinter } from "./diarizer";
 import { MissingModelError } from "./missing-model";
+import { samplesOfSpans } from "./pcm-spans";
 import { FBANK_BINS, fbank } from "./speaker-features";
 import type { SpeechRegion } from "./vad";
 
@@ -33,18 +34,6 @@ const cosine = (a: Float32Array | number[], b: Float32Array | number[]) => {
   }
   return dot / Math.sqrt(na * nb || 1);
 };
-
-/** The samples of the spans, end to end. */
-function samplesOf(pcm16k: Float32Array, spans: SpeechRegion[]): Float32Array {
-  const parts = spans.map((s) => pcm16k.subarray(Math.max(0, Math.floor(s.start * RATE)), Math.min(pcm16k.length, Math.ceil(s.end * RATE))));
-  const out = new Float32Array(parts.reduce((n, p) => n + p.length, 0));
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
-}
 
 /**
  * The neural diarizer, chosen over the classic one when its two models are installed
@@ -124,7 +113,7 @@ export class NeuralDiarizer implements Diarizer {
 
   /** The embedding of the spans' speech as a voiceprint; null with less than MIN_EMBEDDED_SECONDS of it. */
   private async print(pcm16k: Float32Array, spans: SpeechRegion[]): Promise<number[] | null> {
-    const samples = samplesOf(pcm16k, spans);
+    const samples = samplesOfSpans(pcm16k, spans, RATE);
     if (samples.length < MIN_EMBEDDED_SECONDS * RATE) return null;
     return [...(await this.embed(await this.load(), samples))];
   }
@@ -137,7 +126,7 @@ export class NeuralDiarizer implements Diarizer {
         signal?.throwIfAborted();
         const window = { start, end: Math.min(region.end, start + WINDOW_SECONDS) };
         for (const runs of await this.segment(s, pcm16k, window)) {
-          const speech = samplesOf(pcm16k, runs);
+          const speech = samplesOfSpans(pcm16k, runs, RATE);
           if (speech.length >= MIN_EMBEDDED_SECONDS * RATE) locals.push({ runs, embedding: await this.embed(s, speech) });
         }
       }

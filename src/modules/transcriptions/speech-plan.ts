@@ -1,3 +1,4 @@
+import { samplesOfSpans } from "../../engines/pcm-spans";
 import type { SpeechRegion } from "../../engines/vad";
 
 /** Speech regions are widened by this much so a word's onset or tail is not clipped. */
@@ -51,15 +52,7 @@ export function planSpeech(regions: SpeechRegion[], durationSeconds: number, who
 
 /** The audio the plan sends: the spans' samples end to end (the recording itself when whole). */
 export function planAudio(plan: SpeechPlan, pcm: Float32Array, sampleRate: number): Float32Array {
-  if (plan.mode === "whole") return pcm;
-  const pieces = plan.spans.map((s) => pcm.subarray(Math.floor(s.start * sampleRate), Math.ceil(s.end * sampleRate)));
-  const out = new Float32Array(pieces.reduce((n, p) => n + p.length, 0));
-  let offset = 0;
-  for (const p of pieces) {
-    out.set(p, offset);
-    offset += p.length;
-  }
-  return out;
+  return plan.mode === "whole" ? pcm : samplesOfSpans(pcm, plan.spans, sampleRate);
 }
 
 /**

@@ -32,7 +32,6 @@ export async function render(view, ctx) {
       { title: "", cell: (x) => (x.status === "active" ? h("button", { type: "button", onclick: () => release(ctx, x, holds) }, `Release ${x.matter}`) : when(x.released_at)) },
     ],
   });
-  const filters = auditFilters(ctx.query);
   const audit = pagedTable({
     api: ctx.api,
     path: "/audit-events",
@@ -77,7 +76,7 @@ export async function render(view, ctx) {
     exportForm(ctx, exports),
     h("h2", {}, "Audit log"),
     h("p", { class: "muted" }, "Every read of audio, transcripts, summaries, search results and Ask context, every deletion, hold and key change. Give a recording's id to see who accessed it."),
-    filters(ctx),
+    auditFilters(ctx),
     audit.el,
   );
   await Promise.all([holds.load(), audit.load()]);
@@ -199,24 +198,22 @@ function holdForm(ctx, table) {
 }
 
 /** The audit filters as a form whose values live in the page's query, so a filtered view is a link. */
-function auditFilters(query) {
-  return (ctx) => {
-    const input = (name) => textInput(name, query.get(name) ?? "", { autocomplete: "off" });
-    const form = h(
-      "form",
-      { class: "filters", role: "search", "aria-label": "Filter the audit log" },
-      field("Resource id", input("resource_id")),
-      field("Actor id", input("actor_id")),
-      field("Action", input("action"), { hint: "e.g. recording.audio.read" }),
-      field("After", input("created_after"), { hint: "ISO time" }),
-      field("Before", input("created_before")),
-      h("button", { type: "submit" }, "Filter"),
-    );
-    form.addEventListener("submit", (e) => {
-      e.preventDefault();
-      const params = new URLSearchParams([...new FormData(form)].filter(([, v]) => String(v).trim()).map(([k, v]) => [k, String(v).trim()]));
-      ctx.navigate(`#/compliance${params.size ? `?${params}` : ""}`);
-    });
-    return form;
-  };
+function auditFilters(ctx) {
+  const input = (name) => textInput(name, ctx.query.get(name) ?? "", { autocomplete: "off" });
+  const form = h(
+    "form",
+    { class: "filters", role: "search", "aria-label": "Filter the audit log" },
+    field("Resource id", input("resource_id")),
+    field("Actor id", input("actor_id")),
+    field("Action", input("action"), { hint: "e.g. recording.audio.read" }),
+    field("After", input("created_after"), { hint: "ISO time" }),
+    field("Before", input("created_before")),
+    h("button", { type: "submit" }, "Filter"),
+  );
+  form.addEventListener("submit", (e) => {
+    e.preventDefault();
+    const params = new URLSearchParams([...new FormData(form)].filter(([, v]) => String(v).trim()).map(([k, v]) => [k, String(v).trim()]));
+    ctx.navigate(`#/compliance${params.size ? `?${params}` : ""}`);
+  });
+  return form;
 }

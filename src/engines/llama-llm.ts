@@ -1,4 +1,5 @@
 import { existsSync, statSync } from "node:fs";
+import { availableParallelism } from "node:os";
 import type { ChatHistoryItem, Llama, LlamaChat, LlamaContext, LlamaModel } from "node-llama-cpp";
 import type { RuntimeFiles } from "../runtime/files";
 import { CARRIED_LLAMA, useLlamaBinsFrom } from "../runtime/llama";
@@ -18,8 +19,18 @@ export type LlamaOptions = {
   runtime?: RuntimeFiles;
 };
 
-/** Below this file size a model is a toy (tests, benches): one thread is 20-40x faster than two on small CPUs. */
+/** Below this file size a model is a toy (tests, benches): its matrices are so small that one thread is 20-40x faster than two. */
 const TINY_MODEL_BYTES = 50 * 1024 ** 2;
+
+/**
+ * One thread per core that can do math, never more than the process may run at once.
+ * node-llama-cpp's CPU default is at least 4 threads: on a 2-core box the extra threads
+ * spin in ggml's barriers and generation gets about 100x slower (decision 109).
+ */
+export function generationThreads(llama: Llama, modelBytes: number): number {
+  if (modelBytes < TINY_MODEL_BYTES) return 1;
+  return Math.max(1, Math.min(llama.cpuMathCores, availableParallelism()));
+}
 
 type Loaded = { llama: Llama; model: LlamaModel; context: LlamaContext; chat: LlamaChat };
 
@@ -66,11 +77,10 @@ export class LlamaLlm implements Llm {
     const llama = await getLlama({ gpu, build: "never", logLevel: "error" as never, progressLogs: false });
     try {
       const model = await llama.loadModel({ modelPath: this.options.path });
-      const tiny = statSync(this.options.path).size < TINY_MODEL_BYTES;
       const context = await model.createContext({
         contextSize: { max: Math.min(model.trainContextSize, this.options.maxContextTokens ?? 8192) },
         sequences: 1,
-        threads: tiny ? 1 : undefined,
+        threads: generationThreads(llama, statSync(this.options.path).size),
       });
       return { llama, model, context, chat: new LlamaChat({ contextSequence: context.getSequence() }) };
     } catch (err) {

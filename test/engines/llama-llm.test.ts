@@ -1,9 +1,10 @@
+import { availableParallelism } from "node:os";
 import { join } from "node:path";
 import { describe, expect, test } from "bun:test";
 import { z } from "zod";
 import { ensureTestModels } from "../../scripts/test-models/cache";
 import { TINY_GGUF_CONTEXT } from "../../scripts/test-models/gguf";
-import { LlamaLlm } from "../../src/engines/llama-llm";
+import { generationThreads, LlamaLlm } from "../../src/engines/llama-llm";
 import { stripReasoning } from "../../src/engines/llm";
 import { MissingModelError } from "../../src/engines/missing-model";
 import { makeTempDir, makeTestDeps } from "../helpers";
@@ -21,6 +22,28 @@ const schema = {
   },
 } as const;
 const parsed = z.object({ title: z.string(), action_items: z.array(z.string()).max(3), urgent: z.boolean(), tone: z.enum(["calm", "tense"]) });
+
+describe("generation threads", () => {
+  const llama = (cpuMathCores: number) => ({ cpuMathCores }) as Parameters<typeof generationThreads>[0];
+  const big = 1024 ** 3;
+
+  test("never more threads than the process may run at once, whatever the CPU reports", () => {
+    expect(generationThreads(llama(64), big)).toBe(availableParallelism());
+  });
+
+  test("one per math core when the process may run more", () => {
+    expect(generationThreads(llama(1), big)).toBe(1);
+  });
+
+  test("a toy model runs on one thread", () => {
+    expect(generationThreads(llama(64), 4 * 1024 ** 2)).toBe(1);
+  });
+
+  test("the loaded context uses them", async () => {
+    const { context } = await llm.load();
+    expect(context.currentThreads).toBe(1);
+  });
+});
 
 describe("LlamaLlm on a generated GGUF model", () => {
   test("a JSON schema constrains the output to JSON that parses against it, with token counts", async () => {

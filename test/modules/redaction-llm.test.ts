@@ -28,7 +28,7 @@ async function passApp(llm: ScriptedLlm | LlamaLlm | null, config: Record<string
   await app.deps.queue.drain();
   const get = async (path: string) => (await app.call("GET", path, { key: tenant.test })).body;
   const event = (type: string, field: string) => eventsOf(app.deps, type).find((e) => e.data[field] === id);
-  return { app, scope, id, get, event };
+  return { app, scope, id, get, event, key: tenant.test };
 }
 
 describe("redaction's model pass (LLM test double)", () => {
@@ -54,6 +54,14 @@ describe("redaction's model pass (LLM test double)", () => {
     expect(eventsOf(t.app.deps, "transcription.completed").filter((e) => e.data.id === t.id)).toHaveLength(1);
     expect(t.event("transcription.completed", "id")!.data.text).toContain("[NAME] called");
     expect(JSON.stringify(t.event("summary.completed", "transcription_id")!.data)).not.toContain("Zyanya");
+  });
+
+  test("what the pass found is content: deleting the recording deletes it", async () => {
+    const t = await passApp(new ScriptedLlm({ answer: listing([{ kind: "name", text: UNKNOWN_NAME }]) }), { auto_summarize: false });
+    expect(llmPassOf(t.app.deps.db, t.scope, t.id)!.identifiers).toHaveLength(1);
+    const recordingId = (await t.get(`/v1/transcriptions/${t.id}`)).recording_id;
+    expect((await t.app.call("DELETE", `/v1/recordings/${recordingId}`, { key: t.key })).status).toBe(204);
+    expect(t.app.deps.db.query("SELECT count(*) AS n FROM redaction_passes").get()).toEqual({ n: 0 });
   });
 
   test("strings the model invents, sentences and common words are ignored; the rules still redact", async () => {

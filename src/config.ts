@@ -79,6 +79,7 @@ const envSchema = z.object({
   PARLEY_SESSION_MAX_HOURS: whole(1).default(12),
   PARLEY_LOGIN_MAX_FAILURES: whole(1).default(5),
   PARLEY_LOGIN_LOCKOUT_MINUTES: whole(1).default(15),
+  PARLEY_REDACTION_LLM: z.enum(["auto", "off"]).default("auto"),
 }).superRefine((e, ctx) => {
   // HTTPS from the operator's files, or from a certificate made here (decision 104): one or the other, and both files or neither.
   const files = e.PARLEY_TLS_CERT_FILE !== undefined || e.PARLEY_TLS_KEY_FILE !== undefined;
@@ -122,6 +123,8 @@ export type Config = Readonly<{
   admins: { sessionIdleMinutes: number; sessionMaxHours: number; maxFailures: number; lockoutMinutes: number };
   /** The key wrapping the projects' audio data keys (decision 105); unset: derived from the server secret. */
   masterKeyFile?: string;
+  /** Redaction's model pass (decision 108): auto runs it when the local LLM is installed; off keeps rules only. */
+  redactionLlm: "auto" | "off";
 }>;
 
 export class ConfigError extends Error {}
@@ -198,5 +201,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       lockoutMinutes: e.PARLEY_LOGIN_LOCKOUT_MINUTES,
     },
     masterKeyFile: e.PARLEY_MASTER_KEY_FILE,
+    redactionLlm: e.PARLEY_REDACTION_LLM,
   });
 }

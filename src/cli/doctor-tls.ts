@@ -1,7 +1,7 @@
 import type { Config } from "../config";
-import { readAutoCertificate, RENEW_DAYS } from "../tls/auto-certificate";
-import { type CertificatePair, readCertificateFiles } from "../tls/certificate";
-import { plainHttpWarning } from "../tls/certificate-source";
+import { RENEW_DAYS } from "../tls/auto-certificate";
+import type { CertificatePair } from "../tls/certificate";
+import { plainHttpWarning, readConfiguredCertificate } from "../tls/certificate-source";
 import type { Check } from "./doctor";
 
 const DAY_MS = 24 * 3600 * 1000;
@@ -38,7 +38,7 @@ export function tlsChecks(config: Config, now: Date): Check[] {
   const mode = config.tls.mode;
   let pair: CertificatePair | null;
   try {
-    pair = mode === "files" ? readCertificateFiles(config.tls.certFile, config.tls.keyFile) : readAutoCertificate(config.dataDir);
+    pair = readConfiguredCertificate(config);
   } catch (err) {
     return [{ check: "tls", ok: false, detail: `${mode}: ${(err as Error).message}` }];
   }

@@ -51,6 +51,10 @@ export class LlamaLlm implements Llm {
     this.model = options.model;
   }
 
+  installed(): boolean {
+    return existsSync(this.options.path);
+  }
+
   /** The compute backend in use ("cuda", "vulkan", "metal" or "cpu"), or null before the first load; for `parley doctor`. */
   async backend(): Promise<string | null> {
     if (!this.loaded) return null;

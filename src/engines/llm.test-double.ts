@@ -36,6 +36,10 @@ export class ScriptedLlm implements Llm {
 
   constructor(private readonly script: LlmScript = {}) {}
 
+  installed(): boolean {
+    return true;
+  }
+
   async contextTokens(): Promise<number> {
     return this.script.contextTokens ?? 4096;
   }

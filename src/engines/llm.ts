@@ -22,6 +22,8 @@ export type CompletionRequest = {
 export interface Llm {
   readonly provider: string;
   readonly model: string;
+  /** Whether it can be asked without a missing-model error: optional work (redaction's second pass) runs only then. */
+  installed(): boolean;
   /** Context window in tokens, for fitting transcripts and map-reduce. */
   contextTokens(): Promise<number>;
   countTokens(text: string): Promise<number>;

@@ -30,6 +30,11 @@ export class OpenAiCompatibleLlm implements Llm {
     return this.options.model;
   }
 
+  /** Configured is installed: whether the server answers is known only by asking it. */
+  installed(): boolean {
+    return true;
+  }
+
   async contextTokens(): Promise<number> {
     return this.options.contextTokens;
   }

@@ -8,6 +8,9 @@ import { applyVersioning } from "./versioning";
 /** A year; no includeSubDomains: the appliance speaks for its own host only. */
 const HSTS = "max-age=31536000";
 
+/** Whether responses carry Strict-Transport-Security: whenever this server serves HTTPS. */
+export const sendsHsts = (config: Pick<Config, "tls">): boolean => config.tls !== null;
+
 /**
  * The one global onRequest hook, before routing and body parsing: the request id first
  * (so any error body names it), then the rate limit, then Parley-Version, and under TLS
@@ -19,7 +22,7 @@ const HSTS = "max-age=31536000";
  * @example new Elysia().use(beforeRouting(deps, () => app.server))
  */
 export function beforeRouting(deps: RequestCounting & { config: Pick<Config, "tls"> }, server: () => Server<unknown> | null) {
-  const hsts = deps.config.tls !== null;
+  const hsts = sendsHsts(deps.config);
   return new Elysia({ name: "parley.before-routing" })
     .onRequest(({ request, set }) => {
       stampRequestId(set.headers);

@@ -20,6 +20,11 @@ export type JobContracts = {
   /** Transcriptions: runs the model on a transcription in status processing. */
   "transcriptions.run": TenantJob & { transcription_id: string };
   /**
+   * Transcriptions, when one completes and the local LLM is installed: redaction's model pass
+   * (decision 108); with `announce`, transcription.completed and the summary wait for it.
+   */
+  "transcriptions.redaction_pass": TenantJob & { transcription_id: string; announce: boolean };
+  /**
    * Enqueued by transcriptions when a transcription completes and the configuration asks for
    * a summary; summaries starts it with `template` (checked again there: a value stored before
    * the configuration checked template names falls back to general).
@@ -46,6 +51,7 @@ export const JOB_NAMES = Object.keys({
   "recordings.delete_objects": true,
   "transcriptions.auto": true,
   "transcriptions.run": true,
+  "transcriptions.redaction_pass": true,
   "summaries.auto": true,
   "summaries.run": true,
   "search.index_transcription": true,

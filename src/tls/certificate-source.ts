@@ -1,7 +1,7 @@
 import type { Config } from "../config";
 import type { Logger } from "../log";
-import { applianceNames, ensureAutoCertificate } from "./auto-certificate";
-import { type CertificateSource, readCertificateFiles } from "./certificate";
+import { applianceNames, ensureAutoCertificate, readAutoCertificate } from "./auto-certificate";
+import { type CertificatePair, type CertificateSource, readCertificateFiles } from "./certificate";
 
 /** The certificate the configuration asks for (decision 104), or null for plain HTTP. */
 export function certificateSource(config: Config, now: () => Date, log: Logger): CertificateSource | null {
@@ -17,6 +17,17 @@ export function certificateSource(config: Config, now: () => Date, log: Logger):
     },
     watchedFiles: [],
   };
+}
+
+/**
+ * The certificate the configuration names, as `serve` made or found it: the operator's files,
+ * or PARLEY_TLS=auto's in the data dir (null before the first start made it). Makes none;
+ * throws CertificateError when it cannot be read. For `parley doctor` and the System page.
+ */
+export function readConfiguredCertificate(config: Pick<Config, "tls" | "dataDir">): CertificatePair | null {
+  const tls = config.tls;
+  if (!tls) return null;
+  return tls.mode === "files" ? readCertificateFiles(tls.certFile, tls.keyFile) : readAutoCertificate(config.dataDir);
 }
 
 /** Why listening on `host` without TLS exposes patient data, or null when it does not (loopback, or TLS on). */

@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { conversation, script, type TruthTurn } from "../../scripts/test-audio/espeak-conversation";
+import { IDENTIFIERS_SCHEMA } from "../../src/modules/redaction/llm-pass";
 import { ScriptedLlm } from "../../src/engines/llm.test-double";
 import { ScriptedTranscriber, type TranscriberScript } from "../../src/engines/transcriber.test-double";
 import { makeTenant, makeTestApp } from "../helpers";
@@ -58,8 +59,9 @@ describe("speakers in the pipeline (classic diarizer, espeak-ng speech)", () => 
   test("a segment spanning turn changes is split between the words nearest each change", async () => {
     const txn = await transcribed({ segments: oneLongSegment });
     expect(txn.segments.map((s: any) => s.speaker)).toEqual(["SPEAKER_1", "SPEAKER_2", "SPEAKER_1", "SPEAKER_2"]);
-    // The auto-summary's model is given the transcript line by line, each led by its speaker.
-    const prompt = llm.requests[0]!.messages.map((m) => m.content).join("\n");
+    // The auto-summary's model is given the transcript line by line, each led by its speaker
+    // (its other request is redaction's pass).
+    const prompt = llm.requests.find((r) => r.jsonSchema !== IDENTIFIERS_SCHEMA)!.messages.map((m) => m.content).join("\n");
     for (const s of txn.segments) expect(prompt).toContain(`${s.speaker}: ${s.text}`);
     // Nothing lost or reordered, and each part is where its speaker spoke.
     expect(txn.segments.map((s: any) => s.text).join(" ")).toBe(txn.text);

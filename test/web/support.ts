@@ -1,7 +1,9 @@
 import { existsSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { type Browser, chromium, type Page } from "playwright-core";
+import { listenWithCertificate } from "../../src/http/listener";
 import { createAdmin } from "../../src/modules/admins/service";
+import { certificateSource } from "../../src/tls/certificate-source";
 import { makeTenant, makeTestApp } from "../helpers";
 
 /** Debian's chromium, driven by playwright-core (.ci/run installs it); browser tests skip without it. */
@@ -31,7 +33,8 @@ export async function signIn(page: Page, base: string, who: { email: string; pas
 }
 
 /**
- * The real test app (test/helpers.ts) listening on 127.0.0.1, with a project "acme" (a
+ * The real test app (test/helpers.ts) listening on 127.0.0.1 as `serve` listens (HTTPS with
+ * `env: { PARLEY_TLS: "auto" }`; pages ignore that certificate's being self-signed), with a project "acme" (a
  * secret key per mode in `tenant`; none with `project: null`), an administrator (ADMIN;
  * none with `admin: false`) and a headless Chromium.
  * Call stop() in afterAll. The app's clock is a ManualClock (`t.clock`).
@@ -40,8 +43,9 @@ export async function startDashboard(options: Parameters<typeof makeTestApp>[0] 
   const t = await makeTestApp(options);
   const tenant = options.project === null ? null : makeTenant(t.deps, options.project ?? "acme");
   if (options.admin !== false) await createAdmin(t.deps.db, ADMIN.email, ADMIN.password, t.clock.now());
-  const listening = t.app.listen({ port: 0, hostname: "127.0.0.1" });
-  const base = `http://127.0.0.1:${listening.server!.port}`;
+  const listenOptions = { port: 0, hostname: "127.0.0.1", maxRequestBodySize: t.deps.config.uploads.maxBytes, idleTimeout: 255, reusePort: false as const };
+  const listener = listenWithCertificate(t.app, listenOptions, certificateSource(t.deps.config, () => t.clock.now(), t.deps.log), t.deps.log);
+  const base = listener.url;
   const browser = await launchChromium();
   return {
     ...t,
@@ -51,13 +55,13 @@ export async function startDashboard(options: Parameters<typeof makeTestApp>[0] 
     admin: ADMIN,
     /** A new page (390 px wide with `phone`) signed in as ADMIN, at the dashboard's first page. */
     async newSignedInPage(opts: { phone?: boolean } = {}): Promise<Page> {
-      const page = await browser.newPage(opts.phone ? { viewport: { width: 390, height: 844 } } : {});
+      const page = await browser.newPage({ ignoreHTTPSErrors: true, ...(opts.phone ? { viewport: { width: 390, height: 844 } } : {}) });
       await signIn(page, base);
       return page;
     },
     async stop(): Promise<void> {
       await browser.close();
-      listening.stop(true);
+      await listener.drain(0);
     },
   };
 }

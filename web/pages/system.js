@@ -1,7 +1,9 @@
-// System: the appliance as `parley doctor` sees it, its models (with the command installing
-// each missing one), free disk, and the jobs in flight and failed with their reasons.
+// System: the appliance as `parley doctor` sees it, whether the wire is encrypted, its models
+// (with the command installing each missing one), free disk, and the jobs in flight and
+// failed with their reasons.
 import { adminApi } from "../api.js";
 import { badge, h, statusBadge, when } from "../ui.js";
+import { wireSection } from "./system/wire.js";
 
 const MB = 1024 * 1024;
 const size = (bytes) => (bytes >= 1024 * MB ? `${(bytes / 1024 / MB).toFixed(1)} GB` : `${Math.round(bytes / MB)} MB`);
@@ -70,7 +72,7 @@ export async function render(view, ctx) {
   view.append(h("h1", {}, "System"), live, checks);
   // The report refreshes every few seconds (jobs move); the doctor's checks run once a visit.
   ctx.poll(async () => {
-    const { health, jobs } = await adminApi("/system");
+    const { health, transport, jobs } = await adminApi("/system");
     live.replaceChildren(
       h(
         "p",
@@ -81,6 +83,7 @@ export async function render(view, ctx) {
         statusBadge(health.database.ok ? "ok" : "error"),
         health.queue ? ` · jobs: ${health.queue.queued} queued, ${health.queue.running} running, ${health.queue.dead} failed` : "",
       ),
+      wireSection(transport),
       modelsSection(health.models),
       diskSection(health.storage),
       jobsSection("in-flight-title", "Jobs in flight", jobs.in_flight, "No job is queued or running."),

@@ -36,6 +36,7 @@ import deviceSettingsPage from "../../../web/pages/device/settings.js" with { ty
 import deviceWifiGrantPage from "../../../web/pages/device/wifi-grant.js" with { type: "text" };
 import recordingSummariesPage from "../../../web/pages/recording/summaries.js" with { type: "text" };
 import recordingUploadPage from "../../../web/pages/recording/upload.js" with { type: "text" };
+import systemWirePage from "../../../web/pages/system/wire.js" with { type: "text" };
 import webhooksEndpointPage from "../../../web/pages/webhooks/endpoint.js" with { type: "text" };
 import webhooksEventsPage from "../../../web/pages/webhooks/events.js" with { type: "text" };
 import pagesCss from "../../../web/pages.css" with { type: "text" };
@@ -78,6 +79,7 @@ export const ASSETS: Record<string, string> = {
   "pages/device/wifi-grant.js": deviceWifiGrantPage,
   "pages/recording/summaries.js": recordingSummariesPage,
   "pages/recording/upload.js": recordingUploadPage,
+  "pages/system/wire.js": systemWirePage,
   "pages/webhooks/endpoint.js": webhooksEndpointPage,
   "pages/webhooks/events.js": webhooksEventsPage,
   "pages.css": pagesCss,

@@ -2,6 +2,7 @@ import type { Deps } from "../../deps";
 import { healthReport } from "../health/service";
 import { listProjects } from "../projects/service";
 import { failedJobs, type JobLine, jobsInFlight } from "./store";
+import { transportReport } from "./transport";
 
 /** How many jobs of each kind the page lists (the counts in health are complete). */
 const LISTED_JOBS = 50;
@@ -37,13 +38,15 @@ function describeJob(job: JobLine, projectNames: Map<string, string>) {
 
 /**
  * The System page's report: GET /v1/health's (database, free disk, models with the command
- * that installs each, queue counts) and the jobs in flight and failed, with their reasons.
+ * that installs each, queue counts), whether the wire is encrypted, and the jobs in flight
+ * and failed, with their reasons.
  * Appliance-wide: an administrator runs the whole box.
  */
 export function systemReport(deps: Deps) {
   const projectNames = new Map(listProjects(deps.db).map((p) => [p.id, p.name]));
   return {
     health: healthReport(deps),
+    transport: transportReport(deps.config, deps.clock.now()),
     jobs: {
       in_flight: jobsInFlight(deps.db, LISTED_JOBS).map((j) => describeJob(j, projectNames)),
       failed: failedJobs(deps.db, LISTED_JOBS).map((j) => describeJob(j, projectNames)),

@@ -7,8 +7,14 @@ export type PiiKind = (typeof PII_KINDS)[number];
 /** An identifier found in a text: [start, end) in UTF-16 units. */
 export type PiiSpan = { start: number; end: number; kind: PiiKind };
 
-/** What the caller knows is a name in this project (end users, known voices), matched wherever it stands. */
-export type KnownIdentifiers = { names?: readonly string[] };
+/** An identifier as a string, of a known kind: what the language model found in a transcript (decision 108). */
+export type FoundIdentifier = { kind: PiiKind; text: string };
+
+/**
+ * What the caller knows: names in this project (end users, known voices), matched wherever
+ * they stand in any case; and identifiers found in the transcript before, matched verbatim.
+ */
+export type KnownIdentifiers = { names?: readonly string[]; found?: readonly FoundIdentifier[] };
 
 type Rule = { kind: PiiKind; pattern: RegExp; group?: number; accept?: (match: string) => boolean };
 
@@ -112,6 +118,13 @@ function knownNames(text: string, names: readonly string[]): PiiSpan[] {
   return [...text.matchAll(new RegExp(`(?<![\\p{L}\\p{N}])(?:${alternatives})(?![\\p{L}\\p{N}])`, "giu"))].map((m) => ({ start: m.index!, end: m.index! + m[0].length, kind: "name" as const }));
 }
 
+/** Where a string stands verbatim as whole words (case-sensitive: "Will" the name, not "will"). */
+export function verbatimMatches(text: string, value: string): { start: number; end: number }[] {
+  return [...text.matchAll(new RegExp(`(?<![\\p{L}\\p{N}])${escapeRegExp(value)}(?![\\p{L}\\p{N}])`, "gu"))].map((m) => ({ start: m.index!, end: m.index! + m[0].length }));
+}
+
+const foundIdentifiers = (text: string, found: readonly FoundIdentifier[]): PiiSpan[] => found.flatMap(({ kind, text: value }) => verbatimMatches(text, value).map((at) => ({ ...at, kind })));
+
 /** Overlapping spans merged into one, which keeps the kind of the span that starts first. */
 function merge(spans: PiiSpan[]): PiiSpan[] {
   const sorted = spans.sort((a, b) => a.start - b.start || b.end - a.end);
@@ -135,7 +148,7 @@ export function findPii(text: string, known: KnownIdentifiers = {}): PiiSpan[] {
       spans.push({ start, end: start + value.length, kind: rule.kind });
     }
   }
-  spans.push(...knownNames(text, known.names ?? []), ...dictionaryNames(text));
+  spans.push(...knownNames(text, known.names ?? []), ...foundIdentifiers(text, known.found ?? []), ...dictionaryNames(text));
   return merge(spans);
 }
 

@@ -1,4 +1,12 @@
+import type { Database } from "bun:sqlite";
+import type { Config } from "../../config";
+import type { Llm } from "../../engines/llm";
+import type { Tenant } from "../../tenancy";
 import { findPii, type KnownIdentifiers, redactText } from "./detect";
+import { findLlmPass, insertLlmPass, type LlmPass } from "./store";
+
+export { findIdentifiersWithLlm, LlmPassFailure } from "./llm-pass";
+export type { LlmPass };
 
 /** What redaction reads of a transcription: its texts and who spoke them. */
 type TranscriptLike = {
@@ -28,7 +36,7 @@ export function redactTranscript<T extends TranscriptLike>(transcript: T, known:
   const namesInText = findPii(text, { names: spokenNames })
     .filter((span) => span.kind === "name")
     .map((span) => text.slice(span.start, span.end));
-  const all: KnownIdentifiers = { names: [...(known.names ?? []), ...spokenNames, ...namesInText] };
+  const all: KnownIdentifiers = { names: [...(known.names ?? []), ...spokenNames, ...namesInText], found: known.found };
   const speakerLabel = (label: string) => (GENERIC_SPEAKER.test(label) ? label : "[NAME]");
   return {
     ...transcript,
@@ -53,4 +61,24 @@ export function redactSummary<T extends SummaryLike>(summary: T, known: KnownIde
     text: summary.text === null ? null : redact(summary.text, known),
     structured: summary.structured === null ? null : (redactJson(summary.structured, known) as Record<string, unknown>),
   };
+}
+
+/** Whether completed transcriptions get the language model's pass: when the local model is installed, unless PARLEY_REDACTION_LLM=off (decision 108). */
+export function llmPassRuns(deps: { config: Pick<Config, "redactionLlm">; engines: { llm: Llm } }): boolean {
+  return deps.config.redactionLlm === "auto" && deps.engines.llm.installed();
+}
+
+/** The model's pass over a transcription, if it ran. */
+export function llmPassOf(db: Database, tenant: Tenant, transcriptionId: string): LlmPass | null {
+  return findLlmPass(db, tenant, transcriptionId);
+}
+
+/** Stores the model's pass over a transcription; false when one was stored before (a repeated job). */
+export function recordLlmPass(db: Database, tenant: Tenant, transcriptionId: string, pass: LlmPass): boolean {
+  return insertLlmPass(db, tenant, transcriptionId, pass);
+}
+
+/** What redacting a transcription, or a summary of it, adds to the rules: the identifiers its model pass found. */
+export function identifiersFound(db: Database, tenant: Tenant, transcriptionId: string): KnownIdentifiers {
+  return { found: findLlmPass(db, tenant, transcriptionId)?.identifiers ?? [] };
 }

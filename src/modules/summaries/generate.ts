@@ -1,5 +1,6 @@
 import { stripReasoning } from "../../engines/llm";
 import type { ChatMessage, Completion, Llm } from "../../engines/llm";
+import { chunkLines } from "../../engines/llm-chunks";
 import type { Segment } from "../transcriptions/schema";
 import { MAP_PROMPT, renderSummary, type Template } from "./templates";
 
@@ -40,31 +41,6 @@ async function ask(llm: Llm, system: string, user: string, options: { jsonSchema
   const completion = await llm.complete({ messages, jsonSchema: options.jsonSchema, maxTokens: options.maxTokens, temperature: 0, signal, excludeWait });
   if (completion.finishReason === "content_filter") throw new SummaryFailure("content_policy_violation", "The model declined to summarise this transcript.");
   return completion;
-}
-
-/** Packs lines into chunks of at most `budget` tokens; a single longer line is cut by characters. */
-async function chunkLines(llm: Llm, lines: string[], budget: number): Promise<string[]> {
-  const chunks: string[] = [];
-  let current: string[] = [];
-  let used = 0;
-  for (const line of lines) {
-    const tokens = await llm.countTokens(line);
-    if (tokens > budget) {
-      const pieces = Math.ceil(tokens / budget);
-      const size = Math.ceil(line.length / pieces);
-      for (let i = 0; i < line.length; i += size) chunks.push(line.slice(i, i + size));
-      continue;
-    }
-    if (used + tokens > budget && current.length) {
-      chunks.push(current.join("\n"));
-      current = [];
-      used = 0;
-    }
-    current.push(line);
-    used += tokens + 1;
-  }
-  if (current.length) chunks.push(current.join("\n"));
-  return chunks;
 }
 
 type Bounded = { type?: string; maxLength?: number; maxItems?: number; items?: Bounded; properties?: Record<string, Bounded> };

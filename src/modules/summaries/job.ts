@@ -6,7 +6,7 @@ import type { Tenant } from "../../tenancy";
 import type { JobContracts } from "../../jobs/contracts";
 import type { Job } from "../../jobs/queue";
 import { resolveConfig } from "../config/service";
-import { redactSummary } from "../redaction/service";
+import { identifiersFound, redactSummary } from "../redaction/service";
 import { eventData } from "../transcriptions/schema";
 import { findStoredTranscription, findTranscription } from "../transcriptions/service";
 import { diedTooOften, limitFor, TimeLimitError, withTimeLimit } from "../transcriptions/time-limit";
@@ -65,7 +65,7 @@ export function runSummary(deps: Deps) {
       if (!settle(now)) return;
       const record = findStoredSummary(db, tenant, id)!.record;
       const redact = event === "summary.completed" && resolveConfig(deps, tenant, { endUserId: stored.endUserId }).redact_webhook_payloads;
-      recordEvent(deps, tenant, event, eventData(redact ? redactSummary(record) : record, SUMMARY_EVENT_FIELDS[event]), now);
+      recordEvent(deps, tenant, event, eventData(redact ? redactSummary(record, identifiersFound(db, tenant, record.transcription_id)) : record, SUMMARY_EVENT_FIELDS[event]), now);
     })();
   };
 }

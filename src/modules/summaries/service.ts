@@ -9,7 +9,7 @@ import type { Page } from "../../http/pagination";
 import { newId } from "../../ids";
 import type { JobContracts } from "../../jobs/contracts";
 import { eventData, type Transcription } from "../transcriptions/schema";
-import { redactSummary } from "../redaction/service";
+import { identifiersFound, redactSummary } from "../redaction/service";
 import { findStoredTranscription } from "../transcriptions/service";
 import { type CreateSummaryBody, type ListSummariesQuery, SUMMARY_EVENT_FIELDS, type Summary, type TemplateName } from "./schema";
 import { findStoredSummary, findSummaryByTemplate, insertSummary, listSummaryRows, restartSummary } from "./store";
@@ -82,11 +82,11 @@ export function createSummary(deps: Pick<Deps, "db" | "queue" | "events">, princ
   })();
 }
 
-/** A summary the caller may see; with `redacted`, identifiers replaced by their kind. The read is audited, the original and the redacted view apart. */
+/** A summary the caller may see; with `redacted`, identifiers (rules, and the model's pass over its transcription when it ran) replaced by their kind. The read is audited, the original and the redacted view apart. */
 export async function getSummary(deps: Pick<Deps, "db" | "audit">, principal: Principal, id: string, options: { redacted?: boolean } = {}): Promise<Summary> {
   const summary = visible(principal, findStoredSummary(deps.db, principal, id), (s) => ownedBy(s.endUserId), `No summary ${id}.`).record;
   await deps.audit.access(principal, options.redacted ? "summary.redacted.read" : "summary.read", summaryResources(summary));
-  return options.redacted ? redactSummary(summary) : summary;
+  return options.redacted ? redactSummary(summary, identifiersFound(deps.db, principal, summary.transcription_id)) : summary;
 }
 
 /** A page of summaries, text included: the read of every one on it is audited. */

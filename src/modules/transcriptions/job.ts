@@ -9,12 +9,14 @@ import type { Tenant } from "../../tenancy";
 import type { Job } from "../../jobs/queue";
 import { resolveConfig } from "../config/service";
 import { fillExaminedAudio, findRecording, setProcessingStatus, type StoredRecording } from "../recordings/service";
-import { redactTranscript } from "../redaction/service";
+import { llmPassRuns } from "../redaction/service";
+import { announceCompleted } from "./completed-event";
 import { knownVoices } from "../voices/service";
 import { type PipelineResult, SAMPLE_RATE, TranscriptionFailure, transcribePcm } from "./pipeline";
 import { eventData, TRANSCRIPTION_EVENT_FIELDS, type Transcription } from "./schema";
 import { HAS_AUDIO, RUN_TRANSCRIPTION_JOB, type RunTranscriptionPayload, startTranscription } from "./service";
 import { findStoredTranscription, findTranscription, hasTranscription, markTranscriptionCompleted, markTranscriptionFailed, type StoredTranscription } from "./store";
+import { runRedactionPass } from "./redaction-pass";
 import { diedTooOften, limitFor, TimeLimitError, withTimeLimit } from "./time-limit";
 
 /** Enqueued by the recordings module when a recording's upload is verified (contract 3). */
@@ -80,7 +82,9 @@ async function transcribeRecording(deps: Deps, tenant: Tenant, stored: StoredTra
 /**
  * processing -> completed: the event, and in the same transaction the jobs other modules
  * take it from (contracts in src/jobs/contracts.ts): search indexes it, and summaries
- * starts the configured summary.
+ * starts the configured summary. With the local LLM installed, redaction's model pass
+ * follows; when webhook payloads are redacted, the event and the summary wait for it, so
+ * they are redacted with what it finds (decision 108).
  */
 function complete(deps: Deps, tenant: Tenant, stored: StoredTranscription, recording: StoredRecording, result: PipelineResult): void {
   const { db, clock } = deps;
@@ -90,11 +94,12 @@ function complete(deps: Deps, tenant: Tenant, stored: StoredTranscription, recor
     setProcessingStatus(db, tenant, recording.id, { status: "completed" }, now);
     const record = findTranscription(db, tenant, stored.record.id) as Transcription;
     const config = resolveConfig(deps, tenant, { endUserId: recording.end_user_id, deviceId: recording.device_id });
-    const payload = config.redact_webhook_payloads ? redactTranscript(record) : record;
-    recordEvent(deps, tenant, "transcription.completed", eventData(payload, TRANSCRIPTION_EVENT_FIELDS["transcription.completed"]), now);
     const job = { project_id: tenant.projectId, mode: tenant.mode, transcription_id: record.id };
     deps.queue.enqueue("search.index_transcription", job, { dedupeKey: `search.index_transcription:${record.id}` });
-    if (config.auto_summarize) deps.queue.enqueue("summaries.auto", { ...job, template: config.summary_template }, { dedupeKey: `summaries.auto:${record.id}` });
+    const pass = llmPassRuns(deps);
+    const announceLater = pass && config.redact_webhook_payloads;
+    if (pass) deps.queue.enqueue("transcriptions.redaction_pass", { ...job, announce: announceLater }, { dedupeKey: `transcriptions.redaction_pass:${record.id}` });
+    if (!announceLater) announceCompleted(deps, tenant, record, config, now);
   })();
 }
 
@@ -165,4 +170,5 @@ export function autoTranscribe(deps: Deps) {
 export function registerTranscriptionJobs(deps: Deps): void {
   deps.queue.register(RUN_TRANSCRIPTION_JOB, runTranscription(deps), { lane: "model" });
   deps.queue.register(AUTO_TRANSCRIBE_JOB, autoTranscribe(deps));
+  deps.queue.register("transcriptions.redaction_pass", runRedactionPass(deps), { lane: "model" });
 }

@@ -11,7 +11,7 @@ import { whisperLanguage } from "../../engines/whisper-languages";
 import { newId } from "../../ids";
 import type { JobContracts } from "../../jobs/contracts";
 import { findRecording, loadRecording, setProcessingStatus } from "../recordings/service";
-import { redactTranscript } from "../redaction/service";
+import { identifiersFound, redactTranscript } from "../redaction/service";
 import { type CreateTranscriptionBody, eventData, type ListTranscriptionsQuery, TRANSCRIPTION_EVENT_FIELDS, type Transcription } from "./schema";
 import { RENDERERS, TRANSCRIPT_FORMATS, type TranscriptFormat } from "./renderings";
 import { findProcessingTranscription, findStoredTranscription, insertTranscription, listTranscriptionRows } from "./store";
@@ -96,11 +96,11 @@ export function findVisibleTranscription(db: Database, principal: Principal, id:
   return visible(principal, findStoredTranscription(db, principal, id), (t) => ownedBy(t.endUserId), `No transcription ${id}.`).record;
 }
 
-/** A transcription the caller may see (end-user-scoped keys: only their end user's); with `redacted`, identifiers replaced by their kind. The read is audited, the original and the redacted view apart. */
+/** A transcription the caller may see (end-user-scoped keys: only their end user's); with `redacted`, identifiers (rules, and the model's pass when it ran) replaced by their kind. The read is audited, the original and the redacted view apart. */
 export async function getTranscription(deps: Pick<Deps, "db" | "audit">, principal: Principal, id: string, options: { redacted?: boolean } = {}): Promise<Transcription> {
   const transcription = findVisibleTranscription(deps.db, principal, id);
   await deps.audit.access(principal, options.redacted ? "transcription.redacted.read" : "transcription.read", [transcription.id, transcription.recording_id]);
-  return options.redacted ? redactTranscript(transcription) : transcription;
+  return options.redacted ? redactTranscript(transcription, identifiersFound(deps.db, principal, transcription.id)) : transcription;
 }
 
 /** GET /transcriptions/{id}/transcript: the finished transcript as SRT, WebVTT or text, with speaker names; audited as a read. */

@@ -4,6 +4,7 @@ import { purgeSpentTokens } from "./http/credentials";
 import { purgeExpiredIdempotencyKeys } from "./http/idempotency";
 import { purgeFinishedJobs } from "./jobs/queue";
 import { registerWalTruncation } from "./jobs/truncate-wal";
+import { registerPlaintextSealing } from "./jobs/seal-plaintext-audio";
 import type { PeriodicTask } from "./jobs/scheduler";
 import { registerDeviceRuntimeWork } from "./modules/heartbeats/background";
 import { registerSummaryJobs } from "./modules/summaries/job";
@@ -24,6 +25,7 @@ export function registerBackgroundWork(deps: Deps): PeriodicTask[] {
   registerSummaryJobs(deps);
   registerWalTruncation(deps);
   registerExportJobs(deps);
+  registerPlaintextSealing(deps);
   const tasks: PeriodicTask[] = [
     { name: "purge-idempotency-keys", pattern: "0 */10 * * * *", run: () => void purgeExpiredIdempotencyKeys(db, clock.now()) },
     { name: "purge-spent-tokens", pattern: "0 17 * * * *", run: () => void purgeSpentTokens(deps, clock.now()) },

@@ -19,7 +19,7 @@ import { EncryptedStorage } from "../src/storage/encryption/encrypted-storage";
 import { deriveMasterKey } from "../src/storage/encryption/master-key";
 import { CHUNK } from "../src/storage/encryption/sealed-format";
 import { LocalStorage } from "../src/storage/local";
-import { makeTenant, makeTestDeps } from "./helpers";
+import { makeTenant, makeTestApp, makeTestDeps } from "./helpers";
 import { sha256, uploadedRecording } from "./modules/recordings-support";
 
 /** A test app on `deps` (the helpers' call, without the OpenAPI check this test does not need). */
@@ -141,5 +141,21 @@ describe("sealing audio stored before encryption at rest", () => {
     expect(readFileSync(join(root, key)).subarray(0, 8).toString()).toBe("PRLYAE01");
     expect((await readAll(storage.read(key))).equals(plain)).toBe(true);
     expect(await storage.size(key)).toBe(plain.length);
+  });
+
+  test("an object that cannot be sealed (of no project) is left readable and does not stop the others", async () => {
+    const t = await makeTestApp();
+    const tenant = makeTenant(t.deps);
+    const root = join(t.deps.config.dataDir, "audio");
+    const orphan = "proj_gone/test/rec_x/original";
+    const kept = `${tenant.project.id}/test/rec_y/original`;
+    const plain = randomBytes(1000);
+    for (const key of [orphan, kept]) await new LocalStorage(root).write(key, once(plain));
+    t.clock.advance(61_000);
+    await t.deps.queue.drain();
+    expect(readFileSync(join(root, kept)).subarray(0, 8).toString()).toBe("PRLYAE01");
+    expect(readFileSync(join(root, orphan)).equals(plain)).toBe(true);
+    const jobs = t.deps.db.query<{ state: string; payload: string }, []>("SELECT state, payload FROM jobs WHERE type = 'storage.seal_plaintext' ORDER BY rowid").all();
+    expect(jobs.map((j) => j.state)).toEqual(["done", "queued"]); // the next pass, an hour later
   });
 });

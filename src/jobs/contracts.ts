@@ -34,7 +34,7 @@ export type JobContracts = {
   /** Empties the WAL after an erasure (decision 078). */
   "db.truncate_wal": Record<string, never>;
   /** Storage: seals audio objects written before encryption at rest, in key order after `after` (decision 107). */
-  "storage.seal_plaintext": { after: string | null; retry: boolean };
+  "storage.seal_plaintext": { after: string | null; busy: number; failed: number };
   /** Exports: builds an eDiscovery archive into storage. */
   "exports.build": TenantJob & { export_id: string };
 };

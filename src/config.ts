@@ -73,6 +73,7 @@ const envSchema = z.object({
   PARLEY_METRICS: flag.default(false),
   PARLEY_TLS: z.enum(["off", "auto"]).optional(),
   PARLEY_MASTER_KEY_FILE: z.string().min(1).optional(),
+  PARLEY_EXPORT_RETENTION_DAYS: whole(0).default(7),
   PARLEY_TLS_CERT_FILE: z.string().min(1).optional(),
   PARLEY_TLS_KEY_FILE: z.string().min(1).optional(),
   PARLEY_SESSION_IDLE_MINUTES: whole(1).default(30),
@@ -122,6 +123,8 @@ export type Config = Readonly<{
   admins: { sessionIdleMinutes: number; sessionMaxHours: number; maxFailures: number; lockoutMinutes: number };
   /** The key wrapping the projects' audio data keys (decision 105); unset: derived from the server secret. */
   masterKeyFile?: string;
+  /** Export archives older than this many days are erased by the daily retention run; 0 keeps them (decision 107). */
+  exportRetentionDays: number;
 }>;
 
 export class ConfigError extends Error {}
@@ -198,5 +201,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       lockoutMinutes: e.PARLEY_LOGIN_LOCKOUT_MINUTES,
     },
     masterKeyFile: e.PARLEY_MASTER_KEY_FILE,
+    exportRetentionDays: e.PARLEY_EXPORT_RETENTION_DAYS,
   });
 }

@@ -32,8 +32,10 @@ describe("parley projects delete", () => {
     const doomed = makeTenant(t.deps, "doomed-clinic");
     const kept = makeTenant(t.deps, "kept-clinic");
     const key = doomed.test;
-    const endUser = (await t.call("POST", "/v1/end-users", { key, body: { name: "Patient" } })).body.id as string;
+    const endUser = (await t.call("POST", "/v1/end-users", { key, body: { name: "Patient" }, headers: { "idempotency-key": "patient-1" } })).body.id as string;
     await t.call("POST", "/v1/devices", { key, body: { serial_number: "SN-DOOMED-1", model: "parley_pin" } });
+    expect((await t.call("POST", "/v1/webhooks", { key, body: { url: "https://10.255.255.1/hook", events: ["*"] } })).status).toBe(201);
+    expect((await t.call("PUT", "/v1/config/project", { key, body: { auto_transcribe: false } })).status).toBe(200);
     const { recording } = await uploadedRecording(t, key, "tone-3s.wav", { end_user_id: endUser });
     const live = await uploadedRecording(t, doomed.live);
     const other = await uploadedRecording(t, kept.test);
@@ -66,7 +68,7 @@ describe("parley projects delete", () => {
     // The project, its keys, rows and stored objects are gone; its data key with them.
     expect((await t.call("GET", `/v1/recordings/${recording.id}`, { key })).status).toBe(401);
     const count = (sql: string) => t.deps.db.query<{ n: number }, [string]>(sql).get(doomed.project.id)!.n;
-    for (const table of ["projects WHERE id", "data_keys WHERE project_id", "recordings WHERE project_id", "end_users WHERE project_id", "devices WHERE project_id", "credentials WHERE project_id", "exports WHERE project_id", "legal_holds WHERE project_id"]) {
+    for (const table of ["projects WHERE id", "data_keys WHERE project_id", "recordings WHERE project_id", "end_users WHERE project_id", "devices WHERE project_id", "credentials WHERE project_id", "exports WHERE project_id", "legal_holds WHERE project_id", "webhook_endpoints WHERE project_id", "events WHERE project_id", "idempotency_keys WHERE project_id", "config_overrides WHERE project_id"]) {
       expect({ table, n: count(`SELECT count(*) AS n FROM ${table} = ?`) }).toEqual({ table, n: 0 });
     }
     expect(existsSync(join(dataDir, "audio", doomed.project.id))).toBe(false);

@@ -25,7 +25,6 @@ export function registerBackgroundWork(deps: Deps): PeriodicTask[] {
   registerSummaryJobs(deps);
   registerWalTruncation(deps);
   registerExportJobs(deps);
-  registerPlaintextSealing(deps);
   const tasks: PeriodicTask[] = [
     { name: "purge-idempotency-keys", pattern: "0 */10 * * * *", run: () => void purgeExpiredIdempotencyKeys(db, clock.now()) },
     { name: "purge-spent-tokens", pattern: "0 17 * * * *", run: () => void purgeSpentTokens(deps, clock.now()) },
@@ -36,6 +35,7 @@ export function registerBackgroundWork(deps: Deps): PeriodicTask[] {
     ...registerWebhookWork(deps),
     ...registerDeviceRuntimeWork(deps),
     ...registerRetentionWork(deps),
+    ...registerPlaintextSealing(deps),
   ];
   return tasks;
 }

@@ -3,29 +3,32 @@ import type { Logger } from "../log";
 import type { Storage } from "../storage";
 import { EncryptedStorage } from "../storage/encryption/encrypted-storage";
 import type { JobQueue } from "./queue";
+import type { PeriodicTask } from "./scheduler";
 
 /**
  * Job that seals, where they lie, the audio objects stored before encryption at rest
  * (decision 107), so an operator who upgrades has everything encrypted without running
- * anything. Enqueued at every start, due a minute later (once the start's own work, such as
- * resumed verifications and model loading, is under way); it walks the store in key order,
- * in batches that end well inside the queue's lease, each enqueueing the next from the last
- * key it reached. Sealed objects are skipped, so a crash or a stop loses nothing: the walk
- * resumes. The payload carries, across batches, how many objects were in use at their turn
- * (a pass again a minute later) or failed (again an hour later: a full disk, an object of
- * no project).
+ * anything. A pass walks the store in key order, in batches that end well inside the
+ * queue's lease, each enqueueing the next from the last key it reached. Sealed objects are
+ * skipped, so a crash or a stop loses nothing: the walk resumes.
  */
 export const SEAL_PLAINTEXT_JOB = "storage.seal_plaintext";
 
-const START_DELAY_MS = 60_000;
 const BATCH_MS = 20_000;
-const BUSY_RETRY_MS = 60_000;
+/** Objects that failed (a full disk, an object of no project) are tried again after this long; objects in use at their turn, at the next tick. */
 const FAILED_RETRY_MS = 3_600_000;
 
-export function registerPlaintextSealing(deps: { queue: JobQueue; storage: Storage; clock: Clock; log: Logger }): void {
+/**
+ * The job's handler, and a task that starts a pass within five minutes of the start and
+ * then only while the last pass left something plaintext: nothing new is ever written in
+ * plaintext, so once a pass is clean there is nothing to look for until the next start (an
+ * upgrade or a restore is one). The payload carries, across batches, how many objects were
+ * in use at their turn or failed.
+ */
+export function registerPlaintextSealing(deps: { queue: JobQueue; storage: Storage; clock: Clock; log: Logger }): PeriodicTask[] {
   const { queue, storage, clock, log } = deps;
-  if (!(storage instanceof EncryptedStorage)) return;
-  const later = (ms: number) => new Date(clock.now().getTime() + ms);
+  if (!(storage instanceof EncryptedStorage)) return [];
+  let nextPassAt = 0; // epoch ms; Infinity while a pass runs, or after a clean one
   queue.register(SEAL_PLAINTEXT_JOB, async ({ payload, signal }) => {
     const started = performance.now();
     let { busy, failed } = payload;
@@ -46,7 +49,12 @@ export function registerPlaintextSealing(deps: { queue: JobQueue; storage: Stora
       }
     }
     report();
-    if (failed || busy) queue.enqueue(SEAL_PLAINTEXT_JOB, { after: null, busy: 0, failed: 0 }, { runAt: later(failed ? FAILED_RETRY_MS : BUSY_RETRY_MS) });
+    nextPassAt = failed ? clock.now().getTime() + FAILED_RETRY_MS : busy ? 0 : Infinity;
   });
-  queue.enqueue(SEAL_PLAINTEXT_JOB, { after: null, busy: 0, failed: 0 }, { runAt: later(START_DELAY_MS), dedupeKey: `${SEAL_PLAINTEXT_JOB}:start` });
+  const startPass = () => {
+    if (clock.now().getTime() < nextPassAt) return;
+    nextPassAt = Infinity;
+    queue.enqueue(SEAL_PLAINTEXT_JOB, { after: null, busy: 0, failed: 0 });
+  };
+  return [{ name: "seal-plaintext-audio", pattern: "0 */5 * * * *", run: startPass }];
 }

@@ -75,11 +75,6 @@ export class EncryptedStorage implements Storage {
     return stored.kind === "plain" ? stored.storedSize : plainSize(stored.storedSize);
   }
 
-  /** Whether the object under `key` is plaintext written before encryption (false when sealed or missing). */
-  async isPlaintext(key: string): Promise<boolean> {
-    return (await this.gate.use(key, () => this.stored(key)))?.kind === "plain";
-  }
-
   /**
    * Seals a plaintext object where it lies (decision 107): the sealed copy is written as
    * every write is (a temp file, fsynced, renamed over the key; or an S3 upload completed

@@ -2,6 +2,7 @@ import type { Clock } from "../clock";
 import type { Logger } from "../log";
 import type { Storage } from "../storage";
 import { EncryptedStorage } from "../storage/encryption/encrypted-storage";
+import type { JobPayload } from "./contracts";
 import type { JobQueue } from "./queue";
 import type { PeriodicTask } from "./scheduler";
 
@@ -29,7 +30,7 @@ export function registerPlaintextSealing(deps: { queue: JobQueue; storage: Stora
   const { queue, storage, clock, log } = deps;
   if (!(storage instanceof EncryptedStorage)) return [];
   let nextPassAt = 0; // epoch ms; Infinity while a pass runs, or after a clean one
-  queue.register(SEAL_PLAINTEXT_JOB, async ({ payload, signal }) => {
+  const runBatch = async (payload: JobPayload<typeof SEAL_PLAINTEXT_JOB>, signal: AbortSignal) => {
     const started = performance.now();
     let { busy, failed } = payload;
     let sealed = 0;
@@ -50,6 +51,14 @@ export function registerPlaintextSealing(deps: { queue: JobQueue; storage: Stora
     }
     report();
     nextPassAt = failed ? clock.now().getTime() + FAILED_RETRY_MS : busy ? 0 : Infinity;
+  };
+  queue.register(SEAL_PLAINTEXT_JOB, async (job) => {
+    try {
+      await runBatch(job.payload, job.signal);
+    } catch (err) {
+      nextPassAt = clock.now().getTime() + FAILED_RETRY_MS; // the store cannot be listed (S3 unreachable): the queue retries, and a new pass starts later
+      throw err;
+    }
   });
   const startPass = () => {
     if (clock.now().getTime() < nextPassAt) return;

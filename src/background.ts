@@ -4,6 +4,7 @@ import { purgeSpentTokens } from "./http/credentials";
 import { purgeExpiredIdempotencyKeys } from "./http/idempotency";
 import { purgeFinishedJobs } from "./jobs/queue";
 import { registerWalTruncation } from "./jobs/truncate-wal";
+import { registerPlaintextSealing } from "./jobs/seal-plaintext-audio";
 import type { PeriodicTask } from "./jobs/scheduler";
 import { registerDeviceRuntimeWork } from "./modules/heartbeats/background";
 import { registerSummaryJobs } from "./modules/summaries/job";
@@ -34,6 +35,7 @@ export function registerBackgroundWork(deps: Deps): PeriodicTask[] {
     ...registerWebhookWork(deps),
     ...registerDeviceRuntimeWork(deps),
     ...registerRetentionWork(deps),
+    ...registerPlaintextSealing(deps),
   ];
   return tasks;
 }

@@ -27,6 +27,7 @@ import { registerVoiceCascades } from "./modules/voices/service";
 import { GrantKeys } from "./modules/grants/signing";
 import { registerLegalHoldCascades } from "./modules/legal-holds/service";
 import { ensureDefaultOrganization } from "./modules/projects/service";
+import { registerRecordingCascades } from "./modules/recordings/project-erasure";
 import { UploadSlots } from "./modules/recordings/upload-receive";
 import { DocumentCounts } from "./modules/search/service";
 import { WebhookDispatcher } from "./modules/webhooks/dispatcher";
@@ -99,6 +100,7 @@ function registerCascades(deps: Deps): void {
   registerFirmwareCascades(deps);
   registerLegalHoldCascades(deps);
   registerVoiceCascades(deps);
+  registerRecordingCascades(deps); // after legal holds: a project under hold is refused before any recording is touched
 }
 
 /**

@@ -48,6 +48,7 @@ const USAGE = `parley — self-hosted conversation capture
 
 usage: parley [serve]                 start the appliance (default)
        parley projects create NAME    make a project
+       parley projects delete NAME --yes  erase a project, its recordings and its data key
        parley keys create|list|revoke manage API keys (rotate-master: the audio's master key)
        parley admin create|list|reset-password|remove  dashboard administrators
        parley org update --plan P     standard or enterprise (device events)

@@ -73,6 +73,7 @@ const envSchema = z.object({
   PARLEY_METRICS: flag.default(false),
   PARLEY_TLS: z.enum(["off", "auto"]).optional(),
   PARLEY_MASTER_KEY_FILE: z.string().min(1).optional(),
+  PARLEY_EXPORT_RETENTION_DAYS: whole(0).default(7),
   PARLEY_TLS_CERT_FILE: z.string().min(1).optional(),
   PARLEY_TLS_KEY_FILE: z.string().min(1).optional(),
   PARLEY_SESSION_IDLE_MINUTES: whole(1).default(30),
@@ -125,6 +126,8 @@ export type Config = Readonly<{
   masterKeyFile?: string;
   /** Redaction's model pass (decision 108): auto runs it when the local LLM is installed; off keeps rules only. */
   redactionLlm: "auto" | "off";
+  /** Export archives older than this many days are erased by the daily retention run; 0 keeps them (decision 107). */
+  exportRetentionDays: number;
 }>;
 
 export class ConfigError extends Error {}
@@ -202,5 +205,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     },
     masterKeyFile: e.PARLEY_MASTER_KEY_FILE,
     redactionLlm: e.PARLEY_REDACTION_LLM,
+    exportRetentionDays: e.PARLEY_EXPORT_RETENTION_DAYS,
   });
 }

@@ -26,7 +26,7 @@ describe("cascade hooks", () => {
   test("buildDeps registers every cascade with the module that follows it", () => {
     const registered = t.deps.cascades.registered();
     const production = Object.fromEntries(Object.entries(registered).map(([name, modules]) => [name, modules.filter((m) => m !== "test")]));
-    expect(production).toEqual({ recordingErased: ["ask", "legal-holds", "voices"], bindingEnded: ["commands"], deviceDeleted: ["firmware", "legal-holds"], endUserDeleted: ["devices", "legal-holds", "voices"] });
+    expect(production).toEqual({ recordingErased: ["ask", "legal-holds", "voices"], bindingEnded: ["commands"], deviceDeleted: ["firmware", "legal-holds"], endUserDeleted: ["devices", "legal-holds", "voices"], projectDeleted: ["legal-holds", "recordings"] });
   });
 
   test("a cascade fired with no handler throws: a missing registration cannot pass unnoticed", () => {

@@ -29,7 +29,8 @@ function fakeS3(req: Request, body: Uint8Array<ArrayBuffer>): Response {
   requests.push(`${req.method} ${key}${q.size ? `?${[...q.keys()].join("&")}` : ""}`);
   if (bucket !== "parley") return new Response("NoSuchBucket", { status: 404 });
   if (req.method === "GET" && q.get("list-type") === "2") {
-    const keys = [...objects.keys()].filter((k) => k.startsWith(q.get("prefix") ?? "")).sort();
+    const after = q.get("start-after");
+    const keys = [...objects.keys()].filter((k) => k.startsWith(q.get("prefix") ?? "") && (after === null || k > after)).sort();
     const contents = keys.map((k) => `<Contents><Key>${k}</Key><Size>${objects.get(k)!.length}</Size></Contents>`).join("");
     return new Response(`<?xml version="1.0"?><ListBucketResult><Name>parley</Name><KeyCount>${keys.length}</KeyCount><IsTruncated>false</IsTruncated>${contents}</ListBucketResult>`, {
       headers: { "content-type": "application/xml" },
@@ -131,6 +132,16 @@ describe("S3 storage (against an S3 stand-in)", () => {
     expect(await storage.size("p/test/rec_4/a")).toBeNull();
     expect(await storage.size("p/test/rec_4/b")).toBeNull();
     expect(await storage.size("p/test/rec_40/a")).toBe(1);
+  });
+
+  test("list gives every key in order, and resumes after a given one", async () => {
+    const all: string[] = [];
+    for await (const key of storage.list(null)) all.push(key);
+    expect(all).toEqual([...all].sort());
+    expect(all).toContain("p/test/rec_40/a");
+    const rest: string[] = [];
+    for await (const key of storage.list(all[0]!)) rest.push(key);
+    expect(rest).toEqual(all.slice(1));
   });
 });
 

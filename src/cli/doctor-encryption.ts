@@ -1,4 +1,8 @@
+import { existsSync } from "node:fs";
+import { join } from "node:path";
 import type { Config } from "../config";
+import { createStorage } from "../storage";
+import { countPlaintextObjects } from "../storage/encryption/plaintext-objects";
 import type { Check } from "./doctor";
 
 /**
@@ -16,4 +20,21 @@ export function encryptionCheck(config: Pick<Config, "masterKeyFile" | "secret">
     warning: true,
     detail: `${sealed}, but the master key is derived from secret.key in the data dir, beside the audio it protects; for a disk or backup that reveals nothing alone: parley keys rotate-master --new-key-file PATH on another medium, then PARLEY_MASTER_KEY_FILE=PATH`,
   };
+}
+
+/**
+ * `parley doctor` on audio stored before encryption at rest: how many objects are still
+ * plaintext. The server seals them in the background after each start (decision 107).
+ */
+export async function plaintextAudioCheck(config: Config): Promise<Check> {
+  const check = "audio encrypted";
+  // Not made by doctor: a LocalStorage would create the folder.
+  if (!config.s3 && !existsSync(join(config.dataDir, "audio"))) return { check, ok: true, detail: "no audio stored yet" };
+  try {
+    const { plaintext, total } = await countPlaintextObjects(createStorage(config));
+    if (plaintext === 0) return { check, ok: true, detail: `all ${total} stored audio object(s) are sealed` };
+    return { check, ok: true, warning: true, detail: `${plaintext} of ${total} stored audio object(s) are still plaintext (stored before encryption at rest); a running server seals them in the background after it starts` };
+  } catch (err) {
+    return { check, ok: true, warning: true, detail: `cannot count the plaintext audio objects: ${(err as Error).message}` };
+  }
 }

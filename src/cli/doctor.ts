@@ -1,6 +1,6 @@
 import { existsSync } from "node:fs";
 import { parseFlags } from "./args";
-import { encryptionCheck } from "./doctor-encryption";
+import { encryptionCheck, plaintextAudioCheck } from "./doctor-encryption";
 import { tlsChecks } from "./doctor-tls";
 import type { Config } from "../config";
 import { createEngines, type Engines } from "../engines";
@@ -141,6 +141,7 @@ export async function diagnose(config: Config, options: { verify?: boolean; engi
   checks.push(dataDirPermissionsCheck(config.dataDir));
   checks.push(...tlsChecks(config, new Date()));
   checks.push(encryptionCheck(config));
+  checks.push(await plaintextAudioCheck(config));
   // The built-in decoders have no binary to run (decision 091).
   if (engines.audio instanceof WasmAudioDecoder) checks.push({ check: "audio decoder", ok: true, detail: `${engines.audio.binary}; no ffmpeg 5.1 or newer on the PATH` });
   else checks.push(await ffmpegCheck(engines.audio.binary));

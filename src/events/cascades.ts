@@ -15,6 +15,12 @@ export type CascadeEvents = {
   deviceDeleted: { tenant: Tenant; deviceId: string; now: Date };
   /** End users: an end user is being deleted and becomes read-only. */
   endUserDeleted: { tenant: Tenant; endUserId: string; now: Date };
+  /**
+   * Projects: a project is being deleted (decision 107), both modes; its recordings are erased
+   * by their module before the project's row goes, audited as `actor` (the operator at the CLI).
+   * Handlers add what they erased to `erased`.
+   */
+  projectDeleted: { projectId: string; actor: { type: string; id: string | null }; now: Date; erased: Record<string, number> };
 };
 
 export type CascadeName = keyof CascadeEvents;
@@ -27,6 +33,7 @@ export class Cascades {
     bindingEnded: [],
     deviceDeleted: [],
     endUserDeleted: [],
+    projectDeleted: [],
   };
 
   /** Registers `module`'s handler; called once per Deps, by buildDeps. */

@@ -38,6 +38,8 @@ export type JobContracts = {
   "search.reindex": Record<string, never>;
   /** Empties the WAL after an erasure (decision 078). */
   "db.truncate_wal": Record<string, never>;
+  /** Storage: seals audio objects written before encryption at rest, in key order after `after` (decision 107). */
+  "storage.seal_plaintext": { after: string | null; busy: number; failed: number };
   /** Exports: builds an eDiscovery archive into storage. */
   "exports.build": TenantJob & { export_id: string };
 };
@@ -58,4 +60,5 @@ export const JOB_NAMES = Object.keys({
   "search.reindex": true,
   "db.truncate_wal": true,
   "exports.build": true,
+  "storage.seal_plaintext": true,
 } satisfies Record<JobName, true>) as JobName[];

@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { mkdirSync } from "node:fs";
 import { type FileHandle, mkdir, open, readdir, rename, rm, stat } from "node:fs/promises";
-import { dirname, join } from "node:path";
+import { dirname, join, relative, sep } from "node:path";
 import { assertSafeKey, type ByteRange, ObjectTooLargeError, type Storage, type WriteResult } from "./storage";
 import { syncPath } from "./fsync";
 import { isOutOfSpace, OutOfSpaceError } from "./volumes";
@@ -83,6 +83,17 @@ export class LocalStorage implements Storage {
 
   async removePrefix(prefix: string): Promise<void> {
     await rm(this.pathOf(prefix.replace(/\/$/, "")), { recursive: true, force: true });
+  }
+
+  /** Reads the whole tree, then yields in order: an appliance's objects number in the tens of thousands at most. */
+  async *list(after: string | null): AsyncGenerator<string> {
+    const entries = await readdir(this.root, { recursive: true, withFileTypes: true }).catch(() => []);
+    const keys = entries
+      .filter((e) => e.isFile())
+      .map((e) => relative(this.root, join(e.parentPath, e.name)).split(sep).join("/"))
+      .filter((key) => !key.startsWith(".tmp/") && (after === null || key > after))
+      .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+    yield* keys;
   }
 
   async sweepPartial(before: Date): Promise<number> {

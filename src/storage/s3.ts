@@ -82,6 +82,18 @@ export class S3Storage implements Storage {
     }
   }
 
+  /** S3 lists keys in UTF-8 byte order, which is code-point order for our (ASCII) keys. */
+  async *list(after: string | null): AsyncGenerator<string> {
+    let startAfter = after === null ? undefined : `${S3_PREFIX}${after}`;
+    for (;;) {
+      const page = await this.client.list({ prefix: S3_PREFIX, maxKeys: 1000, startAfter });
+      const keys = (page.contents ?? []).map((c) => c.key);
+      for (const key of keys) yield key.slice(S3_PREFIX.length);
+      if (!page.isTruncated || keys.length === 0) return;
+      startAfter = keys.at(-1);
+    }
+  }
+
   /** Incomplete multipart uploads are the bucket's lifecycle rule's to expire. */
   async sweepPartial(): Promise<number> {
     return 0;

@@ -28,6 +28,8 @@ export interface Storage {
   remove(key: string): Promise<void>;
   /** Deletes every object whose key starts with `prefix` (a recording's folder). */
   removePrefix(prefix: string): Promise<void>;
+  /** Every object's key after `after` (all when null), in code-point order, so a walk can stop and resume. */
+  list(after: string | null): AsyncIterable<string>;
   /** Removes what interrupted writes left behind before `before`; returns how many. */
   sweepPartial(before: Date): Promise<number>;
   /** Runs `fn` with a local file path holding the object (ffmpeg needs a path), cleaning up after. */

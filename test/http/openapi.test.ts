@@ -201,6 +201,7 @@ describe("every operation answers a documented success", () => {
     await expectStatus(200, "GET", "/v1/exports", { key });
     await expectStatus(200, "GET", `/v1/exports/${exp.id}`, { key });
     await expectStatus(200, "GET", `/v1/exports/${exp.id}/download`, { key });
+    await expectStatus(204, "DELETE", `/v1/exports/${exp.id}`, { key });
   });
 
   test("speakers and known voices", async () => {

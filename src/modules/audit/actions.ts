@@ -26,10 +26,13 @@ export const AUDIT_ACTIONS = [
   // eDiscovery exports
   "export.create",
   "export.download",
+  "export.delete",
+  "export.expire",
   // Keys and administration
   "key.create",
   "key.revoke",
   "project.create",
+  "project.delete",
   "organization.update",
   "config.update",
 ] as const;

@@ -2,7 +2,8 @@ import { Elysia } from "elysia";
 import type { Deps } from "../../deps";
 import { authentication, authorize } from "../../http/auth";
 import { pageOf } from "../../http/pagination";
-import { binaryResponse, idParam } from "../../http/schemas";
+import { binaryResponse, idParam, noContent } from "../../http/schemas";
+import { deleteExport } from "./erasure";
 import { createExportBody, exportSchema, listExportsQuery } from "./schema";
 import { createExport, downloadExport, listExports, loadExport, toExport } from "./service";
 
@@ -35,13 +36,33 @@ export function exportsRoutes(deps: Deps) {
     .get("/exports/:id", ({ principal, params }) => toExport(loadExport(db, authorize(principal, "exports:read"), params.id), config.publicUrl), {
       params: idParam,
       response: { 200: exportSchema },
-      detail: { summary: "Get an export", description: "Scope exports:read. download_url is set once completed; sha256 and size_bytes are the archive's." },
+      detail: {
+        summary: "Get an export",
+        description:
+          "Scope exports:read. download_url is set once completed; sha256 and size_bytes are the archive's. Status deleted (DELETE) or expired (PARLEY_EXPORT_RETENTION_DAYS after completion): the archive is erased (erased_at), download_url is null.",
+      },
     })
+    .delete(
+      "/exports/:id",
+      ({ principal, params, set }) => {
+        deleteExport(deps, authorize(principal, "exports:write"), params.id);
+        set.status = 204;
+      },
+      {
+        params: idParam,
+        response: noContent,
+        detail: {
+          summary: "Delete an export's archive",
+          description:
+            "Scope exports:write. Erases the archive; the export stays readable with status deleted and erased_at, and its download answers 404. 409 resource_conflict while it is still being built; a second DELETE changes nothing. Audited.",
+        },
+      },
+    )
     .get("/exports/:id/download", ({ principal, params }) => downloadExport(deps, authorize(principal, "exports:read"), params.id), {
       params: idParam,
       detail: {
         summary: "Download an export",
-        description: "Scope exports:read. The zip (application/zip), or its encrypted form; 409 resource_conflict until completed. Every download is audited. `parley export verify FILE` re-checks it.",
+        description: "Scope exports:read. The zip (application/zip), or its encrypted form; 409 resource_conflict until completed; 404 not_found once the archive is deleted or expired. Every download is audited. `parley export verify FILE` re-checks it.",
         responses: { 200: binaryResponse("The archive") },
       },
     });

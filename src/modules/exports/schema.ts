@@ -20,7 +20,8 @@ export type ListExportsQuery = z.infer<typeof listExportsQuery>;
 export const exportSchema = z
   .object({
     id: z.string(),
-    status: z.enum(["processing", "completed", "failed"]),
+    /** deleted (DELETE) and expired (PARLEY_EXPORT_RETENTION_DAYS): the archive is erased, the record stays (decision 107). */
+    status: z.enum(["processing", "completed", "failed", "deleted", "expired"]),
     matter: z.string().nullable(),
     end_user_id: z.string().nullable(),
     created_after: isoDateTime.nullable(),
@@ -35,6 +36,8 @@ export const exportSchema = z
     created_at: isoDateTime,
     completed_at: isoDateTime.nullable(),
     failed_at: isoDateTime.nullable(),
+    /** When the archive was erased (status deleted or expired). */
+    erased_at: isoDateTime.nullable(),
   })
   .meta({ id: "Export" });
 export type Export = z.infer<typeof exportSchema>;

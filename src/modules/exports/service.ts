@@ -34,6 +34,7 @@ export function toExport(row: ExportRow, publicUrl: string): Export {
     created_at: row.created_at,
     completed_at: row.completed_at,
     failed_at: row.failed_at,
+    erased_at: row.erased_at,
   };
 }
 
@@ -93,6 +94,9 @@ export function listExports(deps: Pick<Deps, "db" | "config">, principal: Princi
 /** GET /exports/{id}/download: the archive as built; every download is audited. */
 export async function downloadExport(deps: Pick<Deps, "db" | "audit" | "storage">, principal: Principal, id: string): Promise<Response> {
   const row = loadExport(deps.db, principal, id);
+  // The record stays, the archive is gone (decision 107): 404, as for anything not there to download.
+  if (row.status === "deleted") throw new ApiError("not_found", `The archive of export ${id} was deleted at ${row.erased_at}.`, { param: "id" });
+  if (row.status === "expired") throw new ApiError("not_found", `The archive of export ${id} expired and was erased at ${row.erased_at} (PARLEY_EXPORT_RETENTION_DAYS); start a new export.`, { param: "id" });
   if (row.status !== "completed" || !row.storage_key) throw new ApiError("resource_conflict", `Export ${id} is ${row.status}; download it once completed.`);
   await deps.audit.access(principal, "export.download", [id]);
   const name = `${id}.zip${row.encrypted ? ".parleyx" : ""}`;

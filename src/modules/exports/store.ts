@@ -8,7 +8,7 @@ export type ExportRow = {
   id: string;
   project_id: string;
   mode: "test" | "live";
-  status: "processing" | "completed" | "failed";
+  status: "processing" | "completed" | "failed" | "deleted" | "expired";
   matter: string | null;
   filter: string;
   recording_ids: string;
@@ -22,6 +22,7 @@ export type ExportRow = {
   created_at: string;
   completed_at: string | null;
   failed_at: string | null;
+  erased_at: string | null;
 };
 
 export function insertExport(db: Database, tenant: Tenant, row: Pick<ExportRow, "id" | "matter" | "filter" | "recording_ids" | "encrypted" | "passphrase_sealed" | "created_by" | "created_at">): void {
@@ -52,4 +53,14 @@ export function completeExport(db: Database, id: string, result: { storage_key: 
 
 export function failExport(db: Database, id: string, error: { code: string; message: string }, at: string): void {
   db.query("UPDATE exports SET status = 'failed', error = ?, passphrase_sealed = NULL, failed_at = ? WHERE id = ? AND status = 'processing'").run(JSON.stringify(error), at, id);
+}
+
+/** The archive erased (decision 107): `deleted` by DELETE, `expired` by retention; the row stays as the record. */
+export function markArchiveErased(db: Database, id: string, status: "deleted" | "expired", at: string): void {
+  db.query("UPDATE exports SET status = ?, erased_at = ?, storage_key = NULL WHERE id = ? AND status IN ('completed', 'failed')").run(status, at, id);
+}
+
+/** Completed exports, every tenant's, whose archives were built before `cutoff`. */
+export function listArchivesCompletedBefore(db: Database, cutoff: string): ExportRow[] {
+  return db.query<ExportRow, [string]>("SELECT * FROM exports WHERE status = 'completed' AND completed_at < ? ORDER BY completed_at").all(cutoff);
 }

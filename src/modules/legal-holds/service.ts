@@ -10,7 +10,7 @@ import { loadDeviceRow } from "../devices/service";
 import { findEndUser } from "../end-users/service";
 import { loadRecording } from "../recordings/service";
 import type { CreateLegalHoldBody, LegalHold, ListLegalHoldsQuery } from "./schema";
-import { activeHoldCovering, findLegalHold, type HoldScope, insertLegalHold, listLegalHoldRows, markReleased, toLegalHold } from "./store";
+import { activeHoldCovering, findLegalHold, type HoldScope, insertLegalHold, listActiveHoldsOfProject, listLegalHoldRows, markReleased, toLegalHold } from "./store";
 
 type HoldDeps = Pick<Deps, "db" | "clock" | "audit">;
 
@@ -83,6 +83,14 @@ function refuseIfHeld(db: Database, tenant: Tenant, scope: HoldScope, what: stri
   if (hold) throw new ApiError("legal_hold_active", `${what} is under legal hold ${hold.id}; nothing was deleted. Release the hold first (POST /v1/legal-holds/${hold.id}/release).`);
 }
 
+/** A project under any active hold, in either mode, is not deleted (decision 107): the refusal names every hold. */
+function refuseProjectIfHeld(db: Database, projectId: string): void {
+  const holds = listActiveHoldsOfProject(db, projectId);
+  if (holds.length === 0) return;
+  const named = holds.map((h) => `${h.id} (${h.mode}, matter ${JSON.stringify(h.matter)})`).join(", ");
+  throw new ApiError("legal_hold_active", `Project ${projectId} is under legal hold: ${named}; nothing was deleted. Release the hold${holds.length > 1 ? "s" : ""} first (POST /v1/legal-holds/{id}/release).`);
+}
+
 /**
  * Holds stop every deletion (decision 103): they answer the cascades the deleting modules
  * fire inside their transactions, so a 409 rolls the whole deletion back and the modules
@@ -93,4 +101,6 @@ export function registerLegalHoldCascades(deps: Pick<Deps, "db" | "cascades">): 
   deps.cascades.on("recordingErased", "legal-holds", ({ tenant, recording }) => refuseIfHeld(db, tenant, { recording }, `Recording ${recording.id}`));
   deps.cascades.on("endUserDeleted", "legal-holds", ({ tenant, endUserId }) => refuseIfHeld(db, tenant, { endUserId }, `End user ${endUserId} (or one of their recordings)`));
   deps.cascades.on("deviceDeleted", "legal-holds", ({ tenant, deviceId }) => refuseIfHeld(db, tenant, { deviceId }, `Device ${deviceId} (or one of its recordings)`));
+  // Before the recordings' handler (buildDeps registers this first): the refusal names every hold, not the first one a recording meets.
+  deps.cascades.on("projectDeleted", "legal-holds", ({ projectId }) => refuseProjectIfHeld(db, projectId));
 }

@@ -83,3 +83,8 @@ export function activeHoldCovering(db: Database, tenant: Tenant, scope: HoldScop
     .query<LegalHoldRow, SQLQueryBindings[]>(`SELECT * FROM legal_holds WHERE ${condition} AND project_id = ?${n + 1} AND mode = ?${n + 2} AND released_at IS NULL ORDER BY created_at, id LIMIT 1`)
     .get(...params, tenant.projectId, tenant.mode);
 }
+
+/** The active holds of a project, both modes, oldest first: deleting the project is refused while there are any. */
+export function listActiveHoldsOfProject(db: Database, projectId: string): LegalHoldRow[] {
+  return db.query<LegalHoldRow, [string]>("SELECT * FROM legal_holds WHERE project_id = ? AND released_at IS NULL ORDER BY created_at, id").all(projectId);
+}

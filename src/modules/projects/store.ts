@@ -33,3 +33,8 @@ export function setOrganizationPlan(db: Database, organizationId: string, plan: 
 export function getOrganization(db: Database, id: string): Organization | null {
   return db.query<Organization, [string]>("SELECT * FROM organizations WHERE id = ?").get(id);
 }
+
+/** Deletes the project's row; the migration-0019 trigger and data_keys' cascade take its remaining rows and its data key. */
+export function deleteProjectRow(db: Database, id: string): void {
+  db.query("DELETE FROM projects WHERE id = ?").run(id);
+}

@@ -322,3 +322,11 @@ export function selectRecordings(db: Database, tenant: Tenant, filter: { endUser
 export function markAudioErased(db: Database, tenant: Tenant, id: string, at: string): void {
   db.query("UPDATE recordings SET storage_key = NULL, audio_erased_at = ?, updated_at = ? WHERE project_id = ? AND mode = ? AND id = ?").run(at, at, tenant.projectId, tenant.mode, id);
 }
+
+/** Every recording of a project, both modes, with its mode: what deleting the project erases. */
+export function listProjectRecordings(db: Database, projectId: string): (StoredRecording & { mode: Tenant["mode"] })[] {
+  return db
+    .query<Row & { mode: Tenant["mode"] }, [string]>("SELECT * FROM recordings WHERE project_id = ? ORDER BY created_at, id")
+    .all(projectId)
+    .map((row) => ({ ...toStored(row), mode: row.mode }));
+}

@@ -3,6 +3,7 @@ import type { PeriodicTask } from "../../jobs/scheduler";
 import type { Tenant } from "../../tenancy";
 import { systemActor } from "../audit/service";
 import { resolveConfig } from "../config/service";
+import { expireExportArchives } from "../exports/erasure";
 import { isUnderHold } from "../legal-holds/service";
 import { eraseAudio, eraseRecording, listRecordingOwners, listRecordingsMadeBefore, type StoredRecording } from "../recordings/service";
 import { latestCompletedTranscription } from "../transcriptions/service";
@@ -56,7 +57,7 @@ export function expireRecordings(deps: Deps, now: Date): RetentionReport {
   return report;
 }
 
-/** The daily retention run, at a quiet hour. */
+/** The daily retention run, at a quiet hour: recordings, then export archives past PARLEY_EXPORT_RETENTION_DAYS (decision 107). */
 export function registerRetentionWork(deps: Deps): PeriodicTask[] {
   return [
     {
@@ -65,7 +66,10 @@ export function registerRetentionWork(deps: Deps): PeriodicTask[] {
       run: () => {
         const report = expireRecordings(deps, deps.clock.now());
         const { expired, audioErased, held } = report;
-        if (expired.length + audioErased.length + held.length > 0) deps.log.info("retention run", { expired: expired.length, audio_erased: audioErased.length, kept_under_hold: held.length });
+        const archives = expireExportArchives(deps, deps.clock.now());
+        if (expired.length + audioErased.length + held.length + archives.length > 0) {
+          deps.log.info("retention run", { expired: expired.length, audio_erased: audioErased.length, kept_under_hold: held.length, export_archives_expired: archives.length });
+        }
       },
     },
   ];

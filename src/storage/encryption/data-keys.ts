@@ -39,8 +39,8 @@ export class DataKeys {
 
   /** The project's data key, made on its first object; two writers at once end up with the same one. */
   keyFor(projectId: string, now: Date): Buffer {
-    const cached = this.cache.get(projectId);
-    if (cached) return cached;
+    const known = this.existing(projectId);
+    if (known) return known;
     this.db
       .query("INSERT OR IGNORE INTO data_keys (project_id, wrapped_key, master_key_id, created_at) VALUES (?, ?, ?, ?)")
       .run(projectId, wrap(this.master, projectId, randomBytes(32)), this.master.id, now.toISOString());
@@ -60,10 +60,15 @@ export class DataKeys {
     }
   }
 
-  /** The project's data key, or null when it has none (never wrote an object, or was destroyed). */
+  /**
+   * The project's data key, or null when it has none (never wrote an object, or was
+   * destroyed). A cached key is used only while its row is still there: deleting the project
+   * (from the CLI, another process) ends this server's reads of its audio at once (decision 107).
+   */
   existing(projectId: string): Buffer | null {
     const cached = this.cache.get(projectId);
-    if (cached) return cached;
+    if (cached && this.db.query("SELECT 1 FROM data_keys WHERE project_id = ?").get(projectId)) return cached;
+    this.cache.delete(projectId);
     const row = this.db.query<Row, [string]>("SELECT project_id, wrapped_key, master_key_id FROM data_keys WHERE project_id = ?").get(projectId);
     if (!row) return null;
     const key = unwrap(this.master, row);

@@ -5,6 +5,7 @@ import { join } from "node:path";
 import type { Clock } from "../../clock";
 import { type ByteRange, chunksOf, ObjectTooLargeError, type Storage, type WriteResult } from "../storage";
 import type { DataKeys } from "./data-keys";
+import { RewriteGate } from "./rewrite-gate";
 import { CHUNK, chunkCount, HEADER_BYTES, type Header, openChunk, parseHeader, plainSize, SEALED_CHUNK, seal } from "./sealed-format";
 
 /** The project an object belongs to: the first part of its key (`<project>/<mode>/<recording>/<name>`). */
@@ -17,16 +18,30 @@ async function readAll(stream: ReadableStream<Uint8Array>): Promise<Buffer> {
 }
 
 /** What is under a key: a sealed object with its stored size and header, plaintext from before encryption, or nothing. */
-type Stored = { kind: "sealed"; storedSize: number; header: Header } | { kind: "plain" } | null;
+type Stored = { kind: "sealed"; storedSize: number; header: Header } | { kind: "plain"; storedSize: number } | null;
+
+/** The stream's parts with the first one already read: the object is open, so a rename over it no longer changes what it yields. */
+async function opened(stream: ReadableStream<Uint8Array>): Promise<AsyncGenerator<Uint8Array>> {
+  const parts = chunksOf(stream);
+  const first = await parts.next();
+  return (async function* () {
+    if (first.done) return;
+    yield first.value;
+    yield* parts;
+  })();
+}
 
 /**
  * Audio sealed at rest (decision 105), in front of local or S3 storage: what goes in and
  * comes out is the plaintext, so hashing, probing, ranges and backups above it are
  * unchanged; what the storage below holds is the sealed format, under the project's data
- * key. Objects written before encryption (no header) are read as they are.
+ * key. Objects written before encryption (no header) are read as they are until
+ * sealInPlace seals them (decision 107); the gate keeps that rewrite from meeting a read,
+ * write or removal of the same object.
  */
 export class EncryptedStorage implements Storage {
   readonly kind: Storage["kind"];
+  private readonly gate = new RewriteGate();
   constructor(
     private readonly inner: Storage,
     private readonly keys: DataKeys,
@@ -42,22 +57,42 @@ export class EncryptedStorage implements Storage {
       size += bytes;
       if (options.maxBytes !== undefined && size > options.maxBytes) throw new ObjectTooLargeError(options.maxBytes);
     };
-    await this.inner.write(key, seal(dataKey, body, counted));
+    await this.gate.use(key, () => this.inner.write(key, seal(dataKey, body, counted)));
     return { size };
   }
 
   private async stored(key: string): Promise<Stored> {
     const storedSize = await this.inner.size(key);
     if (storedSize === null) return null;
-    if (storedSize < HEADER_BYTES) return { kind: "plain" };
+    if (storedSize < HEADER_BYTES) return { kind: "plain", storedSize };
     const header = parseHeader(await readAll(this.inner.read(key, { start: 0, end: HEADER_BYTES - 1 })));
-    return header ? { kind: "sealed", storedSize, header } : { kind: "plain" };
+    return header ? { kind: "sealed", storedSize, header } : { kind: "plain", storedSize };
   }
 
   async size(key: string): Promise<number | null> {
-    const stored = await this.stored(key);
-    if (stored?.kind !== "sealed") return stored ? this.inner.size(key) : null;
-    return plainSize(stored.storedSize);
+    const stored = await this.gate.use(key, () => this.stored(key));
+    if (!stored) return null;
+    return stored.kind === "plain" ? stored.storedSize : plainSize(stored.storedSize);
+  }
+
+  /**
+   * Seals a plaintext object where it lies (decision 107): the sealed copy is written as
+   * every write is (a temp file, fsynced, renamed over the key; or an S3 upload completed
+   * at the end), so a crash leaves the plaintext object, still readable, to be sealed on the
+   * next run. "busy" when the object is in use right now: try again later.
+   */
+  async sealInPlace(key: string): Promise<"sealed" | "already" | "busy"> {
+    const outcome = await this.gate.rewrite(key, async () => {
+      if ((await this.stored(key))?.kind !== "plain") return "already" as const;
+      const dataKey = this.keys.keyFor(projectOf(key), this.clock.now());
+      await this.inner.write(key, seal(dataKey, chunksOf(this.inner.read(key)), () => {}));
+      return "sealed" as const;
+    });
+    return outcome ?? "busy";
+  }
+
+  list(after: string | null): AsyncIterable<string> {
+    return this.inner.list(after);
   }
 
   read(key: string, range?: ByteRange): ReadableStream<Uint8Array> {
@@ -119,9 +154,13 @@ export class EncryptedStorage implements Storage {
 
   /** The plaintext of `range`, decrypting only the chunks it touches. */
   private async *plaintext(key: string, range: ByteRange): AsyncGenerator<Uint8Array> {
-    const stored = await this.stored(key);
+    // A plaintext object is opened before the gate lets its sealing start; a sealed one never changes.
+    const { stored, plain } = await this.gate.use(key, async () => {
+      const stored = await this.stored(key);
+      return { stored, plain: stored?.kind === "plain" ? await opened(this.inner.read(key, range)) : null };
+    });
     if (!stored) throw new Error(`no object ${key}`);
-    if (stored.kind === "plain") return yield* chunksOf(this.inner.read(key, range));
+    if (stored.kind === "plain") return yield* plain!;
     const dataKey = this.dataKeyOf(key);
     const total = plainSize(stored.storedSize);
     const chunks = chunkCount(stored.storedSize);
@@ -152,11 +191,11 @@ export class EncryptedStorage implements Storage {
   }
 
   remove(key: string): Promise<void> {
-    return this.inner.remove(key);
+    return this.gate.use(key, () => this.inner.remove(key));
   }
 
   removePrefix(prefix: string): Promise<void> {
-    return this.inner.removePrefix(prefix);
+    return this.gate.use(prefix, () => this.inner.removePrefix(prefix));
   }
 
   sweepPartial(before: Date): Promise<number> {
@@ -165,7 +204,9 @@ export class EncryptedStorage implements Storage {
 
   /** ffmpeg needs a path: the plaintext goes to a private temp file, removed when `fn` is done. */
   async withLocalFile<T>(key: string, fn: (path: string) => Promise<T>): Promise<T> {
-    if ((await this.stored(key))?.kind === "plain") return this.inner.withLocalFile(key, fn);
+    // A plaintext object is used where it lies, kept from its sealing until fn is done.
+    const plain = await this.gate.use(key, async () => ((await this.stored(key))?.kind === "plain" ? { result: await this.inner.withLocalFile(key, fn) } : null));
+    if (plain) return plain.result;
     const path = join(tmpdir(), `parley-${randomBytes(8).toString("hex")}`);
     try {
       const file = await open(path, "wx", 0o600);

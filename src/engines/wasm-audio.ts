@@ -1,6 +1,7 @@
 import audioType from "audio-type";
 import type { AudioDecoder, AudioProbe } from "./audio";
 import { UndecodableAudioError } from "./audio";
+import { concatSamples } from "./pcm-spans";
 
 /** What audio-type detects -> the container and codec as the API reports them (as ffmpeg names them). */
 const FORMATS: Record<string, { format: string; codec: string }> = {
@@ -153,12 +154,6 @@ export class WasmAudioDecoder implements AudioDecoder {
     }
     if (!resampler) throw new UndecodableAudioError("the file holds no audio samples");
     parts.push(resampler.push([], true));
-    const out = new Float32Array(parts.reduce((n, p) => n + p.length, 0));
-    let offset = 0;
-    for (const p of parts) {
-      out.set(p, offset);
-      offset += p.length;
-    }
-    return out;
+    return concatSamples(parts);
   }
 }

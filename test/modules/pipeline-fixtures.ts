@@ -3,6 +3,7 @@ import { join, relative } from "node:path";
 import type { Deps } from "../../src/deps";
 import type { Tenant } from "../../src/tenancy";
 import { newId } from "../../src/ids";
+import { concatSamples } from "../../src/engines/pcm-spans";
 import type { RecordingStatus } from "../../src/modules/recordings/schema";
 import { insertRecording } from "../../src/modules/recordings/store";
 import { makeTempDir } from "../helpers";
@@ -25,15 +26,7 @@ export function wavFixture(pcm: Float32Array, name = "speech.wav"): string {
   return relative(FIXTURES, path);
 }
 
-export function concat(...parts: Float32Array[]): Float32Array {
-  const out = new Float32Array(parts.reduce((n, p) => n + p.length, 0));
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
-}
+export const concat = (...parts: Float32Array[]): Float32Array => concatSamples(parts);
 
 export type SeedOptions = { endUserId?: string | null; deviceId?: string | null; status?: RecordingStatus; error?: { code: string; message: string } };
 

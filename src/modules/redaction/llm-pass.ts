@@ -1,9 +1,6 @@
-import { chunkLines } from "../../engines/llm-chunks";
+import { answerRoom, chunkLines, FRAMING_TOKENS, type RunControl } from "../../engines/llm-budget";
 import { type Completion, type Llm, stripReasoning } from "../../engines/llm";
 import { type FoundIdentifier, PII_KINDS, type PiiKind, verbatimMatches } from "./detect";
-
-/** The job's abort signal and its way of leaving the wait for the engine out of its time limit. */
-export type PassControl = { signal: AbortSignal; excludeWait?: <W>(wait: Promise<W>) => Promise<W> };
 
 /** A pass that could not finish: its message is stored with the pass and logged. */
 export class LlmPassFailure extends Error {}
@@ -12,8 +9,6 @@ const MAX_ITEMS = 32;
 /** Longer than any name, date, address or number: a model cannot make us redact a sentence. */
 const MAX_LENGTH = 60;
 const MAX_WORDS = 8;
-/** Tokens kept free for the chat template's own framing around system and user text. */
-const FRAMING_TOKENS = 64;
 
 const PROMPT = `You find personal identifiers in a part of a transcript, for redaction.
 List each person's name, date of birth, phone number, email address, street address, medical record, patient, case, chart, docket or insurance number, IBAN and payment card number that appears in the text.
@@ -71,9 +66,9 @@ function parseAnswer(completion: Completion): { kind: unknown; text: unknown }[]
  * and keeps only those that pass `acceptable`: the model can add redactions of strings that
  * are there, never invent one. Duplicates are given once.
  */
-export async function findIdentifiersWithLlm(llm: Llm, lines: string[], run: PassControl): Promise<FoundIdentifier[]> {
+export async function findIdentifiersWithLlm(llm: Llm, lines: string[], run: RunControl): Promise<FoundIdentifier[]> {
   const context = await llm.contextTokens();
-  const outputTokens = Math.min(await llm.countTokens(LONGEST_ANSWER), Math.floor(context / 2));
+  const outputTokens = await answerRoom(llm, LONGEST_ANSWER, context);
   const budget = context - outputTokens - FRAMING_TOKENS - (await llm.countTokens(PROMPT));
   if (budget < 32) throw new LlmPassFailure(`The model's context (${context} tokens) is too small for the redaction pass.`);
   const found = new Map<string, FoundIdentifier>();

@@ -1,6 +1,6 @@
 import { stripReasoning } from "../../engines/llm";
 import type { ChatMessage, Completion, Llm } from "../../engines/llm";
-import { chunkLines } from "../../engines/llm-chunks";
+import { answerRoom, chunkLines, FRAMING_TOKENS, type RunControl } from "../../engines/llm-budget";
 import type { Segment } from "../transcriptions/schema";
 import { MAP_PROMPT, renderSummary, type Template } from "./templates";
 
@@ -14,8 +14,6 @@ export class SummaryFailure extends Error {
   }
 }
 
-/** Tokens kept free for the chat template's own framing around system and user text. */
-const FRAMING_TOKENS = 64;
 /** Ordinary prose, to fill the schema's longest answer with so this model's own tokenizer can count it. */
 const PROSE = "The team agreed to review the budget on Friday and to send the notes to every participant. ";
 /** Map-reduce rounds before giving up: each round shrinks the text at least fourfold. */
@@ -27,9 +25,6 @@ const stamp = (seconds: number) => `${Math.floor(seconds / 60)}:${String(Math.fl
 function transcriptLines(segments: Segment[]): string[] {
   return segments.map((s) => `[${stamp(s.start)}] ${s.speaker}: ${s.text}`);
 }
-
-/** The job's abort signal and its way of leaving the wait for the engine out of its time limit. */
-export type RunControl = { signal: AbortSignal; excludeWait?: <W>(wait: Promise<W>) => Promise<W> };
 
 async function ask(llm: Llm, system: string, user: string, options: { jsonSchema?: object; maxTokens: number; run: RunControl }): Promise<Completion> {
   const messages: ChatMessage[] = [
@@ -57,16 +52,6 @@ export function longestAnswer(schema: Bounded): unknown {
   return 0;
 }
 
-/**
- * Room kept for the final answer: the template's longest answer in this model's tokens, so a
- * transcript that fills the rest of the context can never cut the answer off (a cut-off
- * answer is not JSON). At most half the context: a model whose context cannot hold the
- * longest answer and a useful input is too small for the template, and is given half.
- */
-async function answerRoom(llm: Llm, template: Template, context: number): Promise<number> {
-  return Math.min(await llm.countTokens(JSON.stringify(longestAnswer(template.schema))), Math.floor(context / 2));
-}
-
 export type GeneratedSummary = { structured: Record<string, unknown>; text: string; model: string; mapCalls: number };
 
 /**
@@ -76,7 +61,7 @@ export type GeneratedSummary = { structured: Record<string, unknown>; text: stri
  */
 export async function generateSummary(llm: Llm, template: Template, segments: Segment[], run: RunControl): Promise<GeneratedSummary> {
   const context = await llm.contextTokens();
-  const outputTokens = await answerRoom(llm, template, context);
+  const outputTokens = await answerRoom(llm, JSON.stringify(longestAnswer(template.schema)), context);
   const templateTokens = await llm.countTokens(template.prompt);
   const budget = context - outputTokens - FRAMING_TOKENS - Math.max(templateTokens, await llm.countTokens(MAP_PROMPT.prompt));
   if (budget < 32) throw new SummaryFailure("processing_error", `The model's context (${context} tokens) is too small for the ${template.name} template.`);

@@ -19,6 +19,13 @@ export function parseHash(hash = location.hash) {
 
 let leaving = new AbortController();
 let session = null;
+/** The route on screen, as routeKey() writes it. */
+let shownRoute = null;
+
+/** One string per distinct route: "" and "#/keys" are the same page. */
+function routeKey({ page, id, query }) {
+  return `${page}/${id ?? ""}?${query}`;
+}
 
 /** Runs `fn` now and every `ms` until the page is left (or stop() is called); one run at a time. */
 function pollFor(signal) {
@@ -58,6 +65,7 @@ async function route({ focus = false } = {}) {
   leaving = new AbortController();
   const signal = leaving.signal;
   const { page, id, query } = parseHash();
+  shownRoute = routeKey({ page, id, query });
   markActive(page);
   const file = id && DETAIL_PAGES[page] ? DETAIL_PAGES[page] : page;
   view.replaceChildren(h("p", { class: "muted" }, "Loading…"));
@@ -90,7 +98,11 @@ function renderNoProject() {
   );
 }
 
-window.addEventListener("hashchange", () => route({ focus: true }));
+// A hash that names the page already shown (#/keys over the default page) renders nothing again:
+// a second render would throw away what the user had started typing in the first.
+window.addEventListener("hashchange", () => {
+  if (routeKey(parseHash()) !== shownRoute) route({ focus: true });
+});
 
 startSession({
   onSignedIn(current) {

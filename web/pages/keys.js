@@ -102,6 +102,7 @@ function keysTable(keys, onRevoke) {
 export async function render(view, ctx) {
   const tenant = ctx.session.tenant;
   const [keys, endUsers] = await Promise.all([adminApi("/keys"), api("/end-users", { query: { limit: 100 } }).catch(() => ({ data: [] }))]);
+  if (ctx.signal.aborted) return; // left while loading: the next page owns the view
   const newKey = h("div", { "aria-live": "polite" });
   const list = h("section", { "aria-labelledby": "keys-title" });
   const reload = async () => {

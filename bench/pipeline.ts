@@ -8,12 +8,14 @@
 //   the whole file, target >= 1.3x faster; hours of audio per wall hour;
 // - summary generation tokens/s vs node-llama-cpp's bare loop on the Qwen2.5-1.5B-shaped
 //   Q4_K_M GGUF with the same grammar, target >= 0.95x, and vs the bare loop without one;
-// - upload-complete to searchable on a real server (base.en f16 stand-in).
+// - upload-complete to searchable on a real server (base.en f16 stand-in);
+// - a transcription (2 min of the clip, base.en f16) and a summary started together: on the
+//   cores' shared turns (decision 110) vs each engine on its own turns (all cores each, at once).
 // Random weights would decode up to 220 tokens per 30 s window (whisper.cpp's cap); the
 // stand-ins stop at 100 on both sides, about what a real model decodes for 30 s of
 // conversation (scripts/test-models/whisper-ggml.ts, tokensPerWindow).
 // Usage: bun bench/pipeline.ts [--minutes 10] [--threads 2] [--runs 1] [--cli PATH]
-//          [--models base.en-f16,base.en-q8_0,small-f16] [--skip transcription,summary,searchable]
+//          [--models base.en-f16,base.en-q8_0,small-f16] [--skip transcription,summary,searchable,cores]
 // Short iterations: --minutes 2. The CLI: npm run build:whisper -- --cli (a few minutes).
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
@@ -31,6 +33,7 @@ import { planSpeech } from "../src/modules/transcriptions/speech-plan";
 import { wavBytes } from "../test/engines/signals";
 import { conversationClip } from "./support/conversation";
 import { uploadToSearchable } from "./support/searchable";
+import { sharedCores } from "./support/shared-cores";
 import { summarySpeed } from "./support/summary-speed";
 
 const { values: flags } = parseArgs({
@@ -131,6 +134,19 @@ async function main() {
     const whisper = ensureShapedWhisperModel("base.en", "f16", TOKENS_PER_WINDOW);
     const r = await uploadToSearchable(work, clip.pcm, { whisper, gguf: ensureTestModels().gguf });
     console.log(`upload-complete -> searchable (real server, base.en f16 stand-in, ${minutes} min clip, ${load()}): ${s(r.ms)} (transcript completed at ${s(r.transcribedMs)})`);
+  }
+
+  if (!skip.has("cores")) {
+    const whisper = ensureShapedWhisperModel("base.en", "f16", TOKENS_PER_WINDOW);
+    const excerpt = clip.pcm.subarray(0, Math.min(clip.pcm.length, 120 * 16_000));
+    const r = await sharedCores(whisper, ensureShapedGguf(), excerpt, { threads, decoding, runs: Number(flags.runs) });
+    const row = (name: string, t: { transcription: number; summary: number; both: number }) =>
+      `    ${name}: transcription ${s(t.transcription)}, summary ${s(t.summary)}, both done ${s(t.both)}`;
+    console.log(`a transcription (${(excerpt.length / 16_000 / 60).toFixed(0)} min, base.en f16) and a summary (Qwen2.5-1.5B Q4_K_M, 64 tokens) started together, medians of ${flags.runs}, ${load()}:`);
+    console.log(row("one after the other (reference)", r.alone));
+    console.log(row("each engine on its own turns, at once (before)", r.ownTurns));
+    console.log(row("the cores' shared turns (ours)", r.sharedTurns));
+    console.log(`    both done: ${(r.ownTurns.both / r.sharedTurns.both).toFixed(2)}x sooner on shared turns (target >= 1.2x); the first done ${(Math.min(r.ownTurns.transcription, r.ownTurns.summary) / Math.min(r.sharedTurns.transcription, r.sharedTurns.summary)).toFixed(2)}x sooner`);
   }
 }
 

@@ -16,6 +16,7 @@ import { ClassicDiarizer } from "./classic-diarizer";
 import { NeuralDiarizer } from "./neural-diarizer";
 import { LlamaLlm } from "./llama-llm";
 import { OpenAiCompatibleLlm } from "./openai-compatible-llm";
+import { Turns } from "./turns";
 import { SileroVad, type VoiceActivityDetector } from "./vad";
 import { WhisperTranscriber } from "./whisper-transcriber";
 
@@ -52,10 +53,12 @@ export function createEngines(config: Config, _log: Logger): Engines {
   const { baseUrl, apiKey, model, contextTokens, timeoutMs } = config.ask.openai;
   // A compiled executable writes its native files out on first use (decision 090).
   const runtime = new RuntimeFiles(config.dataDir);
+  // Background model calls take the cores one at a time, across engines (decision 110).
+  const cores = new Turns();
   return {
     audio: chooseAudioDecoder(config.ffmpegPath),
-    transcriber: new WhisperTranscriber({ model: config.models.whisper, path: modelFilePath(config.modelsDir, config.models.whisper), gpu: config.gpu, runtime }),
-    llm: new LlamaLlm({ model: config.models.llm, path: modelFilePath(config.modelsDir, config.models.llm), gpu: config.gpu, runtime }),
+    transcriber: new WhisperTranscriber({ model: config.models.whisper, path: modelFilePath(config.modelsDir, config.models.whisper), gpu: config.gpu, runtime, cores }),
+    llm: new LlamaLlm({ model: config.models.llm, path: modelFilePath(config.modelsDir, config.models.llm), gpu: config.gpu, runtime, cores }),
     // Building it connects nowhere: the server is first asked at the first question.
     remoteLlm: baseUrl && model ? new OpenAiCompatibleLlm({ baseUrl, apiKey, model, contextTokens, timeoutMs }) : null,
     embedder: new TransformersEmbedder(join(config.modelsDir, config.models.embedding), config.models.embedding, runtime),

@@ -6,6 +6,7 @@ import { CARRIED_LLAMA, useLlamaBinsFrom } from "../runtime/llama";
 import type { GpuSetting } from "./gpu";
 import { type Completion, type CompletionRequest, type Llm, LlmUnavailableError, stripReasoning } from "./llm";
 import { MissingModelError } from "./missing-model";
+import { Turns } from "./turns";
 
 export type LlamaOptions = {
   /** Model name as in models/manifest.json. */
@@ -17,6 +18,8 @@ export type LlamaOptions = {
   maxContextTokens?: number;
   /** A compiled executable's runtime folder, which carries llama.cpp's CPU build (decision 092). */
   runtime?: RuntimeFiles;
+  /** The turns background model calls share (decision 110); its own when absent. */
+  cores?: Turns;
 };
 
 /** Below this file size a model is a toy (tests, benches): its matrices are so small that one thread is 20-40x faster than two. */
@@ -38,17 +41,21 @@ const STOP: Record<string, Completion["finishReason"]> = { maxTokens: "length", 
 
 /**
  * Llm over node-llama-cpp with a local GGUF model. Loads once on first use (GPU when the
- * setting allows and one is present, else CPU); calls are serialised on one context
- * sequence, whose history is cleared per call so token counts are exact.
+ * setting allows and one is present, else CPU); calls take turns on one context sequence,
+ * whose history is cleared per call so token counts are exact. A background call (a summary)
+ * first takes its turn on the cores shared with the other local engines; an interactive one
+ * (Ask) does not wait for a transcription to end (decision 110).
  */
 export class LlamaLlm implements Llm {
   readonly provider = "llama_cpp";
   readonly model: string;
   private loaded: Promise<Loaded> | null = null;
-  private queue: Promise<unknown> = Promise.resolve();
+  private readonly sequenceTurns = new Turns();
+  private readonly cores: Turns;
 
   constructor(private readonly options: LlamaOptions) {
     this.model = options.model;
+    this.cores = options.cores ?? new Turns();
   }
 
   installed(): boolean {
@@ -101,10 +108,9 @@ export class LlamaLlm implements Llm {
   }
 
   complete(request: CompletionRequest): Promise<Completion> {
-    const turn = request.excludeWait ? request.excludeWait(this.queue) : this.queue;
-    const run = turn.then(() => this.run(request));
-    this.queue = run.catch(() => {});
-    return run;
+    const onSequence = () => this.sequenceTurns.take(() => this.run(request), request.excludeWait);
+    // The cores first: a summary holding the sequence while it waits for them would hold Ask up too.
+    return request.interactive ? onSequence() : this.cores.take(onSequence, request.excludeWait);
   }
 
   private async run(request: CompletionRequest): Promise<Completion> {

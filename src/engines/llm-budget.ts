@@ -1,10 +1,11 @@
+import type { ExcludeWait } from "./turns";
 import type { Llm } from "./llm";
 
 /** Tokens kept free for the chat template's own framing around system and user text. */
 export const FRAMING_TOKENS = 64;
 
 /** A model job's abort signal and its way of leaving the wait for the engine out of its time limit. */
-export type RunControl = { signal: AbortSignal; excludeWait?: <W>(wait: Promise<W>) => Promise<W> };
+export type RunControl = { signal: AbortSignal; excludeWait?: ExcludeWait };
 
 /**
  * Room kept for an answer: its longest form in this model's tokens, so input that fills the

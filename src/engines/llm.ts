@@ -1,3 +1,5 @@
+import type { ExcludeWait } from "./turns";
+
 export type ChatMessage = { role: "system" | "user" | "assistant"; content: string };
 
 export type Completion = {
@@ -15,7 +17,9 @@ export type CompletionRequest = {
   temperature?: number;
   signal?: AbortSignal;
   /** An engine that runs one call at a time passes its wait for earlier calls through this, so a job's time limit leaves it out. */
-  excludeWait?: <W>(wait: Promise<W>) => Promise<W>;
+  excludeWait?: ExcludeWait;
+  /** A person waits for the answer (Ask): it does not queue behind background model work for the cores (decision 110). */
+  interactive?: boolean;
 };
 
 /** A language model (implementations: embedded node-llama-cpp; an OpenAI-compatible server). */

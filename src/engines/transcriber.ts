@@ -1,3 +1,5 @@
+import type { ExcludeWait } from "./turns";
+
 /**
  * One stretch of recognised speech; times in seconds from the start of the audio.
  * `confidence` (0-1) is null from an engine that cannot score its words: the pipeline then
@@ -15,7 +17,7 @@ export type TranscribeOptions = {
    * An engine that runs one call at a time passes its wait for earlier calls through this,
    * so a job's time limit leaves the wait out (see TimeLimit.excludeWait).
    */
-  excludeWait?: <W>(wait: Promise<W>) => Promise<W>;
+  excludeWait?: ExcludeWait;
 };
 
 /** Speech to text (implementation over whisper.cpp: src/engines/whisper-transcriber.ts). */

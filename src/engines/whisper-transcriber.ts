@@ -2,6 +2,7 @@ import { existsSync } from "node:fs";
 import type { RuntimeFiles } from "../runtime/files";
 import { availableParallelism } from "node:os";
 import { type GpuSetting, gpuCandidates } from "./gpu";
+import { Turns } from "./turns";
 import { MissingModelError } from "./missing-model";
 import type { TranscribedSegment, TranscribeOptions, Transcriber, TranscriptionResult } from "./transcriber";
 import { UnsupportedLanguageError, whisperLanguage } from "./whisper-languages";
@@ -19,6 +20,8 @@ export type WhisperOptions = {
   decoding?: Partial<WhisperDecoding>;
   /** A compiled executable's native files (decision 090); absent from a checkout. */
   runtime?: RuntimeFiles;
+  /** The turns background model calls share (decision 110); its own when absent. */
+  cores?: Turns;
 };
 
 /**
@@ -44,16 +47,17 @@ function settledOrAborted(job: WhisperJob, signal?: AbortSignal): Promise<Whispe
  * Speech to text on whisper.cpp. The model loads once, on the first transcription, in the
  * best build there is: a GPU build of @fugood/whisper.node when PARLEY_GPU allows and its
  * drivers load, else Parley's addon compiled for this CPU, else the portable prebuilt CPU
- * build (decision 046). Calls are serialised because one whisper context decodes one stream
- * at a time.
+ * build (decision 046). Every call is background work: it takes its turn on the cores shared
+ * with the other local engines, which also serialises the calls one whisper context needs.
  */
 export class WhisperTranscriber implements Transcriber {
   readonly model: string;
   private loaded: Promise<WhisperRunner> | null = null;
-  private queue: Promise<unknown> = Promise.resolve();
+  private readonly cores: Turns;
 
   constructor(private readonly options: WhisperOptions) {
     this.model = options.model;
+    this.cores = options.cores ?? new Turns();
   }
 
   /** Which build runs the model, or null before the first load; for `parley doctor`. */
@@ -84,10 +88,7 @@ export class WhisperTranscriber implements Transcriber {
   }
 
   transcribe(pcm16k: Float32Array, options: TranscribeOptions): Promise<TranscriptionResult> {
-    const turn = options.excludeWait ? options.excludeWait(this.queue) : this.queue;
-    const run = turn.then(() => this.run(pcm16k, options));
-    this.queue = run.catch(() => {});
-    return run;
+    return this.cores.take(() => this.run(pcm16k, options), options.excludeWait);
   }
 
   private async run(pcm16k: Float32Array, options: { language?: string; signal?: AbortSignal }): Promise<TranscriptionResult> {

@@ -69,7 +69,7 @@ export async function runTurn(turn: PreparedTurn): Promise<Answer> {
     return { text: extractiveAnswer(turn.question, turn.passages, turn.ranked), tokens: { input: 0, output: 0, cached: 0 }, model: "extractive", provider: "extractive", finishReason: "stop" };
   }
   try {
-    const completion = await turn.llm.complete({ messages: turn.messages, maxTokens: ANSWER_TOKENS, temperature: 0.2 });
+    const completion = await turn.llm.complete({ messages: turn.messages, maxTokens: ANSWER_TOKENS, temperature: 0.2, interactive: true });
     return { text: completion.text, tokens: completion.tokens, model: turn.llm.model, provider: turn.provider, finishReason: completion.finishReason };
   } catch (err) {
     throw modelFailure(turn.provider, err);

@@ -1,5 +1,6 @@
 import type { Engines } from "../../engines";
 import { type DiarizationKind, type SpeakerCountHint, SingleSpeakerDiarizer, type SpeakerTurn } from "../../engines/diarizer";
+import type { ExcludeWait } from "../../engines/turns";
 import { meanSpeechProbability } from "../../engines/vad";
 import type { Segment, Speaker, TranscriptionFailureCode } from "./schema";
 import { assignSpeakers, defaultLabel } from "./speaker-assignment";
@@ -39,7 +40,7 @@ const round = (x: number) => Math.round(x * 1000) / 1000;
 export async function transcribePcm(
   engines: PipelineEngines,
   pcm: Float32Array,
-  options: { language: string | null; signal: AbortSignal; excludeWait?: <W>(wait: Promise<W>) => Promise<W>; speakers?: SpeakerCountHint; voices?: KnownVoice[] },
+  options: { language: string | null; signal: AbortSignal; excludeWait?: ExcludeWait; speakers?: SpeakerCountHint; voices?: KnownVoice[] },
 ): Promise<PipelineResult> {
   const duration = round(pcm.length / SAMPLE_RATE);
   if (duration < MIN_AUDIO_SECONDS) {

@@ -11,7 +11,10 @@ export function h(tag, attrs = {}, ...children) {
   for (const [name, value] of Object.entries(attrs ?? {})) {
     if (value === null || value === undefined || value === false) continue;
     if (name.startsWith("on") && typeof value === "function") el.addEventListener(name.slice(2).toLowerCase(), value);
-    else if (["value", "checked", "disabled", "selected", "hidden"].includes(name)) el[name] = value;
+    // A box ticked or an option chosen from the start is also the form's default, so form.reset() returns to it.
+    else if (name === "checked") el.defaultChecked = el.checked = value;
+    else if (name === "selected") el.defaultSelected = el.selected = value;
+    else if (["value", "disabled", "hidden"].includes(name)) el[name] = value;
     else el.setAttribute(name, value === true ? "" : String(value));
   }
   append(el, children);

@@ -97,6 +97,9 @@ describe.skipIf(!hasChromium)("administrators in a real browser", () => {
       expect(key).toMatch(/^rk_test_/);
       expect(await withKey(d, key, "/v1/end-users")).toBe(200);
       expect(await withKey(d, key, "/v1/devices")).toBe(403);
+      // The form is ready for the next key: back to its default type, the scopes hidden.
+      expect(await page.getByLabel(/^Secret/).isChecked()).toBe(true);
+      expect(await page.getByLabel("end_users:read", { exact: true }).isVisible()).toBe(false);
     });
   });
 

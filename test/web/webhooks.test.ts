@@ -51,6 +51,9 @@ function webhookSuite(tls: TlsFiles) {
         expect(secret).toMatch(/^whsec_/);
         const endpoint = page.getByRole("article", { name: `Endpoint ${receiver.url}/parley` });
         await endpoint.waitFor();
+        // The form is back to its defaults for the next endpoint: all events, the single ones off.
+        expect(await page.getByLabel("All events", { exact: true }).isChecked()).toBe(true);
+        expect(await page.getByLabel("recording.created", { exact: true }).isDisabled()).toBe(true);
 
         // A delivery that succeeds: status, latency and the receiver's answer.
         receiver.behave(() => ({ status: 200, body: "thanks" }));

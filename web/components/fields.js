@@ -37,9 +37,7 @@ export function typedNumber(value) {
 }
 
 export function checkbox(name, checked) {
-  const box = h("input", { type: "checkbox", name });
-  box.checked = Boolean(checked);
-  return box;
+  return h("input", { type: "checkbox", name, checked: Boolean(checked) });
 }
 
 export function select(name, options, value) {

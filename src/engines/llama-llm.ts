@@ -62,11 +62,16 @@ export class LlamaLlm implements Llm {
     return existsSync(this.options.path);
   }
 
-  /** The compute backend in use ("cuda", "vulkan", "metal" or "cpu"), or null before the first load; for `parley doctor`. */
+  /**
+   * The compute backend in use ("cuda", "vulkan", "metal" or "cpu"), or null before the first
+   * load; for `parley doctor`. A GPU build that found no device (a Vulkan loader with only
+   * software drivers) runs on the CPU, and says so.
+   */
   async backend(): Promise<string | null> {
     if (!this.loaded) return null;
     const loaded = await this.loaded.catch(() => null);
-    return loaded ? loaded.llama.gpu || "cpu" : null;
+    if (!loaded?.llama.gpu) return loaded ? "cpu" : null;
+    return (await loaded.llama.getGpuDeviceNames()).length ? loaded.llama.gpu : "cpu";
   }
 
   load(): Promise<Loaded> {

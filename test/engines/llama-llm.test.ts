@@ -75,7 +75,15 @@ describe("LlamaLlm on a generated GGUF model", () => {
     expect(await llm.backend()).toBe("cpu");
   });
 
-  test("an aborted signal rejects", async () => {
+  test("with PARLEY_GPU=auto and no GPU device, it says it runs on the CPU (a GPU build may load and find none)", async () => {
+    const auto = new LlamaLlm({ model: "tiny", path: models.gguf, gpu: "auto" });
+    const { llama, model } = await auto.load();
+    const devices = await llama.getGpuDeviceNames();
+    expect(await auto.backend()).toBe(devices.length ? (llama.gpu as string) : "cpu");
+    await model.dispose();
+  });
+
+    test("an aborted signal rejects", async () => {
     const controller = new AbortController();
     controller.abort(new Error("time limit"));
     await expect(llm.complete({ messages: [{ role: "user", content: "hi" }], signal: controller.signal })).rejects.toThrow("time limit");

@@ -16,7 +16,15 @@ describe("parley demo: the models it needs", () => {
     expect(notice).toContain("parley models import PATH");
   });
 
-  test("an installed model drops out of the list; a model given as a path counts when the file exists", () => {
+  test("a model given as a path that does not exist: the notice says to put its file there, not to pull it", () => {
+    const own = join(makeTempDir(), "my-llm.gguf");
+    const config = loadConfig({ PARLEY_DATA_DIR: makeTempDir(), PARLEY_MODELS_DIR: makeTempDir(), PARLEY_LLM_MODEL: own });
+    const notice = formatMissingModels(missingDemoModels(config));
+    expect(notice).toContain(`put the model's file at ${own}`);
+    expect(notice).not.toContain(`models pull ${own}`);
+  });
+
+    test("an installed model drops out of the list; a model given as a path counts when the file exists", () => {
     const modelsDir = makeTempDir();
     const own = join(makeTempDir(), "my-llm.gguf");
     writeFileSync(own, "gguf");

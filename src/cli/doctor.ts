@@ -20,7 +20,7 @@ import { spaceReport } from "../storage/volumes";
 import { modelStatus, verifyModels } from "../model-files/install";
 import { readInstalled } from "../model-files/installed";
 import { readWhisperHeader } from "../model-files/ggml-header";
-import { defaultManifest, modelFilePath, type Manifest } from "../model-files/manifest";
+import { defaultManifest, installAdvice, modelFilePath, type Manifest } from "../model-files/manifest";
 
 /** One verdict; `warning` (printed "warn") is worth acting on but does not fail the run. */
 export type Check = { check: string; ok: boolean; warning?: boolean; detail: string };
@@ -51,7 +51,7 @@ async function ffmpegCheck(binary: string): Promise<Check> {
  */
 async function engineCheck(ctx: Context, name: string, model: string, status: ModelState, load: () => Promise<string | null>): Promise<Check> {
   if (status === "missing" || status === "partial") {
-    return { check: name, ok: false, detail: `${model} is not installed${status === "partial" ? " (some of its files are missing)" : ""}: ${ctx.cli} models pull ${model}` };
+    return { check: name, ok: false, detail: `${model} is not installed${status === "partial" ? " (some of its files are missing)" : ""}: ${installAdvice(model, { cli: ctx.cli })}` };
   }
   try {
     return { check: name, ok: true, detail: `${model} on ${(await load()) ?? "unknown backend"}` };
@@ -134,7 +134,7 @@ export async function diagnose(config: Config, options: { verify?: boolean; engi
   /** The model's files, for an engine this process did not build itself (a test double). */
   const filesOnly = (check: string, name: string): Check => {
     const s = status(name);
-    if (s === "missing" || s === "partial") return { check, ok: false, detail: `${name} is not installed: ${context.cli} models pull ${name}` };
+    if (s === "missing" || s === "partial") return { check, ok: false, detail: `${name} is not installed: ${installAdvice(name, { cli: context.cli })}` };
     return { check, ok: true, detail: s === "unknown" ? `${name} (a file path, used as is)` : `${name}: ${s}${record[name] ? `, checksum recorded ${record[name].installed_at}` : ""}` };
   };
 

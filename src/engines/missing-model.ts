@@ -1,9 +1,12 @@
+import { installAdvice, isManifestModel } from "../model-files/manifest";
+
 /**
  * A model file the work needs is not installed. Jobs record it as a failure whose
  * message names the command that installs it; it never crashes the server.
  */
 export class MissingModelError extends Error {
   constructor(readonly modelName: string, kind: string) {
-    super(`The ${kind} model ${modelName} is not installed. Install it with: parley models pull ${modelName} (or parley models import PATH on an air-gapped machine).`);
+    const airGapped = isManifestModel(modelName) ? " (or parley models import PATH on an air-gapped machine)" : "";
+    super(`The ${kind} model ${modelName} is not installed. Install it: ${installAdvice(modelName)}${airGapped}.`);
   }
 }

@@ -72,3 +72,15 @@ export function modelDirectory(modelsDir: string, name: string, manifest: Manife
   const first = entry?.files[0]?.path;
   return first ? join(modelsDir, first.split("/")[0]!) : join(modelsDir, name);
 }
+
+/**
+ * What installs a configured model: a manifest model is pulled (`parley models import PATH`
+ * installs it on an air-gapped box); an operator's own model, named by its path, has no
+ * command: its file goes at that path (`where` says it without the path, for public pages).
+ */
+export function installAdvice(name: string, options: { cli?: string; where?: string } = {}): string {
+  return isManifestModel(name) ? `${options.cli ?? "parley"} models pull ${name}` : `put the model's file at ${options.where ?? name}`;
+}
+
+/** Whether a configured model name is one of the manifest's, rather than the path of an operator's own file. */
+export const isManifestModel = (name: string): boolean => defaultManifest.models.some((m) => m.name === name);

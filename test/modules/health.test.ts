@@ -28,7 +28,15 @@ describe("GET /v1/health", () => {
     for (const secret of [t.deps.config.dataDir, tenant.project.id, tenant.test]) expect(text).not.toContain(secret);
   });
 
-  test("a database that does not answer is 503 with status degraded; /healthz (liveness) stays 200", async () => {
+  test("an operator's own model file that is missing: where it goes by the setting that names it, never its path", async () => {
+    const own = "/srv/models/clinic-tuned/whisper-de.bin";
+    const t = await makeTestApp({ env: { PARLEY_WHISPER_MODEL: own } });
+    const res = await t.call("GET", "/v1/health");
+    expect(res.body.models[0]).toEqual({ engine: "transcriber", model: "whisper-de.bin", status: "missing", install: "put the model's file at the path PARLEY_WHISPER_MODEL names" });
+    expect(JSON.stringify(res.body)).not.toContain("/srv/models");
+  });
+
+    test("a database that does not answer is 503 with status degraded; /healthz (liveness) stays 200", async () => {
     const t = await makeTestApp();
     t.deps.db.exec("ALTER TABLE schema_migrations RENAME TO schema_migrations_gone");
     const res = await t.call("GET", "/v1/health");

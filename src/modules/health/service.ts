@@ -3,7 +3,7 @@ import { basename } from "node:path";
 import pkg from "../../../package.json";
 import type { Deps } from "../../deps";
 import { modelStatus } from "../../model-files/install";
-import { defaultManifest, modelFilePath } from "../../model-files/manifest";
+import { defaultManifest, installAdvice, modelFilePath } from "../../model-files/manifest";
 import { applianceVolumes } from "../../storage";
 import { spaceReport } from "../../storage/volumes";
 import type { Health } from "./schema";
@@ -13,11 +13,14 @@ export const VERSION: string = pkg.version;
 
 type ModelReport = Health["models"][number];
 
+/** The setting that names each engine's model: where an operator's own file goes, said without its path. */
+const SETTING: Record<ModelReport["engine"], string> = { transcriber: "PARLEY_WHISPER_MODEL", llm: "PARLEY_LLM_MODEL", embedder: "PARLEY_EMBEDDING_MODEL", vad: "" };
+
 /** One configured model: manifest models by their files; an operator's own file (a path) by whether it exists, named by its file name only. */
 function reportModel(modelsDir: string, engine: ModelReport["engine"], name: string): ModelReport {
   const entry = defaultManifest.models.find((m) => m.name === name);
   const status = entry ? modelStatus({ modelsDir }, entry) : existsSync(modelFilePath(modelsDir, name)) ? "installed" : "missing";
-  const install = status === "missing" || status === "partial" ? (entry ? `parley models pull ${name}` : "parley models import PATH") : null;
+  const install = status === "missing" || status === "partial" ? installAdvice(name, { where: `the path ${SETTING[engine]} names` }) : null;
   return { engine, model: entry ? name : basename(name), status, install };
 }
 

@@ -24,7 +24,8 @@ export function setCsrfToken(token) {
 
 const RAW_BODY = (b) => b instanceof Blob || b instanceof ArrayBuffer || b instanceof FormData || ArrayBuffer.isView(b);
 
-async function request(url, { method = "GET", body, query, headers = {} } = {}) {
+/** The answer's JSON (null for 204) and its headers; an error answer throws ApiError. */
+async function exchange(url, { method = "GET", body, query, headers = {} } = {}) {
   const target = new URL(url, location.origin);
   if (query) {
     const entries = query instanceof URLSearchParams ? query.entries() : Object.entries(query);
@@ -41,7 +42,7 @@ async function request(url, { method = "GET", body, query, headers = {} } = {}) 
     }
   }
   const res = await fetch(target, { method, headers: sent, body: payload, credentials: "same-origin" });
-  if (res.status === 204) return null;
+  if (res.status === 204) return { data: null, headers: res.headers };
   const data = await res.json().catch(() => null);
   if (!res.ok) {
     const error = new ApiError(res.status, data?.error);
@@ -49,12 +50,19 @@ async function request(url, { method = "GET", body, query, headers = {} } = {}) 
     if (res.status === 401) dispatchEvent(new CustomEvent("parley:unauthorized", { detail: error }));
     throw error;
   }
-  return data;
+  return { data, headers: res.headers };
 }
+
+const request = async (url, options) => (await exchange(url, options)).data;
 
 /** Calls the /v1 API: `api("/devices", { query: { limit: 20 } })`; returns the parsed JSON (null for 204). */
 export function api(path, options) {
   return request(`/v1${path}`, options);
+}
+
+/** Like api(), for a page that also reads the answer's headers: `{ data, headers }`. */
+export function apiExchange(path, options) {
+  return exchange(`/v1${path}`, options);
 }
 
 /** Calls the dashboard's own session API (/dashboard/api: session, setup, keys, system). */

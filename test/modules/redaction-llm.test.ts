@@ -27,8 +27,10 @@ async function passApp(llm: ScriptedLlm | LlamaLlm | null, config: Record<string
   const id = (await app.call("POST", "/v1/transcriptions", { key: tenant.test, body: { recording_id: rec } })).body.id as string;
   await app.deps.queue.drain();
   const get = async (path: string) => (await app.call("GET", path, { key: tenant.test })).body;
+  /** The Parley-Redaction header of a read. */
+  const passes = async (path: string) => (await app.call("GET", path, { key: tenant.test })).headers.get("parley-redaction");
   const event = (type: string, field: string) => eventsOf(app.deps, type).find((e) => e.data[field] === id);
-  return { app, scope, id, get, event, key: tenant.test };
+  return { app, scope, id, get, passes, event, key: tenant.test };
 }
 
 describe("redaction's model pass (LLM test double)", () => {
@@ -49,6 +51,10 @@ describe("redaction's model pass (LLM test double)", () => {
     const summaryId = (await t.get(`/v1/summaries?transcription_id=${t.id}`)).data[0].id;
     expect(JSON.stringify(await t.get(`/v1/summaries/${summaryId}`))).toContain("Zyanya");
     expect(JSON.stringify(await t.get(`/v1/summaries/${summaryId}?redacted=true`))).not.toContain("Zyanya");
+    // Each redacted view says the model checked it too; the original says nothing of redaction.
+    expect(await t.passes(`/v1/transcriptions/${t.id}?redacted=true`)).toBe("rules; model=completed");
+    expect(await t.passes(`/v1/summaries/${summaryId}?redacted=true`)).toBe("rules; model=completed");
+    expect(await t.passes(`/v1/transcriptions/${t.id}`)).toBeNull();
 
     // The events waited for the pass: redacted with what it found, once each.
     expect(eventsOf(t.app.deps, "transcription.completed").filter((e) => e.data.id === t.id)).toHaveLength(1);
@@ -86,6 +92,7 @@ describe("redaction's model pass (LLM test double)", () => {
     const t = await passApp(new ScriptedLlm({ answer: listing([]), error: new Error("out of memory") }), { redact_webhook_payloads: true, auto_summarize: false });
     expect(llmPassOf(t.app.deps.db, t.scope, t.id)).toMatchObject({ status: "failed", identifiers: [], error: "out of memory" });
     expect(t.event("transcription.completed", "id")!.data.text).toContain("her number is [PHONE]");
+    expect(await t.passes(`/v1/transcriptions/${t.id}?redacted=true`)).toBe("rules; model=failed");
   });
 });
 
@@ -94,6 +101,7 @@ test("with no LLM installed nothing changes: no pass, the event at completion, r
   expect(t.app.deps.db.query("SELECT count(*) AS n FROM jobs WHERE type = 'transcriptions.redaction_pass'").get()).toEqual({ n: 0 });
   expect(llmPassOf(t.app.deps.db, t.scope, t.id)).toBeNull();
   expect(t.event("transcription.completed", "id")!.data.text).toContain(`${UNKNOWN_NAME} called about the results, her number is [PHONE].`);
+  expect(await t.passes(`/v1/transcriptions/${t.id}?redacted=true`)).toBe("rules; model=not_run");
 });
 
 // The real node-llama-cpp engine on the tiny generated GGUF (random weights: what it lists is

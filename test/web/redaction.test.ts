@@ -34,8 +34,11 @@ describe.skipIf(!hasChromium)("redacted transcript in the dashboard", () => {
       expect(text).not.toContain("Lovelace");
       expect(text).not.toContain("867-5309");
       expect(text).toContain("the pain in my knee");
+      // No language model here: the page says the rules alone found them.
+      await page.getByRole("status").filter({ hasText: "found by the rules only" }).waitFor();
       await page.getByLabel("Hide identifiers").uncheck();
       await segments.getByText("Ada Lovelace").waitFor();
+      expect(await page.getByRole("status").filter({ hasText: "found by the rules" }).count()).toBe(0);
     });
     const audit = (await d.call("GET", `/v1/audit-events?resource_id=${txn.id}`, { key })).body.data.map((e: { action: string }) => e.action);
     expect(audit.filter((a: string) => a.includes("redacted")).length).toBe(1);

@@ -1,5 +1,5 @@
 import "../components/stylesheet.js";
-import { apiUrl } from "../api.js";
+import { apiExchange, apiUrl } from "../api.js";
 import { facts } from "../components/facts.js";
 import { formAlert } from "../components/fields.js";
 import { duration } from "../components/format.js";
@@ -8,6 +8,13 @@ import { confirmDialog, h, statusBadge, when } from "../ui.js";
 import { summariesPanel } from "./recording/summaries.js";
 
 const WATCH_MS = 2_000;
+
+/** What the redacted view's Parley-Redaction header says, for the reader (decision 111). */
+const REDACTION_PASSES = {
+  "rules; model=completed": "Identifiers found by the rules and by the language model.",
+  "rules; model=failed": "Identifiers found by the rules only: the language model's check of this transcript failed.",
+  "rules; model=not_run": "Identifiers found by the rules only: the language model has not checked this transcript (none installed, or still running).",
+};
 
 /**
  * One recording: the audio with its transcript beside it, summaries per template, and the
@@ -91,10 +98,17 @@ export async function render(view, ctx) {
     const hide = h("input", { type: "checkbox", id: "hide-identifiers", checked: hideIdentifiers });
     const toggle = h("div", { class: "field check" }, hide, h("label", { for: "hide-identifiers" }, "Hide identifiers"));
     const body = h("div", {});
-    transcript.replaceChildren(title, h("p", { class: "muted" }, `${txn.language ?? ""} · ${txn.speakers.length} speaker${txn.speakers.length === 1 ? "" : "s"} · ${txn.model ?? ""}`), toggle, body);
+    const passes = h("p", { class: "muted hint", role: "status" });
+    transcript.replaceChildren(title, h("p", { class: "muted" }, `${txn.language ?? ""} · ${txn.speakers.length} speaker${txn.speakers.length === 1 ? "" : "s"} · ${txn.model ?? ""}`), toggle, passes, body);
     // Each view is read from the API, which audits it: the original as a read, the redacted one as a redacted read.
     async function show(at, autoplay) {
-      const shown = hideIdentifiers ? await ctx.api(`/transcriptions/${encodeURIComponent(txn.id)}`, { query: { redacted: "true" } }) : txn;
+      let shown = txn;
+      passes.replaceChildren();
+      if (hideIdentifiers) {
+        const redacted = await apiExchange(`/transcriptions/${encodeURIComponent(txn.id)}`, { query: { redacted: "true" } });
+        shown = redacted.data;
+        passes.replaceChildren(REDACTION_PASSES[redacted.headers.get("parley-redaction")] ?? "");
+      }
       const next = transcriptPlayer({ src: apiUrl(`${path}/audio`), segments: shown.segments, startMs: at, autoplay });
       media.replaceChildren(next.audio);
       body.replaceChildren(next.transcript);

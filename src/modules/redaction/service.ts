@@ -78,6 +78,18 @@ export function recordLlmPass(db: Database, tenant: Tenant, transcriptionId: str
   return insertLlmPass(db, tenant, transcriptionId, pass);
 }
 
+/** The response header that says which passes a redacted read went through. */
+export const REDACTION_HEADER = "parley-redaction";
+
+/**
+ * Its value: the rules always ran; the model's pass over the transcription `completed`,
+ * `failed`, or has `not_run` (no local LLM, or its job has not finished), so a client can
+ * tell a view that the model also checked from one it has not (decision 111).
+ */
+export function redactionPasses(db: Database, tenant: Tenant, transcriptionId: string): string {
+  return `rules; model=${findLlmPass(db, tenant, transcriptionId)?.status ?? "not_run"}`;
+}
+
 /** What redacting a transcription, or a summary of it, adds to the rules: the identifiers its model pass found. */
 export function identifiersFound(db: Database, tenant: Tenant, transcriptionId: string): KnownIdentifiers {
   return { found: findLlmPass(db, tenant, transcriptionId)?.identifiers ?? [] };

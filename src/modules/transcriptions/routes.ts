@@ -5,6 +5,7 @@ import { idempotency } from "../../http/idempotency";
 import { pageOf } from "../../http/pagination";
 import { idParam } from "../../http/schemas";
 import { redactedQuery } from "../redaction/schema";
+import { REDACTION_HEADER, redactionPasses } from "../redaction/service";
 import { TRANSCRIPT_FORMATS } from "./renderings";
 import { createTranscriptionBody, listTranscriptionsQuery, nameSpeakersBody, transcriptionSchema, transcriptQuery } from "./schema";
 import { nameSpeakers } from "./speaker-names";
@@ -38,14 +39,20 @@ export function transcriptionsRoutes(deps: Deps) {
       response: { 200: pageOf(transcriptionSchema) },
       detail: { summary: "List transcriptions", description: "Scope transcriptions:read. Filter by recording_id; newest first." },
     })
-    .get("/transcriptions/:id", ({ principal, params, query }) => getTranscription(deps, authorize(principal, "transcriptions:read"), params.id, { redacted: query.redacted === "true" }), {
+    .get("/transcriptions/:id", async ({ principal, params, query, set }) => {
+      const tenant = authorize(principal, "transcriptions:read");
+      const redacted = query.redacted === "true";
+      const transcription = await getTranscription(deps, tenant, params.id, { redacted });
+      if (redacted) set.headers[REDACTION_HEADER] = redactionPasses(deps.db, tenant, transcription.id);
+      return transcription;
+    }, {
       params: idParam,
       query: redactedQuery,
       response: { 200: transcriptionSchema },
       detail: {
         summary: "Get a transcription",
         description:
-          "Scope transcriptions:read. Poll status, or wait for the transcription.* events. With redacted=true, names, dates of birth, phone numbers, emails, addresses, record and case numbers, IBANs and card numbers in the text and segments are replaced by their kind ([NAME], [PHONE], ...).",
+          "Scope transcriptions:read. Poll status, or wait for the transcription.* events. With redacted=true, names, dates of birth, phone numbers, emails, addresses, record and case numbers, IBANs and card numbers in the text and segments are replaced by their kind ([NAME], [PHONE], ...); the Parley-Redaction header says which passes found them: `rules; model=completed`, `model=failed` or `model=not_run` (the local language model's pass has not run on it).",
       },
     })
     .patch("/transcriptions/:id/speakers", ({ principal, params, body }) => nameSpeakers(deps, authorize(principal, "transcriptions:write"), params.id, body), {

@@ -2,7 +2,9 @@
 // /v1/recordings/{id}/audio (a 4 KB range, as a player seeks) on two apps in this process,
 // one writing the hash-chained audit row of every read (in the group commit, decision 102)
 // and one whose audit trail does nothing; measured in alternating slices, same run.
-// Usage: bun bench/audit.ts [seconds per measurement, default 5] [concurrency, default 32]
+// Then "who accessed this recording" on an audit log of a million rows: the resource filter
+// through its index (decision 112) vs the scan it replaced (bench/support/audit-filter.ts).
+// Usage: bun bench/audit.ts [seconds per measurement, default 5] [concurrency, default 32] [audit rows, default 1000000]
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -14,10 +16,12 @@ import { newId } from "../src/ids";
 import type { AuditTrail } from "../src/modules/audit/service";
 import { createApiKey } from "../src/modules/keys/service";
 import { createProject } from "../src/modules/projects/service";
+import { auditFilterTimes, fillAuditLog } from "./support/audit-filter";
 import { fmt, freePort, runBeside } from "./support/load";
 
 const seconds = Number(process.argv[2] ?? 5);
 const concurrency = Number(process.argv[3] ?? 32);
+const logRows = Number(process.argv[4] ?? 1_000_000);
 
 /** The baseline: the same app with no audit log (never a configuration: production always audits). */
 const noAudit: AuditTrail = { access: async () => {}, record: () => {} };
@@ -62,6 +66,14 @@ try {
   console.log(`GET audio range, audited    ${fmt(subject)}`);
   console.log(`audit rows written: ${rows} (one per audited read: ${rows === subject.requests ? "yes" : "NO"})`);
   console.log(`ratio audited / audit off: ${(subject.perSecond / baseline.perSecond).toFixed(2)}x throughput, p50 +${(subject.p50Ms - baseline.p50Ms).toFixed(2)} ms`);
+
+  const tenant = { projectId: audited.deps.db.query<{ id: string }, []>("SELECT id FROM projects WHERE name = 'bench'").get()!.id, mode: "test" as const };
+  const t0 = performance.now();
+  fillAuditLog(audited.deps.db, tenant, logRows);
+  console.log(`\nwho accessed it: GET /v1/audit-events?resource_id= (a page of 50 and the total) on ${logRows} audit rows (written in ${((performance.now() - t0) / 1000).toFixed(1)} s), median of 5:`);
+  for (const c of auditFilterTimes(audited.deps.db, tenant)) {
+    console.log(`  ${c.name.padEnd(24)} indexed ${c.indexed.toFixed(2)} ms   scan of the project's rows ${c.scanned.toFixed(1)} ms   ${(c.scanned / c.indexed).toFixed(0)}x faster`);
+  }
 } finally {
   audited.stop();
   bare.stop();

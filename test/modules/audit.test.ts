@@ -149,4 +149,29 @@ describe("access audit log", () => {
     expect(broken.code).toBe(1);
     expect(broken.stderr).toContain(`row ${target.seq} (${target.id})`);
   });
+
+  test("the index behind the resource filter is checked too: an access removed from it, or one made up, fails verify", async () => {
+    const { t, tenant, transcription, reader } = await auditedApp();
+    await t.call("GET", `/v1/transcriptions/${transcription}`, { key: reader.key });
+    const { db } = t.deps;
+    const row = db.query<{ seq: number; id: string }, []>("SELECT seq, id FROM audit_events WHERE action = 'transcription.read' ORDER BY seq DESC LIMIT 1").get()!;
+    expect((await eventsFor(t, tenant.test, `resource_id=${transcription}`)).map((e) => e.id)).toContain(row.id);
+    expect(() => db.run("DELETE FROM audit_event_resources")).toThrow(/append-only/);
+
+    // Someone with the database file hides the read from "who read this transcription".
+    db.run("DROP TRIGGER audit_event_resources_no_delete");
+    db.query("DELETE FROM audit_event_resources WHERE resource_id = ? AND seq = ?").run(transcription, row.seq);
+    const hidden = await auditVerify(t.deps.config.dataDir);
+    expect(hidden.code).toBe(1);
+    expect(hidden.stderr).toContain(`row ${row.seq} (${row.id})`);
+    expect(hidden.stderr).toContain(`lacks its ${transcription}`);
+
+    // Put back, then an entry no row backs.
+    db.query("INSERT INTO audit_event_resources (resource_id, seq) VALUES (?, ?)").run(transcription, row.seq);
+    expect((await auditVerify(t.deps.config.dataDir)).code).toBe(0);
+    db.query("INSERT INTO audit_event_resources (resource_id, seq) VALUES ('rec_never_read', ?)").run(row.seq);
+    const madeUp = await auditVerify(t.deps.config.dataDir);
+    expect(madeUp.code).toBe(1);
+    expect(madeUp.stderr).toContain("rec_never_read");
+  });
 });

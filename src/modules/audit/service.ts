@@ -5,7 +5,7 @@ import type { Page } from "../../http/pagination";
 import type { AuditAction } from "./actions";
 import { type AuditRow, type ChainVerdict, verifyChain } from "./chain";
 import type { AuditEvent, ListAuditEventsQuery } from "./schema";
-import { auditRowsAbout, chainHead, chainRows, listAuditRows } from "./store";
+import { auditRowsAbout, chainHead, chainRows, listAuditRows, resourceIndexMismatch } from "./store";
 import type { Tenant } from "../../tenancy";
 
 export { type Actor, type AuditTrail, actorOf, adminActor, ChainedAuditTrail, operatorActor, recordAudit, systemActor } from "./trail";
@@ -34,9 +34,12 @@ export function listAuditEvents(db: Database, principal: Principal, q: ListAudit
   return listAuditRows(db, principal, filter, { limit: q.limit, cursor: q.cursor }, toAuditEvent);
 }
 
-/** `parley audit verify`: the whole chain, every tenant's rows, in order. */
+/** `parley audit verify`: the whole chain, every tenant's rows, in order; then the index of the ids they name, against them. */
 export function verifyAuditChain(db: Database): ChainVerdict {
-  return verifyChain(chainRows(db));
+  const verdict = verifyChain(chainRows(db));
+  if (!verdict.ok) return verdict;
+  const mismatch = resourceIndexMismatch(db);
+  return mismatch ? { ok: false, rows: verdict.rows, ...mismatch } : verdict;
 }
 
 /** An export's chain-of-custody record: every audit row naming its recordings or itself, with their hashes, and the chain's head. */

@@ -37,18 +37,21 @@ export function chainRows(db: Database): Iterable<AuditRow> {
 export type AuditFilter = { resourceId?: string; actorId?: string; action?: string; createdAfter?: string; createdBefore?: string };
 
 /**
- * The tenant's rows, newest first. A resource filter looks inside each row's id list: no
- * index of its own, so the hot path writes one row per access (decision 102).
+ * Rows naming a resource, by audit_event_resources (decision 112). The `+` keeps SQLite from
+ * walking the tenant index for its order instead: a resource has few rows, a project millions.
  */
+const NAMING = (ids: string) => `+project_id = ? AND +mode = ? AND seq IN (SELECT seq FROM audit_event_resources WHERE resource_id IN (${ids}))`;
+
+/** The tenant's rows, newest first. */
 export function listAuditRows<T>(db: Database, tenant: Tenant, filter: AuditFilter, page: PageRequest, present: (row: AuditRow) => T): Page<T> {
-  const where = ["project_id = ?", "mode = ?"];
+  const where = [filter.resourceId === undefined ? "project_id = ? AND mode = ?" : NAMING("?")];
   const params: SQLQueryBindings[] = [tenant.projectId, tenant.mode];
   const add = (condition: string, value: string | undefined) => {
     if (value === undefined) return;
     where.push(condition);
     params.push(value);
   };
-  add("EXISTS (SELECT 1 FROM json_each(resource_ids) WHERE value = ?)", filter.resourceId);
+  if (filter.resourceId !== undefined) params.push(filter.resourceId);
   add("actor_id = ?", filter.actorId);
   add("action = ?", filter.action);
   add("created_at >= ?", filter.createdAfter);
@@ -59,11 +62,32 @@ export function listAuditRows<T>(db: Database, tenant: Tenant, filter: AuditFilt
 /** The tenant's rows naming any of `ids`, in chain order: an export's chain of custody. */
 export function auditRowsAbout(db: Database, tenant: Tenant, ids: readonly string[]): AuditRow[] {
   return db
-    .query<AuditRow, [string, string, string]>(
-      `SELECT * FROM audit_events WHERE project_id = ? AND mode = ?
-       AND EXISTS (SELECT 1 FROM json_each(resource_ids) r WHERE r.value IN (SELECT value FROM json_each(?))) ORDER BY seq`,
-    )
+    .query<AuditRow, [string, string, string]>(`SELECT * FROM audit_events WHERE ${NAMING("SELECT value FROM json_each(?)")} ORDER BY seq`)
     .all(tenant.projectId, tenant.mode, JSON.stringify(ids));
+}
+
+/**
+ * The first disagreement between the chained rows and the index of the ids they name: an
+ * id a row names that the index lacks (an access hidden from the filter), or an entry no
+ * row backs (one made up). Null when they agree.
+ */
+export function resourceIndexMismatch(db: Database): { seq: number; id: string; reason: string } | null {
+  const missing = db
+    .query<{ seq: number; id: string; resource_id: string }, []>(
+      `SELECT e.seq, e.id, r.value AS resource_id FROM audit_events e, json_each(e.resource_ids) r
+       WHERE NOT EXISTS (SELECT 1 FROM audit_event_resources x WHERE x.resource_id = r.value AND x.seq = e.seq) ORDER BY e.seq LIMIT 1`,
+    )
+    .get();
+  if (missing) return { seq: missing.seq, id: missing.id, reason: `the resource index lacks its ${missing.resource_id} (the row is hidden from the resource filter)` };
+  const extra = db
+    .query<{ seq: number; resource_id: string }, []>(
+      `SELECT x.seq, x.resource_id FROM audit_event_resources x
+       WHERE NOT EXISTS (SELECT 1 FROM audit_events e, json_each(e.resource_ids) r WHERE e.seq = x.seq AND r.value = x.resource_id) ORDER BY x.seq LIMIT 1`,
+    )
+    .get();
+  if (!extra) return null;
+  const row = db.query<{ id: string }, [number]>("SELECT id FROM audit_events WHERE seq = ?").get(extra.seq);
+  return { seq: extra.seq, id: row?.id ?? "(no such row)", reason: `the resource index names ${extra.resource_id} for it, which the row does not` };
 }
 
 /** The newest row's position and hash: what an operator anchors, and what an export's custody record quotes. */

@@ -67,17 +67,8 @@ export async function serve(config: Config): Promise<{ url: string; stop(): Prom
   void checkSearchIndex(deps).catch((err) => log.error("search index check at start failed", { error: String((err as Error)?.stack ?? err) }));
   const scheduler = startScheduler(tasks, log);
   const url = listener.url;
-  lock.listening(url);
   const cert = listener.certificate();
-  const tls = cert ? { tls: config.tls?.mode, fingerprint_sha256: cert.fingerprint256, spki_sha256: cert.spkiSha256, valid_to: cert.validTo.toISOString() } : { tls: "off" };
-  log.info("parley listening", { url, data_dir: config.dataDir, models_dir: config.modelsDir, ...tls });
-  const exposed = plainHttpWarning(config);
-  if (exposed) log.warn(exposed);
   const reloadCertificate = () => listener.reload("SIGHUP");
-  if (cert) process.on("SIGHUP", reloadCertificate);
-  // Only while no administrator exists, and good for one setup (decision 094).
-  const setupToken = deps.dashboardSessions.setupTokenToPrint();
-  if (setupToken) log.warn("no dashboard administrator yet: open the dashboard on this machine, or from elsewhere with this one-time setup token, or run `parley admin create EMAIL`", { dashboard: `${url}/dashboard`, setup_token: setupToken });
 
   let stopping: Promise<void> | null = null;
   const stop = () =>
@@ -93,6 +84,17 @@ export async function serve(config: Config): Promise<{ url: string; stop(): Prom
       lock.release();
       log.info("parley stopped");
     })());
+  // Before anything says it is up (the lock file's URL, the log): whoever reads that and signals must get a clean stop.
   for (const signal of ["SIGINT", "SIGTERM"] as const) process.once(signal, () => void stop().then(() => process.exit(0)));
+  if (cert) process.on("SIGHUP", reloadCertificate);
+  lock.listening(url);
+
+  const tls = cert ? { tls: config.tls?.mode, fingerprint_sha256: cert.fingerprint256, spki_sha256: cert.spkiSha256, valid_to: cert.validTo.toISOString() } : { tls: "off" };
+  log.info("parley listening", { url, data_dir: config.dataDir, models_dir: config.modelsDir, ...tls });
+  const exposed = plainHttpWarning(config);
+  if (exposed) log.warn(exposed);
+  // Only while no administrator exists, and good for one setup (decision 094).
+  const setupToken = deps.dashboardSessions.setupTokenToPrint();
+  if (setupToken) log.warn("no dashboard administrator yet: open the dashboard on this machine, or from elsewhere with this one-time setup token, or run `parley admin create EMAIL`", { dashboard: `${url}/dashboard`, setup_token: setupToken });
   return { url, stop };
 }

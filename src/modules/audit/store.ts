@@ -80,14 +80,12 @@ export function resourceIndexMismatch(db: Database): { seq: number; id: string; 
     .get();
   if (missing) return { seq: missing.seq, id: missing.id, reason: `the resource index lacks its ${missing.resource_id} (the row is hidden from the resource filter)` };
   const extra = db
-    .query<{ seq: number; resource_id: string }, []>(
-      `SELECT x.seq, x.resource_id FROM audit_event_resources x
+    .query<{ seq: number; id: string; resource_id: string }, []>(
+      `SELECT x.seq, coalesce(row.id, '(no such row)') AS id, x.resource_id FROM audit_event_resources x LEFT JOIN audit_events row ON row.seq = x.seq
        WHERE NOT EXISTS (SELECT 1 FROM audit_events e, json_each(e.resource_ids) r WHERE e.seq = x.seq AND r.value = x.resource_id) ORDER BY x.seq LIMIT 1`,
     )
     .get();
-  if (!extra) return null;
-  const row = db.query<{ id: string }, [number]>("SELECT id FROM audit_events WHERE seq = ?").get(extra.seq);
-  return { seq: extra.seq, id: row?.id ?? "(no such row)", reason: `the resource index names ${extra.resource_id} for it, which the row does not` };
+  return extra && { seq: extra.seq, id: extra.id, reason: `the resource index names ${extra.resource_id} for it, which the row does not` };
 }
 
 /** The newest row's position and hash: what an operator anchors, and what an export's custody record quotes. */

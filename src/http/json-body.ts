@@ -23,6 +23,12 @@ function nestingDepth(text: string): number {
   return max;
 }
 
+/** application/json or a structured-syntax +json type (RFC 6839), parameters aside; application/jsonx and friends are not JSON. */
+export function isJsonType(contentType: string | undefined): boolean {
+  const type = contentType?.split(";")[0]?.trim().toLowerCase() ?? "";
+  return type === "application/json" || /^application\/[a-z0-9!#$&^_.-]+\+json$/.test(type);
+}
+
 async function readCapped(request: Request): Promise<string> {
   const declared = Number(request.headers.get("content-length") ?? 0);
   const tooLarge = () => new ApiError("payload_too_large", `A JSON request body may be at most ${MAX_JSON_BODY_BYTES} bytes.`);
@@ -48,7 +54,7 @@ export const jsonBody = new Elysia({ name: "parley.json-body" })
   .onParse(async ({ request, contentType }) => {
     const text = await readCapped(request);
     if (text.trim() === "") return {};
-    if (!contentType?.startsWith("application/json")) {
+    if (!isJsonType(contentType)) {
       throw new ApiError("invalid_request", "Request bodies must be JSON, sent with Content-Type: application/json.");
     }
     if (nestingDepth(text) > MAX_JSON_DEPTH) throw new ApiError("invalid_request", `JSON nested deeper than ${MAX_JSON_DEPTH} levels is not accepted.`);

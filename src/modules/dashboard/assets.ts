@@ -41,8 +41,11 @@ import webhooksEndpointPage from "../../../web/pages/webhooks/endpoint.js" with 
 import webhooksEventsPage from "../../../web/pages/webhooks/events.js" with { type: "text" };
 import pagesCss from "../../../web/pages.css" with { type: "text" };
 
-/** Path under /dashboard/ -> file text. bun-types describe HTML imports as bundles; with type "text" it is the file's text. */
-export const ASSETS: Record<string, string> = {
+/**
+ * Path under /dashboard/ -> file text. bun-types describe HTML imports as bundles; with type "text" it is the file's text.
+ * No prototype: a lookup by a requested path finds own files only, never `constructor`, `__proto__` or `toString`.
+ */
+export const ASSETS: Readonly<Record<string, string>> = Object.assign(Object.create(null) as Record<string, string>, {
   "index.html": indexHtml as unknown as string,
   "app.css": appCss,
   "app.js": appJs,
@@ -83,4 +86,4 @@ export const ASSETS: Record<string, string> = {
   "pages/webhooks/endpoint.js": webhooksEndpointPage,
   "pages/webhooks/events.js": webhooksEventsPage,
   "pages.css": pagesCss,
-};
+});

@@ -3,6 +3,7 @@ import { decryptWithServerSecret, encryptWithServerSecret } from "../../crypto";
 import type { Deps } from "../../deps";
 import { bodyField, ownedBy, requireUnconfined, visible } from "../../http/access";
 import type { Principal } from "../../http/auth";
+import { downloadHeaders } from "../../http/downloads";
 import { ApiError } from "../../http/errors";
 import type { Page } from "../../http/pagination";
 import { newId } from "../../ids";
@@ -102,9 +103,8 @@ export async function downloadExport(deps: Pick<Deps, "db" | "audit" | "storage"
   const name = `${id}.zip${row.encrypted ? ".parleyx" : ""}`;
   return new Response(deps.storage.read(row.storage_key), {
     headers: {
-      "content-type": row.encrypted ? "application/octet-stream" : "application/zip",
+      ...downloadHeaders(row.encrypted ? "application/octet-stream" : "application/zip", name),
       "content-length": String(row.size_bytes ?? 0),
-      "content-disposition": `attachment; filename="${name}"`,
       etag: `"${row.sha256}"`,
     },
   });

@@ -2,6 +2,7 @@ import { Elysia } from "elysia";
 import { z } from "zod";
 import type { Deps } from "../../deps";
 import { authentication, authorize } from "../../http/auth";
+import { downloadHeaders } from "../../http/downloads";
 import { idempotency } from "../../http/idempotency";
 import { pageOf, pageQuery } from "../../http/pagination";
 import { binaryRequestBody, binaryResponse, idParam } from "../../http/schemas";
@@ -72,7 +73,7 @@ export function firmwareRoutes(deps: Deps) {
       "/devices/:id/ota/:ota_id/firmware",
       ({ principal, params, set }) => {
         const file = firmwareDownload(deps, principal, params.id, params.ota_id);
-        set.headers["content-type"] = "application/octet-stream";
+        Object.assign(set.headers, downloadHeaders("application/octet-stream", `firmware-${file.version}.bin`));
         set.headers["x-firmware-sha256"] = file.sha256;
         set.headers["x-firmware-version"] = file.version;
         return Bun.file(file.path);

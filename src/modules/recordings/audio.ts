@@ -1,5 +1,6 @@
 import type { Deps } from "../../deps";
 import type { Principal } from "../../http/auth";
+import { downloadHeaders } from "../../http/downloads";
 import { ApiError } from "../../http/errors";
 import type { ByteRange } from "../../storage";
 import { loadRecording } from "./service";
@@ -8,6 +9,7 @@ import type { RecordingStatus } from "./schema";
 /** Statuses whose storage_key is the verified original. */
 export const HAS_AUDIO: readonly RecordingStatus[] = ["uploaded", "processing", "completed", "failed"];
 
+/** The probe's format (what the decoder identified) -> the type the audio is sent with; anything else goes as application/octet-stream. */
 const CONTENT_TYPES: Record<string, string> = {
   wav: "audio/wav",
   mp3: "audio/mpeg",
@@ -35,7 +37,11 @@ export function parseRange(header: string | null, size: number): ByteRange | nul
   return { start, end };
 }
 
-/** GET /recordings/{id}/audio: the original bytes, whole or one range, with the type the probe found. */
+/**
+ * GET /recordings/{id}/audio: the original bytes, whole or one range, with the type the probe
+ * found, never the client's mime_type (decision 113): bytes the decoder could not identify go
+ * as application/octet-stream, as an attachment.
+ */
 export async function downloadAudio(deps: Deps, principal: Principal, id: string, rangeHeader: string | null): Promise<Response> {
   const r = loadRecording(deps.db, principal, id);
   if (r.audio_erased_at) throw new ApiError("resource_conflict", `The audio of recording ${id} was erased by retention at ${r.audio_erased_at}; its transcripts and summaries remain.`);
@@ -50,8 +56,9 @@ export async function downloadAudio(deps: Deps, principal: Principal, id: string
       headers: { "content-range": `bytes */${size}` },
     });
   }
+  const known = r.format && Object.hasOwn(CONTENT_TYPES, r.format) ? r.format : null;
   const headers: Record<string, string> = {
-    "content-type": (r.format && CONTENT_TYPES[r.format]) ?? r.mime_type ?? "application/octet-stream",
+    ...downloadHeaders(known ? CONTENT_TYPES[known]! : "application/octet-stream", known ? `${r.id}.${known}` : r.id),
     "accept-ranges": "bytes",
     etag: `"${r.sha256}"`,
     "content-length": String(range ? range.end - range.start + 1 : size),

@@ -10,6 +10,33 @@ export const PRE_UPLOAD: readonly RecordingStatus[] = ["pending", "streaming"];
 export const UPLOAD_METHODS = ["ble", "wifi_direct", "4g_direct", "unknown"] as const;
 export const SOURCES = ["device", "app_import", "api_upload"] as const;
 
+/**
+ * Media types of the formats Parley decodes (wav, mp3, flac, ogg/opus, m4a/aac, webm/opus),
+ * under the names browsers and recorders give them. A recording's mime_type is one of these,
+ * bare or with a codecs parameter and nothing else (decision 113): it is shown and returned,
+ * never used as a download's Content-Type, and a stored text/html or CR/LF is refused up front.
+ */
+const AUDIO_TYPES = new Set([
+  "audio/wav", "audio/x-wav", "audio/wave", "audio/vnd.wave",
+  "audio/mpeg", "audio/mp3", "audio/x-mpeg",
+  "audio/flac", "audio/x-flac",
+  "audio/ogg", "audio/opus", "video/ogg",
+  "audio/mp4", "audio/m4a", "audio/x-m4a", "audio/aac", "audio/x-aac", "video/mp4",
+  "audio/webm", "video/webm",
+]);
+const MEDIA_TYPE = /^([a-z]+\/[a-z0-9.+-]+)(?:[ \t]*;[ \t]*codecs=(?:"[\w.+, -]*"|[\w.+-]+))?$/i;
+
+/** Whether `value` is a mime_type a recording may carry. */
+export function isAudioMimeType(value: string): boolean {
+  const type = MEDIA_TYPE.exec(value)?.[1]?.toLowerCase();
+  return type !== undefined && AUDIO_TYPES.has(type);
+}
+
+const audioMimeType = z
+  .string()
+  .max(255)
+  .refine(isAudioMimeType, `must be the audio or video type of a format Parley decodes (${[...AUDIO_TYPES].join(", ")}), with at most a codecs parameter`);
+
 export const createRecordingBody = z.object({
   end_user_id: z.string().min(1).max(100).nullish(),
   device_id: z.string().min(1).max(100).nullish(),
@@ -18,7 +45,7 @@ export const createRecordingBody = z.object({
   metadata: metadataSchema.optional(),
   consent_obtained: z.boolean().nullish(),
   source: z.enum(SOURCES).optional(),
-  mime_type: z.string().min(1).max(255).nullish(),
+  mime_type: audioMimeType.nullish(),
   upload_method: z.enum(UPLOAD_METHODS).nullish(),
 });
 export type CreateRecordingBody = z.infer<typeof createRecordingBody>;
@@ -68,7 +95,8 @@ export type Recording = z.infer<typeof recordingSchema>;
 export type RecordingError = z.infer<typeof failureSchema>;
 
 export const uploadUrlBody = z.object({
-  content_type: z.string().min(1).max(255).optional(),
+  /** Echoed as the PUT's Content-Type (any type: the bytes are stored, never served as it); a header value, so no control characters. */
+  content_type: z.string().min(1).max(255).regex(/^[\x20-\x7e]+$/, "printable ASCII, as a header value is").optional(),
   /** When given, the PUT must carry exactly this many bytes; empty bodies are refused, so at least 1. */
   file_size_bytes: z.number().int().min(1).optional(),
   /** Streaming uploads: the URL is for this numbered chunk (0-based) rather than the whole file. */

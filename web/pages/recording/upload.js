@@ -24,13 +24,14 @@ export function uploadForm(ctx) {
     const audio = file.files?.[0];
     if (!audio) return showError(form, { message: "Choose an audio file first." });
     const data = new FormData(form);
-    const body = { source: "api_upload", mime_type: audio.type || "application/octet-stream", name: String(data.get("name")).trim() || audio.name };
+    // No mime_type: the server keeps the PUT's type when it is an audio type it accepts, and the probe names the format anyway.
+    const body = { source: "api_upload", name: String(data.get("name")).trim() || audio.name };
     const endUser = String(data.get("end_user_id")).trim();
     if (endUser) body.end_user_id = endUser;
     try {
       status.textContent = "Creating the recording…";
       const rec = await ctx.api("/recordings", { method: "POST", body });
-      const target = await ctx.api(`/recordings/${rec.id}/upload-url`, { method: "POST", body: { content_type: body.mime_type, file_size_bytes: audio.size } });
+      const target = await ctx.api(`/recordings/${rec.id}/upload-url`, { method: "POST", body: { content_type: audio.type || "application/octet-stream", file_size_bytes: audio.size } });
       status.textContent = `Uploading ${audio.name}…`;
       await put(ctx.api, target, audio);
       await ctx.api(`/recordings/${rec.id}/upload-complete`, { method: "POST", body: { file_size_bytes: audio.size } });

@@ -32,6 +32,11 @@ const envSchema = z.object({
   PARLEY_DATA_DIR: z.string().min(1).default("./data"),
   PARLEY_MODELS_DIR: z.string().min(1).default("./models"),
   PARLEY_PUBLIC_URL: z.url().optional(),
+  PARLEY_ALLOWED_HOSTS: z
+    .string()
+    .default("")
+    .transform((s) => s.split(",").map((h) => h.trim().toLowerCase().replace(/\.$/, "")).filter(Boolean))
+    .pipe(z.array(z.string().regex(/^(\*|[a-z0-9_.-]+)$/, "comma-separated host names without ports, or *"))),
   PARLEY_LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
   PARLEY_RATE_LIMIT_PER_SECOND: whole(0).default(100),
   PARLEY_RATE_LIMIT_PER_MINUTE: whole(0).default(1000),
@@ -46,6 +51,9 @@ const envSchema = z.object({
   PARLEY_SHUTDOWN_GRACE_SECONDS: whole(0, 3600).default(10),
   PARLEY_MAX_UPLOAD_BYTES: whole(1).default(2 * 1024 ** 3),
   PARLEY_MAX_CONCURRENT_UPLOADS: whole(1).default(10),
+  PARLEY_MAX_CONCURRENT_UPLOADS_PER_DEVICE: whole(1).default(3),
+  PARLEY_UPLOAD_MIN_BYTES_PER_SECOND: whole(0).default(1024),
+  PARLEY_UPLOAD_RATE_WINDOW_SECONDS: decimal(0.001).default(30),
   PARLEY_UPLOAD_TOKEN_TTL_SECONDS: whole(1).default(900),
   PARLEY_S3_BUCKET: z.string().optional(),
   PARLEY_S3_ENDPOINT: z.string().optional(),
@@ -96,11 +104,14 @@ export type Config = Readonly<{
   dataDir: string;
   modelsDir: string;
   publicUrl: string;
+  /** Host names requests may name besides loopback, IP addresses, the public URL's host and `host` (decision 114); `*` accepts any. */
+  allowedHosts: readonly string[];
   logLevel: "debug" | "info" | "warn" | "error" | "silent";
   rateLimit: { perSecond: number; perMinute: number };
   /** allowHosts: host names or addresses exempt from every webhook target refusal, loopback/link-local/metadata and (with denyPrivate) LAN (decision 074). */
   webhooks: { retryDelaysSeconds: number[]; denyPrivate: boolean; allowHosts: readonly string[]; timeoutMs: number };
-  uploads: { maxBytes: number; maxConcurrent: number; tokenTtlSeconds: number };
+  /** maxConcurrent PUTs per project, maxConcurrentPerDevice per device; a PUT whose body brings under minBytesPerSecond over a rateWindowMs window is dropped (0: never). */
+  uploads: { maxBytes: number; maxConcurrent: number; maxConcurrentPerDevice: number; tokenTtlSeconds: number; minBytesPerSecond: number; rateWindowMs: number };
   s3: { bucket: string; endpoint?: string; region?: string; accessKeyId?: string; secretAccessKey?: string } | null;
   ffmpegPath?: string;
   gpu: "auto" | "off" | "cuda" | "vulkan";
@@ -148,6 +159,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     dataDir: e.PARLEY_DATA_DIR,
     modelsDir: e.PARLEY_MODELS_DIR,
     publicUrl: (e.PARLEY_PUBLIC_URL ?? `${tls ? "https" : "http"}://127.0.0.1:${e.PARLEY_PORT}`).replace(/\/$/, ""),
+    allowedHosts: e.PARLEY_ALLOWED_HOSTS,
     logLevel: e.PARLEY_LOG_LEVEL,
     rateLimit: { perSecond: e.PARLEY_RATE_LIMIT_PER_SECOND, perMinute: e.PARLEY_RATE_LIMIT_PER_MINUTE },
     webhooks: {
@@ -159,6 +171,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     uploads: {
       maxBytes: e.PARLEY_MAX_UPLOAD_BYTES,
       maxConcurrent: e.PARLEY_MAX_CONCURRENT_UPLOADS,
+      maxConcurrentPerDevice: e.PARLEY_MAX_CONCURRENT_UPLOADS_PER_DEVICE,
+      minBytesPerSecond: e.PARLEY_UPLOAD_MIN_BYTES_PER_SECOND,
+      rateWindowMs: e.PARLEY_UPLOAD_RATE_WINDOW_SECONDS * 1000,
       tokenTtlSeconds: e.PARLEY_UPLOAD_TOKEN_TTL_SECONDS,
     },
     s3: e.PARLEY_S3_BUCKET

@@ -1,6 +1,6 @@
 import { parseFlags, UsageError } from "../../cli/args";
 import type { Deps } from "../../deps";
-import { createAdmin, listAdmins, MIN_PASSWORD_LENGTH, removeAdmin, resetAdminPassword } from "./service";
+import { createAdmin, listAdmins, MIN_PASSWORD_LENGTH, openSetupToken, removeAdmin, resetAdminPassword } from "./service";
 
 const USAGE = `usage: parley admin create EMAIL          a dashboard administrator (password asked, or PARLEY_ADMIN_PASSWORD / stdin when not a terminal)
        parley admin list [--json]
@@ -79,6 +79,9 @@ export async function adminCommand(deps: Deps, args: string[]): Promise<void> {
       if (!email) throw new UsageError(USAGE);
       const admin = removeAdmin(deps.db, email);
       console.log(`removed administrator ${admin.email}; their sessions ended`);
+      // The last one gone: setup is open again, with a new token (the old one was spent, decision 115).
+      const token = openSetupToken(deps.db, now());
+      if (token) console.log(`no administrator left: setup is open again at ${deps.config.publicUrl}/dashboard; away from the box it needs this one-time setup token: ${token} (or run parley admin create EMAIL)`);
       return;
     }
     default:

@@ -44,8 +44,8 @@ export function adminRoutes(deps: Deps) {
         if (!fromLoopback(server, request) && !sessions.isSetupToken(body.token)) {
           throw new ApiError("forbidden", "Setup works from the appliance itself, or with the setup token printed in the server's log at start.", { param: "token" });
         }
+        // Creating it spends the setup token (migration 0022's trigger), as any new administrator does.
         const admin = await createFirstAdmin(db, body.email, body.password, deps.clock.now());
-        sessions.spendSetupToken();
         deps.log.info("dashboard setup: first administrator created", { admin_id: admin.id });
         set.status = 201;
         return started(request, set, sessions.start(admin));

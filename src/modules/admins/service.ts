@@ -1,6 +1,8 @@
 import type { Database } from "bun:sqlite";
+import { sha256Hex } from "../../crypto";
 import { ApiError } from "../../http/errors";
-import { type Admin, countAdmins, deleteAdmin, endSessionsOf, findAdminByEmail, insertAdmin, listAdmins, setAdminPassword } from "./store";
+import { newSecret } from "../../ids";
+import { type Admin, countAdmins, deleteAdmin, endSessionsOf, findAdminByEmail, insertAdmin, listAdmins, saveSetupTokenHash, setAdminPassword } from "./store";
 
 export type { Admin };
 export { countAdmins, listAdmins };
@@ -62,6 +64,21 @@ export async function resetAdminPassword(db: Database, email: string, password: 
   })();
   const { password_hash: _, ...rest } = admin;
   return rest;
+}
+
+/**
+ * A new one-time setup token while no administrator exists (null otherwise), replacing any
+ * earlier one; the database keeps its hash only. The caller shows it to the operator: the
+ * server's log at start, `parley admin remove` when it removes the last administrator.
+ * It is spent when any administrator comes to exist (decision 115).
+ */
+export function openSetupToken(db: Database, now: Date): string | null {
+  return db.transaction(() => {
+    if (countAdmins(db) > 0) return null;
+    const token = newSecret("setup_");
+    saveSetupTokenHash(db, sha256Hex(token), now);
+    return token;
+  }).immediate();
 }
 
 /** Removes an administrator and their sessions. */

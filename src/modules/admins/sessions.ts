@@ -9,8 +9,8 @@ import type { Mode } from "../../tenancy";
 import { listProjects } from "../projects/service";
 import { LoginThrottle } from "./login-throttle";
 import type { SessionView } from "./schema";
-import { type Admin, checkAdminPassword, countAdmins, hashPassword } from "./service";
-import { endSession, findSession, insertSession, purgeSessions, selectSessionTenant, touchSession } from "./store";
+import { type Admin, checkAdminPassword, countAdmins, hashPassword, openSetupToken } from "./service";
+import { endSession, findSession, findSetupTokenHash, insertSession, purgeSessions, selectSessionTenant, touchSession } from "./store";
 
 /** last_seen_at is written at most this often: a page polling every few seconds must not write on every request. */
 const TOUCH_EVERY_MS = 60_000;
@@ -23,7 +23,7 @@ export type StartedSession = { token: string; session: DashboardSession };
 /**
  * Administrators' dashboard sessions (decision 094): the token is random, kept only as its
  * SHA-256, and ends when idle or old (PARLEY_SESSION_IDLE_MINUTES, PARLEY_SESSION_MAX_HOURS),
- * at sign-out, or when the password is reset. Also holds the sign-in throttle and the
+ * at sign-out, or when the password is reset. Also holds the sign-in throttle and checks the
  * one-time setup token of an install without administrators. One per Deps (decision 085).
  */
 export class AdminSessions implements DashboardSessions {
@@ -119,19 +119,22 @@ export class AdminSessions implements DashboardSessions {
     return countAdmins(this.deps.db) === 0;
   }
 
-  /** The one-time setup token to print at start, made on first ask; null once an administrator exists. */
+  /**
+   * The one-time setup token to print at start: made on first ask and the same while it is
+   * open; null while an administrator exists. Once one has existed, setup reopening needs a
+   * new token (the old one was spent in the database, decision 115).
+   */
   setupTokenToPrint(): string | null {
     if (!this.setupOpen()) return null;
-    return (this.setupToken ??= newSecret("setup_"));
+    const current = findSetupTokenHash(this.deps.db);
+    if (this.setupToken && current === sha256Hex(this.setupToken)) return this.setupToken;
+    this.setupToken = openSetupToken(this.deps.db, this.deps.clock.now());
+    return this.setupToken;
   }
 
-  /** Whether `given` is the printed setup token (never true when none was printed). */
+  /** Whether `given` is the open setup token, this process's or one `parley admin remove` printed (never true when none is open). */
   isSetupToken(given: string | undefined): boolean {
-    return Boolean(this.setupToken && given && constantTimeEqual(given, this.setupToken));
-  }
-
-  /** The setup token is one-time: spent once the first administrator exists. */
-  spendSetupToken(): void {
-    this.setupToken = null;
+    const current = findSetupTokenHash(this.deps.db);
+    return Boolean(current && given && constantTimeEqual(sha256Hex(given), current));
   }
 }

@@ -33,6 +33,16 @@ export function deleteAdmin(db: Database, adminId: string): void {
   db.query("DELETE FROM admins WHERE id = ?").run(adminId);
 }
 
+/** The SHA-256 of the open setup token, or null: none was made, or an administrator came to exist since (migration 0022's trigger). */
+export function findSetupTokenHash(db: Database): string | null {
+  return db.query<{ token_hash: string }, []>("SELECT token_hash FROM setup_token").get()?.token_hash ?? null;
+}
+
+/** Makes `tokenHash` the one setup token, replacing any other. */
+export function saveSetupTokenHash(db: Database, tokenHash: string, now: Date): void {
+  db.query("INSERT OR REPLACE INTO setup_token (id, token_hash, created_at) VALUES (1, ?, ?)").run(tokenHash, now.toISOString());
+}
+
 /** A session joined with what the auth path needs: its administrator and its project's organization. */
 export type SessionRow = {
   id: string;

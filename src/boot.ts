@@ -77,7 +77,7 @@ export function buildDeps(config: Config, options: { clock?: Clock; log?: Logger
     credentials: new CredentialCache(db),
     searchCounts: new DocumentCounts(db),
     grantKeys: new GrantKeys(serverSecret),
-    uploadSlots: new UploadSlots(config.uploads.maxConcurrent),
+    uploadSlots: new UploadSlots({ project: config.uploads.maxConcurrent, device: config.uploads.maxConcurrentPerDevice }),
     metrics: new Metrics(),
     cascades: new Cascades(),
     deviceSource,

@@ -5,7 +5,7 @@ import type { Mode, Tenant } from "../../tenancy";
 import { ApiError } from "../../http/errors";
 import { ObjectTooLargeError, type WriteResult } from "../../storage";
 import { DELETE_OBJECTS_JOB } from "./objects";
-import type { UploadReceipt } from "./schema";
+import { isAudioMimeType, type UploadReceipt } from "./schema";
 import { findRecording, stageWholeFile, upsertChunk } from "./store";
 import { findUpload, markUploadReceived, type UploadRow, uploadObjectKey } from "./upload-store";
 import { assertRoomForUpload } from "./upload-space";
@@ -15,33 +15,79 @@ const UNUSABLE_TOKEN = "The upload URL is invalid, expired or already used; ask 
 const EMPTY_BODY = "The request body is empty: PUT the file's bytes (the upload URL is still usable).";
 
 /**
- * PUTs in progress: at most `limit` per project (spec 8: 10 concurrent uploads), and one
- * per upload URL, since a URL is spent only when its bytes are stored. In memory: one
- * process serves a data dir (it is locked), and a crash ends every upload it was counting.
- * One per Deps (boot.ts).
+ * PUTs in progress: at most `limits.project` per project (spec 8: 10 concurrent uploads), at
+ * most `limits.device` of them for one device's recordings (so one device, or a stolen device
+ * token, cannot take all of a project's slots: decision 115), and one per upload URL, since
+ * a URL is spent only when its bytes are stored. In memory: one process serves a data dir
+ * (it is locked), and a crash ends every upload it was counting. One per Deps (boot.ts).
  */
 export class UploadSlots {
   private inUse = new Map<string, number>();
   private urlsInUse = new Set<string>();
-  constructor(private limit: number) {}
-  take(projectId: string, credentialId: string): () => void {
+  constructor(private limits: { project: number; device: number }) {}
+  take(projectId: string, deviceId: string | null, credentialId: string): () => void {
     if (this.urlsInUse.has(credentialId)) throw new ApiError("resource_conflict", "Another PUT to this upload URL is in progress; wait for its answer.");
-    const n = this.inUse.get(projectId) ?? 0;
-    if (n >= this.limit) {
-      throw new ApiError("too_many_uploads", `At most ${this.limit} uploads may run at once per project; retry when one finishes.`, { headers: { "retry-after": "1" } });
-    }
-    this.inUse.set(projectId, n + 1);
+    const busy = (what: string, limit: number) =>
+      new ApiError("too_many_uploads", `At most ${limit} uploads may run at once per ${what}; retry when one finishes.`, { headers: { "retry-after": "1" } });
+    const projectKey = `project:${projectId}`;
+    const deviceKey = deviceId === null ? null : `device:${projectId}:${deviceId}`;
+    if ((this.inUse.get(projectKey) ?? 0) >= this.limits.project) throw busy("project", this.limits.project);
+    if (deviceKey && (this.inUse.get(deviceKey) ?? 0) >= this.limits.device) throw busy("device", this.limits.device);
+    const keys = deviceKey ? [projectKey, deviceKey] : [projectKey];
+    for (const k of keys) this.inUse.set(k, (this.inUse.get(k) ?? 0) + 1);
     this.urlsInUse.add(credentialId);
     let released = false;
     return () => {
       if (released) return;
       released = true;
       this.urlsInUse.delete(credentialId);
-      const left = (this.inUse.get(projectId) ?? 1) - 1;
-      if (left) this.inUse.set(projectId, left);
-      else this.inUse.delete(projectId);
+      for (const k of keys) {
+        const left = (this.inUse.get(k) ?? 1) - 1;
+        if (left) this.inUse.set(k, left);
+        else this.inUse.delete(k);
+      }
     };
   }
+}
+
+/** The least a PUT's body must bring per window (config.uploads); 0 bytes per second: no floor. */
+export type BodyRate = { minBytesPerSecond: number; windowMs: number };
+
+/**
+ * Reads a body while timing it: when a window of `rate.windowMs` brings fewer bytes than the
+ * floor, the body is cancelled and the next read throws 408 request_timeout, so a trickling
+ * client cannot hold an upload slot for the whole idle timeout (decision 115). Windows are
+ * counted from the first read, on the wall clock (the network's time, not the app's clock).
+ */
+function timedReader(reader: ReadableStreamDefaultReader<Uint8Array>, rate: BodyRate) {
+  const floor = (rate.minBytesPerSecond * rate.windowMs) / 1000;
+  let inWindow = 0;
+  let tooSlow = false;
+  const timer =
+    floor > 0
+      ? setInterval(() => {
+          if (inWindow < floor) {
+            tooSlow = true;
+            clearInterval(timer);
+            void reader.cancel().catch(() => {});
+          }
+          inWindow = 0;
+        }, rate.windowMs)
+      : undefined;
+  return {
+    async read() {
+      const r = await reader.read();
+      if (tooSlow) {
+        throw new ApiError("request_timeout", `The upload was dropped: it sent less than ${rate.minBytesPerSecond} bytes per second over ${rate.windowMs / 1000} s. The URL is still usable: PUT the file again.`, {
+          headers: { connection: "close" },
+        });
+      }
+      if (!r.done) inWindow += r.value.byteLength;
+      return r;
+    },
+    stop: () => clearInterval(timer),
+    release: () => reader.releaseLock(),
+  };
 }
 
 /**
@@ -68,25 +114,38 @@ function checkLength(rule: SizeRule, header: string | null): number | null {
   return length;
 }
 
-/** The body as chunks, or null when it is empty (no Content-Length says so up front with chunked encoding). */
-async function nonEmptyBody(request: Request): Promise<AsyncGenerator<Uint8Array> | null> {
-  const reader = request.body?.getReader();
-  if (!reader) return null;
-  let first = await reader.read();
-  while (!first.done && first.value.byteLength === 0) first = await reader.read();
-  if (first.done) {
-    reader.releaseLock();
-    return null;
-  }
-  const head = first.value;
-  return (async function* () {
-    try {
-      yield head;
-      for (let r = await reader.read(); !r.done; r = await reader.read()) yield r.value;
-    } finally {
-      reader.releaseLock();
+/**
+ * The body as chunks, or null when it is empty (no Content-Length says so up front with
+ * chunked encoding); reading it throws 408 when it comes in slower than `rate`. Call `stop`
+ * once done with it, read to the end or not.
+ */
+async function nonEmptyBody(request: Request, rate: BodyRate): Promise<{ chunks: AsyncGenerator<Uint8Array> | null; stop: () => void }> {
+  const raw = request.body?.getReader();
+  if (!raw) return { chunks: null, stop: () => {} };
+  const reader = timedReader(raw, rate);
+  try {
+    let first = await reader.read();
+    while (!first.done && first.value.byteLength === 0) first = await reader.read();
+    if (first.done) {
+      reader.stop();
+      reader.release();
+      return { chunks: null, stop: () => {} };
     }
-  })();
+    const head = first.value;
+    const chunks = (async function* () {
+      try {
+        yield head;
+        for (let r = await reader.read(); !r.done; r = await reader.read()) yield r.value;
+      } finally {
+        reader.stop();
+        reader.release();
+      }
+    })();
+    return { chunks, stop: reader.stop };
+  } catch (err) {
+    reader.stop();
+    throw err;
+  }
 }
 
 /**
@@ -107,9 +166,13 @@ export async function receiveUpload(deps: Deps, slots: UploadSlots, token: strin
   const rule = sizeRule(deps, tenant, upload);
   const length = checkLength(rule, request.headers.get("content-length"));
   assertRoomForUpload(deps, length ?? upload.declared_size ?? 0);
-  const release = slots.take(credential.project_id, credential.id);
+  // The recording's device, if any, has its own share of the slots; a device token's recordings are always its device's.
+  const deviceId = findRecording(db, tenant, credential.recording_id)?.device_id ?? null;
+  const release = slots.take(credential.project_id, deviceId, credential.id);
+  let stopTiming = () => {};
   try {
-    const body = await nonEmptyBody(request);
+    const { chunks: body, stop } = await nonEmptyBody(request, { minBytesPerSecond: deps.config.uploads.minBytesPerSecond, windowMs: deps.config.uploads.rateWindowMs });
+    stopTiming = stop;
     if (!body) throw new ApiError("invalid_request", EMPTY_BODY);
     const before = findRecording(db, tenant, credential.recording_id);
     if (!before) throw new ApiError("not_found", "The recording of this upload URL was deleted.");
@@ -135,9 +198,13 @@ export async function receiveUpload(deps: Deps, slots: UploadSlots, token: strin
     }
     return { recording_id: before.id, chunk_index: upload.chunk_index, file_size_bytes: written.size };
   } finally {
+    stopTiming();
     release();
   }
 }
+
+/** The PUT's declared type as a recording's mime_type, when it is one a recording may carry (decision 113). */
+const audioTypeOf = (contentType: string | null): string | null => (contentType !== null && isAudioMimeType(contentType) ? contentType : null);
 
 /** Spends the URL and points the recording at the stored object, in one durable transaction, or throws why it no longer may. */
 function recordReceipt(deps: Deps, tenant: Tenant, upload: UploadRow, key: string, written: WriteResult): void {
@@ -162,7 +229,7 @@ function recordReceipt(deps: Deps, tenant: Tenant, upload: UploadRow, key: strin
     let replaced: string | null;
     if (upload.chunk_index === null) {
       replaced = r.storage_key;
-      stageWholeFile(db, tenant, r.id, { storageKey: key, size: written.size, mimeType: r.mime_type ?? upload.content_type }, now);
+      stageWholeFile(db, tenant, r.id, { storageKey: key, size: written.size, mimeType: r.mime_type ?? audioTypeOf(upload.content_type) }, now);
     } else {
       replaced = upsertChunk(db, tenant, r.id, { chunk_index: upload.chunk_index, storage_key: key, size_bytes: written.size }, now);
     }

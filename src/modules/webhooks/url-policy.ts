@@ -33,14 +33,33 @@ function bareHost(hostname: string): string {
   return hostname.replace(/^\[|\]$/g, "").replace(/\.$/, "").toLowerCase();
 }
 
-/** An allow-list entry in the form URL gives its host, so "::1", "[::1]" and "0:0:0:0:0:0:0:1" name one host. */
-function canonicalEntry(entry: string): string {
-  const bare = entry.replace(/^\[|\]$/g, "");
+/** A host in the form URL gives it, so "::1", "[::1]" and "0:0:0:0:0:0:0:1" name one host. */
+function canonicalHost(host: string): string {
+  const bare = host.replace(/^\[|\]$/g, "");
   try {
     return bareHost(new URL(`https://${isIP(bare) === 6 ? `[${bare}]` : bare}/`).hostname);
   } catch {
     return bareHost(bare);
   }
+}
+
+/**
+ * An allow-list entry: `host` (any port) or `host:port` (that port only; `[v6]:port` for an
+ * IPv6 address). A bare IPv6 address has colons of its own and no port.
+ */
+function parseEntry(entry: string): { host: string; port: string | null } {
+  const m = /^(\[[^\]]*\]|[^:]*):(\d{1,5})$/.exec(entry);
+  return m ? { host: canonicalHost(m[1]!), port: String(Number(m[2])) } : { host: canonicalHost(entry), port: null };
+}
+
+/** Whether the URL's host (and, for a `host:port` entry, its port) is on the operator's allow list. */
+function isAllowed(url: URL, policy: TargetPolicy): boolean {
+  const host = bareHost(url.hostname);
+  const port = url.port || "443";
+  return policy.allowHosts.some((entry) => {
+    const allowed = parseEntry(entry);
+    return allowed.host === host && (allowed.port === null || allowed.port === port);
+  });
 }
 
 function refusalOf(addresses: readonly string[], policy: TargetPolicy): string | null {
@@ -64,12 +83,12 @@ async function resolveWithin(resolve: Resolver, host: string, timeoutMs: number)
  * again right before every attempt, whose connection then goes to the addresses checked
  * here (DNS rebinding cannot swap them). A name is refused if any of its addresses is. A
  * host in PARLEY_WEBHOOK_ALLOW_HOSTS, as the URL writes it, is refused nothing (its
- * name is still resolved and pinned); an allowed address does not make other names that
- * resolve to it allowed.
+ * name is still resolved and pinned), on the entry's port only when it names one; an
+ * allowed address does not make other names that resolve to it allowed.
  */
 export async function resolveWebhookTarget(url: URL, policy: TargetPolicy, dns: Lookup): Promise<WebhookTarget> {
   const host = bareHost(url.hostname);
-  const allowed = policy.allowHosts.some((entry) => canonicalEntry(entry) === host);
+  const allowed = isAllowed(url, policy);
   if (isIP(host)) {
     const refusal = allowed ? null : refusalOf([host], policy);
     return refusal ? { kind: "refused", message: refusal } : { kind: "connect", addresses: [] };

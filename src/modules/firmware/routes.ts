@@ -82,7 +82,7 @@ export function firmwareRoutes(deps: Deps) {
         params: otaParams,
         detail: {
           summary: "Download assigned firmware",
-          description: "Device token of this device only, while the assignment is in flight. Header X-Firmware-SHA256. 404 not_found when the assignment is not in flight or the release's image is missing on the server.",
+          description: "Device token of this device only, while the assignment is in flight. application/octet-stream as an attachment (nosniff, CSP sandbox). Header X-Firmware-SHA256. 404 not_found when the assignment is not in flight or the release's image is missing on the server.",
           responses: { 200: binaryResponse("The firmware image") },
         },
       },

@@ -52,7 +52,8 @@ export function recordingsRoutes(deps: Deps) {
       params: idParam,
       detail: {
         summary: "Download the original audio",
-        description: "Scope recordings:read. Honours a single Range (206, or 416 when unsatisfiable).",
+        description:
+          "Scope recordings:read. Honours a single Range (206, or 416 when unsatisfiable). Sent as the type the decoder identified (audio/wav, audio/mpeg, audio/mp4, audio/flac, audio/ogg, audio/webm), otherwise application/octet-stream, never as mime_type; always Content-Disposition: attachment, X-Content-Type-Options: nosniff and Content-Security-Policy: sandbox (decision 113).",
         responses: { 200: binaryResponse("The stored original"), 206: binaryResponse("The requested byte range") },
       },
     })
@@ -106,7 +107,7 @@ export function uploadTargetRoutes(deps: Deps) {
       requestBody: binaryRequestBody("The audio file, or one chunk of a streaming upload"),
       summary: "Upload audio bytes",
       description:
-        "No Authorization header: the URL from upload-url is the credential. 200 only once the bytes are stored durably; after any error the URL stays usable for a retry. 400 for an empty body or one shorter than the file_size_bytes given to upload-url; 409 while another PUT to the same URL runs; 413 over the size limit or that size; 429 over 10 concurrent uploads per project; 507 when the disk is full or below PARLEY_MIN_FREE_MB.",
+        "No Authorization header: the URL from upload-url is the credential. 200 only once the bytes are stored durably; after any error the URL stays usable for a retry. 400 for an empty body or one shorter than the file_size_bytes given to upload-url; 408 request_timeout when the body brings under PARLEY_UPLOAD_MIN_BYTES_PER_SECOND (1024) over a PARLEY_UPLOAD_RATE_WINDOW_SECONDS (30) window; 409 while another PUT to the same URL runs; 413 over the size limit or that size; 429 over 10 concurrent uploads per project (PARLEY_MAX_CONCURRENT_UPLOADS) or 3 for one device's recordings (PARLEY_MAX_CONCURRENT_UPLOADS_PER_DEVICE); 507 when the disk is full or below PARLEY_MIN_FREE_MB.",
     },
   });
 }

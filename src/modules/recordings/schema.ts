@@ -35,7 +35,8 @@ export function isAudioMimeType(value: string): boolean {
 const audioMimeType = z
   .string()
   .max(255)
-  .refine(isAudioMimeType, `must be the audio or video type of a format Parley decodes (${[...AUDIO_TYPES].join(", ")}), with at most a codecs parameter`);
+  .refine(isAudioMimeType, `must be the audio or video type of a format Parley decodes (${[...AUDIO_TYPES].join(", ")}), with at most a codecs parameter`)
+  .describe("The audio's media type, one of a format Parley decodes (audio/wav, audio/mpeg, audio/flac, audio/ogg, audio/opus, audio/mp4, audio/x-m4a, audio/aac, audio/webm, video/webm, video/mp4 and their common aliases), optionally with a codecs parameter; anything else is 422. Informational: downloads are sent as the type the decoder identified.");
 
 export const createRecordingBody = z.object({
   end_user_id: z.string().min(1).max(100).nullish(),

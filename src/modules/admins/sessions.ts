@@ -3,6 +3,7 @@ import type { Clock } from "../../clock";
 import type { Config } from "../../config";
 import { constantTimeEqual, sha256Hex } from "../../crypto";
 import { ApiError } from "../../http/errors";
+import { isOutOfSpace } from "../../storage/volumes";
 import { csrfTokenOf, type DashboardSession, type DashboardSessions, sessionTokenOf } from "../../http/sessions";
 import { newSecret } from "../../ids";
 import type { Mode } from "../../tenancy";
@@ -128,7 +129,13 @@ export class AdminSessions implements DashboardSessions {
     if (!this.setupOpen()) return null;
     const current = findSetupTokenHash(this.deps.db);
     if (this.setupToken && current === sha256Hex(this.setupToken)) return this.setupToken;
-    this.setupToken = openSetupToken(this.deps.db, this.deps.clock.now());
+    try {
+      this.setupToken = openSetupToken(this.deps.db, this.deps.clock.now());
+    } catch (err) {
+      // A full disk must not stop the server starting (decision 082): setup from the box itself still works, and a later start prints a token.
+      if (isOutOfSpace(err)) return null;
+      throw err;
+    }
     return this.setupToken;
   }
 

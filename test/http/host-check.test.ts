@@ -41,10 +41,38 @@ describe("the Host check", () => {
   });
 
   test("loopback names, any IP address, the public URL's host, PARLEY_HOST and PARLEY_ALLOWED_HOSTS are served; other names are not", async () => {
-    const t = await makeTestApp({ env: { PARLEY_PUBLIC_URL: "https://parley.clinic.lan:8443", PARLEY_HOST: "box-bind.lan", PARLEY_ALLOWED_HOSTS: "Parley.Local, other.clinic.lan." } });
+    const t = await makeTestApp({
+      env: { PARLEY_PUBLIC_URL: "https://parley.clinic.lan:8443", PARLEY_HOST: "box-bind.lan", PARLEY_ALLOWED_HOSTS: "Parley.Local, other.clinic.lan." },
+    });
     const statusFor = async (host: string) => (await t.app.handle(new Request("http://localhost/healthz", { headers: { host } }))).status;
-    const served = ["localhost", "localhost:8080", "LOCALHOST.", "app.localhost:3000", "127.0.0.1", "127.0.0.1:8080", "[::1]:8080", "192.168.1.20:8080", "10.0.0.7", "[fe80::1]", "parley.clinic.lan", "parley.clinic.lan:8443", "box-bind.lan", "parley.local:8080", "other.clinic.lan"];
-    const refused = ["rebind.attacker.example", "rebind.attacker.example:8080", "parley.clinic.lan.evil.example", "localhost.evil.example", "127.0.0.1.nip.io", "2130706433", "evil.example@127.0.0.1", "a b", ""];
+    const served = [
+      "localhost",
+      "localhost:8080",
+      "LOCALHOST.",
+      "app.localhost:3000",
+      "127.0.0.1",
+      "127.0.0.1:8080",
+      "[::1]:8080",
+      "192.168.1.20:8080",
+      "10.0.0.7",
+      "[fe80::1]",
+      "parley.clinic.lan",
+      "parley.clinic.lan:8443",
+      "box-bind.lan",
+      "parley.local:8080",
+      "other.clinic.lan",
+    ];
+    const refused = [
+      "rebind.attacker.example",
+      "rebind.attacker.example:8080",
+      "parley.clinic.lan.evil.example",
+      "localhost.evil.example",
+      "127.0.0.1.nip.io",
+      "2130706433",
+      "evil.example@127.0.0.1",
+      "a b",
+      "",
+    ];
     for (const host of served) expect([host, await statusFor(host)]).toEqual([host, 200]);
     for (const host of refused) expect([host, await statusFor(host)]).toEqual([host, 421]);
   });

@@ -30,7 +30,16 @@ describe("a recording's mime_type", () => {
   test("must be an audio or video type of a format Parley decodes, with at most a codecs parameter", async () => {
     const t = await makeTestApp();
     const { test: key } = makeTenant(t.deps);
-    for (const bad of ["text/html", "image/svg+xml", "application/octet-stream", "audio/wav\r\nSet-Cookie: a=b", "audio/wav\n", "audio/ogg; charset=utf-8", "audio/x-unknown", "audio/wav; codecs=1; x=2"]) {
+    for (const bad of [
+      "text/html",
+      "image/svg+xml",
+      "application/octet-stream",
+      "audio/wav\r\nSet-Cookie: a=b",
+      "audio/wav\n",
+      "audio/ogg; charset=utf-8",
+      "audio/x-unknown",
+      "audio/wav; codecs=1; x=2",
+    ]) {
       const r = await t.call("POST", "/v1/recordings", { key, body: { mime_type: bad } });
       expect([bad, r.status, r.body.error?.code, r.body.error?.param]).toEqual([bad, 422, "validation_error", "mime_type"]);
     }
@@ -65,16 +74,26 @@ describe("downloads of stored bytes", () => {
 
     const audio = await t.app.handle(new Request(`http://localhost/v1/recordings/${wav}/audio`, { headers: { authorization: `Bearer ${key}` } }));
     expect(audio.status).toBe(200);
-    expect(headersOf(audio, names)).toEqual({ "content-type": "audio/wav", "content-disposition": `attachment; filename="${wav}.wav"; filename*=UTF-8''${wav}.wav`, ...SAFE_DOWNLOAD });
+    expect(headersOf(audio, names)).toEqual({
+      "content-type": "audio/wav",
+      "content-disposition": `attachment; filename="${wav}.wav"; filename*=UTF-8''${wav}.wav`,
+      ...SAFE_DOWNLOAD,
+    });
 
     const html = await t.app.handle(new Request(`http://localhost/v1/recordings/${page}/audio`, { headers: { authorization: `Bearer ${key}` } }));
     expect(html.status).toBe(200);
     expect((await t.call("GET", `/v1/recordings/${page}`, { key })).body.format).toBeNull();
-    expect(headersOf(html, names)).toEqual({ "content-type": "application/octet-stream", "content-disposition": `attachment; filename="${page}"; filename*=UTF-8''${page}`, ...SAFE_DOWNLOAD });
+    expect(headersOf(html, names)).toEqual({
+      "content-type": "application/octet-stream",
+      "content-disposition": `attachment; filename="${page}"; filename*=UTF-8''${page}`,
+      ...SAFE_DOWNLOAD,
+    });
     expect(new Uint8Array(await html.arrayBuffer())).toEqual(PAGE);
 
     // A range of it too.
-    const part = await t.app.handle(new Request(`http://localhost/v1/recordings/${page}/audio`, { headers: { authorization: `Bearer ${key}`, range: "bytes=0-9" } }));
+    const part = await t.app.handle(
+      new Request(`http://localhost/v1/recordings/${page}/audio`, { headers: { authorization: `Bearer ${key}`, range: "bytes=0-9" } }),
+    );
     expect(part.status).toBe(206);
     expect(headersOf(part, names)).toMatchObject({ "content-type": "application/octet-stream", ...SAFE_DOWNLOAD });
   });
@@ -97,7 +116,12 @@ describe("downloads of stored bytes", () => {
 
     const file = join(makeTempDir(), "page.bin");
     writeFileSync(file, PAGE);
-    const fw = addFirmware(t.deps.db, t.deps.config.dataDir, { organizationId: acme.project.organization_id, version: "9.9.9", model: "parley_pin", file, notes: "", publish: true }, t.clock.now());
+    const fw = addFirmware(
+      t.deps.db,
+      t.deps.config.dataDir,
+      { organizationId: acme.project.organization_id, version: "9.9.9", model: "parley_pin", file, notes: "", publish: true },
+      t.clock.now(),
+    );
     const d = await boundDevice(t, key);
     const ota = (await t.call("POST", `/v1/devices/${d.id}/ota`, { key, body: { firmware_release_id: fw.id } })).body;
     await d.heartbeat({ channel: "wifi" });
@@ -140,7 +164,13 @@ describe("the JSON body parser", () => {
       const r = await post(type);
       expect([type, r.status, r.body.error?.code]).toEqual([type, 400, "invalid_request"]);
     }
-    for (const type of ["application/json", "application/json; charset=utf-8", "Application/JSON", "application/merge-patch+json", "application/vnd.api+json; charset=utf-8"]) {
+    for (const type of [
+      "application/json",
+      "application/json; charset=utf-8",
+      "Application/JSON",
+      "application/merge-patch+json",
+      "application/vnd.api+json; charset=utf-8",
+    ]) {
       expect([type, (await post(type)).status]).toEqual([type, 201]);
     }
   });

@@ -12,7 +12,11 @@ const PASSWORD = "correct horse battery staple";
 /** POST /dashboard/api/setup from away from the box (app.handle has no loopback socket). */
 const setup = (t: T, token: string, email = "again@clinic.example") =>
   t.app.handle(
-    new Request("http://localhost/dashboard/api/setup", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ email, password: PASSWORD, token }) }),
+    new Request("http://localhost/dashboard/api/setup", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ email, password: PASSWORD, token }),
+    }),
   );
 
 /** Runs `parley admin ARGS` in this process against the test app's database; returns what it printed. */

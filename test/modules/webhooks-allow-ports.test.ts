@@ -12,7 +12,15 @@ test("a host:port entry in PARLEY_WEBHOOK_ALLOW_HOSTS allows that port only; a b
   });
   const tenant = makeTenant(app.deps);
   const status = async (url: string) => (await app.call("POST", "/v1/webhooks", { key: tenant.test, body: { url, events: ["*"] } })).status;
-  const allowed = ["https://127.0.0.1:8443/h", "https://[::1]:9443/h", "https://[0:0:0:0:0:0:0:1]:9443/h", "https://receiver.box/h", "https://receiver.box:443/h", "https://localhost:6379/h", "https://localhost/h"];
+  const allowed = [
+    "https://127.0.0.1:8443/h",
+    "https://[::1]:9443/h",
+    "https://[0:0:0:0:0:0:0:1]:9443/h",
+    "https://receiver.box/h",
+    "https://receiver.box:443/h",
+    "https://localhost:6379/h",
+    "https://localhost/h",
+  ];
   const refused = ["https://127.0.0.1/h", "https://127.0.0.1:6379/h", "https://[::1]/h", "https://[::1]:8443/h", "https://receiver.box:8443/h"];
   for (const url of allowed) expect([url, await status(url)]).toEqual([url, 201]);
   for (const url of refused) expect([url, await status(url)]).toEqual([url, 422]);

@@ -72,9 +72,19 @@ describe.skipIf(!hasChromium)("stored bytes in the administrator's browser (issu
       // The same URL fetched by the page itself (what a sniffing browser would render) is inert.
       const seen = await page.evaluate(async (url) => {
         const r = await fetch(url);
-        return { type: r.headers.get("content-type"), nosniff: r.headers.get("x-content-type-options"), csp: r.headers.get("content-security-policy"), disposition: r.headers.get("content-disposition") };
+        return {
+          type: r.headers.get("content-type"),
+          nosniff: r.headers.get("x-content-type-options"),
+          csp: r.headers.get("content-security-policy"),
+          disposition: r.headers.get("content-disposition"),
+        };
       }, `/v1/recordings/${id}/audio`);
-      expect(seen).toEqual({ type: "application/octet-stream", nosniff: "nosniff", csp: "sandbox", disposition: `attachment; filename="${id}"; filename*=UTF-8''${id}` });
+      expect(seen).toEqual({
+        type: "application/octet-stream",
+        nosniff: "nosniff",
+        csp: "sandbox",
+        disposition: `attachment; filename="${id}"; filename*=UTF-8''${id}`,
+      });
       expect(ran).toEqual([]);
     });
     expect(keyCount()).toBe(keysBefore);

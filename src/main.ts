@@ -1,3 +1,4 @@
+import { constants } from "node:os";
 import { createApp } from "./app";
 import { buildDeps, closeDeps, databasePath, stopDeps } from "./boot";
 import type { Config } from "./config";
@@ -7,6 +8,7 @@ import { keepDataPrivate } from "./data-dir/private";
 import { checkpointInBackground } from "./db/checkpointer";
 import type { Deps } from "./deps";
 import { listenWithCertificate } from "./http/listener";
+import type { Logger } from "./log";
 import { releaseAbandonedIdempotencyClaims } from "./http/idempotency";
 import { startScheduler } from "./jobs/scheduler";
 import { checkSearchIndex } from "./modules/search/indexer";
@@ -32,6 +34,27 @@ function listen(deps: Deps) {
     if (err instanceof CertificateError) throw new StartupError(`TLS: ${err.message}`);
     if ((err as { code?: string }).code !== "EADDRINUSE") throw err;
     throw new StartupError(`port ${config.port} on ${config.host} is in use (another parley serve, or another program); stop it or set PARLEY_PORT.`);
+  }
+}
+
+/**
+ * SIGINT and SIGTERM start the stop, and a second one during it exits at once (decision 080).
+ * The listeners stay for the process's life, never once(): signal-exit, which node-llama-cpp
+ * loads (through proper-lockfile), re-sends a signal to the process when its own listeners are
+ * the only ones left, and a once() listener is gone by then: after the LLM had loaded, the first
+ * SIGTERM killed the server in the middle of its stop (exit 143, issue 31).
+ */
+function stopOnSignals(stop: () => Promise<void>, log: Logger): void {
+  let signalled = false;
+  for (const signal of ["SIGINT", "SIGTERM"] as const) {
+    process.on(signal, () => {
+      if (signalled) {
+        log.warn("second signal during the stop: exiting at once", { signal });
+        process.exit(128 + constants.signals[signal]);
+      }
+      signalled = true;
+      void stop().then(() => process.exit(0));
+    });
   }
 }
 
@@ -85,7 +108,7 @@ export async function serve(config: Config): Promise<{ url: string; stop(): Prom
       log.info("parley stopped");
     })());
   // Before anything says it is up (the lock file's URL, the log): whoever reads that and signals must get a clean stop.
-  for (const signal of ["SIGINT", "SIGTERM"] as const) process.once(signal, () => void stop().then(() => process.exit(0)));
+  stopOnSignals(stop, log);
   if (cert) process.on("SIGHUP", reloadCertificate);
   lock.listening(url);
 

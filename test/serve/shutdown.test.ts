@@ -10,6 +10,7 @@ import { makeTempDir, waitFor } from "../helpers";
 import { voicedBurst, wav } from "../modules/pipeline-fixtures";
 import { sha256 } from "../modules/recordings-support";
 import { apiClient, freePort, startServer } from "../support/server-process";
+import { tricklingPut } from "../support/trickle";
 
 /** Files under `dir`, recursively. */
 const filesUnder = (dir: string) =>
@@ -25,16 +26,7 @@ test("SIGTERM mid-upload: the trickling PUT is cut off after the grace period, u
   const rec = await (await api("POST", "/recordings", {})).json();
   const url = (await (await api("POST", `/recordings/${rec.id}/upload-url`, {})).json()).upload_url;
 
-  // 16 KB now and 1 KB every 50 ms after: a wearable on a weak link that would take minutes.
-  let trickle: ReturnType<typeof setInterval> | undefined;
-  const body = new ReadableStream<Uint8Array>({
-    start(c) {
-      c.enqueue(new Uint8Array(16 * 1024).fill(1));
-      trickle = setInterval(() => c.enqueue(new Uint8Array(1024).fill(2)), 50);
-    },
-    cancel: () => clearInterval(trickle),
-  });
-  const put = fetch(url, { method: "PUT", body, duplex: "half" } as RequestInit).then((r) => r.status, (e: Error) => e);
+  const put = tricklingPut(url);
   const tmp = join(dataDir, "audio", ".tmp");
   await waitFor("the upload's first bytes on disk", () => filesUnder(tmp).some((f) => statSync(f).size > 0));
 
@@ -43,8 +35,8 @@ test("SIGTERM mid-upload: the trickling PUT is cut off after the grace period, u
   expect(await server.proc.exited).toBe(0);
   // Grace 1 s, plus a margin for closing the connection, the queue and the database.
   expect(Date.now() - signalledAt).toBeLessThan(1000 + 3000);
-  clearInterval(trickle);
-  const answer = await put;
+  put.stop();
+  const answer = await put.status;
   expect(answer === 200 || answer === 201).toBe(false);
   expect(server.stderr()).toContain("cut off");
 

@@ -29,7 +29,9 @@ export class GroupCommitter {
 
   constructor(private readonly db: Database) {
     this.statements = {
-      begin: db.prepare("BEGIN"),
+      // The write lock first, as every transaction here (decision 116): a group that read before
+      // its first write would fail at once if another connection committed in between.
+      begin: db.prepare("BEGIN IMMEDIATE"),
       commit: db.prepare("COMMIT"),
       rollback: db.prepare("ROLLBACK"),
       savepoint: db.prepare("SAVEPOINT unit"),

@@ -17,9 +17,26 @@ function loadVec(db: Database, dbPath: string): void {
 /** Upper bound of the database mapped into memory; a larger file is read normally past it. */
 export const MMAP_BYTES = 2 ** 31 - 2 ** 16;
 
+/**
+ * A connection whose transactions take the write lock when they begin: `db.transaction(fn)()`
+ * runs BEGIN IMMEDIATE, as `.immediate()` does (decision 116). A deferred transaction that reads
+ * before it writes fails at once with SQLITE_BUSY, without busy_timeout's wait, when another
+ * connection committed in between (the checkpoint worker truncating the WAL after an erasure,
+ * a CLI command): its snapshot is stale, and SQLite cannot move it on inside the transaction.
+ * BEGIN IMMEDIATE waits its turn for the lock, then reads the latest snapshot. `.deferred()`
+ * stays for a transaction that only reads.
+ */
+class WriteFirstDatabase extends Database {
+  // The base class's signature, `any[]` included, so the override matches it.
+  override transaction<A extends any[], T>(insideTransaction: (...args: A) => T) {
+    const modes = super.transaction<A, T>(insideTransaction);
+    return Object.assign((...args: A) => modes.immediate(...args), { deferred: modes.deferred, immediate: modes.immediate, exclusive: modes.exclusive });
+  }
+}
+
 /** Opens the appliance database with the pragmas every connection needs and sqlite-vec loaded. */
 export function openDatabase(path: string): Database {
-  const db = new Database(path, { create: true, strict: true });
+  const db = new WriteFirstDatabase(path, { create: true, strict: true });
   // WAL lets readers run beside the one writer; NORMAL sync is crash-safe under WAL
   // (a power cut may lose the last commits, never corrupt the file).
   db.exec("PRAGMA journal_mode = WAL");

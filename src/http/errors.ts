@@ -76,12 +76,24 @@ export function insufficientStorage(volume: Volume["name"], why = `The appliance
   });
 }
 
+/** How long a client is asked to wait after a 503 for a busy database: another writer held it past busy_timeout (5 s). */
+const DATABASE_BUSY_RETRY_AFTER_SECONDS = 1;
+
+/** SQLITE_BUSY and its extended codes (SQLITE_BUSY_SNAPSHOT, SQLITE_BUSY_TIMEOUT ...): another connection held the lock. */
+const isDatabaseBusy = (error: unknown) => /^SQLITE_BUSY/.test(String((error as { code?: unknown } | null)?.code ?? ""));
+
 type ValidationDetail = { type?: string; valueError?: { path?: PropertyKey[]; message?: string; keys?: string[] } };
 
 /** Elysia's own failures (bad JSON, schema mismatch, unknown route) mapped onto ApiError. */
 function toApiError(code: string | number, error: unknown): ApiError | null {
   if (error instanceof ApiError) return error;
   if (isOutOfSpace(error)) return insufficientStorage(volumeOf(error));
+  // Every write transaction waits for the lock (decision 116); one that still did not get it is a passing state, never a 500.
+  if (isDatabaseBusy(error)) {
+    return new ApiError("service_unavailable", "The database is busy with other writes; retry after the time in Retry-After.", {
+      headers: { "retry-after": String(DATABASE_BUSY_RETRY_AFTER_SECONDS) },
+    });
+  }
   // A response that breaks its own declared schema is our bug, not the caller's: a logged 500.
   if (code === "VALIDATION" && (error as ValidationDetail).type === "response") return null;
   if (code === "VALIDATION") {
@@ -106,6 +118,9 @@ export function errorHandling(log: Logger) {
     let apiError = toApiError(code, error);
     if (apiError?.code === "insufficient_storage" && isOutOfSpace(error)) {
       log.warn("out of disk space: request refused with 507", { request_id: requestId, volume: volumeOf(error), error: String(error) });
+    }
+    if (apiError?.code === "service_unavailable" && isDatabaseBusy(error)) {
+      log.warn("database busy: request refused with 503", { request_id: requestId, path: new URL(request.url).pathname, error: String(error) });
     }
     if (!apiError) {
       log.error("unhandled error", { request_id: requestId, path: new URL(request.url).pathname, error: String((error as Error)?.stack ?? error) });

@@ -3,7 +3,9 @@
 // the same database. A transaction that read before it wrote used to get SQLITE_BUSY at once
 // when its snapshot went stale in between (a 500 "database is locked"): every write
 // transaction now takes the write lock up front, so each waits its turn instead.
+import { Database } from "bun:sqlite";
 import { expect, test } from "bun:test";
+import { join } from "node:path";
 import { makeTempDir } from "../helpers";
 import { apiClient, freePort, parley, startServer } from "../support/server-process";
 
@@ -73,4 +75,8 @@ test("writes from the server, a device heartbeating and a CLI process, while the
   expect(server.stderr()).not.toContain("database is locked");
   server.proc.kill("SIGTERM");
   expect(await server.proc.exited).toBe(0);
+  // The worker truncated the WAL meanwhile, once per erasure or for several at once.
+  const db = new Database(join(env.PARLEY_DATA_DIR, "parley.db"), { readonly: true });
+  expect(db.query<{ n: number }, []>("SELECT count(*) AS n FROM jobs WHERE type = 'db.truncate_wal' AND state = 'done'").get()!.n).toBeGreaterThan(0);
+  db.close();
 }, 300_000);

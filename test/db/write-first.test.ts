@@ -67,7 +67,8 @@ describe("write transactions take the write lock up front", () => {
 describe("the source opens no deferred write transaction", () => {
   const ROOT = join(import.meta.dir, "..", "..");
   const sources = [...new Glob("src/**/*.ts").scanSync(ROOT)].map((file) => ({ file, text: readFileSync(join(ROOT, file), "utf8") }));
-  const offending = (pattern: RegExp) => sources.flatMap(({ file, text }) => text.split("\n").flatMap((line, i) => (pattern.test(line) ? [`${file}:${i + 1}: ${line.trim()}`] : [])));
+  const offending = (pattern: RegExp) =>
+    sources.flatMap(({ file, text }) => text.split("\n").flatMap((line, i) => (pattern.test(line) ? [`${file}:${i + 1}: ${line.trim()}`] : [])));
 
   test("the reader sees the source", () => {
     expect(offending(/\.transaction\(/).length).toBeGreaterThan(20);

@@ -46,11 +46,14 @@ async function serverWithSummary() {
   const completion = { sha256: sha256(bytes), file_size_bytes: bytes.length };
   await waitFor("the upload verified", async () => (await api("POST", `/recordings/${rec.id}/upload-complete`, completion)).status === 200);
   const db = new Database(join(dataDir, "parley.db"), { readonly: true });
-  const summaryJob = () => db.query<{ state: string; attempts: number; last_error: string | null }, []>("SELECT state, attempts, last_error FROM jobs WHERE type = 'summaries.run'").get();
+  const summaryJob = () =>
+    db
+      .query<{ state: string; attempts: number; last_error: string | null }, []>("SELECT state, attempts, last_error FROM jobs WHERE type = 'summaries.run'")
+      .get();
   return { env, server, api, db, summaryJob };
 }
 
-test("SIGTERM after a summary on llama.cpp: exit 0 within the grace period, \"parley stopped\" last", async () => {
+test('SIGTERM after a summary on llama.cpp: exit 0 within the grace period, "parley stopped" last', async () => {
   const { server, db, summaryJob } = await serverWithSummary();
   await waitFor("the summary done", () => summaryJob()?.state === "done", 120_000);
   db.close();
@@ -63,7 +66,7 @@ test("SIGTERM after a summary on llama.cpp: exit 0 within the grace period, \"pa
   expect(Date.now() - signalledAt).toBeLessThan(2000 + 3000);
 }, 300_000);
 
-test("SIGTERM while the summary runs on llama.cpp: its job goes back to the queue (decision 080), exit 0, \"parley stopped\" last", async () => {
+test('SIGTERM while the summary runs on llama.cpp: its job goes back to the queue (decision 080), exit 0, "parley stopped" last', async () => {
   const { env, server, db, summaryJob } = await serverWithSummary();
   await waitFor("the summary job running", () => summaryJob()?.state === "running", 120_000);
   server.proc.kill("SIGTERM");
@@ -71,7 +74,9 @@ test("SIGTERM while the summary runs on llama.cpp: its job goes back to the queu
   expect(messages(server).at(-1)).toBe("parley stopped");
   // Either put back unfinished (queued, the attempt not counted) or it finished before the abort reached it.
   const job = summaryJob()!;
-  expect(job.state === "done" ? job : { ...job, put_back: true }).toMatchObject(job.state === "done" ? { attempts: 1 } : { state: "queued", attempts: 0, last_error: null, put_back: true });
+  expect(job.state === "done" ? job : { ...job, put_back: true }).toMatchObject(
+    job.state === "done" ? { attempts: 1 } : { state: "queued", attempts: 0, last_error: null, put_back: true },
+  );
 
   const again = await startServer(env);
   await waitFor("the summary done after the restart", () => summaryJob()?.state === "done", 120_000);
@@ -88,7 +93,11 @@ test("a second SIGTERM during the stop ends the process at once, without waiting
   // An upload in flight holds the stop for the whole grace period.
   const put = tricklingPut((await (await api("POST", `/recordings/${rec.id}/upload-url`, {})).json()).upload_url);
   const tmp = join(env.PARLEY_DATA_DIR, "audio", ".tmp");
-  await waitFor("the upload's first bytes on disk", () => existsSync(tmp) && readdirSync(tmp, { recursive: true, withFileTypes: true }).some((d) => d.isFile() && statSync(join(d.parentPath, d.name)).size > 0));
+  await waitFor(
+    "the upload's first bytes on disk",
+    () =>
+      existsSync(tmp) && readdirSync(tmp, { recursive: true, withFileTypes: true }).some((d) => d.isFile() && statSync(join(d.parentPath, d.name)).size > 0),
+  );
   server.proc.kill("SIGTERM");
   await waitFor("the stop under way", () => messages(server).includes("parley stopping"));
   const signalledAt = Date.now();

@@ -10,6 +10,9 @@ export function tricklingPut(url: string): { status: Promise<number | Error>; st
     },
     cancel: () => clearInterval(trickle),
   });
-  const status = fetch(url, { method: "PUT", body, duplex: "half" } as RequestInit).then((r) => r.status, (e: Error) => e);
+  const status = fetch(url, { method: "PUT", body, duplex: "half" } as RequestInit).then(
+    (r) => r.status,
+    (e: Error) => e,
+  );
   return { status, stop: () => clearInterval(trickle) };
 }

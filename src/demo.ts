@@ -5,7 +5,8 @@ import { parseFlags, UsageError } from "./cli/args";
 import type { Config } from "./config";
 import { serve } from "./main";
 import { modelStatus } from "./model-files/install";
-import { defaultManifest, installAdvice, type Manifest } from "./model-files/manifest";
+import { defaultManifest, importAdvice, installAdvice, type Manifest } from "./model-files/manifest";
+import { runningCli } from "./runtime/cli-name";
 import { countAdmins } from "./modules/admins/service";
 import { createApiKey } from "./modules/keys/service";
 import { createProject, findProjectByName } from "./modules/projects/service";
@@ -35,13 +36,13 @@ export function missingDemoModels(config: Config, manifest: Manifest = defaultMa
 
 /** What the demo says first when models are missing: which, what they show, and the commands that install them. */
 export function formatMissingModels(missing: MissingDemoModel[]): string {
-  const advice = missing.map((m) => installAdvice(m.model));
+  const advice = missing.map((m) => installAdvice(m.model, { cli: runningCli() }));
   const width = Math.max(...advice.map((a) => a.length));
   return [
     "Models not installed. Everything else runs (devices, uploads, the dashboard); each line says what",
     "the model adds. Install with:",
     ...missing.map((m, i) => `  ${advice[i]!.padEnd(width)}   # ${m.shows}`),
-    "  (on an air-gapped machine: parley models import PATH, from a folder copied from one that pulled them)",
+    `  (on an air-gapped machine: ${importAdvice(runningCli())}, from a folder copied from one that pulled them)`,
   ].join("\n");
 }
 

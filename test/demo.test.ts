@@ -12,8 +12,8 @@ describe("parley demo: the models it needs", () => {
     const missing = missingDemoModels(config);
     expect(missing.map((m) => m.model)).toEqual([config.models.whisper, config.models.llm, config.models.embedding]);
     const notice = formatMissingModels(missing);
-    for (const m of missing) expect(notice).toContain(`parley models pull ${m.model}`);
-    expect(notice).toContain("parley models import PATH");
+    for (const m of missing) expect(notice).toContain(`models pull ${m.model}`);
+    expect(notice).toContain("models import PATH");
   });
 
   test("a model given as a path that does not exist: the notice says to put its file there, not to pull it", () => {

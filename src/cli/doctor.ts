@@ -15,25 +15,22 @@ import { findWiderThanPrivate } from "../data-dir/private";
 import { bundled } from "../db/bundled";
 import { createLogger } from "../log";
 import { RuntimeFiles } from "../runtime/files";
-import { applianceVolumes } from "../storage";
-import { spaceReport } from "../storage/volumes";
-import { modelStatus, verifyModels } from "../model-files/install";
+import { runningCli } from "../runtime/cli-name";
+import { verifyModels } from "../model-files/install";
 import { readInstalled } from "../model-files/installed";
 import { readWhisperHeader } from "../model-files/ggml-header";
 import { defaultManifest, installAdvice, modelFilePath, type Manifest } from "../model-files/manifest";
+import { configuredModelState, describeWhisperFile, type ModelState, usable } from "../model-files/state";
+import { type Check, diskChecks } from "../modules/health/verdicts";
 
-/** One verdict; `warning` (printed "warn") is worth acting on but does not fail the run. */
-export type Check = { check: string; ok: boolean; warning?: boolean; detail: string };
-type ModelState = ReturnType<typeof modelStatus> | "unknown";
-
-const MB = 1024 * 1024;
+export type { Check };
 
 /**
  * How the operator runs parley here, for advice they can follow: the compiled executable
  * (`parley ...`, no checkout, no npm) or a checkout (`npm run parley -- ...`).
  */
 export type Context = { executable: boolean; cli: string };
-export const runningContext = (): Context => (bundled ? { executable: true, cli: "parley" } : { executable: false, cli: "npm run parley --" });
+export const runningContext = (): Context => ({ executable: bundled !== null, cli: runningCli() });
 
 async function ffmpegCheck(binary: string): Promise<Check> {
   try {
@@ -49,15 +46,23 @@ async function ffmpegCheck(binary: string): Promise<Check> {
  * One verdict per engine: its model's files (installed, or the command that installs them),
  * then the model loaded for real, so the report says what would actually run (CPU or which GPU).
  */
-async function engineCheck(ctx: Context, name: string, model: string, status: ModelState, load: () => Promise<string | null>): Promise<Check> {
-  if (status === "missing" || status === "partial") {
-    return { check: name, ok: false, detail: `${model} is not installed${status === "partial" ? " (some of its files are missing)" : ""}: ${installAdvice(model, { cli: ctx.cli })}` };
-  }
+async function engineCheck(ctx: Context, name: string, model: string, state: ModelState, load: () => Promise<string | null>): Promise<Check> {
+  const files = filesCheck(ctx, name, model, state);
+  if (!files.ok) return files;
   try {
     return { check: name, ok: true, detail: `${model} on ${(await load()) ?? "unknown backend"}` };
   } catch (err) {
     return { check: name, ok: false, detail: `${model} fails to load: ${(err as Error).message}` };
   }
+}
+
+/** An engine's model files by the one rule of "installed" (decision 120), with what installs them when they fail it. */
+function filesCheck(ctx: Context, check: string, model: string, state: ModelState): Check {
+  const install = installAdvice(model, { cli: ctx.cli });
+  if (state.status === "missing") return { check, ok: false, detail: `${model} is not installed: ${install}` };
+  if (state.status === "partial") return { check, ok: false, detail: `${model} is not installed (${state.detail}): ${install}` };
+  if (state.status === "mismatch") return { check, ok: false, detail: `${model} is not installed: the file under its name is ${state.detail}; reinstall it: ${install}` };
+  return { check, ok: true, detail: `${model}: ${state.status}` };
 }
 
 /** The whisper build CPU transcription uses; the advice differs between a checkout (rebuild it) and the executable (it carries its builds). */
@@ -71,20 +76,14 @@ function whisperBuildCheck(ctx: Context, config: Config): Check {
 
 /**
  * Which whisper model file is in use, read from its header: the quantization (f16, q8_0,
- * q5_1) and the shape, checked against what the manifest publishes for that name, so a file
- * installed by hand under the wrong name is caught. Null when there is no file to read.
+ * q5_1) and the shape. Said only of a file that passed the rule of "installed" (which
+ * compares a manifest model's header with what is published), so one cause fails one line.
  */
-function whisperFileCheck(name: string, path: string, manifest: Manifest): Check | null {
-  if (!existsSync(path)) return null;
+function whisperFileCheck(name: string, path: string, state: ModelState, manifest: Manifest): Check | null {
+  if (!usable(state) || !existsSync(path)) return null;
   try {
-    const { fileType, hparams: h } = readWhisperHeader(path);
-    const detail = `${name}: ${fileType}, ${h.n_audio_state} wide, ${h.n_audio_layer} encoder and ${h.n_text_layer} decoder layers, ${h.n_vocab} tokens`;
-    const published = manifest.models.find((m) => m.name === name)?.parameters;
-    if (!published) return { check: "transcriber model", ok: true, detail };
-    const hparams = (published.hparams ?? {}) as Record<string, number>;
-    const same = published.file_type === fileType && Object.entries(hparams).every(([k, v]) => h[k as keyof typeof h] === v);
-    if (same) return { check: "transcriber model", ok: true, detail: `${detail}, as published` };
-    return { check: "transcriber model", ok: false, detail: `${detail}: not the ${published.file_type} file the manifest describes; reinstall it (${name})` };
+    const detail = `${name}: ${describeWhisperFile(readWhisperHeader(path))}`;
+    return { check: "transcriber model", ok: true, detail: manifest.models.some((m) => m.name === name && m.parameters) ? `${detail}, as published` : detail };
   } catch (err) {
     return { check: "transcriber model", ok: false, detail: `${path}: ${(err as Error).message}` };
   }
@@ -127,15 +126,13 @@ export async function diagnose(config: Config, options: { verify?: boolean; engi
   const ctx = { modelsDir: config.modelsDir, mirror: config.models.mirror, manifest };
   const record = readInstalled(config.modelsDir);
   const checks: Check[] = [];
-  const status = (name: string): ModelState => {
-    const entry = manifest.models.find((m) => m.name === name);
-    return entry ? modelStatus(ctx, entry) : "unknown";
-  };
+  const status = (name: string): ModelState => configuredModelState(config.modelsDir, name, manifest);
   /** The model's files, for an engine this process did not build itself (a test double). */
   const filesOnly = (check: string, name: string): Check => {
-    const s = status(name);
-    if (s === "missing" || s === "partial") return { check, ok: false, detail: `${name} is not installed: ${installAdvice(name, { cli: context.cli })}` };
-    return { check, ok: true, detail: s === "unknown" ? `${name} (a file path, used as is)` : `${name}: ${s}${record[name] ? `, checksum recorded ${record[name].installed_at}` : ""}` };
+    const files = filesCheck(context, check, name, status(name));
+    if (!files.ok) return files;
+    if (!manifest.models.some((m) => m.name === name)) return { check, ok: true, detail: `${name} (a file path, used as is)` };
+    return { ...files, detail: `${files.detail}${record[name] ? `, checksum recorded ${record[name].installed_at}` : ""}` };
   };
 
   checks.push(dataDirPermissionsCheck(config.dataDir));
@@ -150,7 +147,7 @@ export async function diagnose(config: Config, options: { verify?: boolean; engi
 
   const t = engines.transcriber;
   checks.push(t instanceof WhisperTranscriber ? await engineCheck(context, "transcriber", config.models.whisper, status(config.models.whisper), async () => (await t.load()).backend) : filesOnly("transcriber", config.models.whisper));
-  const whisperFile = whisperFileCheck(config.models.whisper, modelFilePath(config.modelsDir, config.models.whisper, manifest), manifest);
+  const whisperFile = whisperFileCheck(config.models.whisper, modelFilePath(config.modelsDir, config.models.whisper, manifest), status(config.models.whisper), manifest);
   if (whisperFile) checks.push(whisperFile);
   checks.push(whisperBuildCheck(context, config));
   const llm = engines.llm;
@@ -164,17 +161,14 @@ export async function diagnose(config: Config, options: { verify?: boolean; engi
   );
   if (engines.vad instanceof SileroVad) {
     const vad = engines.vad;
-    checks.push(await engineCheck(context, "vad", vad.model, "bundled", async () => (await vad.detect(new Float32Array(1600)), "CPU (onnxruntime)")));
+    checks.push(await engineCheck(context, "vad", vad.model, { status: "bundled", detail: null }, async () => (await vad.detect(new Float32Array(1600)), "CPU (onnxruntime)")));
   }
   checks.push(askCheck(config, engines, llmCheck));
   checks.push({ check: "diarization", ok: true, detail: `${engines.diarizer.kind} (${engines.diarizer.model})` });
   if (options.verify) {
     for (const r of await verifyModels(ctx)) checks.push({ check: `verify ${r.name}`, ok: r.status === "ok" || r.status === "unpinned", detail: `${r.status}${r.detail ? `: ${r.detail}` : ""}` });
   }
-  for (const v of spaceReport(applianceVolumes(config), config.minFreeBytes)) {
-    const free = `${Math.floor(v.free_bytes / MB)} MB free of ${Math.floor(v.total_bytes / MB)} MB`;
-    checks.push({ check: `disk ${v.volume}`, ok: !v.low, detail: v.low ? `${free}: below PARLEY_MIN_FREE_MB (${config.minFreeBytes / MB}), new uploads are refused; free space on this volume` : free });
-  }
+  checks.push(...diskChecks(config));
   return checks;
 }
 

@@ -1,8 +1,8 @@
-import { existsSync } from "node:fs";
 import { join } from "node:path";
 import type { Config } from "../config";
 import type { Logger } from "../log";
 import { modelFilePath } from "../model-files/manifest";
+import { configuredModelState, usable } from "../model-files/state";
 import { RuntimeFiles } from "../runtime/files";
 import type { AudioDecoder } from "./audio";
 import type { Embedder } from "./embedder";
@@ -41,11 +41,11 @@ export function chooseAudioDecoder(ffmpegPath?: string, path?: string): AudioDec
   return ffmpeg ? new FfmpegAudioDecoder(ffmpeg) : new WasmAudioDecoder();
 }
 
-/** The neural diarizer when both of its models are installed, else the classic one (decision 097). */
+/** The neural diarizer when both of its models are installed (the one rule of decision 120), else the classic one (decision 097). */
 export function chooseDiarizer(config: Config, runtime?: RuntimeFiles): Diarizer {
   const { segmentation, speakerEmbedding } = config.models;
+  if (![segmentation, speakerEmbedding].every((name) => usable(configuredModelState(config.modelsDir, name)))) return new ClassicDiarizer();
   const files = { segmentation: modelFilePath(config.modelsDir, segmentation), embedding: modelFilePath(config.modelsDir, speakerEmbedding) };
-  if (!existsSync(files.segmentation) || !existsSync(files.embedding)) return new ClassicDiarizer();
   return new NeuralDiarizer({ ...files, names: { segmentation, embedding: speakerEmbedding } }, runtime);
 }
 

@@ -1,4 +1,5 @@
-import { installAdvice, isManifestModel } from "../model-files/manifest";
+import { importAdvice, installAdvice, isManifestModel } from "../model-files/manifest";
+import { runningCli } from "../runtime/cli-name";
 
 /**
  * A model file the work needs is not installed. Jobs record it as a failure whose
@@ -6,7 +7,8 @@ import { installAdvice, isManifestModel } from "../model-files/manifest";
  */
 export class MissingModelError extends Error {
   constructor(readonly modelName: string, kind: string) {
-    const airGapped = isManifestModel(modelName) ? " (or parley models import PATH on an air-gapped machine)" : "";
-    super(`The ${kind} model ${modelName} is not installed. Install it: ${installAdvice(modelName)}${airGapped}.`);
+    const cli = runningCli();
+    const airGapped = isManifestModel(modelName) ? ` (or ${importAdvice(cli)} on an air-gapped machine)` : "";
+    super(`The ${kind} model ${modelName} is not installed. Install it: ${installAdvice(modelName, { cli })}${airGapped}.`);
   }
 }

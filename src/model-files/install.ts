@@ -2,6 +2,10 @@ import { copyFileSync, createWriteStream, existsSync, mkdirSync, readdirSync, re
 import { basename, dirname, join } from "node:path";
 import { ChecksumError, checkDigest, hashFile, readInstalled, writeInstalled } from "./installed";
 import { findModel, type Manifest, type ModelEntry, type ModelFile } from "./manifest";
+import { modelState, type ModelStatus, notAsPublished } from "./state";
+
+/** How a model that is not the manifest's is used instead of installed under its name. */
+const OWN_MODEL = "; a model of your own is not installed under a published name: set PARLEY_WHISPER_MODEL (or PARLEY_LLM_MODEL) to its file's path instead";
 
 export type Progress = (event: { phase: "download" | "verify" | "copy"; file: string; done: number; total: number | null }) => void;
 
@@ -36,11 +40,30 @@ async function download(url: string, part: string, file: string, onProgress?: Pr
   }
 }
 
+/** Makes the folders a model's files go in; returns those it created, so a refusal can take them away again. */
+function makeFolders(ctx: Pick<ModelsContext, "modelsDir">, model: ModelEntry): string[] {
+  const created: string[] = [];
+  for (const f of model.files) {
+    const first = mkdirSync(dirname(join(ctx.modelsDir, f.path)), { recursive: true });
+    if (first) created.push(first);
+  }
+  return created;
+}
+
+/** A refused model leaves nothing behind: its staged files and the folders made for them go. */
+function discard(ctx: Pick<ModelsContext, "modelsDir">, model: ModelEntry, folders: string[]): void {
+  for (const f of model.files) rmSync(`${join(ctx.modelsDir, f.path)}.part`, { force: true });
+  // Made by this install for its files alone, and empty once those went; the newest first.
+  for (const folder of folders.reverse()) rmSync(folder, { recursive: true, force: true });
+}
+
 /**
- * Verifies every staged `.part` file of a model, then renames them all into place and
- * records their digests. A mismatch deletes the staged files: nothing is installed.
+ * Verifies every staged `.part` file of a model (its checksums, and that a file whose header
+ * can be read is the one the manifest publishes: decision 120), then renames them all into
+ * place and records their digests. A mismatch deletes the staged files and the folders made
+ * for them (`folders`): nothing is installed, nothing is left.
  */
-async function commit(ctx: ModelsContext, model: ModelEntry, source: "pull" | "import"): Promise<void> {
+async function commit(ctx: ModelsContext, model: ModelEntry, source: "pull" | "import", folders: string[]): Promise<void> {
   const files: Record<string, { sha256: string; size: number }> = {};
   try {
     for (const f of model.files) {
@@ -51,8 +74,10 @@ async function commit(ctx: ModelsContext, model: ModelEntry, source: "pull" | "i
       checkDigest(f, digest);
       files[f.path] = { sha256: digest.sha256, size: digest.size };
     }
+    const wrong = notAsPublished(model, `${join(ctx.modelsDir, model.files[0]!.path)}.part`);
+    if (wrong) throw new ChecksumError(`${model.files[0]!.path}: ${wrong}${OWN_MODEL}`);
   } catch (err) {
-    for (const f of model.files) rmSync(`${join(ctx.modelsDir, f.path)}.part`, { force: true });
+    discard(ctx, model, folders);
     throw err;
   }
   for (const f of model.files) renameSync(`${join(ctx.modelsDir, f.path)}.part`, join(ctx.modelsDir, f.path));
@@ -65,12 +90,10 @@ async function commit(ctx: ModelsContext, model: ModelEntry, source: "pull" | "i
 export async function pullModel(ctx: ModelsContext, name: string): Promise<ModelEntry> {
   const model = findModel(ctx.manifest, name);
   if (model.bundled) return model;
-  for (const f of model.files) {
-    const dest = join(ctx.modelsDir, f.path);
-    mkdirSync(dirname(dest), { recursive: true });
-    await download(`${ctx.mirror}/${f.url}`, `${dest}.part`, f.path, ctx.onProgress);
-  }
-  await commit(ctx, model, "pull");
+  // A download that breaks keeps its folders and `.part` files: the next pull resumes them.
+  const folders = makeFolders(ctx, model);
+  for (const f of model.files) await download(`${ctx.mirror}/${f.url}`, `${join(ctx.modelsDir, f.path)}.part`, f.path, ctx.onProgress);
+  await commit(ctx, model, "pull", folders);
   return model;
 }
 
@@ -78,6 +101,15 @@ export async function pullModel(ctx: ModelsContext, name: string): Promise<Model
 function findInBundle(root: string, f: ModelFile): string | null {
   for (const candidate of [join(root, f.path), join(root, basename(f.path))]) if (existsSync(candidate) && statSync(candidate).isFile()) return candidate;
   return null;
+}
+
+/** A model file's name in a bundle: its path inside the model's folder (onnx/model.onnx), else its file name. */
+const bundleName = (model: ModelEntry, f: ModelFile): string => (f.path.startsWith(`${model.name}/`) ? f.path.slice(model.name.length + 1) : basename(f.path));
+
+/** The file names import looks for, by model: what a refusal says, so a file can be renamed to what is expected. */
+function expectedNames(manifest: Manifest): string {
+  const models = manifest.models.filter((m) => !m.bundled && m.files.length);
+  return `Import looks for these file names (in the folder, or in a folder named after the model): ${models.map((m) => `${m.files.map((f) => bundleName(m, f)).join(" + ")} (${m.name})`).join(", ")}`;
 }
 
 /**
@@ -91,18 +123,28 @@ export async function importModels(ctx: ModelsContext, path: string): Promise<{ 
   const isDir = statSync(path).isDirectory();
   const installed: string[] = [];
   const refused: { name: string; reason: string }[] = [];
+  /** Models some of whose files are there, for the message when none is whole. */
+  const partly: string[] = [];
   for (const model of ctx.manifest.models) {
     if (model.bundled || model.files.length === 0) continue;
     const sources = model.files.map((f) => (isDir ? findInBundle(path, f) : basename(f.path) === basename(path) ? path : null));
-    if (sources.some((s) => s === null)) continue;
-    model.files.forEach((f, i) => {
-      const dest = join(ctx.modelsDir, f.path);
-      mkdirSync(dirname(dest), { recursive: true });
-      ctx.onProgress?.({ phase: "copy", file: f.path, done: 0, total: statSync(sources[i]!).size });
-      copyFileSync(sources[i]!, `${dest}.part`);
-    });
+    if (sources.some((s) => s === null)) {
+      const lacking = model.files.filter((_, i) => sources[i] === null).map((f) => bundleName(model, f));
+      if (lacking.length < model.files.length) partly.push(`${model.name} lacks ${lacking.join(", ")}`);
+      continue;
+    }
+    const folders = makeFolders(ctx, model);
     try {
-      await commit(ctx, model, "import");
+      model.files.forEach((f, i) => {
+        ctx.onProgress?.({ phase: "copy", file: f.path, done: 0, total: statSync(sources[i]!).size });
+        copyFileSync(sources[i]!, `${join(ctx.modelsDir, f.path)}.part`);
+      });
+    } catch (err) {
+      discard(ctx, model, folders);
+      throw err;
+    }
+    try {
+      await commit(ctx, model, "import", folders);
       installed.push(model.name);
     } catch (err) {
       if (!(err instanceof ChecksumError)) throw err;
@@ -111,17 +153,17 @@ export async function importModels(ctx: ModelsContext, path: string): Promise<{ 
   }
   if (installed.length === 0 && refused.length === 0) {
     const names = isDir ? readdirSync(path).join(", ") : basename(path);
-    throw new DownloadError(`no model of the manifest was found in ${path} (found: ${names || "nothing"})`);
+    const some = partly.length ? `; incomplete: ${partly.join("; ")}` : "";
+    throw new DownloadError(`no model of the manifest was found in ${path} (found: ${names || "nothing"})${some}. ${expectedNames(ctx.manifest)}${OWN_MODEL}`);
   }
   return { installed, refused };
 }
 
-export type ModelStatus = "installed" | "missing" | "partial" | "bundled";
+export type { ModelStatus };
 
+/** A model's status by the one rule of what "installed" means (src/model-files/state.ts). */
 export function modelStatus(ctx: Pick<ModelsContext, "modelsDir">, model: ModelEntry): ModelStatus {
-  if (model.bundled) return "bundled";
-  const present = model.files.filter((f) => existsSync(join(ctx.modelsDir, f.path))).length;
-  return present === model.files.length ? "installed" : present === 0 ? "missing" : "partial";
+  return modelState(ctx.modelsDir, model).status;
 }
 
 export type VerifyResult = { name: string; status: "ok" | "unpinned" | "mismatch" | "missing"; detail: string | null };
@@ -154,6 +196,12 @@ export async function verifyModels(ctx: ModelsContext, name?: string): Promise<V
         detail = (err as Error).message;
         break;
       }
+    }
+    // The same rule as every other "installed" (decision 120): a file that is not the published model is not it, whatever its checksum.
+    const wrong = status === "ok" || status === "unpinned" ? modelState(ctx.modelsDir, model) : null;
+    if (wrong?.status === "mismatch") {
+      status = "mismatch";
+      detail = wrong.detail;
     }
     if (status === "unpinned") detail = "no checksum known: installed without a pull or import that recorded one";
     results.push({ name: model.name, status, detail });

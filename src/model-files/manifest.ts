@@ -74,13 +74,17 @@ export function modelDirectory(modelsDir: string, name: string, manifest: Manife
 }
 
 /**
- * What installs a configured model: a manifest model is pulled (`parley models import PATH`
- * installs it on an air-gapped box); an operator's own model, named by its path, has no
- * command: its file goes at that path (`where` says it without the path, for public pages).
+ * What installs a configured model, the one advice every place gives (decision 121): a
+ * manifest model is pulled; an operator's own model, named by its path, has no command: its
+ * file goes at that path (`where` says it without the path, for public pages). `cli` is how
+ * parley runs here (src/runtime/cli-name.ts).
  */
-export function installAdvice(name: string, options: { cli?: string; where?: string } = {}): string {
-  return isManifestModel(name) ? `${options.cli ?? "parley"} models pull ${name}` : `put the model's file at ${options.where ?? name}`;
+export function installAdvice(name: string, options: { cli: string; where?: string }): string {
+  return isManifestModel(name) ? `${options.cli} models pull ${name}` : `put the model's file at ${options.where ?? name}`;
 }
+
+/** Installing from a folder copied onto an air-gapped machine, said with the same `cli`. */
+export const importAdvice = (cli: string): string => `${cli} models import PATH`;
 
 /** Whether a configured model name is one of the manifest's, rather than the path of an operator's own file. */
 export const isManifestModel = (name: string): boolean => defaultManifest.models.some((m) => m.name === name);

@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import pkg from "../../package.json";
+import { runningCli } from "../../src/runtime/cli-name";
 import { ScriptedLlm } from "../../src/engines/llm.test-double";
 import { ScriptedTranscriber } from "../../src/engines/transcriber.test-double";
 import { fanOutEvents } from "../../src/modules/webhooks/delivery-store";
@@ -17,10 +18,12 @@ describe("GET /v1/health", () => {
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ status: "degraded", version: pkg.version, database: { ok: true }, queue: { queued: 1, running: 0, dead: 0, oldest_age_seconds: 30 } });
     expect(res.body.storage.map((v: { volume: string }) => v.volume)).toContain("database");
+    // Said as parley runs here: `npm run parley --` in a checkout, as doctor says it (decision 121).
+    const cli = runningCli();
     expect(res.body.models).toEqual([
-      { engine: "transcriber", model: "whisper-base.en", status: "missing", install: "parley models pull whisper-base.en" },
-      { engine: "llm", model: "qwen2.5-1.5b-instruct-q4", status: "missing", install: "parley models pull qwen2.5-1.5b-instruct-q4" },
-      { engine: "embedder", model: "all-minilm-l6-v2", status: "missing", install: "parley models pull all-minilm-l6-v2" },
+      { engine: "transcriber", model: "whisper-base.en", status: "missing", install: `${cli} models pull whisper-base.en` },
+      { engine: "llm", model: "qwen2.5-1.5b-instruct-q4", status: "missing", install: `${cli} models pull qwen2.5-1.5b-instruct-q4` },
+      { engine: "embedder", model: "all-minilm-l6-v2", status: "missing", install: `${cli} models pull all-minilm-l6-v2` },
       { engine: "vad", model: "silero-vad", status: "bundled", install: null },
     ]);
     // Public: no path of the box, no project, no key.

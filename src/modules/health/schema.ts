@@ -1,6 +1,6 @@
 import { z } from "zod";
 
-const modelStatus = z.enum(["installed", "bundled", "missing", "partial"]);
+const modelStatus = z.enum(["installed", "bundled", "missing", "partial", "mismatch"]).describe("installed only when every file is in place and is the model the name says (mismatch: a file under the name that is another model)");
 
 /** GET /v1/health: public, so it holds counts and names, never a path, key, project or content. */
 export const healthSchema = z
@@ -14,7 +14,7 @@ export const healthSchema = z
         engine: z.enum(["transcriber", "llm", "embedder", "vad"]),
         model: z.string(),
         status: modelStatus,
-        install: z.string().nullable().describe("the command that installs it, while it is missing"),
+        install: z.string().nullable().describe("the command that installs it, while it is not installed (missing, partial or mismatch), as parley runs on this machine"),
       }),
     ),
     queue: z.object({

@@ -1,13 +1,14 @@
-import { existsSync } from "node:fs";
 import { basename } from "node:path";
 import pkg from "../../../package.json";
 import type { Deps } from "../../deps";
-import { modelStatus } from "../../model-files/install";
-import { defaultManifest, installAdvice, modelFilePath } from "../../model-files/manifest";
+import { installAdvice, isManifestModel } from "../../model-files/manifest";
+import { configuredModelState } from "../../model-files/state";
+import { runningCli } from "../../runtime/cli-name";
 import { applianceVolumes } from "../../storage";
 import { spaceReport } from "../../storage/volumes";
 import type { Health } from "./schema";
 import { countJobs, databaseAnswers, oldestUnfinishedJob } from "./store";
+import { type Check, databaseCheck, diskChecks, modelFilesOk, verdictOf, worstVerdict } from "./verdicts";
 
 export const VERSION: string = pkg.version;
 
@@ -16,12 +17,11 @@ type ModelReport = Health["models"][number];
 /** The setting that names each engine's model: where an operator's own file goes, said without its path. */
 const SETTING: Record<ModelReport["engine"], string> = { transcriber: "PARLEY_WHISPER_MODEL", llm: "PARLEY_LLM_MODEL", embedder: "PARLEY_EMBEDDING_MODEL", vad: "" };
 
-/** One configured model: manifest models by their files; an operator's own file (a path) by whether it exists, named by its file name only. */
+/** One configured model by the one rule of "installed" (decision 120); an operator's own file (a path) is named by its file name only. */
 function reportModel(modelsDir: string, engine: ModelReport["engine"], name: string): ModelReport {
-  const entry = defaultManifest.models.find((m) => m.name === name);
-  const status = entry ? modelStatus({ modelsDir }, entry) : existsSync(modelFilePath(modelsDir, name)) ? "installed" : "missing";
-  const install = status === "missing" || status === "partial" ? installAdvice(name, { where: `the path ${SETTING[engine]} names` }) : null;
-  return { engine, model: entry ? name : basename(name), status, install };
+  const { status } = configuredModelState(modelsDir, name);
+  const install = modelFilesOk(status) ? null : installAdvice(name, { cli: runningCli(), where: `the path ${SETTING[engine]} names` });
+  return { engine, model: isManifestModel(name) ? name : basename(name), status, install };
 }
 
 function models(deps: Deps): ModelReport[] {
@@ -45,6 +45,8 @@ export function healthReport(deps: Deps): Health {
   const storage = spaceReport(applianceVolumes(deps.config), deps.config.minFreeBytes);
   const installed = models(deps);
   const jobs = database.ok ? queue(deps) : null;
-  const degraded = !database.ok || storage.some((v) => v.low) || installed.some((m) => m.install !== null);
+  // Judged as doctor and the System page judge the same things (decision 119): degraded when one of them fails.
+  const checks: Check[] = [databaseCheck(database.ok), ...diskChecks(deps.config), ...installed.map((m) => ({ check: m.engine, ok: modelFilesOk(m.status), detail: m.status }))];
+  const degraded = worstVerdict(checks.map(verdictOf)) === "fail";
   return { status: degraded ? "degraded" : "ok", version: VERSION, database, storage, models: installed, queue: jobs };
 }

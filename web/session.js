@@ -1,6 +1,7 @@
 // The administrator's session in the shell: first-run setup, sign-in and out, the project
 // and mode switcher, and the models notice. The server keeps the session (decision 094).
-import { adminApi, api, ApiError, setCsrfToken } from "./api.js";
+import { adminApi, ApiError, setCsrfToken } from "./api.js";
+import { adviceParagraphs, modelsAdvice } from "./components/models-advice.js";
 import { h, showFormError } from "./ui.js";
 
 const $ = (sel) => document.querySelector(sel);
@@ -86,28 +87,34 @@ function newProjectDialog(onCreated) {
   dialog.showModal();
 }
 
-/** The models notice: before signing in too, since an operator should hear it first (GET /v1/health needs no key). */
+/**
+ * The models notice, for a signed-in administrator only (the setup and sign-in pages stay
+ * clean), with the same advice as the System page (components/models-advice.js).
+ */
 async function showModelsNotice() {
-  const health = await api("/health").catch(() => null);
-  const missing = (health?.models ?? []).filter((m) => m.install);
   const notice = $("#models-notice");
-  notice.hidden = !missing.length;
-  if (!missing.length) return;
-  notice.replaceChildren(
-    h("p", {}, "Models not installed: transcripts, summaries, search and Ask need them; everything else works. On the appliance run:"),
-    ...missing.map((m) => h("p", {}, h("code", {}, m.install), ` (${m.engine})`)),
-    h("p", {}, "or ", h("code", {}, "parley models import PATH"), " on an air-gapped machine, from a folder copied from one that pulled them."),
-  );
+  const report = await adminApi("/system").catch(() => null);
+  // Signed out while it was asked: the gate shows no notice.
+  const missing = report && $("#gate").hidden ? modelsAdvice(report) : null;
+  notice.hidden = !missing?.missing.length;
+  notice.replaceChildren(...(missing?.missing.length ? adviceParagraphs(missing) : []));
+}
+
+function hideModelsNotice() {
+  $("#models-notice").hidden = true;
+  $("#models-notice").replaceChildren();
 }
 
 /** Starts the shell: the session if there is one, else sign-in or setup; calls back on each change. */
 export async function startSession({ onSignedIn, onSignedOut }) {
   const signedIn = (session) => {
     showShell(session);
+    showModelsNotice();
     onSignedIn(session);
   };
   const signedOut = () => {
     setCsrfToken(null);
+    hideModelsNotice();
     onSignedOut();
     return showSignedOut(signedIn);
   };
@@ -124,7 +131,6 @@ export async function startSession({ onSignedIn, onSignedOut }) {
     if ($("#gate").hidden) signedOut();
   });
 
-  showModelsNotice();
   try {
     signedIn(await adminApi("/session"));
   } catch (err) {

@@ -1,6 +1,7 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import type { Config } from "../config";
+import { runningCli } from "../runtime/cli-name";
 import { createStorage } from "../storage";
 import { countPlaintextObjects } from "../storage/encryption/plaintext-objects";
 import type { Check } from "./doctor";
@@ -18,7 +19,7 @@ export function encryptionCheck(config: Pick<Config, "masterKeyFile" | "secret">
     check: "encryption at rest",
     ok: true,
     warning: true,
-    detail: `${sealed}, but the master key is derived from secret.key in the data dir, beside the audio it protects; for a disk or backup that reveals nothing alone: parley keys rotate-master --new-key-file PATH on another medium, then PARLEY_MASTER_KEY_FILE=PATH`,
+    detail: `${sealed}, but the master key is derived from secret.key in the data dir, beside the audio it protects; for a disk or backup that reveals nothing alone: ${runningCli()} keys rotate-master --new-key-file PATH on another medium, then PARLEY_MASTER_KEY_FILE=PATH`,
   };
 }
 

@@ -1,4 +1,5 @@
 import type { Config } from "../config";
+import { runningCli } from "../runtime/cli-name";
 import { RENEW_DAYS } from "../tls/auto-certificate";
 import type { CertificatePair } from "../tls/certificate";
 import { plainHttpWarning, readConfiguredCertificate } from "../tls/certificate-source";
@@ -42,6 +43,6 @@ export function tlsChecks(config: Config, now: Date): Check[] {
   } catch (err) {
     return [{ check: "tls", ok: false, detail: `${mode}: ${(err as Error).message}` }];
   }
-  if (!pair) return [{ check: "tls", ok: true, detail: "auto: no certificate yet; `parley serve` makes a self-signed one in the data dir on first start (then this shows its fingerprint)" }];
+  if (!pair) return [{ check: "tls", ok: true, detail: `auto: no certificate yet; \`${runningCli()} serve\` makes a self-signed one in the data dir on first start (then this shows its fingerprint)` }];
   return certificateChecks(config, mode, pair, now);
 }

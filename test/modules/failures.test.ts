@@ -49,7 +49,7 @@ describe("a failure is never silent", () => {
     const { recording } = await uploadedRecording(t, key, speechFile);
     const [txn] = (await get(`/v1/transcriptions?recording_id=${recording.id}`)).data;
     expect(txn).toMatchObject({ status: "failed", error: { code: "processing_error" } });
-    expect(txn.error.message).toContain("parley models pull");
+    expect(txn.error.message).toContain("models pull");
     expect(await get(`/v1/recordings/${recording.id}`)).toMatchObject({ status: "failed", error: txn.error });
   });
 

@@ -60,7 +60,7 @@ describe("pipeline on the real engines with generated models", () => {
     const txn = (await t.call("GET", `/v1/transcriptions/${posted.body.id}`, { key: tenant.test })).body;
     expect(txn.status).toBe("failed");
     expect(txn.error.code).toBe("processing_error");
-    expect(txn.error.message).toContain("parley models pull whisper-base.en");
+    expect(txn.error.message).toContain("models pull whisper-base.en");
 
     // A transcription made with a working model, summarised on a server without the LLM.
     const good = await makeTestApp({ env: { PARLEY_WHISPER_MODEL: models.whisper, PARLEY_LLM_MODEL: "qwen2.5-1.5b-instruct-q4" } });
@@ -73,6 +73,6 @@ describe("pipeline on the real engines with generated models", () => {
     const sum = (await good.call("GET", "/v1/summaries", { key: other.test })).body.data[0];
     expect(sum.status).toBe("failed");
     expect(sum.error.code).toBe("processing_error");
-    expect(sum.error.message).toContain("parley models pull qwen2.5-1.5b-instruct-q4");
+    expect(sum.error.message).toContain("models pull qwen2.5-1.5b-instruct-q4");
   });
 });

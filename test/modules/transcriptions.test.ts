@@ -282,7 +282,7 @@ describe("transcriptions: failure codes", () => {
     const missing = await pipelineApp({ error: new MissingModelError("whisper-base.en", "whisper") });
     const error = await failure(missing, makeTenant(missing.deps).test, speech);
     expect(error.code).toBe("processing_error");
-    expect(error.message).toContain("parley models pull whisper-base.en");
+    expect(error.message).toContain("models pull whisper-base.en");
   });
 
   test("an engine that never answers is stopped by the time limit: timeout", async () => {

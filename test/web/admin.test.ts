@@ -192,7 +192,7 @@ describe.skipIf(!hasChromium)("administrators in a real browser", () => {
       const text = (await page.textContent("#view"))!;
       expect(text).toContain("model_failure: whisper crashed");
       expect(text).toContain("txn_x1 (acme, test)");
-      expect(text).toContain(`parley models pull ${d.deps.config.models.whisper}`);
+      expect(text).toContain(`models pull ${d.deps.config.models.whisper}`);
       expect(text).toMatch(/database\d/);
       await page.getByText("data dir permissions").waitFor();
     });

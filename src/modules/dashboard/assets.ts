@@ -10,6 +10,7 @@ import keysPage from "../../../web/pages/keys.js" with { type: "text" };
 import systemPage from "../../../web/pages/system.js" with { type: "text" };
 import endUserSelectComponent from "../../../web/components/end-user-select.js" with { type: "text" };
 import factsComponent from "../../../web/components/facts.js" with { type: "text" };
+import modelsAdviceComponent from "../../../web/components/models-advice.js" with { type: "text" };
 import fieldsComponent from "../../../web/components/fields.js" with { type: "text" };
 import formatComponent from "../../../web/components/format.js" with { type: "text" };
 import searchBoxComponent from "../../../web/components/search-box.js" with { type: "text" };
@@ -36,6 +37,9 @@ import deviceSettingsPage from "../../../web/pages/device/settings.js" with { ty
 import deviceWifiGrantPage from "../../../web/pages/device/wifi-grant.js" with { type: "text" };
 import recordingSummariesPage from "../../../web/pages/recording/summaries.js" with { type: "text" };
 import recordingUploadPage from "../../../web/pages/recording/upload.js" with { type: "text" };
+import systemModelsPage from "../../../web/pages/system/models.js" with { type: "text" };
+import systemTablePage from "../../../web/pages/system/table.js" with { type: "text" };
+import systemVerdictsPage from "../../../web/pages/system/verdicts.js" with { type: "text" };
 import systemWirePage from "../../../web/pages/system/wire.js" with { type: "text" };
 import webhooksEndpointPage from "../../../web/pages/webhooks/endpoint.js" with { type: "text" };
 import webhooksEventsPage from "../../../web/pages/webhooks/events.js" with { type: "text" };
@@ -57,6 +61,7 @@ export const ASSETS: Readonly<Record<string, string>> = Object.assign(Object.cre
   "components/end-user-select.js": endUserSelectComponent,
   "components/facts.js": factsComponent,
   "components/fields.js": fieldsComponent,
+  "components/models-advice.js": modelsAdviceComponent,
   "components/format.js": formatComponent,
   "components/search-box.js": searchBoxComponent,
   "components/status-badge.js": statusBadgeComponent,
@@ -82,6 +87,9 @@ export const ASSETS: Readonly<Record<string, string>> = Object.assign(Object.cre
   "pages/device/wifi-grant.js": deviceWifiGrantPage,
   "pages/recording/summaries.js": recordingSummariesPage,
   "pages/recording/upload.js": recordingUploadPage,
+  "pages/system/models.js": systemModelsPage,
+  "pages/system/table.js": systemTablePage,
+  "pages/system/verdicts.js": systemVerdictsPage,
   "pages/system/wire.js": systemWirePage,
   "pages/webhooks/endpoint.js": webhooksEndpointPage,
   "pages/webhooks/events.js": webhooksEventsPage,

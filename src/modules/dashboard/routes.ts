@@ -3,7 +3,7 @@ import type { Deps } from "../../deps";
 import { dashboardSessionOnly } from "../../http/auth";
 import { ApiError } from "../../http/errors";
 import { ASSETS } from "./assets";
-import { type Diagnose, systemReport } from "./system";
+import { type Diagnose, systemChecks, systemReport } from "./system";
 
 // The dashboard loads nothing from elsewhere, so it works on an air-gapped box.
 const SECURITY_HEADERS = {
@@ -27,7 +27,7 @@ function systemRoutes(deps: Deps, diagnose: Diagnose) {
     .use(dashboardSessionOnly(deps))
     .get("/system", () => systemReport(deps))
     // Apart: the checks load each engine's model for real (once per process), which can take a while the first time.
-    .get("/system/checks", async () => ({ checks: await diagnose(deps) }));
+    .get("/system/checks", () => systemChecks(deps, diagnose));
 }
 
 /** The web dashboard: its files at /dashboard (public: what they show needs an administrator's session, decision 094) and the System page's data. */

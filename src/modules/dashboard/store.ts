@@ -25,3 +25,11 @@ export function jobsInFlight(db: Database, limit: number): JobLine[] {
 export function failedJobs(db: Database, limit: number): JobLine[] {
   return db.query<JobLine, [number]>(`SELECT ${COLUMNS} FROM jobs WHERE state = 'dead' ORDER BY updated_at DESC, id DESC LIMIT ?`).all(limit);
 }
+
+/**
+ * Recordings whose processing failed, across every project: how many, and the latest one's
+ * error (JSON {code, message}). Read once per System page visit, not polled: no index serves it.
+ */
+export function failedRecordings(db: Database): { count: number; latest: string | null } {
+  return db.query<{ count: number; latest: string | null }, []>("SELECT count(*) AS count, (SELECT error FROM recordings WHERE status = 'failed' ORDER BY updated_at DESC LIMIT 1) AS latest FROM recordings WHERE status = 'failed'").get()!;
+}

@@ -1,14 +1,16 @@
 import type { Deps } from "../../deps";
+import { importAdvice } from "../../model-files/manifest";
+import { runningCli } from "../../runtime/cli-name";
 import { healthReport } from "../health/service";
+import { countJobs, databaseAnswers } from "../health/store";
+import { type Check, databaseCheck, withVerdict, worstVerdict } from "../health/verdicts";
 import { listProjects } from "../projects/service";
-import { failedJobs, type JobLine, jobsInFlight } from "./store";
+import { failedJobs, failedRecordings, type JobLine, jobsInFlight } from "./store";
 import { transportReport } from "./transport";
 
 /** How many jobs of each kind the page lists (the counts in health are complete). */
 const LISTED_JOBS = 50;
 
-/** A parley doctor check, as src/cli/doctor.ts reports it. */
-export type Check = { check: string; ok: boolean; detail: string };
 /** Runs parley doctor's checks on this server's engines; supplied by the composition root (modules do not import the CLI). */
 export type Diagnose = (deps: Deps) => Promise<Check[]>;
 
@@ -36,6 +38,30 @@ function describeJob(job: JobLine, projectNames: Map<string, string>) {
   };
 }
 
+/** Work that failed: jobs that gave up, recordings whose processing failed (a missing model fails them without a dead job). */
+function failedWork(deps: Deps): Check[] {
+  const dead = countJobs(deps.db).reduce((n, j) => n + (j.state === "dead" ? j.count : 0), 0);
+  const recordings = failedRecordings(deps.db);
+  let latest = "";
+  try {
+    latest = recordings.latest ? `; the latest: ${(JSON.parse(recordings.latest) as { message?: string }).message ?? recordings.latest}` : "";
+  } catch {}
+  return [
+    dead ? { check: "failed jobs", ok: true, warning: true, detail: `${dead} job(s) gave up after their retries (listed under Failed jobs)` } : { check: "failed jobs", ok: true, detail: "none" },
+    recordings.count ? { check: "failed recordings", ok: true, warning: true, detail: `${recordings.count} recording(s) failed processing${latest}` } : { check: "failed recordings", ok: true, detail: "none" },
+  ];
+}
+
+/**
+ * The System page's checks, one list with one verdict each (decision 119): parley doctor's,
+ * run on this server's engines and settings, then the database and the work that failed.
+ * `verdict` is the worst of them: the page's headline.
+ */
+export async function systemChecks(deps: Deps, diagnose: Diagnose) {
+  const checks = [databaseCheck(databaseAnswers(deps.db)), ...(await diagnose(deps)), ...failedWork(deps)].map(withVerdict);
+  return { verdict: worstVerdict(checks.map((c) => c.verdict)), checks };
+}
+
 /**
  * The System page's report: GET /v1/health's (database, free disk, models with the command
  * that installs each, queue counts), whether the wire is encrypted, and the jobs in flight
@@ -46,6 +72,8 @@ export function systemReport(deps: Deps) {
   const projectNames = new Map(listProjects(deps.db).map((p) => [p.id, p.name]));
   return {
     health: healthReport(deps),
+    // Said with the CLI as it runs here, as health's install commands are (decision 121).
+    import_command: importAdvice(runningCli()),
     transport: transportReport(deps.config, deps.clock.now()),
     jobs: {
       in_flight: jobsInFlight(deps.db, LISTED_JOBS).map((j) => describeJob(j, projectNames)),

@@ -62,7 +62,7 @@ export function createApp(deps: Deps) {
     .use(healthRoutes(deps))
     .use(adminRoutes(deps))
     .use(keysRoutes(deps))
-    .use(dashboardRoutes(deps, (d) => diagnose(d.config, { engines: d.engines })))
+    .use(dashboardRoutes(deps, (d, options) => diagnose(d.config, { engines: d.engines, verify: options?.verify })))
     .get("/v1/openapi.json", () => (openapi ??= buildOpenApiDocument(documentedRoutes(deps))))
     .use(apiRoutes(deps));
   return app;

@@ -1,6 +1,7 @@
 import { existsSync } from "node:fs";
 import { parseFlags } from "./args";
 import { encryptionCheck, plaintextAudioCheck } from "./doctor-encryption";
+import { askRunningServer, reportsOn } from "./doctor-server";
 import { tlsChecks } from "./doctor-tls";
 import type { Config } from "../config";
 import { createEngines, type Engines } from "../engines";
@@ -172,10 +173,16 @@ export async function diagnose(config: Config, options: { verify?: boolean; engi
   return checks;
 }
 
-/** `parley doctor [--verify] [--json]`: exits 1 when a check fails. */
+/**
+ * `parley doctor [--verify] [--json]`: exits 1 when a check fails. With a server running on
+ * the data dir, its checks, asked of it (decision 119); else this shell's. The first line
+ * says which.
+ */
 export async function doctorCommand(config: Config, args: string[]): Promise<void> {
   const { values } = parseFlags(args, { json: { type: "boolean" }, verify: { type: "boolean" } });
-  const checks = await diagnose(config, { verify: Boolean(values.verify) });
+  const verify = Boolean(values.verify);
+  const asked = await askRunningServer(config, { verify });
+  const checks = [reportsOn(config, asked), ...(asked.checks ?? (await diagnose(config, { verify })))];
   if (values.json) console.log(JSON.stringify(checks));
   else for (const c of checks) console.log(`${c.ok ? (c.warning ? "warn" : "ok  ") : "FAIL"}  ${c.check.padEnd(20)} ${c.detail}`);
   if (checks.some((c) => !c.ok)) process.exitCode = 1;

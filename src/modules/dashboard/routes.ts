@@ -3,6 +3,7 @@ import type { Deps } from "../../deps";
 import { dashboardSessionOnly } from "../../http/auth";
 import { ApiError } from "../../http/errors";
 import { ASSETS } from "./assets";
+import { DOCTOR_HEADER, isDoctorToken } from "./doctor-access";
 import { type Diagnose, systemChecks, systemReport } from "./system";
 
 // The dashboard loads nothing from elsewhere, so it works on an air-gapped box.
@@ -30,10 +31,19 @@ function systemRoutes(deps: Deps, diagnose: Diagnose) {
     .get("/system/checks", () => systemChecks(deps, diagnose));
 }
 
+/** `parley doctor` beside a running server asks it for the checks of its own settings and engines (decision 119). */
+function doctorRoutes(deps: Deps, diagnose: Diagnose) {
+  return new Elysia({ prefix: "/dashboard/api" }).get("/system/doctor", ({ request, query }) => {
+    if (!isDoctorToken(deps.serverSecret, request.headers.get(DOCTOR_HEADER))) throw new ApiError("unauthorized", "Only parley doctor, run with this server's data dir and secret, may ask for its checks here.");
+    return systemChecks(deps, diagnose, { verify: query.verify === "1" });
+  });
+}
+
 /** The web dashboard: its files at /dashboard (public: what they show needs an administrator's session, decision 094) and the System page's data. */
 export function dashboardRoutes(deps: Deps, diagnose: Diagnose) {
   return new Elysia({ name: "parley.dashboard" })
     .use(systemRoutes(deps, diagnose))
+    .use(doctorRoutes(deps, diagnose))
     .get("/", ({ redirect }) => redirect("/dashboard"))
     .get("/dashboard", () => serve("index.html"))
     .get("/dashboard/*", ({ params }) => serve(params["*"] || "index.html"));

@@ -12,7 +12,7 @@ import { transportReport } from "./transport";
 const LISTED_JOBS = 50;
 
 /** Runs parley doctor's checks on this server's engines; supplied by the composition root (modules do not import the CLI). */
-export type Diagnose = (deps: Deps) => Promise<Check[]>;
+export type Diagnose = (deps: Deps, options?: { verify?: boolean }) => Promise<Check[]>;
 
 /** The ids a job's payload names (recording, transcription, summary) and its tenant, without the rest. */
 function describeJob(job: JobLine, projectNames: Map<string, string>) {
@@ -57,8 +57,8 @@ function failedWork(deps: Deps): Check[] {
  * run on this server's engines and settings, then the database and the work that failed.
  * `verdict` is the worst of them: the page's headline.
  */
-export async function systemChecks(deps: Deps, diagnose: Diagnose) {
-  const checks = [databaseCheck(databaseAnswers(deps.db)), ...(await diagnose(deps)), ...failedWork(deps)].map(withVerdict);
+export async function systemChecks(deps: Deps, diagnose: Diagnose, options: { verify?: boolean } = {}) {
+  const checks = [databaseCheck(databaseAnswers(deps.db)), ...(await diagnose(deps, options)), ...failedWork(deps)].map(withVerdict);
   return { verdict: worstVerdict(checks.map((c) => c.verdict)), checks };
 }
 

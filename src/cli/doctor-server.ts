@@ -1,8 +1,8 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Config } from "../config";
-import { DOCTOR_HEADER, doctorToken } from "../modules/dashboard/doctor-access";
-import type { Check } from "../modules/health/verdicts";
+import { DOCTOR_HEADER, doctorToken } from "../doctor-token";
+import type { Check } from "../verdicts";
 
 /** Who holds the data dir, as its lock file says (src/data-dir/lock.ts). */
 type Holder = { pid: number; url: string | null; started_at: string };

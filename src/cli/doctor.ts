@@ -22,7 +22,7 @@ import { readInstalled } from "../model-files/installed";
 import { readWhisperHeader } from "../model-files/ggml-header";
 import { defaultManifest, installAdvice, modelFilePath, type Manifest } from "../model-files/manifest";
 import { configuredModelState, describeWhisperFile, type ModelState, usable } from "../model-files/state";
-import { type Check, diskChecks } from "../modules/health/verdicts";
+import { type Check, diskChecks } from "../verdicts";
 
 export type { Check };
 

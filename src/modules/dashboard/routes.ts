@@ -3,7 +3,7 @@ import type { Deps } from "../../deps";
 import { dashboardSessionOnly } from "../../http/auth";
 import { ApiError } from "../../http/errors";
 import { ASSETS } from "./assets";
-import { DOCTOR_HEADER, isDoctorToken } from "./doctor-access";
+import { DOCTOR_HEADER, isDoctorToken } from "../../doctor-token";
 import { type Diagnose, systemChecks, systemReport } from "./system";
 
 // The dashboard loads nothing from elsewhere, so it works on an air-gapped box.

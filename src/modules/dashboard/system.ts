@@ -2,8 +2,7 @@ import type { Deps } from "../../deps";
 import { importAdvice } from "../../model-files/manifest";
 import { runningCli } from "../../runtime/cli-name";
 import { healthReport } from "../health/service";
-import { countJobs, databaseAnswers } from "../health/store";
-import { type Check, databaseCheck, withVerdict, worstVerdict } from "../health/verdicts";
+import { type Check, databaseCheck, withVerdict, worstVerdict } from "../../verdicts";
 import { listProjects } from "../projects/service";
 import { failedJobs, failedRecordings, type JobLine, jobsInFlight } from "./store";
 import { transportReport } from "./transport";
@@ -39,8 +38,7 @@ function describeJob(job: JobLine, projectNames: Map<string, string>) {
 }
 
 /** Work that failed: jobs that gave up, recordings whose processing failed (a missing model fails them without a dead job). */
-function failedWork(deps: Deps): Check[] {
-  const dead = countJobs(deps.db).reduce((n, j) => n + (j.state === "dead" ? j.count : 0), 0);
+function failedWork(deps: Deps, dead: number): Check[] {
   const recordings = failedRecordings(deps.db);
   let latest = "";
   try {
@@ -58,7 +56,8 @@ function failedWork(deps: Deps): Check[] {
  * `verdict` is the worst of them: the page's headline.
  */
 export async function systemChecks(deps: Deps, diagnose: Diagnose, options: { verify?: boolean } = {}) {
-  const checks = [databaseCheck(databaseAnswers(deps.db)), ...(await diagnose(deps, options)), ...failedWork(deps)].map(withVerdict);
+  const health = healthReport(deps);
+  const checks = [databaseCheck(health.database.ok), ...(await diagnose(deps, options)), ...(health.queue ? failedWork(deps, health.queue.dead) : [])].map(withVerdict);
   return { verdict: worstVerdict(checks.map((c) => c.verdict)), checks };
 }
 

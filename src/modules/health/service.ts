@@ -8,7 +8,7 @@ import { applianceVolumes } from "../../storage";
 import { spaceReport } from "../../storage/volumes";
 import type { Health } from "./schema";
 import { countJobs, databaseAnswers, oldestUnfinishedJob } from "./store";
-import { type Check, databaseCheck, diskChecks, modelFilesOk, verdictOf, worstVerdict } from "./verdicts";
+import { type Check, databaseCheck, diskChecks, modelFilesOk, verdictOf, worstVerdict } from "../../verdicts";
 
 export const VERSION: string = pkg.version;
 

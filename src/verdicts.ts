@@ -1,6 +1,6 @@
-import type { Config } from "../../config";
-import { applianceVolumes } from "../../storage";
-import { spaceReport } from "../../storage/volumes";
+import type { Config } from "./config";
+import { applianceVolumes } from "./storage";
+import { spaceReport } from "./storage/volumes";
 
 /**
  * The one source of verdicts (decision 119): `parley doctor`, the dashboard's System page and

@@ -31,7 +31,7 @@ function certificateChecks(config: Config, mode: "files" | "auto", pair: Certifi
  * certificate's validity and the fingerprints a device pins, and a warning when the server
  * listens beyond loopback on plain HTTP. Makes no certificate: `serve` does.
  */
-export function tlsChecks(config: Config, now: Date): Check[] {
+export function tlsChecks(config: Config, now: Date, cli = runningCli()): Check[] {
   if (!config.tls) {
     const exposed = plainHttpWarning(config);
     return [exposed ? { check: "tls", ok: true, warning: true, detail: exposed } : { check: "tls", ok: true, detail: "off: plain HTTP on loopback only (a TLS reverse proxy in front may serve HTTPS)" }];
@@ -43,6 +43,6 @@ export function tlsChecks(config: Config, now: Date): Check[] {
   } catch (err) {
     return [{ check: "tls", ok: false, detail: `${mode}: ${(err as Error).message}` }];
   }
-  if (!pair) return [{ check: "tls", ok: true, detail: `auto: no certificate yet; \`${runningCli()} serve\` makes a self-signed one in the data dir on first start (then this shows its fingerprint)` }];
+  if (!pair) return [{ check: "tls", ok: true, detail: `auto: no certificate yet; \`${cli} serve\` makes a self-signed one in the data dir on first start (then this shows its fingerprint)` }];
   return certificateChecks(config, mode, pair, now);
 }

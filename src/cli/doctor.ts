@@ -137,8 +137,8 @@ export async function diagnose(config: Config, options: { verify?: boolean; engi
   };
 
   checks.push(dataDirPermissionsCheck(config.dataDir));
-  checks.push(...tlsChecks(config, new Date()));
-  checks.push(encryptionCheck(config));
+  checks.push(...tlsChecks(config, new Date(), context.cli));
+  checks.push(encryptionCheck(config, context.cli));
   checks.push(await plaintextAudioCheck(config));
   // The built-in decoders have no binary to run (decision 091).
   if (engines.audio instanceof WasmAudioDecoder) checks.push({ check: "audio decoder", ok: true, detail: `${engines.audio.binary}; no ffmpeg 5.1 or newer on the PATH` });

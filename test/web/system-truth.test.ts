@@ -24,8 +24,9 @@ async function checks(page: Page): Promise<Record<string, [string, string]>> {
 
 /** The Models table's row for an engine: [status, install with]. */
 async function modelRow(page: Page, engine: string): Promise<string[]> {
-  const row = page.getByRole("region", { name: "Models" }).getByRole("row").filter({ has: page.getByRole("cell", { name: engine, exact: true }) });
-  return row.getByRole("cell").allTextContents().then((cells) => cells.slice(2));
+  // By text, not by accessible name: on a phone each cell's name starts with its column's label.
+  const row = page.getByRole("region", { name: "Models" }).locator("tbody tr").filter({ has: page.locator("td:first-child", { hasText: new RegExp(`^${engine}$`) }) });
+  return row.locator("td").allTextContents().then((cells) => cells.slice(2));
 }
 
 describe.skipIf(!hasChromium)("System page: one verdict per thing, the headline the worst of them", () => {

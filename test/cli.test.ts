@@ -93,7 +93,7 @@ describe("parley CLI", () => {
     // No models: the first thing it says is which to install and how, and it runs on.
     expect(demo.stdout.startsWith("Models not installed")).toBe(true);
     expect(demo.stdout).toContain("models pull whisper-base.en");
-    expect(demo.stdout).toContain("parley models import PATH");
+    expect(demo.stdout).toContain("models import PATH");
     expect(demo.stdout).toContain(`http://127.0.0.1:${port}/dashboard`);
     const key = demo.stdout.match(/sk_test_\w+/)?.[0];
     expect(key).toBeDefined();

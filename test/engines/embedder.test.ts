@@ -48,7 +48,7 @@ describe("transformers.js embedder on a generated ONNX model", () => {
   test("a missing model is a MissingModelError naming the install command, for dimension and embed", async () => {
     const missing = new TransformersEmbedder(join(makeTempDir(), "all-minilm-l6-v2"), "all-minilm-l6-v2");
     await expect(missing.dimension()).rejects.toBeInstanceOf(MissingModelError);
-    await expect(missing.embed(["x"])).rejects.toThrow("parley models pull all-minilm-l6-v2");
+    await expect(missing.embed(["x"])).rejects.toThrow("models pull all-minilm-l6-v2");
   });
 });
 

@@ -93,7 +93,7 @@ describe("LlamaLlm on a generated GGUF model", () => {
     const missing = new LlamaLlm({ model: "qwen2.5-1.5b-instruct-q4", path: join(makeTempDir(), "none.gguf"), gpu: "off" });
     const err = await missing.countTokens("x").catch((e) => e);
     expect(err).toBeInstanceOf(MissingModelError);
-    expect(err.message).toContain("parley models pull qwen2.5-1.5b-instruct-q4");
+    expect(err.message).toContain("models pull qwen2.5-1.5b-instruct-q4");
   });
 
   test("createEngines wires it from PARLEY_LLM_MODEL (a path works as a name)", async () => {

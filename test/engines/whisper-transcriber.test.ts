@@ -73,7 +73,7 @@ describe("WhisperTranscriber on a generated ggml model", () => {
     const t = new WhisperTranscriber({ model: "whisper-base.en", path, gpu: "off" });
     const err = await t.transcribe(voicedBurst(2, 0, 2), {}).catch((e) => e);
     expect(err).toBeInstanceOf(MissingModelError);
-    expect(err.message).toContain("parley models pull whisper-base.en");
+    expect(err.message).toContain("models pull whisper-base.en");
     copyFileSync(models.whisper, path);
     expectWellFormed((await t.transcribe(voicedBurst(2, 0, 2), { language: "en" })).segments, 2);
   });

@@ -27,7 +27,11 @@ const MB = 1024 * 1024;
 export function diskChecks(config: Config): Check[] {
   return spaceReport(applianceVolumes(config), config.minFreeBytes).map((v) => {
     const free = `${Math.floor(v.free_bytes / MB)} MB free of ${Math.floor(v.total_bytes / MB)} MB`;
-    return { check: `disk ${v.volume}`, ok: !v.low, detail: v.low ? `${free}: below PARLEY_MIN_FREE_MB (${config.minFreeBytes / MB}), new uploads are refused; free space on this volume` : free };
+    return {
+      check: `disk ${v.volume}`,
+      ok: !v.low,
+      detail: v.low ? `${free}: below PARLEY_MIN_FREE_MB (${config.minFreeBytes / MB}), new uploads are refused; free space on this volume` : free,
+    };
   });
 }
 

@@ -38,5 +38,8 @@ test("beside a server started with other settings, doctor reports the server's c
   expect(await server.proc.exited).toBe(0);
   const alone = JSON.parse((await parley(["doctor", "--json"], shared)).stdout) as Check[];
   expect(alone[0]).toEqual({ check: "reports on", ok: true, detail: `this shell's settings and environment: no server runs on ${dataDir}` });
-  expect(alone.find((c) => c.check === "transcriber")).toMatchObject({ ok: false, detail: "whisper-base.en is not installed: npm run parley -- models pull whisper-base.en" });
+  expect(alone.find((c) => c.check === "transcriber")).toMatchObject({
+    ok: false,
+    detail: "whisper-base.en is not installed: npm run parley -- models pull whisper-base.en",
+  });
 });

@@ -36,7 +36,10 @@ describe("a stand-in under a published name", () => {
     // Verify and doctor agree with the refusal: not installed.
     expect(JSON.parse((await run(["models", "verify", "--json"], env)).stdout)).toEqual([]);
     const doctor = JSON.parse((await run(["doctor", "--json"], env)).stdout) as { check: string; ok: boolean; detail: string }[];
-    expect(doctor.find((c) => c.check === "transcriber")).toMatchObject({ ok: false, detail: "whisper-base.en is not installed: npm run parley -- models pull whisper-base.en" });
+    expect(doctor.find((c) => c.check === "transcriber")).toMatchObject({
+      ok: false,
+      detail: "whisper-base.en is not installed: npm run parley -- models pull whisper-base.en",
+    });
   });
 
   test("put there by hand: list, verify, doctor and GET /v1/health all say it is not the model (mismatch), none says ok", async () => {
@@ -60,7 +63,12 @@ describe("a stand-in under a published name", () => {
     const t = await makeTestApp({ env: { PARLEY_MODELS_DIR: modelsDir } });
     const health = await t.call("GET", "/v1/health");
     expect(health.body.status).toBe("degraded");
-    expect(health.body.models[0]).toEqual({ engine: "transcriber", model: "whisper-base.en", status: "mismatch", install: "npm run parley -- models pull whisper-base.en" });
+    expect(health.body.models[0]).toEqual({
+      engine: "transcriber",
+      model: "whisper-base.en",
+      status: "mismatch",
+      install: "npm run parley -- models pull whisper-base.en",
+    });
   });
 });
 
@@ -89,7 +97,8 @@ describe("import refusals", () => {
     const { modelsDir, env } = dataDir();
     const usb = makeTempDir();
     mkdirSync(join(usb, "all-minilm-l6-v2/onnx"), { recursive: true });
-    for (const f of ["config.json", "tokenizer.json", "tokenizer_config.json", "onnx/model.onnx"]) writeFileSync(join(usb, "all-minilm-l6-v2", f), "not the model");
+    for (const f of ["config.json", "tokenizer.json", "tokenizer_config.json", "onnx/model.onnx"])
+      writeFileSync(join(usb, "all-minilm-l6-v2", f), "not the model");
     const { stderr, code } = await run(["models", "import", usb], env);
     expect(code).toBe(1);
     expect(stderr).toContain("refused all-minilm-l6-v2: all-minilm-l6-v2/config.json: size mismatch");

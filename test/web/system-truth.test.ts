@@ -25,17 +25,27 @@ async function checks(page: Page): Promise<Record<string, [string, string]>> {
 /** The Models table's row for an engine: [status, install with]. */
 async function modelRow(page: Page, engine: string): Promise<string[]> {
   // By text, not by accessible name: on a phone each cell's name starts with its column's label.
-  const row = page.getByRole("region", { name: "Models" }).locator("tbody tr").filter({ has: page.locator("td:first-child", { hasText: new RegExp(`^${engine}$`) }) });
-  return row.locator("td").allTextContents().then((cells) => cells.slice(2));
+  const row = page
+    .getByRole("region", { name: "Models" })
+    .locator("tbody tr")
+    .filter({ has: page.locator("td:first-child", { hasText: new RegExp(`^${engine}$`) }) });
+  return row
+    .locator("td")
+    .allTextContents()
+    .then((cells) => cells.slice(2));
 }
 
 describe.skipIf(!hasChromium)("System page: one verdict per thing, the headline the worst of them", () => {
   let d: Dashboard;
   beforeAll(async () => {
     // Every model's file is there (GET /v1/health: ok), but the embedder's folder holds no model: it fails to load.
-    d = await startDashboard({ env: { PARLEY_WHISPER_MODEL: models.whisper, PARLEY_LLM_MODEL: models.gguf, PARLEY_EMBEDDING_MODEL: makeTempDir(), PARLEY_GPU: "off" } });
+    d = await startDashboard({
+      env: { PARLEY_WHISPER_MODEL: models.whisper, PARLEY_LLM_MODEL: models.gguf, PARLEY_EMBEDDING_MODEL: makeTempDir(), PARLEY_GPU: "off" },
+    });
     const recording = seedRecording(d.deps, { projectId: d.tenant!.project.id, mode: "test" }, { endUserId: null, recordedAt: null });
-    d.deps.db.query("UPDATE recordings SET status = 'failed', error = ? WHERE id = ?").run(JSON.stringify({ code: "processing_error", message: FAILURE }), recording);
+    d.deps.db
+      .query("UPDATE recordings SET status = 'failed', error = ? WHERE id = ?")
+      .run(JSON.stringify({ code: "processing_error", message: FAILURE }), recording);
   });
   afterAll(() => d?.stop());
 

@@ -13,8 +13,26 @@ export function table(caption, head, rows) {
       "table",
       {},
       h("caption", { class: "muted" }, caption),
-      h("thead", {}, h("tr", {}, head.map((t) => h("th", { scope: "col" }, t)))),
-      h("tbody", {}, rows.map((cells) => h("tr", {}, cells.map((cell, i) => h("td", { "data-label": head[i] }, cell))))),
+      h(
+        "thead",
+        {},
+        h(
+          "tr",
+          {},
+          head.map((t) => h("th", { scope: "col" }, t)),
+        ),
+      ),
+      h(
+        "tbody",
+        {},
+        rows.map((cells) =>
+          h(
+            "tr",
+            {},
+            cells.map((cell, i) => h("td", { "data-label": head[i] }, cell)),
+          ),
+        ),
+      ),
     ),
   );
 }

@@ -5,8 +5,9 @@ import { installAdvice, isManifestModel } from "../model-files/manifest";
  * message names the command that installs it; it never crashes the server.
  */
 export class MissingModelError extends Error {
-  constructor(readonly modelName: string, kind: string) {
+  /** `checked`: where the engine looked, named in the advice for an operator's own model (a manifest model's advice is its pull command). */
+  constructor(readonly modelName: string, kind: string, checked: string) {
     const airGapped = isManifestModel(modelName) ? " (or parley models import PATH on an air-gapped machine)" : "";
-    super(`The ${kind} model ${modelName} is not installed. Install it: ${installAdvice(modelName)}${airGapped}.`);
+    super(`The ${kind} model ${modelName} is not installed. Install it: ${installAdvice(modelName, { where: checked })}${airGapped}.`);
   }
 }

@@ -279,7 +279,7 @@ describe("transcriptions: failure codes", () => {
     const broken = await pipelineApp({ error: new Error("whisper exploded") });
     const key = makeTenant(broken.deps).test;
     expect(await failure(broken, key, speech)).toEqual({ code: "processing_error", message: "Transcription failed: whisper exploded. Check the engines with: parley doctor." });
-    const missing = await pipelineApp({ error: new MissingModelError("whisper-base.en", "whisper") });
+    const missing = await pipelineApp({ error: new MissingModelError("whisper-base.en", "whisper", "models/ggml-base.en.bin") });
     const error = await failure(missing, makeTenant(missing.deps).test, speech);
     expect(error.code).toBe("processing_error");
     expect(error.message).toContain("parley models pull whisper-base.en");

@@ -110,7 +110,8 @@ const sharedComponents = {
   responses: {
     Error: {
       description: "Error (docs/api.md lists the codes and statuses)",
-      headers: headerRefs([...EVERY_RESPONSE, "Retry-After"]),
+      // A stored 4xx is replayed too (idempotency never stores 425, 429 or 5xx).
+      headers: headerRefs([...EVERY_RESPONSE, "Retry-After", "Idempotent-Replayed"]),
       content: { "application/json": { schema: ref("schemas", "Error") } },
     },
   },

@@ -14,7 +14,8 @@ import { createLogger } from "../../src/log";
 import { modelDirectory, modelFilePath } from "../../src/model-files/manifest";
 import { makeTempDir } from "../helpers";
 
-const engines = (modelsDir: string, models: Record<string, string>) => createEngines(loadConfig({ PARLEY_DATA_DIR: makeTempDir(), PARLEY_MODELS_DIR: modelsDir, ...models }), createLogger("silent"));
+const engines = (modelsDir: string, models: Record<string, string>) =>
+  createEngines(loadConfig({ PARLEY_DATA_DIR: makeTempDir(), PARLEY_MODELS_DIR: modelsDir, ...models }), createLogger("silent"));
 
 test("PARLEY_EMBEDDING_MODEL=/abs/path/to/model-folder: the folder is loaded, not looked for under the models folder", async () => {
   const folder = join(makeTempDir(), "my-embedder");

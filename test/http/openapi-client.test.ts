@@ -70,7 +70,19 @@ describe.skipIf(!present)("a client generated with openapi-typescript and openap
     writeFileSync(join(dir, "schema.d.ts"), astToString(ast));
     writeFileSync(join(dir, "client.ts"), CLIENT);
     const tsc = join(TOOLS, "typescript/bin/tsc");
-    const flags = ["--noEmit", "--strict", "--target", "es2022", "--module", "esnext", "--moduleResolution", "bundler", "--lib", "es2022,dom", "--skipLibCheck"];
+    const flags = [
+      "--noEmit",
+      "--strict",
+      "--target",
+      "es2022",
+      "--module",
+      "esnext",
+      "--moduleResolution",
+      "bundler",
+      "--lib",
+      "es2022,dom",
+      "--skipLibCheck",
+    ];
     try {
       execFileSync(process.execPath, [tsc, ...flags, join(dir, "client.ts")], { cwd: dir, stdio: "pipe" });
     } catch (err) {

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { closeDeps, stopDeps } from "../src/boot";
 import { createApiKey, revokeApiKey } from "../src/modules/keys/service";
-import { makeTenant, makeTestApp } from "./helpers";
+import { makeTenant, makeTestApp, waitFor } from "./helpers";
 import { boundDevice } from "./modules/device-runtime-fixtures";
 
 // Every piece of state is built with its Deps (decision 085): two apps in one process, as
@@ -21,8 +21,6 @@ function eventWrittenElsewhere(t: App, projectId: string, id: string): void {
 
 const dispatched = (t: App, id: string) => t.deps.db.query<{ dispatched_at: string | null }, [string]>("SELECT dispatched_at FROM events WHERE id = ?").get(id)!.dispatched_at;
 
-/** A few turns of the event loop: the wake-up of an event is a microtask and a setImmediate away. */
-const turns = () => Bun.sleep(20);
 
 describe("two apps in one process share nothing", () => {
   test("an event recorded in one app wakes its own webhook dispatcher, never the other's", async () => {
@@ -33,16 +31,14 @@ describe("two apps in one process share nothing", () => {
     eventWrittenElsewhere(b!.t, b!.tenant.project.id, "evt_b_elsewhere");
 
     expect((await a!.t.call("POST", "/v1/recordings", { key: a!.tenant.test, body: {} })).status).toBe(201);
-    await turns();
-    const [ownEvent] = a!.t.deps.db.query<{ dispatched_at: string | null }, []>("SELECT dispatched_at FROM events WHERE type = 'recording.created'").all();
-    expect(ownEvent?.dispatched_at).not.toBeNull();
+    const ownEvent = () => a!.t.deps.db.query<{ dispatched_at: string | null }, []>("SELECT dispatched_at FROM events WHERE type = 'recording.created'").get()?.dispatched_at;
+    await waitFor("a's own event dispatched", ownEvent);
     // Woken by a's event, b's dispatcher would have fanned its pending event out.
     expect(dispatched(b!.t, "evt_b_elsewhere")).toBeNull();
 
     // b's own events still wake b.
     expect((await b!.t.call("POST", "/v1/recordings", { key: b!.tenant.test, body: {} })).status).toBe(201);
-    await turns();
-    expect(dispatched(b!.t, "evt_b_elsewhere")).not.toBeNull();
+    await waitFor("b's pending event dispatched", () => dispatched(b!.t, "evt_b_elsewhere"));
   });
 
   test("a credential one app looked up is never the other's, even for the same Request", async () => {
@@ -84,7 +80,6 @@ describe("two apps in one process share nothing", () => {
     expect((await b!.t.call("GET", "/v1/end-users", { key: b!.tenant.test })).status).toBe(200);
     eventWrittenElsewhere(b!.t, b!.tenant.project.id, "evt_b_after_close");
     expect((await b!.t.call("POST", "/v1/recordings", { key: b!.tenant.test, body: {} })).status).toBe(201);
-    await turns();
-    expect(dispatched(b!.t, "evt_b_after_close")).not.toBeNull();
+    await waitFor("b's pending event dispatched", () => dispatched(b!.t, "evt_b_after_close"));
   });
 });

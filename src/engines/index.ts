@@ -1,7 +1,6 @@
-import { join } from "node:path";
 import type { Config } from "../config";
 import type { Logger } from "../log";
-import { modelFilePath } from "../model-files/manifest";
+import { modelDirectory, modelFilePath } from "../model-files/manifest";
 import { configuredModelState, usable } from "../model-files/state";
 import { RuntimeFiles } from "../runtime/files";
 import type { AudioDecoder } from "./audio";
@@ -61,7 +60,7 @@ export function createEngines(config: Config, _log: Logger): Engines {
     llm: new LlamaLlm({ model: config.models.llm, path: modelFilePath(config.modelsDir, config.models.llm), gpu: config.gpu, runtime, cores }),
     // Building it connects nowhere: the server is first asked at the first question.
     remoteLlm: baseUrl && model ? new OpenAiCompatibleLlm({ baseUrl, apiKey, model, contextTokens, timeoutMs }) : null,
-    embedder: new TransformersEmbedder(join(config.modelsDir, config.models.embedding), config.models.embedding, runtime),
+    embedder: new TransformersEmbedder(modelDirectory(config.modelsDir, config.models.embedding), config.models.embedding, runtime),
     vad: new SileroVad(undefined, runtime),
     diarizer: chooseDiarizer(config, runtime),
   };

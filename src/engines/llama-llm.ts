@@ -83,7 +83,7 @@ export class LlamaLlm implements Llm {
   }
 
   private async open(): Promise<Loaded> {
-    if (!existsSync(this.options.path)) throw new MissingModelError(this.model, "language");
+    if (!existsSync(this.options.path)) throw new MissingModelError(this.model, "language", this.options.path);
     // The executable carries the CPU build only (GPU builds break its size budget): it never looks for a GPU.
     const carried = this.options.runtime?.folder(CARRIED_LLAMA);
     if (carried) useLlamaBinsFrom(carried);

@@ -68,7 +68,7 @@ export class NeuralDiarizer implements Diarizer {
         [this.files.names.segmentation, this.files.segmentation],
         [this.files.names.embedding, this.files.embedding],
       ] as const) {
-        if (!existsSync(path)) throw new MissingModelError(name, "diarization");
+        if (!existsSync(path)) throw new MissingModelError(name, "diarization", path);
       }
       const onnxruntime = this.runtime?.folder("onnxruntime");
       if (onnxruntime) useOnnxruntimeFrom(onnxruntime);

@@ -75,7 +75,7 @@ export class WhisperTranscriber implements Transcriber {
 
   private async open(): Promise<WhisperRunner> {
     const { path } = this.options;
-    if (!existsSync(path)) throw new MissingModelError(this.model, "whisper");
+    if (!existsSync(path)) throw new MissingModelError(this.model, "whisper", path);
     for (const backend of gpuCandidates(this.options.gpu)) {
       try {
         return await openPrebuiltWhisper(backend, path, this.options.runtime);

@@ -3,13 +3,14 @@ import { type FSWatcher, watch } from "node:fs";
 import { dirname } from "node:path";
 import type { Logger } from "../log";
 import type { CertificatePair, CertificateSource } from "../tls/certificate";
+import { serverCipherOptions } from "../tls/ciphers";
 import { drainRequests } from "./drain";
 
 /** How the server listens, the same on every (re-)listen but for the certificate. */
 export type ListenOptions = { port: number; hostname: string; maxRequestBodySize: number; idleTimeout: number; reusePort: false };
 
 /** The Elysia app, as far as listening goes: `listen` makes a Bun server and sets `server` to it. */
-type Listenable = { listen(options: ListenOptions & { tls?: { cert: string; key: string } }): unknown; server: Server<unknown> | null };
+type Listenable = { listen(options: ListenOptions & { tls?: { cert: string; key: string; ciphers: string; secureOptions: number } }): unknown; server: Server<unknown> | null };
 
 export type Listener = {
   /** The server taking new connections now. */
@@ -28,7 +29,7 @@ const SETTLE_MS = 250;
 /** A certificate re-read this often even without an event: PARLEY_TLS=auto renews this way, and an event missed on a network file system is caught. */
 const RECHECK_MS = 6 * 3600 * 1000;
 
-const tlsOf = (pair: CertificatePair | null) => (pair ? { tls: { cert: pair.cert, key: pair.key } } : {});
+const tlsOf = (pair: CertificatePair | null) => (pair ? { tls: { cert: pair.cert, key: pair.key, ...serverCipherOptions } } : {});
 
 /**
  * Listens with `app`, over HTTPS when there is a certificate source. Bun.serve's reload()

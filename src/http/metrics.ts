@@ -1,6 +1,14 @@
 import { Elysia } from "elysia";
 
-type Timing = { count: number; seconds: number };
+/**
+ * Upper bounds (seconds) of the request latency histogram's buckets: Prometheus' defaults,
+ * from a device heartbeat (milliseconds) to a long search or an upload (seconds), so
+ * `histogram_quantile(0.95, ...)` gives a p95 per route. +Inf is implicit (the count).
+ */
+export const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10] as const;
+
+/** Requests of one label set: their count, total seconds, and how many fell in each bucket (not cumulative; the exposition sums them). */
+type Timing = { count: number; seconds: number; buckets: number[] };
 
 /**
  * The counters the process keeps for GET /metrics (decision 086); what the database
@@ -8,17 +16,23 @@ type Timing = { count: number; seconds: number };
  * route templates, methods, statuses: nothing that names a project, a key or a path's ids.
  */
 export class Metrics {
-  /** By `method route status`: one map entry per label set, so counting is a lookup and two additions. */
+  /** By `method route status`: one map entry per label set, so counting is a lookup, two additions and a bucket's increment. */
   readonly requests = new Map<string, Timing & { method: string; route: string; status: number }>();
   readonly transcriptions = { count: 0, audioSeconds: 0, processingSeconds: 0 };
 
   countRequest(method: string, route: string, status: number, seconds: number): void {
     const key = `${method} ${route} ${status}`;
-    const entry = this.requests.get(key);
-    if (entry) {
-      entry.count++;
-      entry.seconds += seconds;
-    } else this.requests.set(key, { method, route, status, count: 1, seconds });
+    let entry = this.requests.get(key);
+    if (!entry) this.requests.set(key, (entry = { method, route, status, count: 0, seconds: 0, buckets: LATENCY_BUCKETS.map(() => 0) }));
+    entry.count++;
+    entry.seconds += seconds;
+    // A plain loop, not findIndex: no closure made per request.
+    for (let i = 0; i < LATENCY_BUCKETS.length; i++) {
+      if (seconds <= LATENCY_BUCKETS[i]!) {
+        entry.buckets[i]!++;
+        break;
+      }
+    }
   }
 
   /** A completed transcription: its audio length and the wall time decoding and transcribing it took. */

@@ -25,7 +25,55 @@ type Operation = {
   responses?: Record<string, unknown>;
 } & Record<string, unknown>;
 
-const ref = (kind: "schemas" | "parameters" | "responses", name: string) => ({ $ref: `#/components/${kind}/${name}` });
+const ref = (kind: "schemas" | "parameters" | "responses" | "headers", name: string) => ({ $ref: `#/components/${kind}/${name}` });
+
+const integer = { type: "integer" } as const;
+const text = { type: "string" } as const;
+
+/**
+ * The response headers Parley sends, by their names. Every response carries Request-Id and
+ * (with rate limits on) X-RateLimit-*; errors may carry Retry-After; the others are declared
+ * by the operations that send them (a route's `detail`, see http/schemas.ts).
+ */
+const HEADERS: Record<string, { description: string; schema: object }> = {
+  "Request-Id": { description: "This request's id (req_...), also in an error's body: quote it when reporting a problem.", schema: text },
+  "X-RateLimit-Limit": { description: "Requests allowed per window for this credential (spec 8); absent when rate limits are off.", schema: integer },
+  "X-RateLimit-Remaining": { description: "Requests left in the current window.", schema: integer },
+  "X-RateLimit-Reset": { description: "When the current window ends, in Unix seconds.", schema: integer },
+  "Retry-After": { description: "Seconds to wait before retrying: 429 rate_limited or too_many_uploads, 425 upload_verification_pending, 503, 507.", schema: integer },
+  "Idempotent-Replayed": { description: "`true` when this is the stored answer to an earlier request with the same Idempotency-Key.", schema: { type: "string", enum: ["true"] } },
+  "Content-Range": { description: "The bytes sent, `bytes START-END/SIZE` (206, and a whole file's 200), or the size, `bytes */SIZE` (416).", schema: text },
+  "Accept-Ranges": { description: "`bytes`: a Range header is honoured.", schema: { type: "string", enum: ["bytes"] } },
+  ETag: { description: "The stored file's SHA-256, quoted.", schema: text },
+  "X-Firmware-SHA256": { description: "The firmware image's SHA-256, hex: check it before flashing.", schema: text },
+  "X-Firmware-Version": { description: "The firmware image's version.", schema: text },
+  "Content-Disposition": { description: "`attachment` with the file name to save it under: stored bytes are never shown as a page (decision 113).", schema: text },
+  "Parley-Redaction": { description: "With redacted=true: the passes applied, `rules; model=completed|failed|not_run` (decision 111).", schema: text },
+};
+
+const headerRefs = (names: string[]) => Object.fromEntries(names.map((name) => [name, ref("headers", name)]));
+const EVERY_RESPONSE = ["Request-Id", "X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset"];
+
+/** What each tag holds, in the order a reader meets them (the top-level `tags` list). */
+const TAGS: [string, string][] = [
+  ["End users", "The people whose conversations are captured; every recording, device binding and search belongs to one."],
+  ["Devices", "Wearables: registration, binding to an end user, heartbeats, live state and settings."],
+  ["Device commands", "Commands sent to a device (start, stop, trigger upload) and their lifecycle."],
+  ["Device grants", "Short-lived signed grants a device presents (WiFi configuration)."],
+  ["Firmware and OTA", "Firmware releases and their over-the-air assignment to devices."],
+  ["Recordings", "Recording entries, audio upload through pre-signed URLs, verification and download."],
+  ["Transcriptions", "Speech to text with speakers, and the redacted view."],
+  ["Summaries", "Summaries of transcriptions by template."],
+  ["Search", "Hybrid semantic and keyword search over an end user's transcripts."],
+  ["Ask", "Questions answered from transcripts, with citations."],
+  ["Voices", "Known voices: speaker names learnt from samples."],
+  ["Webhooks", "Endpoints that receive events, and their deliveries."],
+  ["Configuration", "Project, end-user and device configuration levels."],
+  ["Legal holds", "Holds that stop deletion and retention for what they cover."],
+  ["Audit", "The hash-chained log of reads and changes."],
+  ["Exports", "eDiscovery archives of an end user's or chosen recordings."],
+  ["Operations", "Health and metrics, without a key."],
+];
 
 /** What every operation shares: the error body of spec 7, the version and idempotency headers. */
 const sharedComponents = {
@@ -51,10 +99,23 @@ const sharedComponents = {
       schema: { type: "string", pattern: "^[A-Za-z0-9_-]{1,255}$" },
       description: "Honoured by the create and trigger endpoints (docs/api.md lists them): the same key and payload replay the first response for 24 hours.",
     },
+    Range: {
+      name: "Range",
+      in: "header",
+      required: false,
+      schema: { type: "string", pattern: "^bytes=(\\d+-\\d*|-\\d+)$" },
+      description: "One byte range, e.g. `bytes=0-1023`, `bytes=1024-` or `bytes=-500`: answered 206 with Content-Range, or 416 when it lies past the end.",
+    },
   },
   responses: {
-    Error: { description: "Error (docs/api.md lists the codes and statuses)", content: { "application/json": { schema: ref("schemas", "Error") } } },
+    Error: {
+      description: "Error (docs/api.md lists the codes and statuses)",
+      // A stored 4xx is replayed too (idempotency never stores 425, 429 or 5xx).
+      headers: headerRefs([...EVERY_RESPONSE, "Retry-After", "Idempotent-Replayed"]),
+      content: { "application/json": { schema: ref("schemas", "Error") } },
+    },
   },
+  headers: HEADERS,
 };
 
 /** The generator offers every JSON body in these encodings too; the API reads JSON only. */
@@ -136,12 +197,18 @@ export function buildOpenApiDocument(app: AnyElysia) {
       const content = op?.requestBody?.content;
       if (content) for (const type of FORM_ENCODINGS) delete content[type];
       if (op.requestBody && bodyOptional.has(`${method} ${path}`)) op.requestBody.required = false;
-      for (const [status, response] of Object.entries(op.responses ?? {}) as [string, { description?: string; content?: unknown }][]) {
+      const extraHeaders = (op["x-response-headers"] ?? {}) as Record<string, string[]>;
+      const headerParameters = ((op["x-header-parameters"] ?? []) as string[]).map((name) => ref("parameters", name));
+      delete op["x-response-headers"];
+      delete op["x-header-parameters"];
+      for (const [status, response] of Object.entries(op.responses ?? {}) as [string, { description?: string; content?: unknown; headers?: object }][]) {
+        const replayable = method === "post" ? ["Idempotent-Replayed"] : [];
+        response.headers = { ...headerRefs([...EVERY_RESPONSE, ...replayable, ...(extraHeaders[status] ?? [])]), ...response.headers };
         if (!response.description?.startsWith("Response for status")) continue;
         response.description = SUCCESS_DESCRIPTIONS[status] ?? response.description;
         if (status === "204") delete response.content;
       }
-      op.parameters = [...(op.parameters ?? []), ref("parameters", "ParleyVersion"), ...(method === "post" ? [ref("parameters", "IdempotencyKey")] : [])];
+      op.parameters = [...(op.parameters ?? []), ...headerParameters, ref("parameters", "ParleyVersion"), ...(method === "post" ? [ref("parameters", "IdempotencyKey")] : [])];
       op.responses = { ...op.responses, "4XX": ref("responses", "Error"), "5XX": ref("responses", "Error") };
     }
   }
@@ -159,6 +226,7 @@ export function buildOpenApiDocument(app: AnyElysia) {
     servers: [{ url: "/" }],
     components: { ...sharedComponents, schemas: { ...schemas, ...sharedComponents.schemas }, securitySchemes: { bearer: { type: "http", scheme: "bearer" } } },
     security: [{ bearer: [] }],
+    tags: TAGS.map(([name, description]) => ({ name, description })),
     paths,
   };
 }

@@ -28,15 +28,28 @@ export const jobTimestamps = {
 /** A 204: no body. openapi.ts declares it without content. */
 export const noContent = { 204: z.undefined() };
 
-/** A raw request body (audio, firmware image): documented only, the route streams it unparsed. */
-export const binaryRequestBody = (description: string) => ({
-  required: true,
+/** Bytes in the media types given; `format: binary` is what client generators turn into a Blob. */
+const bytesIn = (types: string[]) => Object.fromEntries(types.map((type) => [type, { schema: { type: "string" as const, format: "binary" } }]));
+
+/** A raw request body (audio, firmware image) in the media types a client may send: documented only, the route streams it unparsed. */
+export const binaryRequestBody = (description: string, types = ["application/octet-stream"]) => ({ required: true, description, content: bytesIn(types) });
+
+/**
+ * A file response (audio, firmware image, an archive): bytes, not JSON, so documented rather
+ * than validated. `headers` names components.headers (src/http/openapi.ts) this response
+ * sends besides the ones every response carries.
+ */
+export const binaryResponse = (description: string, types = ["application/octet-stream"], headers: string[] = []) => ({
   description,
-  content: { "application/octet-stream": { schema: { type: "string" as const, contentMediaType: "application/octet-stream" } } },
+  content: bytesIn(types),
+  ...(headers.length ? { headers: Object.fromEntries(headers.map((name) => [name, { $ref: `#/components/headers/${name}` }])) } : {}),
 });
 
-/** A file response (audio, firmware image): bytes, not JSON, so documented rather than validated. */
-export const binaryResponse = (description: string) => ({
-  description,
-  content: { "application/octet-stream": { schema: { type: "string" as const, contentMediaType: "application/octet-stream" } } },
-});
+/**
+ * Headers a JSON response sends besides the ones every response carries, by status, for a
+ * route's `detail` (the generator builds those responses from zod; openapi.ts adds these).
+ */
+export const responseHeaders = (byStatus: Record<number, string[]>) => ({ "x-response-headers": byStatus });
+
+/** Request headers an operation reads, by their names in components.parameters (the generator drops a `detail`'s own parameters). */
+export const headerParameters = (names: string[]) => ({ "x-header-parameters": names });

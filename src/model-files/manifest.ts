@@ -55,22 +55,30 @@ export function findModel(manifest: Manifest, name: string): ModelEntry {
 }
 
 /**
+ * Where an operator's own model (a name the manifest does not know) is: an absolute path as
+ * it is, a relative path that exists from the working folder as it is, else under the models
+ * folder. An absolute path is never joined under the models folder, found or not, so the
+ * advice for a missing one names the path that was looked at.
+ */
+function ownModelPath(modelsDir: string, name: string): string {
+  return isAbsolute(name) || (name.includes("/") && existsSync(name)) ? name : join(modelsDir, name);
+}
+
+/**
  * The file an engine loads for a configured model name: the manifest entry's first file
- * under the models folder, or, for a name that is itself a path to an existing file, that
- * file (an operator's own fine-tuned model needs no manifest entry).
+ * under the models folder, or an operator's own file by its path (an operator's own
+ * fine-tuned model needs no manifest entry).
  */
 export function modelFilePath(modelsDir: string, name: string, manifest: Manifest = defaultManifest): string {
   const entry = manifest.models.find((m) => m.name === name);
-  if (entry?.files[0]) return join(modelsDir, entry.files[0].path);
-  if ((isAbsolute(name) || name.includes("/")) && existsSync(name)) return name;
-  return join(modelsDir, name);
+  return entry?.files[0] ? join(modelsDir, entry.files[0].path) : ownModelPath(modelsDir, name);
 }
 
-/** The folder of a model whose engine wants a directory (transformers.js): the parent of its files. */
+/** The folder of a model whose engine wants a directory (transformers.js): the parent of its files, or an operator's own folder by its path, as modelFilePath takes a file's. */
 export function modelDirectory(modelsDir: string, name: string, manifest: Manifest = defaultManifest): string {
   const entry = manifest.models.find((m) => m.name === name);
   const first = entry?.files[0]?.path;
-  return first ? join(modelsDir, first.split("/")[0]!) : join(modelsDir, name);
+  return first ? join(modelsDir, first.split("/")[0]!) : ownModelPath(modelsDir, name);
 }
 
 /**

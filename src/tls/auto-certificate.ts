@@ -90,11 +90,14 @@ export function ensureAutoCertificate(dataDir: string, names: { dnsNames: string
       if (!(err instanceof CertificateError)) throw err;
     }
   }
+  // A device whose clock is a little behind still accepts it; the span is counted from the
+  // backdated start, as a client counts it, so it is 825 days and not 826.
+  const notBefore = new Date(now.getTime() - DAY_MS);
   const cert = makeSelfSignedCertificate(createPrivateKey(key), {
     commonName: `Parley on ${hostname()}`.slice(0, 64),
     ...names,
-    notBefore: new Date(now.getTime() - DAY_MS), // a device whose clock is a little behind still accepts it
-    notAfter: new Date(now.getTime() + VALID_DAYS * DAY_MS),
+    notBefore,
+    notAfter: new Date(notBefore.getTime() + VALID_DAYS * DAY_MS),
   });
   const partial = `${paths.cert}.partial`;
   writeFileSync(partial, cert, { mode: 0o600 });

@@ -51,13 +51,24 @@ describe("the OpenAPI document", () => {
   test("raw bodies are bytes, the upload URL needs no key, an optional body is not required", () => {
     const upload = contract.operationFor("PUT", "/v1/uploads/up_x")!.operation as Record<string, any>;
     expect(upload.security).toEqual([]);
-    expect(Object.keys(upload.requestBody.content)).toEqual(["application/octet-stream"]);
+    // The type upload-url tells the device to send (the audio's own), or bytes of no declared type.
+    expect(Object.keys(upload.requestBody.content)).toEqual(["audio/*", "application/octet-stream"]);
     const firmware = contract.operationFor("POST", "/v1/firmware-releases")!.operation as Record<string, any>;
     expect(Object.keys(firmware.requestBody.content)).toEqual(["application/octet-stream"]);
     expect(firmware.security).toBeUndefined();
     // The WiFi grant's body only carries an optional lifetime, so it may be left out.
     const grant = contract.operationFor("POST", "/v1/devices/dev_1/wifi-config/grant")!.operation as Record<string, any>;
     expect(grant.requestBody.required).toBe(false);
+  });
+
+  test("every tag used is listed with a description; search's end-user rule is on its field; errors declare Retry-After", () => {
+    const doc = contract.document as any;
+    const listed = doc.tags.map((t: { name: string; description: string }) => (t.description ? t.name : `${t.name} (no description)`));
+    const used = new Set(Object.values(doc.paths).flatMap((item: any) => Object.values(item).flatMap((op: any) => op.tags ?? [])));
+    expect([...used].filter((tag) => !listed.includes(tag))).toEqual([]);
+    const search = contract.operationFor("POST", "/v1/recordings/search")!.operation as any;
+    expect(search.requestBody.content["application/json"].schema.properties.end_user_id.description).toStartWith("Required unless the key is scoped to an end user");
+    expect(Object.keys(doc.components.responses.Error.headers)).toContain("Retry-After");
   });
 
   test("a response that breaks its declared schema is our 500, not the caller's 422", async () => {

@@ -5,7 +5,7 @@ import { buildDeps } from "../../src/boot";
 import { ManualClock } from "../../src/clock";
 import { loadConfig } from "../../src/config";
 import type { Logger } from "../../src/log";
-import { makeTempDir, makeTenant } from "../helpers";
+import { makeTempDir, makeTenant, waitFor } from "../helpers";
 
 /**
  * Spec 2.6: a grant_token "must not be ... logged". The app runs at debug level (access
@@ -63,7 +63,8 @@ describe("grant tokens and reset credentials never reach the log (spec 2.6)", ()
     // A refused second acknowledgement goes through the error path too.
     expect((await call("POST", `/v1/devices/${device.id}/commands/${reset.body.id}/complete`, rct, { status: "executed" })).status).toBe(409);
 
-    await Bun.sleep(20); // the access log writes after the response is handed back
+    // The access log writes after the response is handed back: wait for the last request's line.
+    await waitFor("both acknowledgements logged", () => lines.filter((l) => l.includes(`/commands/${reset.body.id}/complete`)).length >= 2);
     const logged = lines.join("\n");
     expect(logged).toContain(`/v1/devices/${device.id}/reset`); // the capture works: requests are logged at debug
     for (const secret of [command.body.grant_token, rct, token]) expect(logged).not.toContain(secret);

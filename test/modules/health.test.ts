@@ -86,7 +86,21 @@ describe("GET /metrics", () => {
     expect(Number(/^parley_transcription_real_time_factor (\S+)$/m.exec(text)?.[1])).toBeGreaterThan(0);
     expect(text).toContain('parley_webhook_deliveries{outcome="pending"} 1');
     expect(text).toContain(`parley_info{version="${pkg.version}"} 1`);
+    expect(text).toContain("# TYPE parley_http_request_duration_seconds histogram");
+    expect(text).toContain('parley_http_request_duration_seconds_bucket{method="GET",route="/v1/recordings/:id",status="200",le="+Inf"} 1');
     // Every sample line is `name{labels} value` with a number for the value.
     for (const line of text.trim().split("\n").filter((l) => !l.startsWith("#"))) expect(line).toMatch(/^[a-z_]+(\{[^}]*\})? -?[0-9.e+-]+$/);
+  });
+
+  test("request latency is a histogram: cumulative buckets per route from which Prometheus computes a p95", async () => {
+    const t = await makeTestApp({ env: { PARLEY_METRICS: "1" } });
+    // Known durations straight into the counters: a request's real time is whatever the box's load makes it.
+    for (const seconds of [0.003, 0.004, 0.2, 0.2, 3]) t.deps.metrics.countRequest("POST", "/v1/heartbeat", 204, seconds);
+    const text = (await t.call("GET", "/metrics")).body as string;
+    const series = (suffix: string) =>
+      [...text.matchAll(new RegExp(`^parley_http_request_duration_seconds${suffix}\\{method="POST",route="/v1/heartbeat",status="204"(?:,le="([^"]+)")?\\} (\\S+)$`, "gm"))].map((m) => [m[1], Number(m[2])]);
+    expect(Object.fromEntries(series("_bucket"))).toEqual({ "0.005": 2, "0.01": 2, "0.025": 2, "0.05": 2, "0.1": 2, "0.25": 4, "0.5": 4, "1": 4, "2.5": 4, "5": 5, "10": 5, "+Inf": 5 });
+    expect(series("_count")).toEqual([[undefined, 5]]);
+    expect(series("_sum")[0]![1]).toBeCloseTo(3.407, 9);
   });
 });

@@ -254,7 +254,8 @@ describe("transcriptions: failure codes", () => {
     const done = await transcribe(app, key, rec);
     expect(done.status).toBe("failed");
     expect(done.failed_at).not.toBeNull();
-    expect(findRecording(app.deps.db, appTenant, rec)?.status).toBe("failed");
+    // The audio's own failures fail the recording; the appliance's leave it uploaded (decision 129).
+    expect(findRecording(app.deps.db, appTenant, rec)?.status).toBe(["processing_error", "timeout"].includes(done.error.code) ? "uploaded" : "failed");
     const event = eventsOf(app.deps, "transcription.failed").find((e) => e.data.id === done.id)!;
     expect(Object.keys(event.data).sort()).toEqual(["created_at", "error", "failed_at", "id", "recording_id", "status"]);
     expect(event.data.error).toEqual(done.error);
@@ -279,7 +280,7 @@ describe("transcriptions: failure codes", () => {
     const broken = await pipelineApp({ error: new Error("whisper exploded") });
     const key = makeTenant(broken.deps).test;
     expect(await failure(broken, key, speech)).toEqual({ code: "processing_error", message: "Transcription failed: whisper exploded. Check the engines with: parley doctor." });
-    const missing = await pipelineApp({ error: new MissingModelError("whisper-base.en", "whisper") });
+    const missing = await pipelineApp({ error: new MissingModelError("whisper-base.en", "whisper", "models/ggml-base.en.bin") });
     const error = await failure(missing, makeTenant(missing.deps).test, speech);
     expect(error.code).toBe("processing_error");
     expect(error.message).toContain("models pull whisper-base.en");

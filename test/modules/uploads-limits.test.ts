@@ -31,15 +31,18 @@ const withLength = (n: number) => ({ rawBody: new Uint8Array(n).fill(1), headers
 const complete = (id: string, body: Record<string, unknown> = {}) => t.call("POST", `/v1/recordings/${id}/upload-complete`, { key: acme.test, body });
 
 /** A body that sends `head` and then waits, until released. */
+/** A body that sends `head` and then stays open until released; `reading` settles once the server has taken `head` and asks for more. */
 function held(head: Uint8Array) {
   let close!: () => void;
+  const reading = Promise.withResolvers<void>();
   const body = new ReadableStream<Uint8Array>({
     start(c) {
       c.enqueue(head);
       close = () => c.close();
     },
+    pull: () => reading.resolve(),
   });
-  return { body, release: () => close() };
+  return { body, reading: reading.promise, release: () => close() };
 }
 
 describe("the Content-Type of the PUT", () => {
@@ -152,7 +155,7 @@ describe("streaming chunks share one size limit", () => {
     const urls = [await uploadUrl(rec.id, { chunk_index: 0 }), await uploadUrl(rec.id, { chunk_index: 1 })];
     const bodies = [held(new Uint8Array(600)), held(new Uint8Array(600))];
     const replies = urls.map((u, i) => t.call("PUT", u.path, { rawBody: bodies[i]!.body }));
-    await Bun.sleep(50);
+    await Promise.all(bodies.map((b) => b.reading)); // both streaming at once
     bodies.forEach((b) => b.release());
     expect((await Promise.all(replies)).map((r) => r.status).sort()).toEqual([200, 413]);
   });

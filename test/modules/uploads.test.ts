@@ -99,17 +99,20 @@ describe("the PUT to the upload URL", () => {
     // Two uploads whose bodies stay open hold both slots.
     const holds = [0, 1].map(() => {
       let finish!: () => void;
+      // Asked for more than the first bytes: the server is streaming it, so it holds a slot.
+      const reading = Promise.withResolvers<void>();
       const body = new ReadableStream<Uint8Array>({
         start(c) {
           c.enqueue(new Uint8Array(10));
           finish = () => c.close();
         },
+        pull: () => reading.resolve(),
       });
-      return { body, finish: () => finish() };
+      return { body, reading: reading.promise, finish: () => finish() };
     });
     const urls = [await url(a), await url(a), await url(a), await url(b)];
     const running = holds.map((h, i) => limited.call("PUT", urls[i]!, { rawBody: h.body }));
-    await Bun.sleep(50);
+    await Promise.all(holds.map((h) => h.reading));
     const third = await limited.call("PUT", urls[2]!, { rawBody: "x" });
     expect(third.status).toBe(429);
     expect(third.body.error.code).toBe("too_many_uploads");

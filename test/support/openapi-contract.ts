@@ -6,7 +6,7 @@ import { buildOpenApiDocument } from "../../src/http/openapi";
 
 type ResponseObject = { description: string; content?: Record<string, { schema: unknown }> } | { $ref: string };
 type Operation = { responses: Record<string, ResponseObject> };
-type Document = { paths: Record<string, Record<string, Operation>> };
+type Document = { paths: Record<string, Record<string, Operation>>; components: { headers: Record<string, unknown> } };
 
 /** One operation of the document: its key ("get /v1/devices/{id}"), its JSON pointer and what it declares. */
 export type DocumentedOperation = { key: string; pointer: string; operation: Operation };
@@ -61,8 +61,14 @@ export class OpenApiContract {
     const declaredAs = status in responses ? status : reply.status >= 400 ? `${status[0]}XX` : null;
     if (!declaredAs || !responses[declaredAs]) return `${op.key} answered ${status}, which it does not declare (declared: ${Object.keys(responses).join(", ")})`;
     const pointer = this.resolve(`${op.pointer}/responses/${declaredAs}`);
-    const response = resolvePointer(this.document, pointer) as ResponseObject & { content?: Record<string, unknown> };
+    const response = resolvePointer(this.document, pointer) as ResponseObject & { content?: Record<string, unknown>; headers?: Record<string, unknown> };
+    // Parley's own headers (components.headers) a response sends must be declared on it, so a generated client knows them.
+    const undeclared = Object.keys(this.document.components.headers).filter((name) => reply.headers.has(name) && !(name in (response.headers ?? {})));
+    if (undeclared.length) return `${op.key} ${status} sends ${undeclared.join(", ")} without declaring it`;
     if (!response.content) return reply.body === null ? null : `${op.key} ${status} declares no body but sent ${JSON.stringify(reply.body).slice(0, 200)}`;
+    const type = reply.headers.get("content-type")?.split(";")[0]!.trim().toLowerCase();
+    const declaredTypes = Object.keys(response.content).map((t) => t.split(";")[0]!.trim());
+    if (type && !declaredTypes.some((t) => t === type || (t.endsWith("/*") && type.startsWith(t.slice(0, -1))))) return `${op.key} ${status} answered ${type}, declared ${declaredTypes.join(", ")}`;
     if (!("application/json" in response.content)) return null;
     const validate = this.validator(`${pointer}/content/application~1json/schema`);
     if (validate(reply.body)) return null;

@@ -86,6 +86,13 @@ describe("PARLEY_TLS=auto in the data dir", () => {
     expect(remade.pair.spkiSha256).toBe(first.spkiSha256);
   });
 
+  test("valid 825 days from its backdated start, no more: Apple's platforms refuse a server certificate valid longer", () => {
+    const { pair } = ensureAutoCertificate(makeTempDir(), names, now);
+    expect(pair.validTo.getTime() - pair.validFrom.getTime()).toBe(825 * DAY);
+    // Backdated a day for a device whose clock is behind, to the second (X.509 times hold no milliseconds).
+    expect(Math.floor(now.getTime() / 1000) - pair.validFrom.getTime() / 1000).toBe(24 * 3600);
+  });
+
   test("a damaged key is never replaced silently: devices pinned to it would stop trusting the server", () => {
     const dataDir = makeTempDir();
     ensureAutoCertificate(dataDir, names, now);

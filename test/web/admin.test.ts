@@ -233,9 +233,10 @@ describe.skipIf(!hasChromium)("administrators in a real browser", () => {
   test("at 390 px wide no page of the shell overflows sideways", async () => {
     const page = await d.newSignedInPage({ phone: true });
     await onPage(page, "phone", async () => {
-      for (const name of ["keys", "system"]) {
+      for (const [name, heading] of [["keys", "Keys"], ["system", "System"]] as const) {
         await page.goto(`${d.base}/dashboard#/${name}`);
-        await page.locator("#view h1").waitFor();
+        // This page's own heading: the page before it has an h1 too.
+        await page.getByRole("heading", { name: heading, exact: true, level: 1 }).waitFor();
         await page.waitForLoadState("networkidle");
         const width = await page.evaluate(() => document.documentElement.scrollWidth);
         await screenshot(page, `phone-${name}`);

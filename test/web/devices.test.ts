@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Page } from "playwright-core";
 import { systemClock } from "../../src/clock";
-import { openFromNav, visit } from "./pages-support";
+import { openFromNav, untilReplaced, visit } from "./pages-support";
 import { type Dashboard, hasChromium, onPage, startDashboard } from "./support";
 
 /**
@@ -105,8 +105,11 @@ describe.skipIf(!hasChromium)("devices in the dashboard", () => {
   test("the device list finds a device by serial number and says which are reachable", async () => {
     await onPage(await d.newSignedInPage(), "devices-list", async (page) => {
       await visit(page, `${d.base}/dashboard#/devices`, "Devices");
-      await page.getByLabel("Find by serial number", { exact: true }).fill("PIN-0002");
-      await page.getByRole("button", { name: "Search", exact: true }).click();
+      // The unfiltered list shows PIN-0002 too: look in the list the search brought.
+      await untilReplaced(page, page.getByRole("table").first(), async () => {
+        await page.getByLabel("Find by serial number", { exact: true }).fill("PIN-0002");
+        await page.getByRole("button", { name: "Search", exact: true }).click();
+      });
       await page.getByRole("link", { name: "Pin PIN-0002", exact: true }).waitFor();
       expect(await page.getByRole("link", { name: "Pin PIN-0001", exact: true }).count()).toBe(0);
     });

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { openFromNav } from "./pages-support";
+import { openFromNav, untilReplaced } from "./pages-support";
 import { type Dashboard, hasChromium, onPage, startDashboard } from "./support";
 
 /** End users in a real browser: cursor pages through the list, a find by external id, an end user's page. */
@@ -31,9 +31,14 @@ describe.skipIf(!hasChromium)("end users in the dashboard", () => {
       await page.getByRole("button", { name: "Previous page", exact: true }).click();
       await page.getByText("Page 1 · 23 in all").waitFor();
 
-      await page.getByRole("searchbox", { name: "Find by external id" }).fill("p-7");
-      await page.getByRole("button", { name: "Search", exact: true }).click();
-      await page.waitForURL(/external_id=p-7/);
+      // Page 1 shows Patient 07 too: look in the list the search brought.
+      await untilReplaced(page, page.getByRole("table"), async () => {
+        await page.getByRole("searchbox", { name: "Find by external id" }).fill("p-7");
+        await page.getByRole("button", { name: "Search", exact: true }).click();
+      });
+      await page.getByRole("link", { name: "Patient 07", exact: true }).waitFor();
+      expect(await rows.allTextContents()).toEqual(["Patient 07"]);
+      expect(page.url()).toContain("external_id=p-7");
       await page.getByRole("link", { name: "Patient 07", exact: true }).click();
       await page.getByRole("heading", { name: "Patient 07", level: 1 }).waitFor();
       await page.getByRole("region", { name: "Devices" }).getByText("No device is bound to this end user.").waitFor();

@@ -5,13 +5,16 @@ import { authentication, authorize } from "../../http/auth";
 import { downloadHeaders } from "../../http/downloads";
 import { idempotency } from "../../http/idempotency";
 import { pageOf, pageQuery } from "../../http/pagination";
-import { binaryRequestBody, binaryResponse, idParam } from "../../http/schemas";
+import { binaryRequestBody, binaryResponse, headerParameters, idParam } from "../../http/schemas";
 import { DEVICE_MODELS } from "../devices/schema";
 import { assignOta, cancelOta, firmwareDownload, getOta, listOta } from "./ota";
 import { firmwareReleaseSchema, otaAssignmentSchema } from "./schema";
 import { authorizeReleaseWriter, getPublishedRelease, listReleases, publishRelease, uploadFirmware } from "./releases";
 
 const otaParams = z.object({ id: z.string().min(1).max(100), ota_id: z.string().min(1).max(100) });
+
+/** What a firmware download sends: the image's own checks, and the ranges Bun serves a file with. */
+const FIRMWARE_HEADERS = ["X-Firmware-SHA256", "X-Firmware-Version", "Content-Disposition", "Accept-Ranges", "Content-Range"];
 
 export function firmwareRoutes(deps: Deps) {
   const { db, clock } = deps;
@@ -82,8 +85,12 @@ export function firmwareRoutes(deps: Deps) {
         params: otaParams,
         detail: {
           summary: "Download assigned firmware",
-          description: "Device token of this device only, while the assignment is in flight. application/octet-stream as an attachment (nosniff, CSP sandbox). Header X-Firmware-SHA256. 404 not_found when the assignment is not in flight or the release's image is missing on the server.",
-          responses: { 200: binaryResponse("The firmware image") },
+          description: "Device token of this device only, while the assignment is in flight. application/octet-stream as an attachment (nosniff, CSP sandbox). Header X-Firmware-SHA256. A Range resumes a broken download (206). 404 not_found when the assignment is not in flight or the release's image is missing on the server.",
+          ...headerParameters(["Range"]),
+          responses: {
+            200: binaryResponse("The firmware image", undefined, FIRMWARE_HEADERS),
+            206: binaryResponse("The requested byte range of it", undefined, FIRMWARE_HEADERS),
+          },
         },
       },
     );

@@ -1,4 +1,5 @@
 import type { Deps } from "../../deps";
+import { LATENCY_BUCKETS } from "../../http/metrics";
 import { applianceVolumes } from "../../storage";
 import { spaceReport } from "../../storage/volumes";
 import { VERSION } from "./service";
@@ -9,7 +10,7 @@ const label = (v: string | number) => `"${String(v).replace(/\\/g, "\\\\").repla
 const labels = (l: Record<string, string | number>) => `{${Object.entries(l).map(([k, v]) => `${k}=${label(v)}`).join(",")}}`;
 
 /** One metric family: its HELP and TYPE lines, then its samples. */
-function family(name: string, type: "counter" | "gauge" | "summary", help: string, samples: [suffix: string, labels: Record<string, string | number>, value: number][]): string {
+function family(name: string, type: "counter" | "gauge" | "histogram", help: string, samples: [suffix: string, labels: Record<string, string | number>, value: number][]): string {
   const lines = [`# HELP ${name} ${help}`, `# TYPE ${name} ${type}`];
   for (const [suffix, l, value] of samples) lines.push(`${name}${suffix}${Object.keys(l).length ? labels(l) : ""} ${value}`);
   return lines.join("\n");
@@ -28,11 +29,13 @@ export function renderMetrics(deps: Deps): string {
     family("parley_info", "gauge", "The running version.", [["", { version: VERSION }, 1]]),
     family(
       "parley_http_request_duration_seconds",
-      "summary",
+      "histogram",
       "Requests answered and the time they took, by method, route template and status (_count is the request count).",
       requests.flatMap((r) => {
         const l = { method: r.method, route: r.route, status: r.status };
-        return [["_sum", l, r.seconds], ["_count", l, r.count]] as [string, typeof l, number][];
+        let below = 0;
+        const buckets = LATENCY_BUCKETS.map((le, i) => ["_bucket", { ...l, le }, (below += r.buckets[i]!)]);
+        return [...buckets, ["_bucket", { ...l, le: "+Inf" }, r.count], ["_sum", l, r.seconds], ["_count", l, r.count]] as [string, Record<string, string | number>, number][];
       }),
     ),
     family("parley_jobs", "gauge", "Jobs queued, running or dead, by type.", countJobs(deps.db).map((j) => ["", { type: j.type, state: j.state }, j.count])),

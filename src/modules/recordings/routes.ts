@@ -4,7 +4,7 @@ import type { Deps } from "../../deps";
 import { authentication, authorize } from "../../http/auth";
 import { UPLOAD_TARGET_PATH } from "../../http/credentials";
 import { idempotency } from "../../http/idempotency";
-import { binaryRequestBody, binaryResponse, idParam, noContent } from "../../http/schemas";
+import { binaryRequestBody, binaryResponse, headerParameters, idParam, noContent } from "../../http/schemas";
 import { ApiError } from "../../http/errors";
 import { pageOf } from "../../http/pagination";
 import { downloadAudio } from "./audio";
@@ -15,6 +15,9 @@ import { receiveUpload } from "./upload-receive";
 import { issueUploadUrl } from "./upload-url";
 
 const DEVICE = { tokens: ["device"] } as const;
+
+/** What audio is sent and answered as: its own type, or bytes of no declared type. */
+const AUDIO_TYPES = ["audio/*", "application/octet-stream"];
 
 export function recordingsRoutes(deps: Deps) {
   const { db, clock } = deps;
@@ -54,7 +57,12 @@ export function recordingsRoutes(deps: Deps) {
         summary: "Download the original audio",
         description:
           "Scope recordings:read. Honours a single Range (206, or 416 when unsatisfiable). Sent as the type the decoder identified (audio/wav, audio/mpeg, audio/mp4, audio/flac, audio/ogg, audio/webm), otherwise application/octet-stream, never as mime_type; always Content-Disposition: attachment, X-Content-Type-Options: nosniff and Content-Security-Policy: sandbox (decision 113).",
-        responses: { 200: binaryResponse("The stored original"), 206: binaryResponse("The requested byte range") },
+        ...headerParameters(["Range"]),
+        responses: {
+          200: binaryResponse("The stored original", AUDIO_TYPES, ["ETag", "Content-Disposition", "Accept-Ranges"]),
+          206: binaryResponse("The requested byte range", AUDIO_TYPES, ["ETag", "Content-Disposition", "Accept-Ranges", "Content-Range"]),
+          416: { description: "The range lies past the end: Content-Range gives the size", headers: { "Content-Range": { $ref: "#/components/headers/Content-Range" } }, content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } } },
+        },
       },
     })
     .delete(
@@ -104,7 +112,8 @@ export function uploadTargetRoutes(deps: Deps) {
     detail: {
       tags: ["Recordings"],
       security: [],
-      requestBody: binaryRequestBody("The audio file, or one chunk of a streaming upload"),
+      // The type upload-url's headers name (its content_type, else application/octet-stream).
+      requestBody: binaryRequestBody("The audio file, or one chunk of a streaming upload", AUDIO_TYPES),
       summary: "Upload audio bytes",
       description:
         "No Authorization header: the URL from upload-url is the credential. 200 only once the bytes are stored durably; after any error the URL stays usable for a retry. 400 for an empty body or one shorter than the file_size_bytes given to upload-url; 408 request_timeout when the body brings under PARLEY_UPLOAD_MIN_BYTES_PER_SECOND (1024) over a PARLEY_UPLOAD_RATE_WINDOW_SECONDS (30) window; 409 while another PUT to the same URL runs; 413 over the size limit or that size; 429 over 10 concurrent uploads per project (PARLEY_MAX_CONCURRENT_UPLOADS) or 3 for one device's recordings (PARLEY_MAX_CONCURRENT_UPLOADS_PER_DEVICE); 507 when the disk is full or below PARLEY_MIN_FREE_MB.",

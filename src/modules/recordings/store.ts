@@ -194,10 +194,14 @@ export function reopenForUpload(db: Database, tenant: Tenant, id: string, stream
   transition(db, tenant, id, "reopenForUpload", "status = 'integrity_failure'", { status: streaming ? "streaming" : "pending", completion: null, error: null, storage_key: null, staged_size: null }, now);
 }
 
-/** Moves a recording with verified audio along the processing statuses (the transcription pipeline calls it). */
-export function setProcessingStatus(db: Database, tenant: Tenant, id: string, outcome: { status: "processing" | "completed" } | { status: "failed"; error: RecordingError }, now: Date): void {
-  // A failed recording says why (its transcription's error); a completion clears an earlier failure's; processing keeps it until the outcome is known (decision 086).
-  const patch: Patch = outcome.status === "failed" ? { status: "failed", error: JSON.stringify(outcome.error) } : outcome.status === "completed" ? { status: "completed", error: null } : { status: "processing" };
+/**
+ * Moves a recording with verified audio along the processing statuses (the transcription
+ * pipeline calls it); back to `uploaded` when a transcription failed for a cause that is not
+ * the audio's (decision 129).
+ */
+export function setProcessingStatus(db: Database, tenant: Tenant, id: string, outcome: { status: "processing" | "uploaded" | "completed" } | { status: "failed"; error: RecordingError }, now: Date): void {
+  // A failed recording says why (its transcription's error); a completion clears an earlier failure's; processing and a return to uploaded keep it (decision 086).
+  const patch: Patch = outcome.status === "failed" ? { status: "failed", error: JSON.stringify(outcome.error) } : outcome.status === "completed" ? { status: "completed", error: null } : { status: outcome.status };
   transition(db, tenant, id, `setProcessingStatus(${outcome.status})`, HAS_VERIFIED_AUDIO, patch, now);
 }
 

@@ -3,7 +3,7 @@ import type { Deps } from "../../deps";
 import { authentication, authorize } from "../../http/auth";
 import { idempotency } from "../../http/idempotency";
 import { pageOf } from "../../http/pagination";
-import { idParam } from "../../http/schemas";
+import { idParam, responseHeaders } from "../../http/schemas";
 import { redactedQuery } from "../redaction/schema";
 import { REDACTION_HEADER, redactionPasses } from "../redaction/service";
 import { createSummaryBody, listSummariesQuery, summarySchema } from "./schema";
@@ -48,6 +48,7 @@ export function summariesRoutes(deps: Deps) {
       query: redactedQuery,
       response: { 200: summarySchema },
       detail: {
+        ...responseHeaders({ 200: ["Parley-Redaction"] }),
         summary: "Get a summary",
         description: "Scope summaries:read. Poll status, or wait for the summary.* events. With redacted=true, identifiers in the text and structured output are replaced by their kind ([NAME], [PHONE], ...); the Parley-Redaction header says which passes found them, as for its transcription.",
       },

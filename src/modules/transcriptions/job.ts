@@ -15,7 +15,7 @@ import { knownVoices } from "../voices/service";
 import { type PipelineResult, SAMPLE_RATE, TranscriptionFailure, transcribePcm } from "./pipeline";
 import { eventData, TRANSCRIPTION_EVENT_FIELDS, type Transcription } from "./schema";
 import { HAS_AUDIO, RUN_TRANSCRIPTION_JOB, type RunTranscriptionPayload, startTranscription } from "./service";
-import { findStoredTranscription, findTranscription, hasTranscription, markTranscriptionCompleted, markTranscriptionFailed, type StoredTranscription } from "./store";
+import { findStoredTranscription, findTranscription, hasTranscription, latestCompletedTranscription, markTranscriptionCompleted, markTranscriptionFailed, type StoredTranscription } from "./store";
 import { runRedactionPass } from "./redaction-pass";
 import { diedTooOften, limitFor, TimeLimitError, withTimeLimit } from "./time-limit";
 
@@ -103,13 +103,23 @@ function complete(deps: Deps, tenant: Tenant, stored: StoredTranscription, recor
   })();
 }
 
+/**
+ * The failures that are the audio's own: the recording fails with them. Any other (a model
+ * not installed, no decoder, an engine that crashed, the time limit) is the appliance's: the
+ * audio is safe, so only the transcription fails and the recording is as it was before it
+ * started, `completed` when an earlier transcription stands, else `uploaded` (decision 129).
+ */
+const AUDIO_FAILURES: ReadonlySet<string> = new Set(["audio_format_unsupported", "audio_too_short", "audio_quality_insufficient"]);
+
 function fail(deps: Deps, tenant: Tenant, stored: StoredTranscription, failure: TranscriptionFailure): void {
   const { db, clock } = deps;
   const now = clock.now();
   db.transaction(() => {
     const error = { code: failure.code, message: failure.message };
     if (!markTranscriptionFailed(db, tenant, stored.record.id, error, now.toISOString(), failure.durationSeconds)) return;
-    setProcessingStatus(db, tenant, stored.record.recording_id, { status: "failed", error }, now);
+    const recordingId = stored.record.recording_id;
+    if (AUDIO_FAILURES.has(error.code)) setProcessingStatus(db, tenant, recordingId, { status: "failed", error }, now);
+    else setProcessingStatus(db, tenant, recordingId, { status: latestCompletedTranscription(db, tenant, recordingId) ? "completed" : "uploaded" }, now);
     const record = findTranscription(db, tenant, stored.record.id) as Transcription;
     recordEvent(deps, tenant, "transcription.failed", eventData(record, TRANSCRIPTION_EVENT_FIELDS["transcription.failed"]), now);
   })();

@@ -3,7 +3,7 @@ import type { Deps } from "../../deps";
 import { authentication, authorize } from "../../http/auth";
 import { idempotency } from "../../http/idempotency";
 import { pageOf } from "../../http/pagination";
-import { idParam } from "../../http/schemas";
+import { idParam, responseHeaders } from "../../http/schemas";
 import { redactedQuery } from "../redaction/schema";
 import { REDACTION_HEADER, redactionPasses } from "../redaction/service";
 import { TRANSCRIPT_FORMATS } from "./renderings";
@@ -50,6 +50,7 @@ export function transcriptionsRoutes(deps: Deps) {
       query: redactedQuery,
       response: { 200: transcriptionSchema },
       detail: {
+        ...responseHeaders({ 200: ["Parley-Redaction"] }),
         summary: "Get a transcription",
         description:
           "Scope transcriptions:read. Poll status, or wait for the transcription.* events. With redacted=true, names, dates of birth, phone numbers, emails, addresses, record and case numbers, IBANs and card numbers in the text and segments are replaced by their kind ([NAME], [PHONE], ...); the Parley-Redaction header says which passes found them: `rules; model=completed`, `model=failed` or `model=not_run` (the local language model's pass has not run on it).",

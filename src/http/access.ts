@@ -15,6 +15,7 @@ export type Owner = { endUserId: string | null; deviceId?: string | null };
  * May this principal see content of this owner? API keys see the tenant's content, a key
  * confined to an end user only that end user's. A device token sees only what its own
  * device captured. Upload and reset tokens are good for one call each and see no content.
+ * Roles (issue #32) extend this function and nothing else.
  */
 export function maySee(principal: Principal, owner: Owner): boolean {
   if (principal.endUserId && owner.endUserId !== principal.endUserId) return false;
@@ -27,6 +28,11 @@ export function maySee(principal: Principal, owner: Owner): boolean {
     default:
       return false;
   }
+}
+
+/** "This principal may see this end user's content", in one call: everything the end user owns, whatever device captured it. */
+export function maySeeEndUser(principal: Principal, endUserId: string): boolean {
+  return maySee(principal, ownedBy(endUserId));
 }
 
 /** The owner of an end user's own record and of what belongs to it alone (transcriptions, summaries, Ask sessions). */
@@ -54,10 +60,27 @@ export function visible<Row>(principal: Principal, row: Row | null | undefined, 
 }
 
 /**
- * The end user a request names, checked against the one an end-user-scoped key is confined
- * to (403 param end_user_id when it differs): the key's own when the request names none.
+ * The one wording of "not found" per resource (decision 131), for an unknown id and a hidden
+ * one alike. Device and FirmwareRelease keep the spec's own messages (spec 4.2).
  */
-export function confineToEndUser(principal: Principal, endUserId: string | null | undefined): string | null {
+export const notFound = {
+  endUser: (id: string) => `No end user ${id}.`,
+  device: (_id: string) => "Device not found",
+  recording: (id: string) => `No recording ${id}.`,
+  transcription: (id: string) => `No transcription ${id}.`,
+  summary: (id: string) => `No summary ${id}.`,
+  voice: (id: string) => `No voice ${id}.`,
+  askSession: (id: string) => `No Ask session ${id}.`,
+  firmwareRelease: (_id: string) => "FirmwareRelease not found",
+} as const;
+
+/**
+ * The end user a request names (a list's `end_user_id` filter or a body's field), checked
+ * against the one an end-user-scoped key is confined to: naming another is 403 `forbidden`,
+ * param `end_user_id`, whether that end user exists or not (decision 131); naming none means
+ * the key's own. One behaviour for every route: lists, creates and searches alike.
+ */
+export function confineToEndUser(principal: Principal, endUserId?: string | null): string | null {
   if (!principal.endUserId) return endUserId ?? null;
   if (endUserId && endUserId !== principal.endUserId) {
     throw new ApiError("forbidden", "This key is scoped to another end user.", { param: "end_user_id" });
@@ -79,6 +102,24 @@ export function requireOwnDeviceToken(principal: Principal, deviceId: string, re
   if (principal.kind !== "device") throw new ApiError("forbidden", refusal);
   if (principal.deviceId !== deviceId) throw new ApiError("forbidden", "This device token belongs to another device.");
 }
+
+/**
+ * Who may write what belongs to the whole organization and both modes (firmware releases):
+ * only a live secret key not confined to an end user; a test key must not put firmware in
+ * front of live devices (spec 5 rule 1).
+ */
+export function requireOrganizationWriter(principal: Principal, refusal: string): void {
+  if (principal.kind !== "secret" || principal.mode !== "live" || principal.endUserId) throw new ApiError("forbidden", refusal);
+}
+
+/** The one call a reset completion credential (rct_) makes, for its own command of its own device (decision 022). */
+export function requireOwnResetCredential(principal: Principal, deviceId: string, commandId: string): void {
+  if (principal.kind !== "reset") throw new ApiError("forbidden", "Only the command's reset completion credential (rct_) can acknowledge a factory reset.");
+  if (principal.commandId !== commandId || principal.deviceId !== deviceId) throw new ApiError("forbidden", "This reset completion credential belongs to another command.");
+}
+
+/** Whether a device itself calls (its own token): a device's writes fix the end user and device to its own (spec 4.3). */
+export const isDevice = (principal: Principal): boolean => principal.kind === "device";
 
 /**
  * Who sees a factory reset's rct_ completion credential (spec 5, decision 022): whoever could

@@ -113,7 +113,11 @@ type Credential = {
 
 const credentials: Credential[] = [];
 const scopeOf = new Map<string, string | null>();
+/** Routes whose query or body takes an `end_user_id` (from the OpenAPI document, so a new one is covered the day it is mounted). */
+const takesEndUser = new Map<string, "query" | "body">();
 let ownerKey = "";
+/** Another end user's key for the end_user_id rule alone, so the matrix's calls do not spend its rate limit. */
+let confinedKey = "";
 
 beforeAll(async () => {
   t = await makeTestApp({ engines: { transcriber: new ScriptedTranscriber(), llm: new ScriptedLlm() } });
@@ -182,12 +186,17 @@ beforeAll(async () => {
   const doc = (await t.call("GET", "/v1/openapi.json")).body;
   for (const [path, item] of Object.entries<Record<string, { description?: string }>>(doc.paths)) {
     for (const [method, op] of Object.entries(item)) {
-      scopeOf.set(`${method.toUpperCase()} ${path.replace(/\{(\w+)\}/g, ":$1")}`, op.description?.match(/^Scope ([a-z_]+:(?:read|write))\b/)?.[1] ?? null);
+      const route = `${method.toUpperCase()} ${path.replace(/\{(\w+)\}/g, ":$1")}`;
+      scopeOf.set(route, op.description?.match(/^Scope ([a-z_]+:(?:read|write))\b/)?.[1] ?? null);
+      const shape = op as { parameters?: { name: string; in: string }[]; requestBody?: { content?: Record<string, { schema?: { properties?: object } }> } };
+      if (shape.parameters?.some((p) => p.name === "end_user_id" && p.in === "query")) takesEndUser.set(route, "query");
+      if (shape.requestBody?.content?.["application/json"]?.schema?.properties && "end_user_id" in shape.requestBody.content["application/json"].schema.properties) takesEndUser.set(route, "body");
     }
   }
   const allScopesBut = (scope: string | null) => owner.key("test", { scopes: SCOPES.filter((s) => s !== scope) });
   const restricted = new Map<string | null, string>();
   const otherEndUsersKey = owner.key("test", { endUserId: someoneElse });
+  confinedKey = owner.key("test", { endUserId: someoneElse });
 
   credentials.push(
     { name: "no credential", key: () => null, always: [401] },
@@ -211,6 +220,15 @@ beforeAll(async () => {
 /** Every route the app serves under /v1, as "METHOD /v1/path/:param". */
 const served = (await makeTestApp()).app.routes.map((r) => `${r.method} ${r.path}`).filter((r) => r.split(" ")[1]!.startsWith("/v1/"));
 const routes = served.filter((r) => !(r in EXEMPT));
+
+/** The request a route's entry sends, with its `end_user_id` (query or body) set to `endUserId`. */
+function namingEndUser(route: string, endUserId: string): { body?: unknown; query: string } {
+  const { body, query } = REQUESTS[route]?.() ?? {};
+  const params = new URLSearchParams(query ?? "");
+  if (takesEndUser.get(route) === "query") params.set("end_user_id", endUserId);
+  const named = takesEndUser.get(route) === "body" ? { ...(body as object), end_user_id: endUserId } : body;
+  return { body: named, query: params.toString() };
+}
 
 describe("access matrix", () => {
   test("covers the app: exemptions and request entries name routes that exist", () => {
@@ -248,6 +266,22 @@ describe("access matrix", () => {
       else expect({ ...seen, status: r.status < 500 ? "answered" : r.status }).toEqual({ ...seen, status: "answered" });
       // What the request itself carried may come back (a 404 names the id it could not find); nothing else of the owner's may.
       expect({ ...seen, leaked: secrets.filter((v) => text.includes(v) && !sent.includes(v)) }).toEqual({ ...seen, leaked: [] });
+    }
+  });
+
+  // The one rule for a confined key naming another end user (decision 131): every route that
+  // takes end_user_id answers it alike, 403 forbidden, and alike for an end user that does not
+  // exist, so the answer confirms nothing. Routes whose path names an object answer for that first.
+  test("the OpenAPI document names the routes that take end_user_id", () => {
+    expect([...takesEndUser.keys()].filter((r) => !r.includes(":")).length).toBeGreaterThanOrEqual(8);
+  });
+  test.each(served.filter((r) => !r.includes(":")))("%s: a key confined to one end user naming another is 403 forbidden", async (route) => {
+    if (!takesEndUser.has(route)) return;
+    const [method, path] = route.split(" ") as [string, string];
+    for (const endUserId of [own.endUser!, "eu_01nosuchenduser000000000000"]) {
+      const { body, query } = namingEndUser(route, endUserId);
+      const r = await t.call(method, `${path}${query ? `?${query}` : ""}`, { key: confinedKey, body });
+      expect({ route, endUserId, status: r.status, code: r.body?.error?.code }).toEqual({ route, endUserId, status: 403, code: "forbidden" });
     }
   });
 });

@@ -1,7 +1,7 @@
 import type { Database } from "bun:sqlite";
 import type { Deps } from "../../deps";
 import type { ChatMessage } from "../../engines/llm";
-import { bodyField, confineToEndUser, ownedBy, visible } from "../../http/access";
+import { bodyField, confineToEndUser, notFound, ownedBy, visible } from "../../http/access";
 import type { Principal } from "../../http/auth";
 import type { Tenant } from "../../tenancy";
 import { ApiError } from "../../http/errors";
@@ -37,7 +37,7 @@ const RETRIEVED_PASSAGES = 8;
 
 /** A session of the key's project and mode; end-user-scoped keys see only their own (others are simply not found). */
 export function getSession(deps: Pick<Deps, "db">, principal: Principal, id: string): AskSession {
-  return visible(principal, findSession(deps.db, principal, id), (s) => ownedBy(s.end_user_id), `No Ask session ${id}.`);
+  return visible(principal, findSession(deps.db, principal, id), (s) => ownedBy(s.end_user_id), notFound.askSession(id));
 }
 
 const UNTITLED = "New chat";
@@ -55,6 +55,8 @@ function newSession(deps: AskDeps, principal: Principal, body: CreateSessionBody
   let endUserId: string | null;
   let recordingIds: string[] = [];
   let recordingTitle: string | null = null;
+  // A confined key naming another end user is refused whatever the scope (decision 131).
+  confineToEndUser(principal, body.end_user_id);
   if (scope.type === "recording") {
     // The end user of a recording-scoped session is the recording's owner (spec 4.5).
     const recording = loadRecording(deps.db, principal, scope.recording_id, bodyField("scope.recording_id"));

@@ -1,6 +1,6 @@
 import type { Database } from "bun:sqlite";
 import { decryptWithServerSecret, encryptWithServerSecret } from "../../crypto";
-import { mayHoldResetCredential } from "../../http/access";
+import { mayHoldResetCredential, requireOwnResetCredential } from "../../http/access";
 import type { Principal } from "../../http/auth";
 import { consumeCredential, type CredentialStore, issueCredential } from "../../http/credentials";
 import { ApiError } from "../../http/errors";
@@ -164,10 +164,7 @@ export function createResetCommand(deps: CommandDeps, principal: Principal, devi
  */
 export function completeReset(deps: CommandDeps & BindingDeps, principal: Principal, deviceId: string, commandId: string, body: ResetCompletionBody, now: Date): Command {
   const { db } = deps;
-  if (principal.kind !== "reset") throw new ApiError("forbidden", "Only the command's reset completion credential (rct_) can acknowledge a factory reset.");
-  if (principal.commandId !== commandId || principal.deviceId !== deviceId) {
-    throw new ApiError("forbidden", "This reset completion credential belongs to another command.");
-  }
+  requireOwnResetCredential(principal, deviceId, commandId);
   return db.transaction(() => {
     const row = findCommand(db, principal, deviceId, commandId);
     if (!row) throw new ApiError("resource_not_found", "Command not found", { param: "cmd_id" });

@@ -1,11 +1,11 @@
 import type { Database } from "bun:sqlite";
 import type { Deps } from "../../deps";
-import { ownedBy, ownerOfDevice, requireUnconfined, visible } from "../../http/access";
+import { notFound, ownerOfDevice, requireUnconfined, visible } from "../../http/access";
 import type { Principal } from "../../http/auth";
 import type { Tenant } from "../../tenancy";
 import { ApiError } from "../../http/errors";
 import { type Actor, actorOf, operatorActor, recordAudit } from "../audit/service";
-import { findEndUser } from "../end-users/service";
+import { findEndUser, loadEndUser } from "../end-users/service";
 import { resolveSettings } from "./device-settings";
 import type { ConfiguredDevice } from "./device-source";
 import type { ConfigBody, ConfigLevel, ConfigLevelView, ConfigOverrides, ResolvedConfig } from "./schema";
@@ -105,11 +105,11 @@ function locate(deps: ConfigDeps, tenant: Tenant, target: ConfigTarget): Located
   }
   const id = target.id ?? "";
   if (target.level === "end_user") {
-    if (!findEndUser(db, tenant, id)) throw new ApiError("not_found", "End user not found", { param: "id" });
+    if (!findEndUser(db, tenant, id)) throw new ApiError("not_found", notFound.endUser(id), { param: "id" });
     return { level: "end_user", targetId: id, stored: findOverrides(db, tenant, "end_user", id), effective: resolveConfig(deps, tenant, { endUserId: id }) };
   }
   const device = deps.deviceSource.find(db, tenant, id);
-  if (!device) throw new ApiError("not_found", "Device not found", { param: "id" });
+  if (!device) throw new ApiError("not_found", notFound.device(id), { param: "id" });
   return { level: "device", targetId: id, stored: deviceLevel(db, tenant, device), effective: resolveLoadedConfig(db, tenant, { device }) };
 }
 
@@ -203,6 +203,7 @@ export function authorizeConfigTarget(deps: ConfigDeps, principal: Principal, ta
     return;
   }
   // A hidden level gets the very 404 locate() gives an unknown one.
-  if (target.level === "end_user") visible(principal, target.id, ownedBy, "End user not found");
-  else visible(principal, deps.deviceSource.find(deps.db, principal, target.id ?? ""), ownerOfDevice, "Device not found");
+  const id = target.id ?? "";
+  if (target.level === "end_user") loadEndUser(deps.db, principal, id);
+  else visible(principal, deps.deviceSource.find(deps.db, principal, id), ownerOfDevice, notFound.device(id));
 }

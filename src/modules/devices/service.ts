@@ -1,7 +1,7 @@
 import type { Database } from "bun:sqlite";
 import type { GroupCommitter } from "../../db/group-commit";
 import type { Deps } from "../../deps";
-import { confineToEndUser, ownerOfDevice, PATH_ID, type Reference, requireOwnDeviceToken, requireUnconfined, visible } from "../../http/access";
+import { confineToEndUser, notFound, ownerOfDevice, PATH_ID, type Reference, requireOwnDeviceToken, requireUnconfined, visible } from "../../http/access";
 import type { Principal } from "../../http/auth";
 import { type CredentialStore, issueCredential, revokeDeviceCredentials } from "../../http/credentials";
 import { ApiError } from "../../http/errors";
@@ -10,7 +10,7 @@ import { newId } from "../../ids";
 import type { Tenant } from "../../tenancy";
 import type { ConfiguredDevice, DeviceSource } from "../config/device-source";
 import { findOrganizationOverrides, findOverrides, organizationOf, resolveLoadedConfig } from "../config/service";
-import { findEndUser } from "../end-users/service";
+import { loadEndUser } from "../end-users/service";
 import type { CreateDeviceBody, Device, DeviceSettingsView, DeviceState, ListDevicesQuery, UpdateDeviceBody } from "./schema";
 import { CAPABILITY } from "./schema";
 import { mergeSettings } from "../config/device-settings";
@@ -41,7 +41,7 @@ export function presentDevice(db: Database, tenant: Tenant, row: DeviceRow): Dev
  * key only a device bound to that end user. 404 "Device not found" otherwise (spec 4.2).
  */
 export function loadDeviceRow(db: Database, principal: Principal, id: string, ref: Reference = PATH_ID): DeviceRow {
-  return visible(principal, findDeviceRow(db, principal, id), ownerOfDevice, "Device not found", ref);
+  return visible(principal, findDeviceRow(db, principal, id), ownerOfDevice, notFound.device(id), ref);
 }
 
 export function createDevice(db: Database, principal: Principal, body: CreateDeviceBody, now: Date): Device {
@@ -132,7 +132,7 @@ export function deleteDevice(deps: BindingDeps & Pick<Deps, "audit">, principal:
 export async function getDeviceState(deps: { db: Database; groupCommit: GroupCommitter }, principal: Principal, id: string): Promise<DeviceState> {
   const { db } = deps;
   const row = await deps.groupCommit.run(() => findDeviceStateRow(db, principal, id));
-  return toDeviceState(visible(principal, row, ownerOfDevice, "Device not found"));
+  return toDeviceState(visible(principal, row, ownerOfDevice, notFound.device(id)));
 }
 
 /** Spec 3.1 unbound -> bound: issues the device token, shown only in this response. */
@@ -140,8 +140,8 @@ export function bindDevice(db: Database, principal: Principal, id: string, endUs
   confineToEndUser(principal, endUserId);
   return db.transaction(() => {
     const row = loadDeviceRow(db, principal, id);
-    const user = findEndUser(db, principal, endUserId);
-    if (!user) throw new ApiError("not_found", "End user not found", { param: "end_user_id" });
+    // Bind has always answered not_found (not resource_not_found) for its end user; kept.
+    const user = loadEndUser(db, principal, endUserId, { code: "not_found", param: "end_user_id" });
     if (user.deleted_at) throw new ApiError("resource_conflict", `End user ${endUserId} is deleted.`, { param: "end_user_id" });
     if (row.status === "bound") {
       throw new ApiError("resource_conflict", `Device is already bound to ${row.end_user_id}; unbind it first.`);

@@ -1,6 +1,6 @@
 import type { Database } from "bun:sqlite";
 import type { Deps } from "../../deps";
-import { ownedBy, requireUnconfined, visible } from "../../http/access";
+import { confineToEndUser, notFound, ownedBy, PATH_ID, type Reference, requireUnconfined, visible } from "../../http/access";
 import type { Principal } from "../../http/auth";
 import { ApiError } from "../../http/errors";
 import { rewriteStoredResponses } from "../../http/idempotency";
@@ -41,14 +41,22 @@ export function createEndUser(db: Database, principal: Principal, body: CreateEn
   })();
 }
 
-/** An end user of the caller's project and mode; end-user-scoped keys see only their own. */
+/**
+ * The one loader of "the end user this caller may see": of the caller's project and mode,
+ * end-user-scoped keys only their own; anything else is the 404 of an unknown id, `ref`
+ * saying whether the id came in the path or in a body field (decision 131).
+ */
+export function loadEndUser(db: Database, principal: Principal, id: string, ref: Reference = PATH_ID): EndUser {
+  return visible(principal, findEndUser(db, principal, id), (user) => ownedBy(user.id), notFound.endUser(id), ref);
+}
+
 export function getEndUser(db: Database, principal: Principal, id: string): EndUser {
-  return visible(principal, findEndUser(db, principal, id), (user) => ownedBy(user.id), `No end user ${id}.`);
+  return loadEndUser(db, principal, id);
 }
 
 export function listEndUsers(db: Database, principal: Principal, query: ListEndUsersQuery): Page<EndUser> {
   const page: PageRequest = { limit: query.limit, cursor: query.cursor };
-  return listEndUserRows(db, principal, { externalId: query.external_id, includeDeleted: query.include_deleted === "true", onlyId: principal.endUserId }, page);
+  return listEndUserRows(db, principal, { externalId: query.external_id, includeDeleted: query.include_deleted === "true", onlyId: confineToEndUser(principal) }, page);
 }
 
 export function updateEndUser(db: Database, principal: Principal, id: string, body: UpdateEndUserBody, now: Date): EndUser {

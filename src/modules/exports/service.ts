@@ -1,14 +1,14 @@
 import type { Database } from "bun:sqlite";
 import { decryptWithServerSecret, encryptWithServerSecret } from "../../crypto";
 import type { Deps } from "../../deps";
-import { bodyField, ownedBy, requireUnconfined, visible } from "../../http/access";
+import { bodyField, requireUnconfined } from "../../http/access";
 import type { Principal } from "../../http/auth";
 import { downloadHeaders } from "../../http/downloads";
 import { ApiError } from "../../http/errors";
 import type { Page } from "../../http/pagination";
 import { newId } from "../../ids";
 import type { Tenant } from "../../tenancy";
-import { findEndUser } from "../end-users/service";
+import { loadEndUser } from "../end-users/service";
 import { loadRecording, selectRecordings } from "../recordings/service";
 import type { CreateExportBody, Export, ListExportsQuery } from "./schema";
 import { type ExportFilter, type ExportRow, findExport, insertExport, listExportRows } from "./store";
@@ -44,7 +44,7 @@ function selection(db: Database, principal: Principal, body: CreateExportBody): 
   if ((body.end_user_id === undefined) === (body.recording_ids === undefined)) {
     throw new ApiError("validation_error", "Name exactly one of end_user_id or recording_ids.", { param: body.end_user_id ? "recording_ids" : "end_user_id" });
   }
-  if (body.end_user_id) visible(principal, findEndUser(db, principal, body.end_user_id), (u) => ownedBy(u.id), `No end user ${body.end_user_id}.`, bodyField("end_user_id"));
+  if (body.end_user_id) loadEndUser(db, principal, body.end_user_id, bodyField("end_user_id"));
   for (const id of body.recording_ids ?? []) loadRecording(db, principal, id, bodyField("recording_ids"));
   const filter = { endUserId: body.end_user_id, ids: body.recording_ids, createdAfter: iso(body.created_after), createdBefore: iso(body.created_before) };
   return selectRecordings(db, principal, filter).map((r) => r.id);

@@ -4,6 +4,7 @@ import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node
 import { join } from "node:path";
 import { sha256Hex } from "../../crypto";
 import type { Principal } from "../../http/auth";
+import { notFound, requireOrganizationWriter } from "../../http/access";
 import { ApiError } from "../../http/errors";
 import type { Page, PageRequest } from "../../http/pagination";
 import { newId } from "../../ids";
@@ -122,21 +123,15 @@ export async function uploadFirmware(db: Database, dataDir: string, r: ReleaseMe
   return recordRelease(db, dataDir, r, id, { sha256: hash.digest("hex"), size }, false, now);
 }
 
-/**
- * Who may create and publish releases through the API: a release belongs to the whole
- * organization and both modes, so only a live secret key not confined to an end user -
- * a test key must not put firmware in front of live devices (spec 5 rule 1).
- */
+/** Who may create and publish releases through the API: the organization's writer (access.ts). */
 export function authorizeReleaseWriter(principal: Principal): Principal {
-  if (principal.kind !== "secret" || principal.mode !== "live" || principal.endUserId) {
-    throw new ApiError("forbidden", "Firmware releases belong to the whole organization: only a live secret key (sk_live_) not scoped to an end user can create or publish them.");
-  }
+  requireOrganizationWriter(principal, "Firmware releases belong to the whole organization: only a live secret key (sk_live_) not scoped to an end user can create or publish them.");
   return principal;
 }
 
 /** `parley firmware publish` and POST /firmware-releases/{id}/publish: makes a release assignable and visible to API keys. Publishing twice is a no-op. */
 export function publishRelease(db: Database, organizationId: string, id: string, now: Date): FirmwareRelease {
-  if (!findFirmware(db, organizationId, id)) throw new ApiError("not_found", "FirmwareRelease not found", { param: "id" });
+  if (!findFirmware(db, organizationId, id)) throw new ApiError("not_found", notFound.firmwareRelease(id), { param: "id" });
   publishFirmware(db, id, now.toISOString());
   return presentFirmware(findFirmware(db, organizationId, id) as FirmwareRow);
 }
@@ -149,6 +144,6 @@ export function listReleases(db: Database, organizationId: string, filter: { mod
 
 export function getPublishedRelease(db: Database, organizationId: string, id: string): FirmwareRelease {
   const row = findFirmware(db, organizationId, id);
-  if (!row?.published_at) throw new ApiError("not_found", "FirmwareRelease not found", { param: "id" });
+  if (!row?.published_at) throw new ApiError("not_found", notFound.firmwareRelease(id), { param: "id" });
   return presentFirmware(row);
 }

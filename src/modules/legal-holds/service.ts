@@ -1,13 +1,13 @@
 import type { Database } from "bun:sqlite";
 import type { Deps } from "../../deps";
-import { bodyField, ownedBy, requireUnconfined, visible } from "../../http/access";
+import { bodyField, requireUnconfined } from "../../http/access";
 import type { Principal } from "../../http/auth";
 import { ApiError } from "../../http/errors";
 import type { Page } from "../../http/pagination";
 import { newId } from "../../ids";
 import type { Tenant } from "../../tenancy";
 import { loadDeviceRow } from "../devices/service";
-import { findEndUser } from "../end-users/service";
+import { loadEndUser } from "../end-users/service";
 import { loadRecording } from "../recordings/service";
 import type { CreateLegalHoldBody, LegalHold, ListLegalHoldsQuery } from "./schema";
 import { activeHoldCovering, findLegalHold, type HoldScope, insertLegalHold, listActiveHoldsOfProject, listLegalHoldRows, markReleased, toLegalHold } from "./store";
@@ -28,7 +28,7 @@ function locateTarget(db: Database, principal: Principal, body: CreateLegalHoldB
     const device = loadDeviceRow(db, principal, body.device_id, bodyField("device_id"));
     return { device_id: device.id, end_user_id: null, recording_id: null, recording_end_user_id: null, recording_device_id: null };
   }
-  const endUser = visible(principal, findEndUser(db, principal, body.end_user_id!), (u) => ownedBy(u.id), `No end user ${body.end_user_id}.`, bodyField("end_user_id"));
+  const endUser = loadEndUser(db, principal, body.end_user_id!, bodyField("end_user_id"));
   return { end_user_id: endUser.id, device_id: null, recording_id: null, recording_end_user_id: null, recording_device_id: null };
 }
 

@@ -2,14 +2,14 @@ import type { Database } from "bun:sqlite";
 import type { Deps } from "../../deps";
 import type { AudioProbe } from "../../engines/audio";
 import { recordEvent } from "../../events/outbox";
-import { confineToEndUser, ownerOfRecording, PATH_ID, type Reference, visible } from "../../http/access";
+import { bodyField, confineToEndUser, isDevice, notFound, ownerOfRecording, PATH_ID, type Reference, visible } from "../../http/access";
 import type { Principal } from "../../http/auth";
 import { ApiError } from "../../http/errors";
 import type { Page } from "../../http/pagination";
 import { newId } from "../../ids";
 import type { Tenant } from "../../tenancy";
 import { findDeviceRow } from "../devices/service";
-import { findEndUser } from "../end-users/service";
+import { loadEndUser } from "../end-users/service";
 import { eraseRecordingCopies } from "./erasure";
 import { DELETE_OBJECTS_JOB, recordingPrefix } from "./objects";
 import type { CreateRecordingBody, ListRecordingsQuery, Recording } from "./schema";
@@ -25,17 +25,16 @@ export { findRecording, listRecordingOwners, listRecordingsMadeBefore, type Reco
  */
 export function createRecording(deps: Deps, principal: Principal, body: CreateRecordingBody, now: Date): Recording {
   const { db } = deps;
-  const byDevice = principal.kind === "device";
+  const byDevice = isDevice(principal);
   const endUserId = byDevice ? principal.endUserId : confineToEndUser(principal, body.end_user_id);
   const deviceId = byDevice ? principal.deviceId : (body.device_id ?? null);
   if (!byDevice && endUserId) {
-    const endUser = findEndUser(db, principal, endUserId);
-    if (!endUser) throw new ApiError("resource_not_found", `No end user ${endUserId}.`, { param: "end_user_id" });
+    const endUser = loadEndUser(db, principal, endUserId, bodyField("end_user_id"));
     // Spec 2.2: a deleted end user is read-only, so nothing new is recorded for it. (Its devices' tokens were revoked with it.)
     if (endUser.deleted_at) throw new ApiError("resource_conflict", `End user ${endUserId} is deleted; no recordings can be added to it.`, { param: "end_user_id" });
   }
   if (!byDevice && deviceId && !findDeviceRow(db, principal, deviceId)) {
-    throw new ApiError("resource_not_found", `No device ${deviceId}.`, { param: "device_id" });
+    throw new ApiError("resource_not_found", notFound.device(deviceId), { param: "device_id" });
   }
   const at = now.toISOString();
   const recording: Recording = {
@@ -102,7 +101,7 @@ export function fillExaminedAudio(db: Database, tenant: Tenant, id: string, audi
 }
 
 export function loadRecording(db: Database, principal: Principal, id: string, ref: Reference = PATH_ID): StoredRecording {
-  return visible(principal, findRecording(db, principal, id), ownerOfRecording, `No recording ${id}.`, ref);
+  return visible(principal, findRecording(db, principal, id), ownerOfRecording, notFound.recording(id), ref);
 }
 
 export function getRecording(db: Database, principal: Principal, id: string): Recording {

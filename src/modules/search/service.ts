@@ -1,9 +1,9 @@
 import type { Database } from "bun:sqlite";
 import type { Deps } from "../../deps";
 import type { Principal } from "../../http/auth";
-import { confineToEndUser } from "../../http/access";
+import { bodyField, confineToEndUser } from "../../http/access";
 import { ApiError } from "../../http/errors";
-import { findEndUser } from "../end-users/service";
+import { loadEndUser } from "../end-users/service";
 import type { SearchBody, SearchResult } from "./schema";
 import { type ChunkFilter, chunksByRowid, keywordCandidates, libraryChunkCount, readIndexState } from "./store";
 import { vectorCandidates, vectorScanFor } from "./vector-index";
@@ -68,8 +68,7 @@ export async function retrieveChunks(deps: SearchDeps, filter: ChunkFilter, quer
 export function requireEndUser(db: Database, principal: Principal, endUserId: string | null | undefined): string {
   const confined = confineToEndUser(principal, endUserId);
   if (!confined) throw new ApiError("validation_error", "end_user_id is required unless the key is scoped to an end user.", { param: "end_user_id" });
-  if (!findEndUser(db, principal, confined)) throw new ApiError("resource_not_found", `No end user ${confined}.`, { param: "end_user_id" });
-  return confined;
+  return loadEndUser(db, principal, confined, bodyField("end_user_id")).id;
 }
 
 /** POST /recordings/search (spec 4.3). */

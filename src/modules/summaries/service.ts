@@ -1,7 +1,7 @@
 import type { Database } from "bun:sqlite";
 import type { Deps } from "../../deps";
 import { recordEvent } from "../../events/outbox";
-import { bodyField, ownedBy, visible } from "../../http/access";
+import { bodyField, confineToEndUser, notFound, ownedBy, visible } from "../../http/access";
 import type { Principal } from "../../http/auth";
 import type { Tenant } from "../../tenancy";
 import { ApiError } from "../../http/errors";
@@ -72,7 +72,7 @@ export function startSummary(deps: Pick<Deps, "db" | "queue" | "events">, tenant
 export function createSummary(deps: Pick<Deps, "db" | "queue" | "events">, principal: Principal, body: CreateSummaryBody, now: Date): Summary {
   const { db } = deps;
   return db.transaction(() => {
-    const stored = visible(principal, findStoredTranscription(db, principal, body.transcription_id), (t) => ownedBy(t.endUserId), `No transcription ${body.transcription_id}.`, bodyField("transcription_id"));
+    const stored = visible(principal, findStoredTranscription(db, principal, body.transcription_id), (t) => ownedBy(t.endUserId), notFound.transcription(body.transcription_id), bodyField("transcription_id"));
     if (stored.record.status !== "completed") {
       throw new ApiError("transcription_not_ready", `Transcription ${stored.record.id} is ${stored.record.status}; only a completed transcription can be summarised.`, {
         param: "transcription_id",
@@ -84,14 +84,14 @@ export function createSummary(deps: Pick<Deps, "db" | "queue" | "events">, princ
 
 /** A summary the caller may see; with `redacted`, identifiers (rules, and the model's pass over its transcription when it ran) replaced by their kind. The read is audited, the original and the redacted view apart. */
 export async function getSummary(deps: Pick<Deps, "db" | "audit">, principal: Principal, id: string, options: { redacted?: boolean } = {}): Promise<Summary> {
-  const summary = visible(principal, findStoredSummary(deps.db, principal, id), (s) => ownedBy(s.endUserId), `No summary ${id}.`).record;
+  const summary = visible(principal, findStoredSummary(deps.db, principal, id), (s) => ownedBy(s.endUserId), notFound.summary(id)).record;
   await deps.audit.access(principal, options.redacted ? "summary.redacted.read" : "summary.read", summaryResources(summary));
   return options.redacted ? redactSummary(summary, identifiersFound(deps.db, principal, summary.transcription_id)) : summary;
 }
 
 /** A page of summaries, text included: the read of every one on it is audited. */
 export async function listSummaries(deps: Pick<Deps, "db" | "audit">, principal: Principal, query: ListSummariesQuery): Promise<Page<Summary>> {
-  const page = listSummaryRows(deps.db, principal, { transcriptionId: query.transcription_id, endUserId: principal.endUserId }, { limit: query.limit, cursor: query.cursor });
+  const page = listSummaryRows(deps.db, principal, { transcriptionId: query.transcription_id, endUserId: confineToEndUser(principal) }, { limit: query.limit, cursor: query.cursor });
   if (page.data.length > 0) await deps.audit.access(principal, "summary.read", page.data.flatMap(summaryResources));
   return page;
 }

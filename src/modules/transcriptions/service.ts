@@ -1,7 +1,7 @@
 import type { Database } from "bun:sqlite";
 import type { Deps } from "../../deps";
 import { recordEvent } from "../../events/outbox";
-import { bodyField, ownedBy, visible } from "../../http/access";
+import { bodyField, confineToEndUser, notFound, ownedBy, visible } from "../../http/access";
 import type { Principal } from "../../http/auth";
 import type { Tenant } from "../../tenancy";
 import { ApiError } from "../../http/errors";
@@ -93,7 +93,7 @@ export function createTranscription(deps: Pick<Deps, "db" | "queue" | "events">,
 
 /** A transcription the caller may see (end-user-scoped keys: only their end user's), unaudited: for writes that load it inside their transaction. */
 export function findVisibleTranscription(db: Database, principal: Principal, id: string): Transcription {
-  return visible(principal, findStoredTranscription(db, principal, id), (t) => ownedBy(t.endUserId), `No transcription ${id}.`).record;
+  return visible(principal, findStoredTranscription(db, principal, id), (t) => ownedBy(t.endUserId), notFound.transcription(id)).record;
 }
 
 /** A transcription the caller may see (end-user-scoped keys: only their end user's); with `redacted`, identifiers (rules, and the model's pass when it ran) replaced by their kind. The read is audited, the original and the redacted view apart. */
@@ -114,7 +114,7 @@ export async function renderTranscript(deps: Pick<Deps, "db" | "audit">, princip
 
 /** A page of transcriptions, text included: the read of every one on it is audited. */
 export async function listTranscriptions(deps: Pick<Deps, "db" | "audit">, principal: Principal, query: ListTranscriptionsQuery): Promise<Page<Transcription>> {
-  const page = listTranscriptionRows(deps.db, principal, { recordingId: query.recording_id, endUserId: principal.endUserId }, { limit: query.limit, cursor: query.cursor });
+  const page = listTranscriptionRows(deps.db, principal, { recordingId: query.recording_id, endUserId: confineToEndUser(principal) }, { limit: query.limit, cursor: query.cursor });
   if (page.data.length > 0) await deps.audit.access(principal, "transcription.read", page.data.flatMap((t) => [t.id, t.recording_id]));
   return page;
 }

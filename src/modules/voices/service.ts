@@ -1,12 +1,12 @@
 import type { Database } from "bun:sqlite";
 import type { Deps } from "../../deps";
-import { bodyField, confineToEndUser, ownedBy, visible } from "../../http/access";
+import { bodyField, confineToEndUser, notFound, ownedBy, visible } from "../../http/access";
 import type { Principal } from "../../http/auth";
 import { ApiError } from "../../http/errors";
 import type { Page } from "../../http/pagination";
 import { newId } from "../../ids";
 import type { Tenant } from "../../tenancy";
-import { findEndUser } from "../end-users/service";
+import { loadEndUser } from "../end-users/service";
 import { loadRecording } from "../recordings/service";
 import type { AddSampleBody, CreateVoiceBody, ListVoicesQuery, UpdateVoiceBody, Voice } from "./schema";
 import {
@@ -27,8 +27,7 @@ export { voicesWithPrints as knownVoices } from "./store";
 /** The end user a voice is linked to: an end-user-scoped key links its own; the end user must exist. */
 function linkedEndUser(db: Database, principal: Principal, endUserId: string | null | undefined): string | null {
   const id = confineToEndUser(principal, endUserId);
-  if (id && !findEndUser(db, principal, id)) throw new ApiError("resource_not_found", `No end user ${id}.`, { param: "end_user_id" });
-  return id;
+  return id && loadEndUser(db, principal, id, bodyField("end_user_id")).id;
 }
 
 export function createVoice(db: Database, principal: Principal, body: CreateVoiceBody, now: Date): Voice {
@@ -42,11 +41,11 @@ export function createVoice(db: Database, principal: Principal, body: CreateVoic
 
 /** A voice the caller may see (end-user-scoped keys: only their end user's). */
 export function getVoice(db: Database, principal: Principal, id: string): Voice {
-  return visible(principal, findVoice(db, principal, id), (v) => ownedBy(v.end_user_id), `No voice ${id}.`);
+  return visible(principal, findVoice(db, principal, id), (v) => ownedBy(v.end_user_id), notFound.voice(id));
 }
 
 export function listVoices(db: Database, principal: Principal, query: ListVoicesQuery): Page<Voice> {
-  return listVoiceRows(db, principal, principal.endUserId ?? query.end_user_id, { limit: query.limit, cursor: query.cursor });
+  return listVoiceRows(db, principal, confineToEndUser(principal, query.end_user_id) ?? undefined, { limit: query.limit, cursor: query.cursor });
 }
 
 export function updateVoice(db: Database, principal: Principal, id: string, body: UpdateVoiceBody, now: Date): Voice {

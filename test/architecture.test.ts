@@ -163,3 +163,95 @@ describe("architecture (decision 083)", () => {
     expect(offending.map(show)).toEqual([]);
   });
 });
+
+/**
+ * Every table has one owner (decision 132): a module folder, or for the plumbing below the
+ * modules one file. Only the owner's files hold SQL that writes the table; everyone else
+ * calls the owner's functions, so what must go with a write (the credential cache's
+ * forget(), an event's wake-up) is written once, beside it.
+ */
+const TABLE_OWNERS: Record<string, string> = {
+  schema_migrations: "src/db/migrate.ts",
+  jobs: "src/jobs/queue.ts",
+  credentials: "src/http/credentials.ts",
+  idempotency_keys: "src/http/idempotency.ts",
+  events: "src/events/outbox.ts",
+  data_keys: "src/storage/encryption/data-keys.ts",
+  organizations: "src/modules/projects/",
+  projects: "src/modules/projects/",
+  admins: "src/modules/admins/",
+  admin_sessions: "src/modules/admins/",
+  end_users: "src/modules/end-users/",
+  devices: "src/modules/devices/",
+  device_commands: "src/modules/commands/",
+  firmware_releases: "src/modules/firmware/",
+  ota_assignments: "src/modules/firmware/",
+  config_overrides: "src/modules/config/",
+  organization_config: "src/modules/config/",
+  recordings: "src/modules/recordings/",
+  recording_chunks: "src/modules/recordings/",
+  recording_uploads: "src/modules/recordings/",
+  transcriptions: "src/modules/transcriptions/",
+  summaries: "src/modules/summaries/",
+  chunks: "src/modules/search/",
+  chunks_fts: "src/modules/search/",
+  chunk_vectors: "src/modules/search/",
+  search_index: "src/modules/search/",
+  ask_sessions: "src/modules/ask/",
+  ask_messages: "src/modules/ask/",
+  voices: "src/modules/voices/",
+  voiceprints: "src/modules/voices/",
+  webhook_endpoints: "src/modules/webhooks/",
+  webhook_deliveries: "src/modules/webhooks/",
+  audit_events: "src/modules/audit/",
+  audit_event_resources: "src/modules/audit/",
+  legal_holds: "src/modules/legal-holds/",
+  exports: "src/modules/exports/",
+  redaction_passes: "src/modules/redaction/",
+};
+
+/** SQL that writes a table: uppercase keywords, as every statement of src/ is written (prose says "update a row"). */
+const WRITE = /\b(?:INSERT(?:\s+OR\s+[A-Z]+)?\s+INTO|REPLACE\s+INTO|UPDATE(?:\s+OR\s+[A-Z]+)?|DELETE\s+FROM)\s+["`]?(\$\{[^}]*\}|[a-z_][a-z0-9_]*)(?=[\s"`(]|$)/g;
+
+/** Every write statement of a source text, as "table" per occurrence; comments are prose, not SQL. */
+const writesIn = (text: string) => [...text.replace(/\/\*[\s\S]*?\*\//g, "").replace(/(^|[^:])\/\/.*$/gm, "$1").matchAll(WRITE)].map((m) => m[1]!);
+
+/** The tables the migrations leave: created more often than dropped. */
+function migratedTables(): string[] {
+  const count = new Map<string, number>();
+  for (const file of new Glob("migrations/*.sql").scanSync(ROOT)) {
+    const sql = readFileSync(join(ROOT, file), "utf8");
+    for (const m of sql.matchAll(/CREATE (?:VIRTUAL )?TABLE (?:IF NOT EXISTS )?([a-z_]+)/g)) count.set(m[1]!, (count.get(m[1]!) ?? 0) + 1);
+    for (const m of sql.matchAll(/DROP TABLE (?:IF EXISTS )?([a-z_]+)/g)) count.set(m[1]!, (count.get(m[1]!) ?? 0) - 1);
+  }
+  return [...count].filter(([, n]) => n > 0).map(([t]) => t);
+}
+
+describe("table ownership (decision 132)", () => {
+  test("the write reader finds the statements it must", () => {
+    expect(writesIn("db.query(`UPDATE devices SET x = 1`); db.run('DELETE FROM events WHERE id = ?'); INSERT OR REPLACE INTO jobs (id)")).toEqual(["devices", "events", "jobs"]);
+    expect(writesIn("// update a row, delete from the list, insert into the page\n/** every UPDATE or DELETE of credentials */")).toEqual([]);
+  });
+
+  test("every table the migrations make has an owner", () => {
+    const tables = migratedTables();
+    expect(tables.length).toBeGreaterThan(30);
+    expect(tables.filter((t) => !(t in TABLE_OWNERS) && t !== "schema_migrations")).toEqual([]);
+  });
+
+  test("only a table's owner writes it", () => {
+    const offending: string[] = [];
+    let seen = 0;
+    for (const file of new Glob("src/**/*.ts").scanSync(ROOT)) {
+      const path = file.replaceAll("\\", "/");
+      for (const table of writesIn(readFileSync(join(ROOT, path), "utf8"))) {
+        seen++;
+        const owner = TABLE_OWNERS[table];
+        if (!owner) offending.push(`${path} writes ${table}, which has no owner`);
+        else if (!(owner.endsWith("/") ? path.startsWith(owner) : path === owner)) offending.push(`${path} writes ${table}, owned by ${owner}`);
+      }
+    }
+    expect(seen).toBeGreaterThan(100);
+    expect(offending).toEqual([]);
+  });
+});

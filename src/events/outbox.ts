@@ -71,6 +71,11 @@ export function recordEvent({ db, events }: Outbox, tenant: Tenant, type: EventT
   return event;
 }
 
+/** The event was fanned out into webhook deliveries (webhooks' dispatcher, in the same transaction as the delivery rows). */
+export function markEventDispatched(db: Database, id: string, at: string): void {
+  db.query("UPDATE events SET dispatched_at = ? WHERE id = ?").run(at, id);
+}
+
 /** What an erased event keeps of its data: ids, status, template and timestamps; text, segments, metadata and the rest go. */
 const keptAfterErasure = (field: string) => field === "id" || field.endsWith("_id") || field === "status" || field === "template" || field.endsWith("_at");
 

@@ -204,14 +204,64 @@ export function uploadCredentialOfRequest(credentials: CredentialCache, request:
   return row?.kind === "upload" && !row.used_at ? row : null;
 }
 
-/** Revokes every live credential of a kind bound to a device (unbind, token refresh). */
-export function revokeDeviceCredentials({ db, credentials }: CredentialStore, deviceId: string, now: Date): void {
-  db.query("UPDATE credentials SET revoked_at = ? WHERE device_id = ? AND kind = 'device' AND revoked_at IS NULL").run(
-    now.toISOString(),
-    deviceId,
-  );
+/** Which live credentials to revoke: every field given must match. */
+export type RevokeFilter = {
+  kinds: readonly CredentialKind[];
+  id?: string;
+  projectId?: string;
+  mode?: Mode;
+  deviceId?: string;
+  /** Only the credentials of these commands (an empty list revokes none). */
+  commandIds?: readonly string[];
+};
+
+/**
+ * The one revocation of credentials (the table's owner is this file, decision 132): marks the
+ * live ones matching `filter` revoked and forgets the cache in the same call, so a revoked
+ * token is never served from it. Returns what was revoked, with its tenant (for the audit log).
+ */
+export function revokeCredentials({ db, credentials }: CredentialStore, filter: RevokeFilter, now: Date): { id: string; project_id: string; mode: Mode }[] {
+  if (filter.commandIds?.length === 0) return [];
+  const where = [`kind IN (${filter.kinds.map(() => "?").join(", ")})`, "revoked_at IS NULL"];
+  const params: string[] = [now.toISOString(), ...filter.kinds];
+  const match = (column: string, value: string | undefined) => {
+    if (value === undefined) return;
+    where.push(`${column} = ?`);
+    params.push(value);
+  };
+  match("id", filter.id);
+  match("project_id", filter.projectId);
+  match("mode", filter.mode);
+  match("device_id", filter.deviceId);
+  if (filter.commandIds) {
+    where.push(`command_id IN (${filter.commandIds.map(() => "?").join(", ")})`);
+    params.push(...filter.commandIds);
+  }
+  const revoked = db
+    .query<{ id: string; project_id: string; mode: Mode }, string[]>(`UPDATE credentials SET revoked_at = ? WHERE ${where.join(" AND ")} RETURNING id, project_id, mode`)
+    .all(...params);
   credentials.forget();
+  return revoked;
 }
+
+/** Revokes every live device token of a device (unbind, token refresh). */
+export function revokeDeviceCredentials(store: CredentialStore, deviceId: string, now: Date): void {
+  revokeCredentials(store, { kinds: ["device"], deviceId }, now);
+}
+
+/** The API keys (secret and restricted) of a project, or of one tenant, oldest first; revoked ones too (their hints stay listed). */
+export function listApiKeyRows(db: Database, filter: { projectId: string; mode?: Mode }): ApiKeyRow[] {
+  const byMode = filter.mode === undefined ? "" : " AND mode = ?";
+  return db
+    .query<ApiKeyRow, string[]>(
+      `SELECT id, name, hint, mode, scopes, end_user_id, created_at, revoked_at FROM credentials
+        WHERE project_id = ?${byMode} AND kind IN ('secret', 'restricted') ORDER BY created_at, id`,
+    )
+    .all(...(filter.mode === undefined ? [filter.projectId] : [filter.projectId, filter.mode]));
+}
+
+/** An API key as listed: its hint, never its token. */
+export type ApiKeyRow = { id: string; name: string | null; hint: string; mode: Mode; scopes: string | null; end_user_id: string | null; created_at: string; revoked_at: string | null };
 
 /**
  * Marks a single-use credential used. Returns false when it already was, so that of two

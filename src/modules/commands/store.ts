@@ -1,5 +1,5 @@
 import type { Database } from "bun:sqlite";
-import type { CredentialStore } from "../../http/credentials";
+import { type CredentialStore, revokeCredentials } from "../../http/credentials";
 import type { Tenant } from "../../tenancy";
 import { type Page, type PageRequest, paginate } from "../../http/pagination";
 import type { CommandStatus, CommandType } from "./schema";
@@ -103,19 +103,16 @@ export function expireDueCommands(db: Database, now: string): number {
  * queued for one wearer reaches the next. An acknowledged reset's rct_ is left as it is
  * (used), so a device resending its acknowledgement still learns 409, not 401.
  */
-export function cancelOpenCommands({ db, credentials }: CredentialStore, tenant: Tenant, deviceId: string, now: string): number {
-  db.query(
-    `UPDATE credentials SET revoked_at = ? WHERE kind = 'reset' AND device_id = ? AND revoked_at IS NULL
-       AND command_id IN (SELECT id FROM device_commands WHERE device_id = ? AND status IN ('pending', 'delivered'))`,
-  ).run(now, deviceId, deviceId);
-  credentials.forget();
+export function cancelOpenCommands(store: CredentialStore, tenant: Tenant, deviceId: string, now: string): number {
+  const { db } = store;
+  const open = db.query<{ id: string }, [string]>("SELECT id FROM device_commands WHERE device_id = ? AND status IN ('pending', 'delivered')").all(deviceId);
+  revokeCredentials(store, { kinds: ["reset"], deviceId, commandIds: open.map((c) => c.id) }, new Date(now));
   return db
     .query("UPDATE device_commands SET status = 'cancelled', cancelled_at = ? WHERE device_id = ? AND status IN ('pending', 'delivered') AND project_id = ? AND mode = ?")
     .run(now, deviceId, tenant.projectId, tenant.mode).changes;
 }
 
 /** A cancelled factory reset's rct_ credential stops working with it. */
-export function revokeResetCredential({ db, credentials }: CredentialStore, commandId: string, now: string): void {
-  db.query("UPDATE credentials SET revoked_at = ? WHERE kind = 'reset' AND command_id = ? AND revoked_at IS NULL").run(now, commandId);
-  credentials.forget();
+export function revokeResetCredential(store: CredentialStore, commandId: string, now: string): void {
+  revokeCredentials(store, { kinds: ["reset"], commandIds: [commandId] }, new Date(now));
 }

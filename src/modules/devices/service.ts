@@ -18,6 +18,8 @@ import { type DeviceRow, deviceSettingsOverrides, deviceTokenIsLive, deviceToken
 
 /** What other modules (commands, recordings and heartbeats) use of the devices store: through this service, never the store itself (decision 083); config reads it through deviceSource. */
 export { type DeviceRow, findDeviceRow } from "./store";
+/** The heartbeat's hot path and the offline sweep write the device row through these (the devices module owns the table, decision 132). */
+export { findNewlyOfflineDevices, type HeartbeatDevice, markOfflineNotified, setLowBatteryNotified, writeHeartbeat } from "./heartbeat-store";
 
 /** A row as configuration sees it: its own settings overrides and its bound end user. */
 const configured = (row: DeviceRow): ConfiguredDevice => ({ id: row.id, end_user_id: row.end_user_id, settings: deviceSettingsOverrides(row), updated_at: row.updated_at });

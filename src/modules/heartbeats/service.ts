@@ -9,7 +9,7 @@ import { applyCommandResults, deliverPendingCommands, reconcileRecordingCommands
 import { type CommandDeps, openCommands, presentCommand } from "../commands/service";
 import { otaForHeartbeat } from "../firmware/ota";
 import type { HeartbeatBody, HeartbeatResponse } from "./schema";
-import { findNewlyOfflineDevices, type HeartbeatDevice, markOfflineNotified, setLowBatteryNotified, writeHeartbeat } from "./store";
+import { findNewlyOfflineDevices, type HeartbeatDevice, markOfflineNotified, setLowBatteryNotified, writeHeartbeat } from "../devices/service";
 
 /** device.low_battery fires when the battery drops below this, once per dip (spec 6). */
 export const LOW_BATTERY_PERCENT = 20;

@@ -1,10 +1,13 @@
 import type { Database } from "bun:sqlite";
-import { type CredentialStore, issueCredential } from "../../http/credentials";
+import { type CredentialStore, issueCredential, listApiKeyRows, revokeCredentials } from "../../http/credentials";
 import type { Mode, Tenant } from "../../tenancy";
 import { ApiError } from "../../http/errors";
 import { isScope, SCOPES } from "../../http/scopes";
 import { type Actor, operatorActor, recordAudit } from "../audit/service";
+import { findEndUser } from "../end-users/service";
 import { findProjectByName } from "../projects/service";
+
+const API_KEY_KINDS = ["secret", "restricted"] as const;
 
 export type ApiKey = { id: string; hint: string; mode: Mode; scopes: string[] | null; end_user_id: string | null; created_at: string; revoked_at: string | null };
 export type CreatedApiKey = Omit<ApiKey, "created_at" | "revoked_at"> & { key: string };
@@ -31,8 +34,8 @@ function createKeyIn(db: Database, tenant: Tenant, input: Omit<CreateKeyInput, "
   const unknown = (input.scopes ?? []).filter((s) => !isScope(s));
   if (unknown.length) throw new ApiError("validation_error", `Unknown scope(s): ${unknown.join(", ")}. Known scopes: ${SCOPES.join(", ")}.`, { param: "scopes" });
   if (input.endUserId) {
-    const endUser = db.query("SELECT 1 FROM end_users WHERE id = ? AND project_id = ? AND mode = ? AND deleted_at IS NULL").get(input.endUserId, tenant.projectId, tenant.mode);
-    if (!endUser) throw new ApiError("not_found", `No end user ${input.endUserId} in ${where} (${tenant.mode} mode).`, { param: "end_user_id" });
+    const endUser = findEndUser(db, tenant, input.endUserId);
+    if (!endUser || endUser.deleted_at) throw new ApiError("not_found", `No end user ${input.endUserId} in ${where} (${tenant.mode} mode).`, { param: "end_user_id" });
   }
   const scopes = input.scopes?.length ? [...new Set(input.scopes)] : null;
   const issued = db.transaction(() => {
@@ -54,49 +57,33 @@ function createKeyIn(db: Database, tenant: Tenant, input: Omit<CreateKeyInput, "
 export function listApiKeys(db: Database, projectName: string): ApiKey[] {
   const project = findProjectByName(db, projectName);
   if (!project) throw new ApiError("not_found", `No project named ${projectName}.`);
-  return db
-    .query<KeyRow, [string]>(
-      "SELECT id, hint, mode, scopes, end_user_id, created_at, revoked_at FROM credentials WHERE project_id = ? AND kind IN ('secret', 'restricted') ORDER BY created_at",
-    )
-    .all(project.id)
-    .map(parseScopes);
+  return listApiKeyRows(db, { projectId: project.id }).map(({ name: _name, ...k }) => parseScopes(k));
 }
 
-type KeyRow = Omit<ApiKey, "scopes"> & { scopes: string | null };
-const parseScopes = (k: KeyRow): ApiKey => ({ ...k, scopes: k.scopes ? JSON.parse(k.scopes) : null });
+const parseScopes = <K extends { scopes: string | null }>(k: K): Omit<K, "scopes"> & { scopes: string[] | null } => ({ ...k, scopes: k.scopes ? JSON.parse(k.scopes) : null });
 
 /** A tenant's API keys, newest first, by hint (the full key was shown once); revoked ones too. */
 export function listTenantKeys(db: Database, tenant: Tenant): (ApiKey & { name: string | null })[] {
-  return db
-    .query<KeyRow & { name: string | null }, [string, string]>(
-      `SELECT id, name, hint, mode, scopes, end_user_id, created_at, revoked_at FROM credentials
-        WHERE project_id = ? AND mode = ? AND kind IN ('secret', 'restricted') ORDER BY created_at DESC, id DESC`,
-    )
-    .all(tenant.projectId, tenant.mode)
-    .map((k) => ({ ...parseScopes(k), name: k.name }));
+  return listApiKeyRows(db, tenant).reverse().map(parseScopes);
 }
 
 /** Revokes a tenant's API key; a key of another project or mode is not found, as an unknown one. */
-export function revokeTenantKey({ db, credentials }: CredentialStore, tenant: Tenant, keyId: string, now: Date, actor: Actor): void {
+export function revokeTenantKey(store: CredentialStore, tenant: Tenant, keyId: string, now: Date, actor: Actor): void {
+  const { db } = store;
   const changed = db.transaction(() => {
-    const revoked = db
-      .query("UPDATE credentials SET revoked_at = ? WHERE id = ? AND project_id = ? AND mode = ? AND kind IN ('secret', 'restricted') AND revoked_at IS NULL")
-      .run(now.toISOString(), keyId, tenant.projectId, tenant.mode).changes;
+    const revoked = revokeCredentials(store, { kinds: API_KEY_KINDS, id: keyId, projectId: tenant.projectId, mode: tenant.mode }, now).length;
     if (revoked) recordAudit(db, actor, tenant, "key.revoke", [keyId], now);
     return revoked;
   })();
-  credentials.forget();
   if (!changed) throw new ApiError("not_found", `No live API key ${keyId} in this project and mode.`, { param: "id" });
 }
 
-export function revokeApiKey({ db, credentials }: CredentialStore, keyId: string, now: Date, actor: Actor = operatorActor()): void {
+export function revokeApiKey(store: CredentialStore, keyId: string, now: Date, actor: Actor = operatorActor()): void {
+  const { db } = store;
   const revoked = db.transaction(() => {
-    const key = db
-      .query<{ project_id: string; mode: Mode }, [string, string]>("UPDATE credentials SET revoked_at = ? WHERE id = ? AND kind IN ('secret', 'restricted') AND revoked_at IS NULL RETURNING project_id, mode")
-      .get(now.toISOString(), keyId);
+    const [key] = revokeCredentials(store, { kinds: API_KEY_KINDS, id: keyId }, now);
     if (key) recordAudit(db, actor, { projectId: key.project_id, mode: key.mode }, "key.revoke", [keyId], now);
     return key;
   })();
-  credentials.forget();
   if (!revoked) throw new ApiError("not_found", `No live API key ${keyId}.`);
 }

@@ -1,5 +1,5 @@
 import type { Database } from "bun:sqlite";
-import { DEVICE_EVENT_TYPES, type EventType } from "../../events/outbox";
+import { DEVICE_EVENT_TYPES, type EventType, markEventDispatched } from "../../events/outbox";
 import { newId } from "../../ids";
 import { type Offer, pickFairly, type ShareLimits } from "./fair-share";
 import type { DeliveryAttempt } from "./schema";
@@ -38,7 +38,6 @@ export function fanOutEvents(db: Database, now: Date): number {
       `INSERT INTO webhook_deliveries (id, project_id, mode, endpoint_id, event_id, event_type, status, next_attempt_at, created_at, updated_at)
        VALUES (?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?) ON CONFLICT (endpoint_id, event_id) DO NOTHING`,
     );
-    const markDispatched = db.query("UPDATE events SET dispatched_at = ? WHERE id = ?");
     for (const event of events) {
       const tenantKey = `${event.project_id}:${event.mode}`;
       let endpoints = subscribers.get(tenantKey);
@@ -56,7 +55,7 @@ export function fanOutEvents(db: Database, now: Date): number {
       for (const endpoint of endpoints) {
         if (subscribes(endpoint, event.type)) insert.run(newId("whd_", now.getTime()), event.project_id, event.mode, endpoint.id, event.id, event.type, at, at, at);
       }
-      markDispatched.run(at, event.id);
+      markEventDispatched(db, event.id, at);
     }
     return events.length;
   })();

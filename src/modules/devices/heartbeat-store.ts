@@ -1,6 +1,8 @@
 import type { Database, SQLQueryBindings } from "bun:sqlite";
+// The heartbeat's and the offline sweep's writes of the devices table: the devices module
+// owns the table (decision 132), heartbeats calls these through devices/service.ts.
 import type { Tenant } from "../../tenancy";
-import type { DeviceRow } from "../devices/service";
+import type { DeviceRow } from "./store";
 
 /** What a heartbeat reports onto the device row; null keeps the stored value (recording_state: see `recordingStateSent`). */
 export type HeartbeatColumns = Pick<

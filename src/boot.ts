@@ -100,7 +100,7 @@ function registerCascades(deps: Deps): void {
   registerFirmwareCascades(deps);
   registerLegalHoldCascades(deps);
   registerVoiceCascades(deps);
-  registerRecordingCascades(deps); // after legal holds: a project under hold is refused before any recording is touched
+  registerRecordingCascades(deps);
 }
 
 /**

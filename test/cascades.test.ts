@@ -26,12 +26,32 @@ describe("cascade hooks", () => {
   test("buildDeps registers every cascade with the module that follows it", () => {
     const registered = t.deps.cascades.registered();
     const production = Object.fromEntries(Object.entries(registered).map(([name, modules]) => [name, modules.filter((m) => m !== "test")]));
-    expect(production).toEqual({ recordingErased: ["ask", "legal-holds", "voices"], bindingEnded: ["commands"], deviceDeleted: ["firmware", "legal-holds"], endUserDeleted: ["devices", "legal-holds", "voices"], projectDeleted: ["legal-holds", "recordings"] });
+    // "legal-holds?" is a guard: asked before the change touches anything (decision 133).
+    expect(production).toEqual({
+      recordingErased: ["ask", "voices", "legal-holds?"],
+      bindingEnded: ["commands"],
+      deviceDeleted: ["firmware", "legal-holds?"],
+      endUserDeleted: ["devices", "voices", "legal-holds?"],
+      projectDeleted: ["recordings", "legal-holds?"],
+    });
   });
 
   test("a cascade fired with no handler throws: a missing registration cannot pass unnoticed", () => {
     const tenant = { projectId: "prj_x", mode: "test" as const };
     expect(() => new Cascades().fire("bindingEnded", { tenant, deviceId: "dev_x", now: new Date() })).toThrow("has no handler");
+  });
+
+  test("a guarded cascade fired without asking its guards first throws: no change can skip the legal holds", () => {
+    const cascades = new Cascades();
+    const asked: string[] = [];
+    cascades.guard("deviceDeleted", "holds", () => void asked.push("guard"));
+    cascades.on("deviceDeleted", "follower", () => void asked.push("handler"));
+    const event = { tenant: { projectId: "prj_x", mode: "test" as const }, deviceId: "dev_x", now: new Date() };
+    expect(() => cascades.fire("deviceDeleted", event)).toThrow("before its guards were asked");
+    expect(asked).toEqual([]);
+    cascades.check("deviceDeleted", event);
+    cascades.fire("deviceDeleted", event);
+    expect(asked).toEqual(["guard", "handler"]);
   });
 });
 

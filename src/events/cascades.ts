@@ -7,8 +7,12 @@ import type { Tenant } from "../tenancy";
  * caller's transaction, through the Deps they were registered with; a throw rolls it all back.
  */
 export type CascadeEvents = {
-  /** Recordings: a recording is being deleted; its content's copies elsewhere go (decision 078). */
-  recordingErased: { tenant: Tenant; recording: { id: string; created_at: string; end_user_id: string | null; device_id: string | null }; now: Date };
+  /**
+   * Recordings: a recording is being erased (decision 078), whole or its audio alone
+   * (retention, decision 103). Guards see both; handlers run for a whole erasure, whose
+   * content's copies elsewhere go (recordings/erasure.ts lists what goes).
+   */
+  recordingErased: { tenant: Tenant; recording: { id: string; created_at: string; end_user_id: string | null; device_id: string | null }; part: "whole" | "audio"; now: Date };
   /** Devices: a device's binding ends (unbind, end-user deletion, device deletion, an executed factory reset). */
   bindingEnded: { tenant: Tenant; deviceId: string; now: Date };
   /** Devices: a device is being deleted (after its binding ended). */
@@ -26,36 +30,60 @@ export type CascadeEvents = {
 export type CascadeName = keyof CascadeEvents;
 export type CascadeHandler<N extends CascadeName> = (event: CascadeEvents[N]) => void;
 
-/** One Deps' cascade hooks: handlers by cascade, each tagged with the module that registered it. */
+type Hooks = { [N in CascadeName]: { module: string; run: CascadeHandler<N> }[] };
+const none = (): Hooks => ({ recordingErased: [], bindingEnded: [], deviceDeleted: [], endUserDeleted: [], projectDeleted: [] });
+
+/**
+ * One Deps' cascade hooks: handlers by cascade, each tagged with the module that registered
+ * it, and guards: checks that may refuse the change (a legal hold, decision 133), asked by
+ * check() before the change touches anything.
+ */
 export class Cascades {
-  private readonly handlers: { [N in CascadeName]: { module: string; run: CascadeHandler<N> }[] } = {
-    recordingErased: [],
-    bindingEnded: [],
-    deviceDeleted: [],
-    endUserDeleted: [],
-    projectDeleted: [],
-  };
+  private readonly handlers: Hooks = none();
+  private readonly guards: Hooks = none();
+  /** The events check() let through: fire() refuses one that was not checked first. */
+  private readonly checked = new WeakSet<object>();
 
   /** Registers `module`'s handler; called once per Deps, by buildDeps. */
   on<N extends CascadeName>(name: N, module: string, run: CascadeHandler<N>): void {
     this.handlers[name].push({ module, run } as never);
   }
 
+  /** Registers `module`'s guard: it throws to refuse the change, and is asked before anything is touched. */
+  guard<N extends CascadeName>(name: N, module: string, run: CascadeHandler<N>): void {
+    this.guards[name].push({ module, run } as never);
+  }
+
   /**
-   * Runs every handler of `name` in registration order; call inside the causing transaction.
-   * Each cascade has a module that follows it, so none registered is a wiring fault: it
-   * throws, and the transaction rolls back, rather than leave the higher module's rows behind.
+   * Asks every guard of `name` whether the change may happen: the first refusal throws.
+   * Call it first, inside the causing transaction and before the change touches any row or
+   * object; then make the change and fire() the same event object.
+   */
+  check<N extends CascadeName>(name: N, event: CascadeEvents[N]): void {
+    for (const guard of this.guards[name]) (guard.run as CascadeHandler<N>)(event);
+    this.checked.add(event);
+  }
+
+  /**
+   * Runs every handler of `name` in registration order; call inside the causing transaction,
+   * with the event check() let through (a cascade with guards fired unchecked is a wiring
+   * fault and throws). Each cascade has a module that follows it, so none registered is a
+   * wiring fault too: it throws, and the transaction rolls back, rather than leave the higher
+   * module's rows behind.
    */
   fire<N extends CascadeName>(name: N, event: CascadeEvents[N]): void {
+    if (this.guards[name].length > 0 && !this.checked.has(event)) throw new Error(`cascade ${name} fired before its guards were asked: call check() before the change`);
     const handlers = this.handlers[name];
     if (handlers.length === 0) throw new Error(`cascade ${name} has no handler: buildDeps registers every cascade`);
     for (const handler of handlers) (handler.run as CascadeHandler<N>)(event);
   }
 
-  /** The modules registered on each cascade, for the wiring check. */
+  /** The modules registered on each cascade (handlers, then guards as "module?"), for the wiring check. */
   registered(): Record<CascadeName, string[]> {
     const out = {} as Record<CascadeName, string[]>;
-    for (const name of Object.keys(this.handlers) as CascadeName[]) out[name] = this.handlers[name].map((h) => h.module);
+    for (const name of Object.keys(this.handlers) as CascadeName[]) {
+      out[name] = [...this.handlers[name].map((h) => h.module), ...this.guards[name].map((g) => `${g.module}?`)];
+    }
     return out;
   }
 }

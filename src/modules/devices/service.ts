@@ -113,9 +113,12 @@ export type BindingDeps = CredentialStore & Pick<Deps, "cascades">;
 export function endBinding(deps: BindingDeps, tenant: Tenant, id: string, now: Date, options: { deleting?: boolean } = {}): void {
   const { db } = deps;
   const at = now.toISOString();
+  const deletion = { tenant, deviceId: id, now };
+  // Legal holds are asked before anything is touched (decision 133).
+  if (options.deleting) deps.cascades.check("deviceDeleted", deletion);
   revokeDeviceCredentials(deps, id, now);
   deps.cascades.fire("bindingEnded", { tenant, deviceId: id, now });
-  if (options.deleting) deps.cascades.fire("deviceDeleted", { tenant, deviceId: id, now });
+  if (options.deleting) deps.cascades.fire("deviceDeleted", deletion);
   updateDeviceFields(db, tenant, id, { status: "unbound", end_user_id: null, bound_at: null, ...(options.deleting ? { deleted_at: at } : {}) }, at);
 }
 

@@ -90,11 +90,13 @@ export function deleteEndUser(deps: Pick<Deps, "db" | "queue" | "cascades" | "au
   db.transaction(() => {
     const user = getEndUser(db, principal, id);
     if (user.deleted_at) throw new ApiError("resource_conflict", `End user ${id} is already deleted.`);
+    const deletion = { tenant: principal, endUserId: id, now };
+    deps.cascades.check("endUserDeleted", deletion); // legal holds, before anything is touched
     markEndUserDeleted(db, principal, id, now.toISOString());
     const erased = findEndUser(db, principal, id);
     rewriteStoredResponses(db, principal, id, (stored) => ((stored.body as { id?: unknown } | null)?.id === id ? { status: stored.status, body: erased } : null));
     // Its devices are released (devices registers on this cascade: it sits above end users).
-    deps.cascades.fire("endUserDeleted", { tenant: principal, endUserId: id, now });
+    deps.cascades.fire("endUserDeleted", deletion);
     deps.audit.record(principal, principal, "end_user.delete", [id]);
     enqueueWalTruncation(deps.queue);
   })();

@@ -73,11 +73,6 @@ export function releaseLegalHold(deps: HoldDeps, principal: Principal, id: strin
   })();
 }
 
-/** Whether an active hold covers a recording: retention asks before expiring one. */
-export function isUnderHold(db: Database, tenant: Tenant, recording: { id: string; end_user_id: string | null; device_id: string | null }): boolean {
-  return activeHoldCovering(db, tenant, { recording }) !== null;
-}
-
 function refuseIfHeld(db: Database, tenant: Tenant, scope: HoldScope, what: string): void {
   const hold = activeHoldCovering(db, tenant, scope);
   if (hold) throw new ApiError("legal_hold_active", `${what} is under legal hold ${hold.id}; nothing was deleted. Release the hold first (POST /v1/legal-holds/${hold.id}/release).`);
@@ -92,15 +87,15 @@ function refuseProjectIfHeld(db: Database, projectId: string): void {
 }
 
 /**
- * Holds stop every deletion (decision 103): they answer the cascades the deleting modules
- * fire inside their transactions, so a 409 rolls the whole deletion back and the modules
- * below need not know about holds (decision 083). Registered on every Deps by buildDeps.
+ * Holds stop every deletion (decisions 103, 133): they guard the cascades of the deleting
+ * modules, which ask their guards before touching anything, so a 409 leaves everything as
+ * it was and the modules below need not know about holds (decision 083). Whole and audio-only
+ * erasure alike. Registered on every Deps by buildDeps.
  */
 export function registerLegalHoldCascades(deps: Pick<Deps, "db" | "cascades">): void {
   const { db } = deps;
-  deps.cascades.on("recordingErased", "legal-holds", ({ tenant, recording }) => refuseIfHeld(db, tenant, { recording }, `Recording ${recording.id}`));
-  deps.cascades.on("endUserDeleted", "legal-holds", ({ tenant, endUserId }) => refuseIfHeld(db, tenant, { endUserId }, `End user ${endUserId} (or one of their recordings)`));
-  deps.cascades.on("deviceDeleted", "legal-holds", ({ tenant, deviceId }) => refuseIfHeld(db, tenant, { deviceId }, `Device ${deviceId} (or one of its recordings)`));
-  // Before the recordings' handler (buildDeps registers this first): the refusal names every hold, not the first one a recording meets.
-  deps.cascades.on("projectDeleted", "legal-holds", ({ projectId }) => refuseProjectIfHeld(db, projectId));
+  deps.cascades.guard("recordingErased", "legal-holds", ({ tenant, recording }) => refuseIfHeld(db, tenant, { recording }, `Recording ${recording.id}`));
+  deps.cascades.guard("endUserDeleted", "legal-holds", ({ tenant, endUserId }) => refuseIfHeld(db, tenant, { endUserId }, `End user ${endUserId} (or one of their recordings)`));
+  deps.cascades.guard("deviceDeleted", "legal-holds", ({ tenant, deviceId }) => refuseIfHeld(db, tenant, { deviceId }, `Device ${deviceId} (or one of its recordings)`));
+  deps.cascades.guard("projectDeleted", "legal-holds", ({ projectId }) => refuseProjectIfHeld(db, projectId));
 }

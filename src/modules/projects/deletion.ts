@@ -11,8 +11,9 @@ class DryRun extends Error {}
 
 /**
  * `parley projects delete NAME` (decision 107), in one transaction: the projectDeleted
- * cascade refuses the whole deletion while a legal hold is active in the project (409
- * legal_hold_active naming every hold), then erases every recording through DELETE's path;
+ * guard refuses the whole deletion while a legal hold is active in the project (409
+ * legal_hold_active naming every hold) before anything is touched, then the cascade erases
+ * every recording through the one erasure (recordings/erasure.ts);
  * the project's row goes, and with it (migration 0019's trigger, data_keys' cascade) its
  * keys, devices, end users, webhooks, holds, exports, configuration and its data key:
  * whatever copy of its sealed audio survives (a backup, an S3 version) can no longer be
@@ -27,7 +28,9 @@ export function deleteProject(deps: Pick<Deps, "db" | "cascades" | "queue">, nam
   const erased: Record<string, number> = {};
   try {
     db.transaction(() => {
-      deps.cascades.fire("projectDeleted", { projectId: project.id, actor, now, erased });
+      const deletion = { projectId: project.id, actor, now, erased };
+      deps.cascades.check("projectDeleted", deletion);
+      deps.cascades.fire("projectDeleted", deletion);
       deleteProjectRow(db, project.id);
       deps.queue.enqueue("recordings.delete_objects", { prefix: `${project.id}/` });
       recordAudit(db, actor, null, "project.delete", [project.id], now);

@@ -1,26 +1,52 @@
 import type { Deps } from "../../deps";
-import { eraseEventData } from "../../events/outbox";
+import { eraseEventData, recordEvent } from "../../events/outbox";
 import type { Tenant } from "../../tenancy";
 import { ApiError, errorBody } from "../../http/errors";
 import { rewriteStoredResponses } from "../../http/idempotency";
 import { enqueueWalTruncation } from "../../jobs/truncate-wal";
 import { forgetDeliveryResponses } from "../webhooks/service";
+import { DELETE_OBJECTS_JOB, recordingPrefix } from "./objects";
+import { deleteRecordingRow, markAudioErased, type StoredRecording } from "./store";
 
 /**
- * The copies of a deleted recording's content outside its own rows (decision 078), erased
- * in the deleting transaction: its earlier events keep ids, statuses and timestamps only
- * (their deliveries still go out with just that, and forget what receivers answered);
- * idempotent replays that named it answer 404; the recordingErased cascade fires, on which
- * Ask's turns that drew on it go (registered by ask: recordings sits below it). The rows
- * themselves go by ON DELETE CASCADE, FTS5 and sqlite-vec drop their entries in place,
- * and secure_delete zeroes what they leave; the job enqueued here then empties the WAL,
- * which still holds page images from before.
+ * The one erasure of a recording (decision 133), for every path that removes one: DELETE
+ * /recordings/{id}, retention (whole, or the audio alone), project deletion. Call it inside
+ * the caller's transaction; the caller audits. What it removes, all of it here:
+ *
+ * whole:
+ * - first, nothing: the recordingErased guards are asked (legal holds: 409
+ *   legal_hold_active naming the hold on the recording, its end user or its device), and a
+ *   refusal leaves every row and object untouched;
+ * - the recording row, and with it by ON DELETE CASCADE its transcriptions, summaries,
+ *   search chunks (FTS5 and sqlite-vec drop their entries in place), uploads and chunk rows;
+ * - its earlier events' data beyond ids, statuses, templates and times (pending deliveries
+ *   send only that), and what webhook receivers answered to them;
+ * - idempotent replays that named it: they answer 404 from now on;
+ * - Ask turns that drew on it and voiceprints taken from it (the recordingErased handlers
+ *   of ask and voices, modules above this one);
+ * - its stored objects (original, staged uploads, chunks), by a durable job after commit;
+ * - the WAL's page images of the above, by a job; secure_delete zeroes freed pages.
+ * It adds the recording.deleted event.
+ *
+ * audio (retention past retention_audio_days, transcript kept): the same guards first; then
+ * its stored objects by the same job, and the row keeps audio_erased_at. No handler runs:
+ * transcripts, summaries, Ask turns and voiceprints stay, as derived content that follows
+ * the transcript's retention (decision 103).
  */
-export function eraseRecordingCopies(deps: Pick<Deps, "db" | "queue" | "cascades">, tenant: Tenant, recording: { id: string; created_at: string; end_user_id: string | null; device_id: string | null }, now: Date): void {
-  const { db, queue } = deps;
-  forgetDeliveryResponses(db, eraseEventData(db, tenant, recording.id, recording.created_at));
-  const gone = { status: 404, body: errorBody(new ApiError("not_found", `Recording ${recording.id} was deleted.`)) };
-  rewriteStoredResponses(db, tenant, recording.id, () => gone);
-  deps.cascades.fire("recordingErased", { tenant, recording, now });
-  enqueueWalTruncation(queue);
+export function eraseRecording(deps: Deps, tenant: Tenant, recording: StoredRecording, part: "whole" | "audio", now: Date): void {
+  const erasure = { tenant, recording, part, now };
+  deps.cascades.check("recordingErased", erasure);
+  if (part === "whole") {
+    deleteRecordingRow(deps.db, tenant, recording.id);
+    forgetDeliveryResponses(deps.db, eraseEventData(deps.db, tenant, recording.id, recording.created_at));
+    const gone = { status: 404, body: errorBody(new ApiError("not_found", `Recording ${recording.id} was deleted.`)) };
+    rewriteStoredResponses(deps.db, tenant, recording.id, () => gone);
+    deps.cascades.fire("recordingErased", erasure);
+    recordEvent(deps, tenant, "recording.deleted", { id: recording.id, deleted_at: now.toISOString() }, now);
+    enqueueWalTruncation(deps.queue);
+  } else {
+    markAudioErased(deps.db, tenant, recording.id, now.toISOString());
+  }
+  // Every object of the recording (original, staged uploads, chunks) lives under its prefix.
+  deps.queue.enqueue(DELETE_OBJECTS_JOB, { prefix: recordingPrefix(tenant, recording.id) });
 }

@@ -10,12 +10,13 @@ import { newId } from "../../ids";
 import type { Tenant } from "../../tenancy";
 import { findDeviceRow } from "../devices/service";
 import { loadEndUser } from "../end-users/service";
-import { eraseRecordingCopies } from "./erasure";
-import { DELETE_OBJECTS_JOB, recordingPrefix } from "./objects";
+import { eraseRecording } from "./erasure";
 import type { CreateRecordingBody, ListRecordingsQuery, Recording } from "./schema";
-import { deleteRecordingRow, findRecording, insertRecording, listRecordingRows, markAudioErased, recordExaminedAudio, type StoredRecording, toRecording } from "./store";
+import { findRecording, insertRecording, listRecordingRows, recordExaminedAudio, type StoredRecording, toRecording } from "./store";
 
 /** What other modules (transcriptions, search and Ask) use of the recordings store: through this service, never the store itself (decision 083). */
+/** The one erasure of a recording, for retention and project deletion too (decision 133). */
+export { eraseRecording } from "./erasure";
 export { findRecording, listRecordingOwners, listRecordingsMadeBefore, type RecordingOwner, selectRecordings, setProcessingStatus, type StoredRecording, toRecording } from "./store";
 
 /**
@@ -123,39 +124,10 @@ export function listRecordings(db: Database, principal: Principal, q: ListRecord
   );
 }
 
-/**
- * DELETE /recordings/{id}: the row goes (transcriptions, summaries, chunks and search rows by
- * ON DELETE CASCADE) together with the copies of its content (eraseRecordingCopies), the
- * recording.deleted event and a durable job that removes the stored bytes, all in one
- * transaction: a crash can leave bytes for the job to remove, never a recording whose bytes
- * are gone.
- */
+/** DELETE /recordings/{id}: the one erasure (erasure.ts says what goes), audited, in one transaction. */
 export function deleteRecording(deps: Deps, principal: Principal, id: string, now: Date): void {
   deps.db.transaction(() => {
-    eraseRecording(deps, principal, loadRecording(deps.db, principal, id), now);
+    eraseRecording(deps, principal, loadRecording(deps.db, principal, id), "whole", now);
     deps.audit.record(principal, principal, "recording.delete", [id]);
   })();
-}
-
-/**
- * Retention's erasure of the audio alone (decision 103): every stored object of the
- * recording goes (by the same job as DELETE's), the recording, its transcripts and
- * summaries stay. Call inside a transaction.
- */
-export function eraseAudio(deps: Pick<Deps, "db" | "queue">, tenant: Tenant, recording: StoredRecording, now: Date): void {
-  markAudioErased(deps.db, tenant, recording.id, now.toISOString());
-  deps.queue.enqueue(DELETE_OBJECTS_JOB, { prefix: recordingPrefix(tenant, recording.id) });
-}
-
-/**
- * The one erasure of a recording, for DELETE and retention alike; call inside a transaction.
- * An active legal hold on it, its end user or its device throws 409 legal_hold_active from
- * the recordingErased cascade, and everything done here rolls back with it.
- */
-export function eraseRecording(deps: Deps, tenant: Tenant, recording: StoredRecording, now: Date): void {
-  deleteRecordingRow(deps.db, tenant, recording.id);
-  eraseRecordingCopies(deps, tenant, recording, now);
-  recordEvent(deps, tenant, "recording.deleted", { id: recording.id, deleted_at: now.toISOString() }, now);
-  // Every object of the recording (original, staged uploads, chunks) lives under its prefix.
-  deps.queue.enqueue(DELETE_OBJECTS_JOB, { prefix: recordingPrefix(tenant, recording.id) });
 }

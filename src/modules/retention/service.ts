@@ -1,11 +1,11 @@
 import type { Deps } from "../../deps";
+import { ApiError } from "../../http/errors";
 import type { PeriodicTask } from "../../jobs/scheduler";
 import type { Tenant } from "../../tenancy";
 import { systemActor } from "../audit/service";
 import { resolveConfig } from "../config/service";
 import { expireExportArchives } from "../exports/erasure";
-import { isUnderHold } from "../legal-holds/service";
-import { eraseAudio, eraseRecording, listRecordingOwners, listRecordingsMadeBefore, type StoredRecording } from "../recordings/service";
+import { eraseRecording, listRecordingOwners, listRecordingsMadeBefore, type StoredRecording } from "../recordings/service";
 import { latestCompletedTranscription } from "../transcriptions/service";
 
 const DAY_MS = 86_400_000;
@@ -31,8 +31,9 @@ function wholeExpired(deps: Pick<Deps, "db">, tenant: Tenant, recording: StoredR
  * recorded, else created; each owner's effective configuration: device over end user over
  * project over organization) are erased whole through DELETE's path (recording.deleted,
  * content copies, stored bytes) when their transcript has expired too, else lose their
- * audio alone. Each in its own transaction, audited as the system's, the legal-hold check
- * inside it: a held recording is left untouched.
+ * audio alone: both through the one erasure (recordings/erasure.ts), each in its own
+ * transaction, audited as the system's. The erasure asks the legal holds before touching
+ * anything, so a held recording is left untouched and reported held.
  */
 export function expireRecordings(deps: Deps, now: Date): RetentionReport {
   const report: RetentionReport = { expired: [], audioErased: [], held: [] };
@@ -44,14 +45,20 @@ export function expireRecordings(deps: Deps, now: Date): RetentionReport {
     for (const recording of listRecordingsMadeBefore(deps.db, owner, cutoff(now, config.retention_audio_days))) {
       const whole = wholeExpired(deps, tenant, recording, transcriptCutoff);
       if (!whole && recording.audio_erased_at) continue;
-      const outcome = deps.db.transaction(() => {
-        if (isUnderHold(deps.db, tenant, recording)) return report.held;
-        if (whole) eraseRecording(deps, tenant, recording, now);
-        else eraseAudio(deps, tenant, recording, now);
-        deps.audit.record(systemActor("retention"), tenant, whole ? "recording.expire" : "recording.audio.expire", [recording.id]);
-        return whole ? report.expired : report.audioErased;
-      })();
-      outcome.push(recording.id);
+      try {
+        deps.db.transaction(() => {
+          eraseRecording(deps, tenant, recording, whole ? "whole" : "audio", now);
+          deps.audit.record(systemActor("retention"), tenant, whole ? "recording.expire" : "recording.audio.expire", [recording.id]);
+        })();
+      } catch (err) {
+        // The erasure asked the legal holds first: a held recording was not touched.
+        if (err instanceof ApiError && err.code === "legal_hold_active") {
+          report.held.push(recording.id);
+          continue;
+        }
+        throw err;
+      }
+      (whole ? report.expired : report.audioErased).push(recording.id);
     }
   }
   return report;

@@ -14,7 +14,7 @@ import { loadConfig } from "../src/config";
 import { recordEvent } from "../src/events/outbox";
 import { createApiKey } from "../src/modules/keys/service";
 import { createProject } from "../src/modules/projects/service";
-import { registerWebhookWork } from "../src/modules/webhooks/background";
+import { dispatchWebhooks, wakeOnEvents } from "../src/modules/webhooks/background";
 import { CONCURRENCY } from "../src/modules/webhooks/dispatcher";
 import { rerunTrustingCa, startReceiver, TLS_DIR_ENV, tlsFilesIn, trustedTlsFiles } from "../test/support/https-receiver";
 
@@ -58,8 +58,8 @@ async function bench(burst: number) {
   const stats = async (path = "/") => (await (await fetch(`${control}${path}`)).json()) as { count: number; first: Record<string, number> };
   const dataDir = mkdtempSync(join(tmpdir(), "parley-bench-webhooks-"));
   const deps = buildDeps(loadConfig({ PARLEY_DATA_DIR: dataDir, PARLEY_LOG_LEVEL: "error", PARLEY_RATE_LIMIT_PER_SECOND: "0", PARLEY_RATE_LIMIT_PER_MINUTE: "0", PARLEY_WEBHOOK_ALLOW_HOSTS: "127.0.0.1" }));
-  const tasks = registerWebhookWork(deps);
-  const sweep = setInterval(() => tasks.find((x) => x.name === "webhooks-dispatch")!.run(), 1000);
+  wakeOnEvents(deps);
+  const sweep = setInterval(dispatchWebhooks(deps), 1000);
   deps.webhooks.tick();
   const app = createApp(deps);
 

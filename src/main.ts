@@ -2,7 +2,7 @@ import { constants } from "node:os";
 import { createApp } from "./app";
 import { buildDeps, closeDeps, databasePath, stopDeps } from "./boot";
 import type { Config } from "./config";
-import { registerBackgroundWork } from "./background";
+import { registerBackgroundWork, startBackgroundWork } from "./background";
 import { type DataDirLock, lockDataDir } from "./data-dir/lock";
 import { keepDataPrivate } from "./data-dir/private";
 import { checkpointInBackground } from "./db/checkpointer";
@@ -64,6 +64,7 @@ function boot(config: Config, lock: DataDirLock) {
   try {
     deps = buildDeps(config);
     const tasks = registerBackgroundWork(deps);
+    startBackgroundWork(deps);
     releaseAbandonedIdempotencyClaims(deps.db);
     // Before any job starts: a server that cannot listen leaves the queue as it found it.
     return { deps, tasks, listener: listen(deps) };

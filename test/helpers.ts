@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll } from "bun:test";
 import { createApp } from "../src/app";
-import { registerBackgroundWork } from "../src/background";
+import { registerBackgroundWork, startBackgroundWork } from "../src/background";
 import { buildDeps, closeDeps, stopDeps } from "../src/boot";
 import { type Clock, ManualClock } from "../src/clock";
 import { loadConfig } from "../src/config";
@@ -72,6 +72,7 @@ export type CallOptions = { key?: string | null; body?: unknown; headers?: Recor
 export async function makeTestApp(options: Parameters<typeof makeTestDeps>[0] = {}) {
   const deps = await makeTestDeps(options);
   const tasks = registerBackgroundWork(deps);
+  startBackgroundWork(deps);
   const app = createApp(deps);
   const contract = openApiContract(deps);
   async function call<T = any>(method: string, path: string, opts: CallOptions = {}): Promise<Reply<T>> {

@@ -3,8 +3,7 @@ import type { Logger } from "../log";
 import type { Storage } from "../storage";
 import { EncryptedStorage } from "../storage/encryption/encrypted-storage";
 import type { JobPayload } from "./contracts";
-import type { JobQueue } from "./queue";
-import type { PeriodicTask } from "./scheduler";
+import type { Job, JobQueue } from "./queue";
 
 /**
  * Job that seals, where they lie, the audio objects stored before encryption at rest
@@ -26,9 +25,22 @@ const FAILED_RETRY_MS = 3_600_000;
  * upgrade or a restore is one). The payload carries, across batches, how many objects were
  * in use at their turn or failed.
  */
-export function registerPlaintextSealing(deps: { queue: JobQueue; storage: Storage; clock: Clock; log: Logger }): PeriodicTask[] {
-  const { queue, storage, clock, log } = deps;
-  if (!(storage instanceof EncryptedStorage)) return [];
+export type PlaintextSealing = { job: (job: Job<JobPayload<typeof SEAL_PLAINTEXT_JOB>>) => Promise<void>; startPass: () => void };
+type SealingDeps = { queue: JobQueue; storage: Storage; clock: Clock; log: Logger };
+
+/** One per Deps: the job and the task share when the next pass may start. */
+const sealings = new WeakMap<SealingDeps, PlaintextSealing>();
+
+/** The handler and the starting task of this Deps; null where storage is not encrypted (nothing to seal). */
+export function plaintextSealing(deps: SealingDeps): PlaintextSealing | null {
+  if (!(deps.storage instanceof EncryptedStorage)) return null;
+  let sealing = sealings.get(deps);
+  if (!sealing) sealings.set(deps, (sealing = makeSealing(deps, deps.storage)));
+  return sealing;
+}
+
+function makeSealing(deps: SealingDeps, storage: EncryptedStorage): PlaintextSealing {
+  const { queue, clock, log } = deps;
   let nextPassAt = 0; // epoch ms; Infinity while a pass runs, or after a clean one
   const runBatch = async (payload: JobPayload<typeof SEAL_PLAINTEXT_JOB>, signal: AbortSignal) => {
     const started = performance.now();
@@ -52,18 +64,18 @@ export function registerPlaintextSealing(deps: { queue: JobQueue; storage: Stora
     report();
     nextPassAt = failed ? clock.now().getTime() + FAILED_RETRY_MS : busy ? 0 : Infinity;
   };
-  queue.register(SEAL_PLAINTEXT_JOB, async (job) => {
+  const job = async ({ payload, signal }: Job<JobPayload<typeof SEAL_PLAINTEXT_JOB>>) => {
     try {
-      await runBatch(job.payload, job.signal);
+      await runBatch(payload, signal);
     } catch (err) {
       nextPassAt = clock.now().getTime() + FAILED_RETRY_MS; // the store cannot be listed (S3 unreachable): the queue retries, and a new pass starts later
       throw err;
     }
-  });
+  };
   const startPass = () => {
     if (clock.now().getTime() < nextPassAt) return;
     nextPassAt = Infinity;
     queue.enqueue(SEAL_PLAINTEXT_JOB, { after: null, busy: 0, failed: 0 });
   };
-  return [{ name: "seal-plaintext-audio", pattern: "0 */5 * * * *", run: startPass }];
+  return { job, startPass };
 }

@@ -20,8 +20,9 @@ export function enqueueWalTruncation(queue: JobQueue): void {
   queue.enqueue(TRUNCATE_WAL_JOB, {}, { maxAttempts: MAX_ATTEMPTS });
 }
 
-export function registerWalTruncation(deps: { wal: Wal; queue: JobQueue }): void {
-  deps.queue.register(TRUNCATE_WAL_JOB, async () => {
+/** The job's handler: retried while a reader or writer keeps the WAL busy. */
+export function truncateWal(deps: { wal: Wal }) {
+  return async () => {
     if (!(await deps.wal.truncate())) throw new RetryJobError("a reader or writer kept the WAL busy; trying again", RETRY_MS);
-  });
+  };
 }

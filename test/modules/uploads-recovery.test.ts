@@ -1,7 +1,7 @@
 // Uploads that go wrong and must still end well: verification jobs that die or are orphaned,
 // chunks lost from storage, and the repair of an integrity failure.
 import { beforeAll, describe, expect, test } from "bun:test";
-import { registerBackgroundWork } from "../../src/background";
+import { registerBackgroundWork, startBackgroundWork } from "../../src/background";
 import { buildDeps } from "../../src/boot";
 import type { AudioDecoder } from "../../src/engines/audio";
 import { FfmpegAudioDecoder, findFfmpeg } from "../../src/engines/ffmpeg-audio";
@@ -42,6 +42,7 @@ const verifyJobs = (id: string) => t.deps.db.query<{ state: string }, [string]>(
 function restart() {
   const deps = buildDeps(t.deps.config, { clock: t.clock, log: createLogger("silent"), engines: t.deps.engines });
   registerBackgroundWork(deps);
+  startBackgroundWork(deps);
   deps.queue.register("transcriptions.auto", () => {});
   return deps;
 }

@@ -22,7 +22,7 @@ async function* measured(source: AsyncIterable<Uint8Array>, into: { size: number
  * never held in memory whole. A failure marks the export failed with its reason; either way
  * the passphrase is then forgotten and the WAL emptied of it.
  */
-function buildExport(deps: Deps) {
+export function buildExport(deps: Deps) {
   return async (job: Job<JobContracts[typeof BUILD_EXPORT_JOB]>) => {
     const { project_id, mode, export_id } = job.payload;
     const row = findExport(deps.db, { projectId: project_id, mode }, export_id);
@@ -42,8 +42,4 @@ function buildExport(deps: Deps) {
     }
     if (row.encrypted) enqueueWalTruncation(deps.queue);
   };
-}
-
-export function registerExportJobs(deps: Deps): void {
-  deps.queue.register(BUILD_EXPORT_JOB, buildExport(deps));
 }

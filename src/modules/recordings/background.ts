@@ -1,9 +1,7 @@
 import type { Deps } from "../../deps";
-import type { PeriodicTask } from "../../jobs/scheduler";
-import { registerObjectDeletion } from "./objects";
 import { listPendingVerifications } from "./store";
 import { deleteUpload, listUnreceivedUploads, uploadObjectKey } from "./upload-store";
-import { enqueueVerification, registerUploadVerification } from "./upload-verify";
+import { enqueueVerification } from "./upload-verify";
 
 /** Temp files of interrupted writes older than this are removed (no live write takes a day). */
 const PARTIAL_MAX_AGE_MS = 24 * 3600 * 1000;
@@ -35,24 +33,8 @@ export function resumePendingVerifications(deps: Deps): number {
   return pending.length;
 }
 
-/**
- * Job handlers and periodic tasks of recordings and uploads, for src/background.ts. It runs
- * once per process at boot, so it also revives verifications whose jobs died before.
- */
-export function registerRecordingWork(deps: Deps): PeriodicTask[] {
-  registerUploadVerification(deps);
-  registerObjectDeletion(deps);
-  resumePendingVerifications(deps);
-  return [
-    // Clients that gave up retrying upload-complete (which revives the job too) are not left behind for long.
-    { name: "resume-pending-verifications", pattern: "0 */15 * * * *", run: () => void resumePendingVerifications(deps) },
-    {
-      name: "sweep-partial-uploads",
-      pattern: "0 17 * * * *",
-      run: async () => {
-        await deps.storage.sweepPartial(new Date(deps.clock.now().getTime() - PARTIAL_MAX_AGE_MS));
-        await sweepUnreceivedUploads(deps);
-      },
-    },
-  ];
+/** The hourly sweep: temp files of interrupted writes, then upload URLs that expired without a recorded PUT. */
+export async function sweepPartialUploads(deps: Deps): Promise<void> {
+  await deps.storage.sweepPartial(new Date(deps.clock.now().getTime() - PARTIAL_MAX_AGE_MS));
+  await sweepUnreceivedUploads(deps);
 }

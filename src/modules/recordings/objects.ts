@@ -1,5 +1,6 @@
 import type { Deps } from "../../deps";
 import type { JobContracts } from "../../jobs/contracts";
+import type { Job } from "../../jobs/queue";
 import type { Tenant } from "../../tenancy";
 
 /** Job that deletes stored objects after the transaction that stopped referring to them. */
@@ -16,9 +17,9 @@ export function recordingPrefix(tenant: Tenant, recordingId: string): string {
  * staged upload, chunks after assembly). Deleting a missing object is fine, so the job can
  * run twice after a crash.
  */
-export function registerObjectDeletion(deps: Deps): void {
-  deps.queue.register(DELETE_OBJECTS_JOB, async ({ payload }) => {
+export function deleteObjects(deps: Pick<Deps, "storage">) {
+  return async ({ payload }: Job<JobContracts[typeof DELETE_OBJECTS_JOB]>) => {
     for (const key of payload.keys ?? []) await deps.storage.remove(key);
     if (payload.prefix) await deps.storage.removePrefix(payload.prefix);
-  });
+  };
 }

@@ -5,7 +5,7 @@ import { DecoderUnavailableError, UndecodableAudioError } from "../../engines/au
 import { recordEvent } from "../../events/outbox";
 import type { Tenant } from "../../tenancy";
 import type { JobContracts } from "../../jobs/contracts";
-import type { JobQueue } from "../../jobs/queue";
+import type { Job, JobQueue } from "../../jobs/queue";
 import { chunksOf, ObjectTooLargeError } from "../../storage";
 import { DELETE_OBJECTS_JOB, recordingPrefix } from "./objects";
 import { type Completion, deleteChunkRows, dropCompletion, findRecording, listChunks, markIntegrityFailure, markUploaded, type StoredRecording } from "./store";
@@ -158,6 +158,7 @@ export async function verifyUpload(deps: Deps, tenant: Tenant, id: string): Prom
   if (gone && r.is_streaming && stagedKey) await storage.remove(stagedKey);
 }
 
-export function registerUploadVerification(deps: Deps): void {
-  deps.queue.register(VERIFY_UPLOAD_JOB, ({ payload }) => verifyUpload(deps, { projectId: payload.project_id, mode: payload.mode }, payload.recording_id));
+/** The job's handler (src/background.ts registers it). */
+export function verifyUploadJob(deps: Deps) {
+  return ({ payload }: Job<JobContracts[typeof VERIFY_UPLOAD_JOB]>) => verifyUpload(deps, { projectId: payload.project_id, mode: payload.mode }, payload.recording_id);
 }

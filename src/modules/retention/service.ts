@@ -1,6 +1,5 @@
 import type { Deps } from "../../deps";
 import { ApiError } from "../../http/errors";
-import type { PeriodicTask } from "../../jobs/scheduler";
 import type { Tenant } from "../../tenancy";
 import { systemActor } from "../audit/service";
 import { resolveConfig } from "../config/service";
@@ -64,20 +63,12 @@ export function expireRecordings(deps: Deps, now: Date): RetentionReport {
   return report;
 }
 
-/** The daily retention run, at a quiet hour: recordings, then export archives past PARLEY_EXPORT_RETENTION_DAYS (decision 107). */
-export function registerRetentionWork(deps: Deps): PeriodicTask[] {
-  return [
-    {
-      name: "expire-recordings",
-      pattern: "0 17 3 * * *",
-      run: () => {
-        const report = expireRecordings(deps, deps.clock.now());
-        const { expired, audioErased, held } = report;
-        const archives = expireExportArchives(deps, deps.clock.now());
-        if (expired.length + audioErased.length + held.length + archives.length > 0) {
-          deps.log.info("retention run", { expired: expired.length, audio_erased: audioErased.length, kept_under_hold: held.length, export_archives_expired: archives.length });
-        }
-      },
-    },
-  ];
+/** The daily retention run (src/background.ts schedules it at a quiet hour): recordings, then export archives past PARLEY_EXPORT_RETENTION_DAYS (decision 107). */
+export function runRetention(deps: Deps): void {
+  const report = expireRecordings(deps, deps.clock.now());
+  const { expired, audioErased, held } = report;
+  const archives = expireExportArchives(deps, deps.clock.now());
+  if (expired.length + audioErased.length + held.length + archives.length > 0) {
+    deps.log.info("retention run", { expired: expired.length, audio_erased: audioErased.length, kept_under_hold: held.length, export_archives_expired: archives.length });
+  }
 }

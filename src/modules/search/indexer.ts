@@ -2,7 +2,6 @@ import type { Deps } from "../../deps";
 import type { Tenant } from "../../tenancy";
 import type { JobContracts } from "../../jobs/contracts";
 import { type Job, PermanentJobError } from "../../jobs/queue";
-import type { PeriodicTask } from "../../jobs/scheduler";
 import { MissingModelError } from "../../engines/missing-model";
 import { findRecording } from "../recordings/service";
 import { findTranscription, latestCompletedTranscription } from "../transcriptions/service";
@@ -98,10 +97,14 @@ export async function checkSearchIndex(deps: IndexDeps): Promise<void> {
   }
 }
 
-/** Job handlers and the periodic index check, for src/background.ts. */
-export function registerSearchWork(deps: IndexDeps): PeriodicTask[] {
-  deps.queue.register(INDEX_TRANSCRIPTION_JOB, (job: Job<IndexTranscriptionPayload>) => indexTranscription(deps, job.payload));
-  deps.queue.register(REINDEX_JOB, async () => {
+/** search.index_transcription's handler: chunks and embeds one transcription. */
+export function indexTranscriptionJob(deps: IndexDeps) {
+  return (job: Job<IndexTranscriptionPayload>) => indexTranscription(deps, job.payload);
+}
+
+/** search.reindex's handler: embeds every chunk lacking a vector of the current generation. */
+export function reindexJob(deps: IndexDeps) {
+  return async () => {
     try {
       deps.log.info("search re-index finished", { embedded: await embedPending(deps) });
     } catch (err) {
@@ -109,9 +112,5 @@ export function registerSearchWork(deps: IndexDeps): PeriodicTask[] {
       if (err instanceof MissingModelError) throw new PermanentJobError(err.message);
       throw err;
     }
-  });
-  return [
-    // Every 5 minutes at :30 s; the check at start is serve's (see checkSearchIndex).
-    { name: "search-check-index", pattern: "30 */5 * * * *", run: () => checkSearchIndex(deps) },
-  ];
+  };
 }

@@ -12,7 +12,7 @@ import { findStoredTranscription, findTranscription } from "../transcriptions/se
 import { diedTooOften, limitFor, TimeLimitError, withTimeLimit } from "../transcriptions/time-limit";
 import { generateSummary, SummaryFailure } from "./generate";
 import { SUMMARY_EVENT_FIELDS, type Summary, type TemplateName } from "./schema";
-import { RUN_SUMMARY_JOB, type RunSummaryPayload, startSummary } from "./service";
+import { type RunSummaryPayload, startSummary } from "./service";
 import { findStoredSummary, findSummaryByTemplate, markSummaryCompleted, markSummaryFailed } from "./store";
 import { TEMPLATES } from "./templates";
 
@@ -96,7 +96,3 @@ export function autoSummarize(deps: Deps) {
   };
 }
 
-export function registerSummaryJobs(deps: Deps): void {
-  deps.queue.register(RUN_SUMMARY_JOB, runSummary(deps), { lane: "model" });
-  deps.queue.register("summaries.auto", autoSummarize(deps));
-}

@@ -14,9 +14,8 @@ import { announceCompleted } from "./completed-event";
 import { knownVoices } from "../voices/service";
 import { type PipelineResult, SAMPLE_RATE, TranscriptionFailure, transcribePcm } from "./pipeline";
 import { eventData, TRANSCRIPTION_EVENT_FIELDS, type Transcription } from "./schema";
-import { HAS_AUDIO, RUN_TRANSCRIPTION_JOB, type RunTranscriptionPayload, startTranscription } from "./service";
+import { HAS_AUDIO, type RunTranscriptionPayload, startTranscription } from "./service";
 import { findStoredTranscription, findTranscription, hasTranscription, latestCompletedTranscription, markTranscriptionCompleted, markTranscriptionFailed, type StoredTranscription } from "./store";
-import { runRedactionPass } from "./redaction-pass";
 import { diedTooOften, limitFor, TimeLimitError, withTimeLimit } from "./time-limit";
 
 /** Enqueued by the recordings module when a recording's upload is verified (contract 3). */
@@ -177,8 +176,3 @@ export function autoTranscribe(deps: Deps) {
 }
 
 /** Registers the pipeline's transcription jobs on the queue. */
-export function registerTranscriptionJobs(deps: Deps): void {
-  deps.queue.register(RUN_TRANSCRIPTION_JOB, runTranscription(deps), { lane: "model" });
-  deps.queue.register(AUTO_TRANSCRIBE_JOB, autoTranscribe(deps));
-  deps.queue.register("transcriptions.redaction_pass", runRedactionPass(deps), { lane: "model" });
-}

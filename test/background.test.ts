@@ -13,7 +13,8 @@ describe("background work", () => {
     expect(BACKGROUND_JOBS.map((e) => e.job).sort()).toEqual([...JOB_NAMES].sort());
     const tasks = BACKGROUND_TASKS.map((e) => e.task);
     expect(new Set(tasks).size).toBe(tasks.length);
-    for (const { file } of [...BACKGROUND_JOBS, ...BACKGROUND_TASKS]) expect({ file, exists: existsSync(join(import.meta.dir, "../src", file)) }).toEqual({ file, exists: true });
+    for (const { file } of [...BACKGROUND_JOBS, ...BACKGROUND_TASKS])
+      expect({ file, exists: existsSync(join(import.meta.dir, "../src", file)) }).toEqual({ file, exists: true });
   });
 
   test("the table is the only place that registers: no module registers a job or builds a task itself", () => {

@@ -12,7 +12,12 @@ export type CascadeEvents = {
    * (retention, decision 103). Guards see both; handlers run for a whole erasure, whose
    * content's copies elsewhere go (recordings/erasure.ts lists what goes).
    */
-  recordingErased: { tenant: Tenant; recording: { id: string; created_at: string; end_user_id: string | null; device_id: string | null }; part: "whole" | "audio"; now: Date };
+  recordingErased: {
+    tenant: Tenant;
+    recording: { id: string; created_at: string; end_user_id: string | null; device_id: string | null };
+    part: "whole" | "audio";
+    now: Date;
+  };
   /** Devices: a device's binding ends (unbind, end-user deletion, device deletion, an executed factory reset). */
   bindingEnded: { tenant: Tenant; deviceId: string; now: Date };
   /** Devices: a device is being deleted (after its binding ended). */
@@ -72,7 +77,8 @@ export class Cascades {
    * module's rows behind.
    */
   fire<N extends CascadeName>(name: N, event: CascadeEvents[N]): void {
-    if (this.guards[name].length > 0 && !this.checked.has(event)) throw new Error(`cascade ${name} fired before its guards were asked: call check() before the change`);
+    if (this.guards[name].length > 0 && !this.checked.has(event))
+      throw new Error(`cascade ${name} fired before its guards were asked: call check() before the change`);
     const handlers = this.handlers[name];
     if (handlers.length === 0) throw new Error(`cascade ${name} has no handler: buildDeps registers every cascade`);
     for (const handler of handlers) (handler.run as CascadeHandler<N>)(event);

@@ -115,7 +115,8 @@ export function requireOrganizationWriter(principal: Principal, refusal: string)
 /** The one call a reset completion credential (rct_) makes, for its own command of its own device (decision 022). */
 export function requireOwnResetCredential(principal: Principal, deviceId: string, commandId: string): void {
   if (principal.kind !== "reset") throw new ApiError("forbidden", "Only the command's reset completion credential (rct_) can acknowledge a factory reset.");
-  if (principal.commandId !== commandId || principal.deviceId !== deviceId) throw new ApiError("forbidden", "This reset completion credential belongs to another command.");
+  if (principal.commandId !== commandId || principal.deviceId !== deviceId)
+    throw new ApiError("forbidden", "This reset completion credential belongs to another command.");
 }
 
 /** Whether a device itself calls (its own token): a device's writes fix the end user and device to its own (spec 4.3). */

@@ -181,6 +181,7 @@ const TABLE_OWNERS: Record<string, string> = {
   projects: "src/modules/projects/",
   admins: "src/modules/admins/",
   admin_sessions: "src/modules/admins/",
+  setup_token: "src/modules/admins/",
   end_users: "src/modules/end-users/",
   devices: "src/modules/devices/",
   device_commands: "src/modules/commands/",

@@ -1,6 +1,6 @@
 import type { Database } from "bun:sqlite";
 import type { Deps } from "../../deps";
-import { confineToEndUser, notFound, ownedBy, PATH_ID, type Reference, requireUnconfined, visible } from "../../http/access";
+import { confineToEndUser, maySeeEndUser, notFound, PATH_ID, type Reference, requireUnconfined } from "../../http/access";
 import type { Principal } from "../../http/auth";
 import { ApiError } from "../../http/errors";
 import { rewriteStoredResponses } from "../../http/idempotency";
@@ -47,7 +47,9 @@ export function createEndUser(db: Database, principal: Principal, body: CreateEn
  * saying whether the id came in the path or in a body field (decision 131).
  */
 export function loadEndUser(db: Database, principal: Principal, id: string, ref: Reference = PATH_ID): EndUser {
-  return visible(principal, findEndUser(db, principal, id), (user) => ownedBy(user.id), notFound.endUser(id), ref);
+  const user = findEndUser(db, principal, id);
+  if (user && maySeeEndUser(principal, user.id)) return user;
+  throw new ApiError(ref.code, notFound.endUser(id), { param: ref.param });
 }
 
 export function getEndUser(db: Database, principal: Principal, id: string): EndUser {

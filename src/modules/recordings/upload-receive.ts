@@ -12,6 +12,7 @@ import { assertRoomForUpload, assertWithinBudget, putSizeRule, refusal, type Siz
 import { nonEmptyBody, type UploadSlots } from "./upload-body";
 
 const UNUSABLE_TOKEN = "The upload URL is invalid, expired or already used; ask for a new one with POST /recordings/{id}/upload-url.";
+const RECORDING_GONE = "The recording of this upload URL was deleted.";
 const EMPTY_BODY = "The request body is empty: PUT the file's bytes (the upload URL is still usable).";
 
 /**
@@ -22,19 +23,14 @@ const EMPTY_BODY = "The request body is empty: PUT the file's bytes (the upload 
  * connection) leaves the URL usable for a retry.
  */
 export async function receiveUpload(deps: Deps, slots: UploadSlots, token: string, request: Request): Promise<UploadReceipt> {
-  const { db, clock, storage } = deps;
-  const credential = deps.credentials.find(token, clock.now());
-  if (!credential || credential.kind !== "upload" || credential.used_at || !credential.recording_id) throw new ApiError("unauthorized", UNUSABLE_TOKEN);
-  const tenant: Tenant = { projectId: credential.project_id, mode: credential.mode as Mode };
-  const upload = findUpload(db, tenant, credential.id);
-  // The row goes with its recording (ON DELETE CASCADE).
-  if (!upload) throw new ApiError("not_found", "The recording of this upload URL was deleted.");
+  const { db, storage } = deps;
+  const { tenant, upload } = loadUpload(deps, token);
   const rule = putSizeRule(deps, tenant, upload);
   const length = checkLength(rule, request.headers.get("content-length"));
   assertRoomForUpload(deps, length ?? upload.declared_size ?? 0);
   // The recording's device, if any, has its own share of the slots; a device token's recordings are always its device's.
-  const deviceId = findRecording(db, tenant, credential.recording_id)?.device_id ?? null;
-  const release = slots.take(credential.project_id, deviceId, credential.id);
+  const deviceId = findRecording(db, tenant, upload.recording_id)?.device_id ?? null;
+  const release = slots.take(tenant.projectId, deviceId, upload.credential_id);
   let stopTiming = () => {};
   try {
     const { chunks: body, stop } = await nonEmptyBody(request, {
@@ -43,8 +39,8 @@ export async function receiveUpload(deps: Deps, slots: UploadSlots, token: strin
     });
     stopTiming = stop;
     if (!body) throw new ApiError("invalid_request", EMPTY_BODY);
-    const before = findRecording(db, tenant, credential.recording_id);
-    if (!before) throw new ApiError("not_found", "The recording of this upload URL was deleted.");
+    const before = findRecording(db, tenant, upload.recording_id);
+    if (!before) throw new ApiError("not_found", RECORDING_GONE);
     const why = refusal(before);
     if (why) throw new ApiError("resource_conflict", why);
     const key = uploadObjectKey(upload);
@@ -73,6 +69,17 @@ export async function receiveUpload(deps: Deps, slots: UploadSlots, token: strin
     stopTiming();
     release();
   }
+}
+
+/** The upload URL a token names, and its tenant: 401 for a token that cannot upload, 404 once its recording is gone. */
+function loadUpload(deps: Deps, token: string): { tenant: Tenant; upload: UploadRow } {
+  const credential = deps.credentials.find(token, deps.clock.now());
+  if (!credential || credential.kind !== "upload" || credential.used_at || !credential.recording_id) throw new ApiError("unauthorized", UNUSABLE_TOKEN);
+  const tenant: Tenant = { projectId: credential.project_id, mode: credential.mode as Mode };
+  const upload = findUpload(deps.db, tenant, credential.id);
+  // The row goes with its recording (ON DELETE CASCADE).
+  if (!upload) throw new ApiError("not_found", RECORDING_GONE);
+  return { tenant, upload };
 }
 
 /** Refusals a Content-Length allows before anything is read; returns the length when the header gives one. */

@@ -15,6 +15,62 @@ export const VERIFY_UPLOAD_JOB = "recordings.verify_upload";
 export type VerifyPayload = JobContracts[typeof VERIFY_UPLOAD_JOB];
 
 /**
+ * Queues the verification of a recording's accepted completion. The dedupe key makes it a
+ * no-op while a job is queued or running, so it is safe to call again whenever the
+ * recording is still pending: that is how a job that died after its last attempt is revived.
+ */
+export function enqueueVerification(queue: JobQueue, tenant: Tenant, id: string): void {
+  queue.enqueue(VERIFY_UPLOAD_JOB, { project_id: tenant.projectId, mode: tenant.mode, recording_id: id } satisfies VerifyPayload, { dedupeKey: `verify:${id}` });
+}
+
+/** The key of the object a streaming upload's chunks are stitched into (deterministic, so a rerun overwrites it). */
+export function assembledKey(tenant: Tenant, id: string): string {
+  return `${recordingPrefix(tenant, id)}assembled`;
+}
+
+async function sha256Of(deps: Deps, key: string): Promise<{ size: number; sha256: string }> {
+  const hash = createHash("sha256");
+  let size = 0;
+  for await (const chunk of chunksOf(deps.storage.read(key))) {
+    hash.update(chunk);
+    size += chunk.byteLength;
+  }
+  return { size, sha256: hash.digest("hex") };
+}
+
+/** What verification reads: the staged object (null when none), chunk objects found missing, or why it cannot be used. */
+type Staged = { key: string | null; lost: string[]; problem: string | null };
+
+/**
+ * Stitches a streaming upload's chunks, in order, into one object; or names the chunk objects
+ * that are gone. The upload size limit applies to the whole: chunk PUTs and upload-complete
+ * check the sizes they recorded, this write checks what storage actually holds.
+ */
+async function assemble(deps: Deps, tenant: Tenant, r: StoredRecording): Promise<Staged> {
+  const key = assembledKey(tenant, r.id);
+  const chunks = listChunks(deps.db, tenant, r.id);
+  const lost: string[] = [];
+  for (const c of chunks) if ((await deps.storage.size(c.storage_key)) === null) lost.push(c.storage_key);
+  if (lost.length) return { key: null, lost, problem: null };
+  async function* all() {
+    for (const c of chunks) yield* chunksOf(deps.storage.read(c.storage_key));
+  }
+  try {
+    await deps.storage.write(key, all(), { maxBytes: maxUploadBytes(deps.config) });
+  } catch (err) {
+    if (!(err instanceof ObjectTooLargeError)) throw err;
+    return { key: null, lost: [], problem: `the chunks add up to more than the ${err.limit} bytes an upload may have` };
+  }
+  return { key, lost: [], problem: null };
+}
+
+function mismatch(wanted: Completion, actual: { size: number; sha256: string }): string | null {
+  if (wanted.sha256 && wanted.sha256 !== actual.sha256) return `sha256 is ${actual.sha256}, not the ${wanted.sha256} the client sent`;
+  if (wanted.file_size_bytes !== null && wanted.file_size_bytes !== actual.size) return `${actual.size} bytes arrived, not the ${wanted.file_size_bytes} the client sent`;
+  return null;
+}
+
+/**
  * Step 4 of the upload flow, the verification job: whole-file hash and size of what storage holds (not of what the
  * PUT measured), then an ffmpeg probe; the outcome is one transaction (decisions 030, 035, 086). Idempotent: a
  * recording no longer awaiting verification is left alone.
@@ -37,8 +93,7 @@ export async function verifyUpload(deps: Deps, tenant: Tenant, id: string): Prom
       // uploaded and says why its audio is unexamined (decision 086). Any other failure
       // (ffmpeg killed, storage down) passes, and is thrown for the job to retry.
       if (err instanceof UndecodableAudioError) audioError = { code: "audio_format_unsupported", message: err.message };
-      else if (err instanceof DecoderUnavailableError)
-        audioError = { code: "processing_error", message: `The upload is verified by size and SHA-256, but its audio could not be examined. ${err.message}` };
+      else if (err instanceof DecoderUnavailableError) audioError = { code: "processing_error", message: `The upload is verified by size and SHA-256, but its audio could not be examined. ${err.message}` };
       else throw err;
     }
   }
@@ -102,65 +157,6 @@ export async function verifyUpload(deps: Deps, tenant: Tenant, id: string): Prom
   });
   // Deleted while the chunks were being stitched: the deletion job may have run before the object existed.
   if (gone && r.is_streaming && stagedKey) await storage.remove(stagedKey);
-}
-
-/** What verification reads: the staged object (null when none), chunk objects found missing, or why it cannot be used. */
-type Staged = { key: string | null; lost: string[]; problem: string | null };
-
-/**
- * Stitches a streaming upload's chunks, in order, into one object; or names the chunk objects
- * that are gone. The upload size limit applies to the whole: chunk PUTs and upload-complete
- * check the sizes they recorded, this write checks what storage actually holds.
- */
-async function assemble(deps: Deps, tenant: Tenant, r: StoredRecording): Promise<Staged> {
-  const key = assembledKey(tenant, r.id);
-  const chunks = listChunks(deps.db, tenant, r.id);
-  const lost: string[] = [];
-  for (const c of chunks) if ((await deps.storage.size(c.storage_key)) === null) lost.push(c.storage_key);
-  if (lost.length) return { key: null, lost, problem: null };
-  async function* all() {
-    for (const c of chunks) yield* chunksOf(deps.storage.read(c.storage_key));
-  }
-  try {
-    await deps.storage.write(key, all(), { maxBytes: maxUploadBytes(deps.config) });
-  } catch (err) {
-    if (!(err instanceof ObjectTooLargeError)) throw err;
-    return { key: null, lost: [], problem: `the chunks add up to more than the ${err.limit} bytes an upload may have` };
-  }
-  return { key, lost: [], problem: null };
-}
-
-async function sha256Of(deps: Deps, key: string): Promise<{ size: number; sha256: string }> {
-  const hash = createHash("sha256");
-  let size = 0;
-  for await (const chunk of chunksOf(deps.storage.read(key))) {
-    hash.update(chunk);
-    size += chunk.byteLength;
-  }
-  return { size, sha256: hash.digest("hex") };
-}
-
-function mismatch(wanted: Completion, actual: { size: number; sha256: string }): string | null {
-  if (wanted.sha256 && wanted.sha256 !== actual.sha256) return `sha256 is ${actual.sha256}, not the ${wanted.sha256} the client sent`;
-  if (wanted.file_size_bytes !== null && wanted.file_size_bytes !== actual.size)
-    return `${actual.size} bytes arrived, not the ${wanted.file_size_bytes} the client sent`;
-  return null;
-}
-
-/** The key of the object a streaming upload's chunks are stitched into (deterministic, so a rerun overwrites it). */
-export function assembledKey(tenant: Tenant, id: string): string {
-  return `${recordingPrefix(tenant, id)}assembled`;
-}
-
-/**
- * Queues the verification of a recording's accepted completion. The dedupe key makes it a
- * no-op while a job is queued or running, so it is safe to call again whenever the
- * recording is still pending: that is how a job that died after its last attempt is revived.
- */
-export function enqueueVerification(queue: JobQueue, tenant: Tenant, id: string): void {
-  queue.enqueue(VERIFY_UPLOAD_JOB, { project_id: tenant.projectId, mode: tenant.mode, recording_id: id } satisfies VerifyPayload, {
-    dedupeKey: `verify:${id}`,
-  });
 }
 
 export function registerUploadVerification(deps: Deps): void {

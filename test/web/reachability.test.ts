@@ -4,7 +4,7 @@ import { visit } from "./pages-support";
 
 /**
  * Spec 2.5's online rule in the dashboard is judged by the server, on its clock, not by the
- * browser's (decision 116): the browser here runs an hour ahead of the server, as a laptop
+ * browser's (decision 135): the browser here runs an hour ahead of the server, as a laptop
  * with a wrong clock would, and still sees a device that beat just now as online.
  */
 describe.skipIf(!hasChromium)("reachability badges", () => {

@@ -2,7 +2,7 @@ import { adminApi } from "../api.js";
 import { badge, when } from "../ui.js";
 
 /**
- * Spec 2.5's online rule is the server's, on its clock (decision 116): the badges a page draws
+ * Spec 2.5's online rule is the server's, on its clock (decision 135): the badges a page draws
  * in one go ask GET /dashboard/api/reachability once, about all their heartbeats together.
  */
 let batch = null;

@@ -29,7 +29,7 @@ const MAX_JUDGED = 500;
 /**
  * GET /dashboard/api/reachability?last_heartbeat_at=...: spec 2.5's online rule applied on the
  * server's clock, one verdict per timestamp in the order asked, so a badge never depends on the
- * browser's clock (decision 116). The Device body stays as the spec pins it.
+ * browser's clock (decision 135). The Device body stays as the spec pins it.
  */
 function judgeReachability(heartbeats: string[], now: Date): { online: boolean[]; server_time: string } {
   if (heartbeats.length > MAX_JUDGED) throw new ApiError("invalid_request", `At most ${MAX_JUDGED} last_heartbeat_at values per request.`, { param: "last_heartbeat_at" });

@@ -28,7 +28,7 @@ import { GrantKeys } from "./modules/grants/signing";
 import { registerLegalHoldCascades } from "./modules/legal-holds/service";
 import { ensureDefaultOrganization } from "./modules/projects/service";
 import { registerRecordingCascades } from "./modules/recordings/project-erasure";
-import { UploadSlots } from "./modules/recordings/upload-receive";
+import { UploadSlots } from "./modules/recordings/upload-body";
 import { DocumentCounts } from "./modules/search/service";
 import { WebhookDispatcher } from "./modules/webhooks/dispatcher";
 import { loadServerSecret } from "./server-secret";

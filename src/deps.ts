@@ -16,7 +16,7 @@ import type { AuditTrail } from "./modules/audit/service";
 import type { AdminSessions } from "./modules/admins/sessions";
 import type { DeviceSource } from "./modules/config/device-source";
 import type { GrantKeys } from "./modules/grants/signing";
-import type { UploadSlots } from "./modules/recordings/upload-receive";
+import type { UploadSlots } from "./modules/recordings/upload-body";
 import type { DocumentCounts } from "./modules/search/service";
 import type { WebhookDispatcher } from "./modules/webhooks/dispatcher";
 import type { Storage } from "./storage";

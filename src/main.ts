@@ -12,6 +12,7 @@ import type { Logger } from "./log";
 import { releaseAbandonedIdempotencyClaims } from "./http/idempotency";
 import { startScheduler } from "./jobs/scheduler";
 import { checkSearchIndex } from "./modules/search/indexer";
+import { maxUploadBytes } from "./modules/recordings/upload-rules";
 import { StartupError } from "./startup-error";
 import { CertificateError } from "./tls/certificate";
 import { certificateSource, plainHttpWarning } from "./tls/certificate-source";
@@ -23,7 +24,8 @@ function listen(deps: Deps) {
     return listenWithCertificate(createApp(deps), {
       port: config.port,
       hostname: config.host,
-      maxRequestBodySize: config.uploads.maxBytes + 1024 * 1024,
+      // The upload limit plus room for the request line and headers: upload-rules.ts refuses past the limit itself.
+      maxRequestBodySize: maxUploadBytes(config) + 1024 * 1024,
       // Bun's longest idle timeout: a wearable uploading over a weak link may stall for a while.
       idleTimeout: 255,
       // Elysia turns SO_REUSEPORT on, and the kernel would then split requests between two

@@ -7,7 +7,7 @@ import { type Dashboard, hasChromium, onPage, startDashboard } from "./support";
 /**
  * Devices in a real browser: a device driven through the device API with its own token
  * (as a wearable is) comes online on the device page and executes a command sent from it.
- * The server runs on the system clock: the browser judges "online" by its own clock.
+ * The server runs on the system clock, and judges "online" by it (decision 135).
  */
 describe.skipIf(!hasChromium)("devices in the dashboard", () => {
   let d: Dashboard;

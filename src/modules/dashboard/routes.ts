@@ -2,6 +2,7 @@ import { Elysia } from "elysia";
 import type { Deps } from "../../deps";
 import { dashboardSessionOnly } from "../../http/auth";
 import { ApiError } from "../../http/errors";
+import { isOnline } from "../devices/reachability";
 import { ASSETS } from "./assets";
 import { DOCTOR_HEADER, isDoctorToken } from "../../doctor-token";
 import { type Diagnose, systemChecks, systemReport } from "./system";
@@ -22,10 +23,26 @@ function serve(path: string): Response {
   return new Response(body, { headers: { "content-type": type, "cache-control": "no-cache", ...SECURITY_HEADERS } });
 }
 
-/** The System page's data, for administrators' sessions only. */
+/** A list page's worth of badges and then some; more is not a dashboard asking. */
+const MAX_JUDGED = 500;
+
+/**
+ * GET /dashboard/api/reachability?last_heartbeat_at=...: spec 2.5's online rule applied on the
+ * server's clock, one verdict per timestamp in the order asked, so a badge never depends on the
+ * browser's clock (decision 135). The Device body stays as the spec pins it.
+ */
+function judgeReachability(heartbeats: string[], now: Date): { online: boolean[]; server_time: string } {
+  if (heartbeats.length > MAX_JUDGED) throw new ApiError("invalid_request", `At most ${MAX_JUDGED} last_heartbeat_at values per request.`, { param: "last_heartbeat_at" });
+  const bad = heartbeats.find((at) => Number.isNaN(Date.parse(at)));
+  if (bad !== undefined) throw new ApiError("invalid_request", `last_heartbeat_at must be a date-time; got ${JSON.stringify(bad)}.`, { param: "last_heartbeat_at" });
+  return { online: heartbeats.map((at) => isOnline(at, now)), server_time: now.toISOString() };
+}
+
+/** The dashboard's own data, for administrators' sessions only: the System page's and the reachability badges'. */
 function systemRoutes(deps: Deps, diagnose: Diagnose) {
   return new Elysia({ prefix: "/dashboard/api" })
     .use(dashboardSessionOnly(deps))
+    .get("/reachability", ({ request }) => judgeReachability(new URL(request.url).searchParams.getAll("last_heartbeat_at"), deps.clock.now()))
     .get("/system", () => systemReport(deps))
     // Apart: the checks load each engine's model for real (once per process), which can take a while the first time.
     .get("/system/checks", () => systemChecks(deps, diagnose));

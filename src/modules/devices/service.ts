@@ -15,6 +15,7 @@ import type { CreateDeviceBody, Device, DeviceSettingsView, DeviceState, ListDev
 import { CAPABILITY } from "./schema";
 import { mergeSettings } from "../config/device-settings";
 import { type DeviceRow, deviceSettingsOverrides, deviceTokenIsLive, deviceTokenRecord, findDeviceBySerial, findDeviceRow, findDeviceStateRow, insertDevice, listDeviceRows, toDevice, toDeviceState, updateDeviceFields } from "./store";
+import { isOnline } from "./reachability";
 
 /** What other modules (commands, recordings and heartbeats) use of the devices store: through this service, never the store itself (decision 083); config reads it through deviceSource. */
 export { type DeviceRow, findDeviceRow } from "./store";
@@ -229,15 +230,13 @@ function tenantOf(principal: Principal): Tenant {
   return { projectId: principal.projectId, mode: principal.mode };
 }
 
-/** spec 2.5: a device is online while its last heartbeat is under 15 minutes old. */
-const ONLINE_MS = 15 * 60 * 1000;
 const NETWORK_OF_CHANNEL = { wifi: "wifi", cellular: "4g", bluetooth: "ble" } as const;
 
 /** GET /devices/{id}/settings (spec 4.2): the upload, audio and power settings plus what the device last reported. */
 export function getDeviceSettingsView(db: Database, principal: Principal, id: string, now: Date): DeviceSettingsView {
   const row = loadDeviceRow(db, principal, id);
   const { upload, audio, power } = presentDevice(db, principal, row).settings;
-  const online = row.last_heartbeat_at !== null && now.getTime() - Date.parse(row.last_heartbeat_at) < ONLINE_MS;
+  const online = isOnline(row.last_heartbeat_at, now);
   return {
     device_id: row.id,
     settings: {

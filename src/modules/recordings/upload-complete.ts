@@ -6,44 +6,12 @@ import { ApiError } from "../../http/errors";
 import { isOutOfSpace } from "../../storage/volumes";
 import { PRE_UPLOAD, type Recording, type UploadCompleteBody } from "./schema";
 import { loadRecording } from "./service";
-import { acceptCompletion, chunkBytes, type Completion, listChunks, type StoredRecording, toRecording } from "./store";
+import { acceptCompletion, type Completion, listChunks, type StoredRecording, toRecording } from "./store";
+import { assertChunksWithinLimit } from "./upload-rules";
 import { enqueueVerification, verifyUpload } from "./upload-verify";
 
-/** 425 while verification runs: retryable, so an Idempotency-Key never keeps it (decision 004). */
-const verificationPending = () =>
-  new ApiError("upload_verification_pending", "Whole-file verification is running; retry this request shortly.", { headers: { "retry-after": "1" } });
-
-function toCompletion(body: UploadCompleteBody): Completion {
-  return { sha256: body.sha256 ?? null, file_size_bytes: body.file_size_bytes ?? null, upload_attempt_id: body.upload_attempt_id ?? null, client_version: body.client_version ?? null };
-}
-
-/** A retry conflicts when it states a hash, size or attempt id other than the accepted one. client_version is diagnostics only. */
-function conflicts(accepted: Completion, retry: Completion): string | null {
-  for (const field of ["sha256", "file_size_bytes", "upload_attempt_id"] as const) {
-    if (retry[field] !== null && retry[field] !== accepted[field]) return field;
-  }
-  return null;
-}
-
-function hasStagedBytes(deps: Deps, tenant: Tenant, r: StoredRecording): boolean {
-  return r.is_streaming ? listChunks(deps.db, tenant, r.id).length > 0 : r.storage_key !== null;
-}
-
-/** A streaming upload completes only with every chunk 0..n-1 present and within the size limit as a whole. */
-function checkChunks(deps: Deps, tenant: Tenant, r: StoredRecording): void {
-  const have = new Set(listChunks(deps.db, tenant, r.id).map((c) => c.chunk_index));
-  // chunk_count remembers chunks whose objects were lost since; the highest index also covers rows counted before it only grew.
-  const expected = Math.max(r.chunk_count, ...[...have].map((i) => i + 1));
-  const missing = Array.from({ length: expected }, (_, i) => i).find((i) => !have.has(i));
-  if (missing !== undefined) throw new ApiError("resource_conflict", `Chunk ${missing} of recording ${r.id} was never uploaded.`, { param: "chunk_index" });
-  // Chunk PUTs keep the sum within the limit; this catches PUTs that raced and a limit lowered since.
-  const total = chunkBytes(deps.db, tenant, r.id);
-  const max = deps.config.uploads.maxBytes;
-  if (total > max) throw new ApiError("payload_too_large", `The chunks of recording ${r.id} add up to ${total} bytes; uploads are limited to ${max} bytes.`);
-}
-
 /**
- * POST /recordings/{id}/upload-complete (spec 4.3). The first call records the completion
+ * Step 3 of the upload flow, POST /recordings/{id}/upload-complete (spec 4.3). The first call records the completion
  * and enqueues verification in one transaction; with a sha256 it answers 425 until the
  * durable job has verified the whole file, without one it verifies before answering.
  */
@@ -87,4 +55,40 @@ export async function completeUpload(deps: Deps, principal: Principal, id: strin
     return completeUpload(deps, principal, id, body, now);
   }
   return toRecording(loadRecording(db, principal, id));
+}
+
+/** 425 while verification runs: retryable, so an Idempotency-Key never keeps it (decision 004). */
+const verificationPending = () =>
+  new ApiError("upload_verification_pending", "Whole-file verification is running; retry this request shortly.", { headers: { "retry-after": "1" } });
+
+function toCompletion(body: UploadCompleteBody): Completion {
+  return {
+    sha256: body.sha256 ?? null,
+    file_size_bytes: body.file_size_bytes ?? null,
+    upload_attempt_id: body.upload_attempt_id ?? null,
+    client_version: body.client_version ?? null,
+  };
+}
+
+/** A retry conflicts when it states a hash, size or attempt id other than the accepted one. client_version is diagnostics only. */
+function conflicts(accepted: Completion, retry: Completion): string | null {
+  for (const field of ["sha256", "file_size_bytes", "upload_attempt_id"] as const) {
+    if (retry[field] !== null && retry[field] !== accepted[field]) return field;
+  }
+  return null;
+}
+
+function hasStagedBytes(deps: Deps, tenant: Tenant, r: StoredRecording): boolean {
+  return r.is_streaming ? listChunks(deps.db, tenant, r.id).length > 0 : r.storage_key !== null;
+}
+
+/** A streaming upload completes only with every chunk 0..n-1 present and within the size limit as a whole. */
+function checkChunks(deps: Deps, tenant: Tenant, r: StoredRecording): void {
+  const have = new Set(listChunks(deps.db, tenant, r.id).map((c) => c.chunk_index));
+  // chunk_count remembers chunks whose objects were lost since; the highest index also covers rows counted before it only grew.
+  const expected = Math.max(r.chunk_count, ...[...have].map((i) => i + 1));
+  const missing = Array.from({ length: expected }, (_, i) => i).find((i) => !have.has(i));
+  if (missing !== undefined) throw new ApiError("resource_conflict", `Chunk ${missing} of recording ${r.id} was never uploaded.`, { param: "chunk_index" });
+  // Chunk PUTs keep the sum within the limit; this catches PUTs that raced and a limit lowered since.
+  assertChunksWithinLimit(deps, tenant, r);
 }

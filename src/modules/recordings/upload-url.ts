@@ -4,46 +4,14 @@ import { issueCredential, UPLOAD_TARGET_PATH } from "../../http/credentials";
 import type { Tenant } from "../../tenancy";
 import { ApiError } from "../../http/errors";
 import { DELETE_OBJECTS_JOB } from "./objects";
-import { PRE_UPLOAD, type UploadUrl, type UploadUrlBody } from "./schema";
+import type { UploadUrl, UploadUrlBody } from "./schema";
 import { loadRecording } from "./service";
-import { chunkBytes, deleteChunkRows, listChunks, reopenForUpload, type StoredRecording } from "./store";
-import { assertRoomForUpload } from "./upload-space";
+import { deleteChunkRows, listChunks, reopenForUpload, type StoredRecording } from "./store";
+import { assertRoomForUpload, assertWithinBudget, refusal } from "./upload-rules";
 import { insertUpload } from "./upload-store";
 
-/** Why a recording takes no bytes now, or null when it does. */
-export function refusal(r: StoredRecording): string | null {
-  if (r.verification === "pending") return `Recording ${r.id} is being verified; wait for upload-complete to answer.`;
-  if (!PRE_UPLOAD.includes(r.status)) return `Recording ${r.id} is already uploaded (status ${r.status}).`;
-  return null;
-}
-
-/** How many bytes one upload URL may still write: the limit, less what the recording's other chunks hold. */
-export function uploadBudget(deps: Deps, tenant: Tenant, recordingId: string, chunkIndex: number | null): { bytes: number; why: string } {
-  const max = deps.config.uploads.maxBytes;
-  if (chunkIndex === null) return { bytes: max, why: `Uploads are limited to ${max} bytes.` };
-  const others = chunkBytes(deps.db, tenant, recordingId, chunkIndex);
-  return { bytes: max - others, why: `Uploads are limited to ${max} bytes for all chunks together; the recording's other chunks hold ${others}.` };
-}
-
 /**
- * The repair of a recording in integrity_failure (spec 3.3): the failed completion goes, and
- * so do the bytes that failed, so only a new PUT can complete it (a completion without one
- * answers staging_missing instead of re-verifying the bad bytes). Chunk rows go too, since
- * which chunk was bad is unknown; chunk_count stays, so all of them must be sent again.
- * Objects are removed by job in this transaction (decision 031). The streaming `assembled`
- * object is not: nothing refers to it, the next assembly overwrites it, and a late deletion
- * could hit that new object.
- */
-function repair(deps: Deps, tenant: Tenant, r: StoredRecording, now: Date): void {
-  const { db, queue } = deps;
-  const keys = r.is_streaming ? listChunks(db, tenant, r.id).map((c) => c.storage_key) : r.storage_key ? [r.storage_key] : [];
-  reopenForUpload(db, tenant, r.id, r.is_streaming, now);
-  if (r.is_streaming) deleteChunkRows(db, tenant, r.id);
-  if (keys.length) queue.enqueue(DELETE_OBJECTS_JOB, { keys });
-}
-
-/**
- * POST /recordings/{id}/upload-url: a short-lived, single-use up_ token in a URL on this
+ * Step 1 of the upload flow, POST /recordings/{id}/upload-url: a short-lived, single-use up_ token in a URL on this
  * server. On a recording in integrity_failure it is also the repair (spec 3.3): the failed
  * completion and bytes are dropped and the recording takes a fresh upload.
  */
@@ -66,10 +34,14 @@ export function issueUploadUrl(deps: Deps, principal: Principal, id: string, bod
     if (chunkIndex !== null && !r.is_streaming && r.storage_key) {
       throw new ApiError("resource_conflict", `Recording ${id} already has a whole-file upload; chunks cannot be added to it.`, { param: "chunk_index" });
     }
-    const budget = uploadBudget(deps, principal, id, chunkIndex);
-    if (body.file_size_bytes !== undefined && body.file_size_bytes > budget.bytes) throw new ApiError("payload_too_large", budget.why, { param: "file_size_bytes" });
+    if (body.file_size_bytes !== undefined) assertWithinBudget(deps, principal, id, chunkIndex, body.file_size_bytes, "file_size_bytes");
     const issued = issueCredential(db, { kind: "upload", projectId: principal.projectId, mode: principal.mode, recordingId: id, expiresAt, now });
-    insertUpload(db, principal, { credentialId: issued.id, recordingId: id, chunkIndex, contentType: body.content_type ?? null, declaredSize: body.file_size_bytes ?? null }, now);
+    insertUpload(
+      db,
+      principal,
+      { credentialId: issued.id, recordingId: id, chunkIndex, contentType: body.content_type ?? null, declaredSize: body.file_size_bytes ?? null },
+      now,
+    );
     return issued.token;
   })();
   return {
@@ -78,4 +50,21 @@ export function issueUploadUrl(deps: Deps, principal: Principal, id: string, bod
     headers: { "Content-Type": body.content_type ?? "application/octet-stream" },
     expires_at: expiresAt.toISOString(),
   };
+}
+
+/**
+ * The repair of a recording in integrity_failure (spec 3.3): the failed completion goes, and
+ * so do the bytes that failed, so only a new PUT can complete it (a completion without one
+ * answers staging_missing instead of re-verifying the bad bytes). Chunk rows go too, since
+ * which chunk was bad is unknown; chunk_count stays, so all of them must be sent again.
+ * Objects are removed by job in this transaction (decision 031). The streaming `assembled`
+ * object is not: nothing refers to it, the next assembly overwrites it, and a late deletion
+ * could hit that new object.
+ */
+function repair(deps: Deps, tenant: Tenant, r: StoredRecording, now: Date): void {
+  const { db, queue } = deps;
+  const keys = r.is_streaming ? listChunks(db, tenant, r.id).map((c) => c.storage_key) : r.storage_key ? [r.storage_key] : [];
+  reopenForUpload(db, tenant, r.id, r.is_streaming, now);
+  if (r.is_streaming) deleteChunkRows(db, tenant, r.id);
+  if (keys.length) queue.enqueue(DELETE_OBJECTS_JOB, { keys });
 }

@@ -8,6 +8,7 @@ import type { JobContracts } from "../../jobs/contracts";
 import type { Job, JobQueue } from "../../jobs/queue";
 import { chunksOf, ObjectTooLargeError } from "../../storage";
 import { DELETE_OBJECTS_JOB, recordingPrefix } from "./objects";
+import { maxUploadBytes } from "./upload-rules";
 import { type Completion, deleteChunkRows, dropCompletion, findRecording, listChunks, markIntegrityFailure, markUploaded, type StoredRecording } from "./store";
 
 export const VERIFY_UPLOAD_JOB = "recordings.verify_upload";
@@ -55,7 +56,7 @@ async function assemble(deps: Deps, tenant: Tenant, r: StoredRecording): Promise
     for (const c of chunks) yield* chunksOf(deps.storage.read(c.storage_key));
   }
   try {
-    await deps.storage.write(key, all(), { maxBytes: deps.config.uploads.maxBytes });
+    await deps.storage.write(key, all(), { maxBytes: maxUploadBytes(deps.config) });
   } catch (err) {
     if (!(err instanceof ObjectTooLargeError)) throw err;
     return { key: null, lost: [], problem: `the chunks add up to more than the ${err.limit} bytes an upload may have` };
@@ -70,7 +71,7 @@ function mismatch(wanted: Completion, actual: { size: number; sha256: string }):
 }
 
 /**
- * The verification job: whole-file hash and size of what storage holds (not of what the
+ * Step 4 of the upload flow, the verification job: whole-file hash and size of what storage holds (not of what the
  * PUT measured), then an ffmpeg probe; the outcome is one transaction (decisions 030, 035, 086). Idempotent: a
  * recording no longer awaiting verification is left alone.
  */

@@ -1,6 +1,6 @@
 #!/usr/bin/env bun
 import { buildDeps, closeDeps } from "./boot";
-import { UsageError } from "./cli/args";
+import { formatTable, UsageError } from "./cli/args";
 import { ConfigError, loadConfig } from "./config";
 import type { Config } from "./config";
 import type { Deps } from "./deps";
@@ -44,25 +44,32 @@ const STANDALONE: Record<string, StandaloneCommand> = {
   demo: async (config, args) => (await import("./demo")).demoCommand(config, args),
 };
 
+/** The commands and what each does: one row each, laid out by the CLI's one table formatter. */
+const COMMAND_LIST: [string, string][] = [
+  ["parley [serve]", "start the appliance (default)"],
+  ["parley projects create NAME", "make a project"],
+  ["parley projects delete NAME --yes", "erase a project, its recordings and its data key"],
+  ["parley keys create|list|revoke", "manage API keys (rotate-master: the audio's master key)"],
+  ["parley admin ACTION EMAIL", "dashboard administrators: create, list, reset-password, remove"],
+  ["parley org update --plan P", "standard or enterprise (device events)"],
+  ["parley config get|set|unset", "configuration at organization, project, end-user or device level"],
+  ["parley models ACTION", "speech and language models: list, pull, import, verify, remove"],
+  ["parley recordings reprocess --failed", "transcribe again the recordings whose processing failed"],
+  ["parley doctor [--verify]", "models, data dir permissions, ffmpeg, GPU and the engines in use"],
+  ["parley backup PATH", "database, audio, firmware and secret key with SHA-256s (while serving)"],
+  ["parley restore PATH [--force]", "a backup into PARLEY_DATA_DIR (the server stopped)"],
+  ["parley firmware add|publish|list", "organization firmware releases for OTA"],
+  ["parley audit verify", "checks the audit log's hash chain (exit 1 naming the first bad row)"],
+  ["parley export verify ARCHIVE", "re-checks an eDiscovery export against its manifest"],
+  ["parley simulate --api-key KEY", "simulated wearables (--devices N) against a running server"],
+  ["parley demo [--devices N]", "the appliance plus simulated wearables, for an offline demo"],
+  ["parley --version", "the version of this parley"],
+];
+
 const USAGE = `parley — self-hosted conversation capture
 
-usage: parley [serve]                 start the appliance (default)
-       parley projects create NAME    make a project
-       parley projects delete NAME --yes  erase a project, its recordings and its data key
-       parley keys create|list|revoke manage API keys (rotate-master: the audio's master key)
-       parley admin create|list|reset-password|remove  dashboard administrators
-       parley org update --plan P     standard or enterprise (device events)
-       parley config get|set|unset    configuration at organization, project, end-user or device level
-       parley models list|pull|import|verify|remove   speech and language models (PARLEY_MODEL_MIRROR)
-       parley doctor [--verify]       models, data dir permissions, ffmpeg, GPU and the engines in use
-       parley backup PATH             database, audio, firmware and secret key with SHA-256s (while serving)
-       parley restore PATH [--force]  a backup into PARLEY_DATA_DIR (the server stopped)
-       parley --version               the version of this parley
-       parley firmware add|publish|list  organization firmware releases for OTA
-       parley audit verify           checks the audit log's hash chain (exit 1 naming the first bad row)
-       parley export verify ARCHIVE  re-checks an eDiscovery export against its manifest
-       parley simulate --devices N --api-key KEY  simulated wearables against a running server
-       parley demo [--devices N]     the appliance plus simulated wearables, for an offline demo
+usage:
+${formatTable(COMMAND_LIST, "  ")}
 
 Configuration comes from PARLEY_* environment variables (see README).`;
 

@@ -20,6 +20,15 @@ export function printRecord(record: Record<string, unknown>, json: boolean): voi
     console.log(JSON.stringify(record));
     return;
   }
-  const width = Math.max(...Object.keys(record).map((k) => k.length));
-  for (const [k, v] of Object.entries(record)) console.log(`${k.padEnd(width)}  ${v === null ? "-" : Array.isArray(v) ? v.join(",") : String(v)}`);
+  console.log(formatTable(Object.entries(record).map(([k, v]) => [k, v === null ? "-" : Array.isArray(v) ? v.join(",") : String(v)])));
+}
+
+/**
+ * Rows as aligned columns for people: each column as wide as its widest cell, two spaces
+ * apart, the last one unpadded. The one formatter of the CLI's tables (help, lists).
+ */
+export function formatTable(rows: readonly (readonly string[])[], indent = ""): string {
+  const widths: number[] = [];
+  for (const row of rows) row.forEach((cell, i) => (widths[i] = Math.max(widths[i] ?? 0, cell.length)));
+  return rows.map((row) => indent + row.map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i]!))).join("  ").trimEnd()).join("\n");
 }

@@ -1,5 +1,5 @@
 import { SingleBar } from "cli-progress";
-import { parseFlags, UsageError } from "./args";
+import { formatTable, parseFlags, UsageError } from "./args";
 import type { Config } from "../config";
 import { DownloadError, importModels, type ModelsContext, modelStatus, type Progress, pullModel, removeModel, verifyModels } from "../model-files/install";
 import { ChecksumError } from "../model-files/installed";
@@ -56,7 +56,7 @@ export async function modelsCommand(config: Config, args: string[], manifest: Ma
       const roles = configuredRoles(config);
       const rows = manifest.models.map((m) => ({ name: m.name, kind: m.kind, status: modelStatus(ctx, m), in_use_as: roles[m.name] ?? null, description: m.description }));
       if (values.json) return console.log(JSON.stringify(rows));
-      for (const r of rows) console.log(`${r.name.padEnd(28)} ${r.kind.padEnd(10)} ${r.status.padEnd(10)} ${(r.in_use_as ?? "").padEnd(12)} ${r.description}`);
+      console.log(formatTable(rows.map((r) => [r.name, r.kind, r.status, r.in_use_as ?? "", r.description])));
       return;
     }
     if (sub === "pull" && target) {
@@ -77,7 +77,7 @@ export async function modelsCommand(config: Config, args: string[], manifest: Ma
       const results = await verifyModels(ctx, target);
       bars.stop();
       if (values.json) console.log(JSON.stringify(results));
-      else for (const r of results) console.log(`${r.name.padEnd(28)} ${r.status.padEnd(9)} ${r.detail ?? ""}`.trimEnd());
+      else if (results.length) console.log(formatTable(results.map((r) => [r.name, r.status, r.detail ?? ""])));
       if (results.some((r) => r.status === "mismatch" || r.status === "missing")) process.exitCode = 1;
       return;
     }

@@ -260,6 +260,14 @@ export function listApiKeyRows(db: Database, filter: { projectId: string; mode?:
     .all(...(filter.mode === undefined ? [filter.projectId] : [filter.projectId, filter.mode]));
 }
 
+/** Live API keys by id, by hint, or by full value (found by its hash): the key an operator names. */
+export function findLiveApiKeys(db: Database, by: { id: string } | { hint: string } | { token: string }): { id: string; hint: string }[] {
+  const [column, value] = "id" in by ? ["id", by.id] : "hint" in by ? ["hint", by.hint] : ["token_hash", sha256Hex(by.token)];
+  return db
+    .query<{ id: string; hint: string }, [string]>(`SELECT id, hint FROM credentials WHERE ${column} = ? AND kind IN ('secret', 'restricted') AND revoked_at IS NULL ORDER BY created_at, id`)
+    .all(value);
+}
+
 /** An API key as listed: its hint, never its token. */
 export type ApiKeyRow = { id: string; name: string | null; hint: string; mode: Mode; scopes: string | null; end_user_id: string | null; created_at: string; revoked_at: string | null };
 

@@ -7,6 +7,9 @@ const USAGE = `usage: parley admin create EMAIL          a dashboard administrat
        parley admin reset-password EMAIL  a new password; the administrator's sessions end
        parley admin remove EMAIL`;
 
+const NO_PASSWORD = `No password given. Run the command at a terminal to be asked for it, or give it (at least ${MIN_PASSWORD_LENGTH} characters)
+in PARLEY_ADMIN_PASSWORD or as the first line of stdin, e.g. parley admin reset-password EMAIL < password.txt`;
+
 /** Reads a line from the terminal without echoing it. */
 function askHidden(question: string): Promise<string> {
   const stdin = process.stdin;
@@ -43,7 +46,10 @@ async function newPassword(): Promise<string> {
   if (!process.stdin.isTTY) {
     const fromEnv = process.env.PARLEY_ADMIN_PASSWORD;
     if (fromEnv) return fromEnv;
-    return (await Bun.stdin.text()).split(/\r?\n/)[0] ?? "";
+    const line = (await Bun.stdin.text()).split(/\r?\n/)[0] ?? "";
+    // Nothing at all is a missing input, not a short password: say how to give one.
+    if (!line) throw new UsageError(NO_PASSWORD);
+    return line;
   }
   const first = await askHidden(`Password (at least ${MIN_PASSWORD_LENGTH} characters): `);
   if ((await askHidden("Again: ")) !== first) throw new UsageError("The two passwords differ; nothing was changed.");

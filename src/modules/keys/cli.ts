@@ -1,13 +1,16 @@
 import type { Deps } from "../../deps";
-import { parseFlags, printRecord, UsageError } from "../../cli/args";
+import { formatTable, parseFlags, printRecord, UsageError } from "../../cli/args";
 import { lockDataDir } from "../../data-dir/lock";
 import { rotateMasterKey } from "../../storage/encryption/rotate-master";
 import { createApiKey, listApiKeys, revokeApiKey } from "./service";
 
 const USAGE = `usage: parley keys create --project NAME --mode test|live [--scopes a,b] [--end-user eu_...] [--name TEXT] [--json]
        parley keys list --project NAME [--json]
-       parley keys revoke KEY_ID
+       parley keys revoke KEY_ID|KEY|HINT   by id, by the full key (a leaked one) or by its hint
        parley keys rotate-master --new-key-file PATH   re-wrap the audio data keys (server stopped)`;
+
+/** A key's scopes as people read them, the same in `create` and `list`. */
+const scopesText = (scopes: string[] | null) => scopes?.join(",") ?? "all scopes";
 
 /** API keys are managed here, not through the API (spec 5 rule 2). */
 export function keysCommand(deps: Deps, args: string[]): void {
@@ -32,7 +35,8 @@ export function keysCommand(deps: Deps, args: string[]): void {
         { project: values.project, mode: values.mode, scopes, endUserId: values["end-user"], name: values.name },
         deps.clock.now(),
       );
-      printRecord({ id: key.id, key: key.key, hint: key.hint, mode: key.mode, scopes: key.scopes, end_user_id: key.end_user_id }, json);
+      // JSON keeps null (the API's "no restriction"); people read what `keys list` says.
+      printRecord({ id: key.id, key: key.key, hint: key.hint, mode: key.mode, scopes: json ? key.scopes : scopesText(key.scopes), end_user_id: key.end_user_id }, json);
       if (!json) console.error("This is the only time the full key is shown. Store it now.");
       return;
     }
@@ -40,13 +44,14 @@ export function keysCommand(deps: Deps, args: string[]): void {
       if (!values.project) throw new UsageError(USAGE);
       const keys = listApiKeys(deps.db, values.project);
       if (json) console.log(JSON.stringify(keys));
-      else for (const k of keys) console.log(`${k.id}  ${k.hint}  ${k.mode}  ${k.scopes?.join(",") ?? "all scopes"}${k.end_user_id ? `  end user ${k.end_user_id}` : ""}${k.revoked_at ? "  REVOKED" : ""}`);
+      else if (keys.length) console.log(formatTable(keys.map((k) => [k.id, k.hint, k.mode, scopesText(k.scopes), k.end_user_id ? `end user ${k.end_user_id}` : "", k.revoked_at ? "REVOKED" : ""])));
       return;
     }
     case "revoke": {
       if (!positionals[1]) throw new UsageError(USAGE);
-      revokeApiKey(deps, positionals[1], deps.clock.now());
-      console.log(`revoked ${positionals[1]}`);
+      // Names the key by id and hint: the argument may be the full secret, never echoed.
+      const key = revokeApiKey(deps, positionals[1], deps.clock.now());
+      console.log(`revoked ${key.id} (${key.hint})`);
       return;
     }
     case "rotate-master": {

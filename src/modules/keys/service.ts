@@ -1,6 +1,7 @@
 import type { Database } from "bun:sqlite";
-import { type CredentialStore, issueCredential, listApiKeyRows, revokeCredentials } from "../../http/credentials";
+import { type CredentialStore, findLiveApiKeys, issueCredential, listApiKeyRows, revokeCredentials } from "../../http/credentials";
 import type { Mode, Tenant } from "../../tenancy";
+import { hintOf } from "../../crypto";
 import { ApiError } from "../../http/errors";
 import { isScope, SCOPES } from "../../http/scopes";
 import { type Actor, operatorActor, recordAudit } from "../audit/service";
@@ -78,12 +79,29 @@ export function revokeTenantKey(store: CredentialStore, tenant: Tenant, keyId: s
   if (!changed) throw new ApiError("not_found", `No live API key ${keyId} in this project and mode.`, { param: "id" });
 }
 
-export function revokeApiKey(store: CredentialStore, keyId: string, now: Date, actor: Actor = operatorActor()): void {
+/**
+ * Which live key an operator means: its id (key_...), its full value (what they hold when a
+ * key leaks: found by its hash) or its hint (sk_live_...abcd, when only one live key has it).
+ * Messages never repeat a full value, so it stays out of terminals and logs.
+ */
+function liveKeyOf(db: Database, ref: string): { id: string; hint: string } {
+  const by = ref.startsWith("key_") ? { id: ref } : ref.includes("...") ? { hint: ref } : { token: ref };
+  const keys = findLiveApiKeys(db, by);
+  if (keys.length > 1) throw new ApiError("validation_error", `${keys.length} live API keys have the hint ${ref} (${keys.map((k) => k.id).join(", ")}); revoke one by its id.`);
+  if (keys[0]) return keys[0];
+  if ("token" in by) throw new ApiError("not_found", `No live API key has the value given (${hintOf(ref)}).`);
+  throw new ApiError("not_found", "hint" in by ? `No live API key has the hint ${ref}.` : `No live API key ${ref}.`);
+}
+
+/** Revokes a key named by id, full value or hint (the CLI); returns what identifies it without the secret. */
+export function revokeApiKey(store: CredentialStore, ref: string, now: Date, actor: Actor = operatorActor()): { id: string; hint: string } {
   const { db } = store;
+  const key = liveKeyOf(db, ref);
   const revoked = db.transaction(() => {
-    const [key] = revokeCredentials(store, { kinds: API_KEY_KINDS, id: keyId }, now);
-    if (key) recordAudit(db, actor, { projectId: key.project_id, mode: key.mode }, "key.revoke", [keyId], now);
-    return key;
+    const [row] = revokeCredentials(store, { kinds: API_KEY_KINDS, id: key.id }, now);
+    if (row) recordAudit(db, actor, { projectId: row.project_id, mode: row.mode }, "key.revoke", [key.id], now);
+    return row;
   })();
-  if (!revoked) throw new ApiError("not_found", `No live API key ${keyId}.`);
+  if (!revoked) throw new ApiError("not_found", `No live API key ${key.id}.`);
+  return key;
 }

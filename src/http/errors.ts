@@ -82,7 +82,26 @@ const DATABASE_BUSY_RETRY_AFTER_SECONDS = 1;
 /** SQLITE_BUSY and its extended codes (SQLITE_BUSY_SNAPSHOT, SQLITE_BUSY_TIMEOUT ...): another connection held the lock. */
 const isDatabaseBusy = (error: unknown) => /^SQLITE_BUSY/.test(String((error as { code?: unknown } | null)?.code ?? ""));
 
-type ValidationDetail = { type?: string; valueError?: { path?: PropertyKey[]; message?: string; keys?: string[] } };
+type ValidationDetail = { type?: string; valueError?: { path?: PropertyKey[]; message?: string; keys?: string[]; code?: string; expected?: string } };
+
+/**
+ * A schema failure in the caller's terms: which field, and whether it is missing, unknown
+ * or wrong, without the validator's own phrasing ("Invalid input: ...").
+ */
+function validationError(v: ValidationDetail): ApiError {
+  const issue = v.valueError ?? {};
+  // A strict object names the unknown fields in `keys`, at the object's own path.
+  const unknown = issue.keys?.[0];
+  const path = [...(issue.path ?? []), ...(unknown === undefined ? [] : [unknown])].map(String).join(".");
+  const where = v.type === "query" ? "query parameter" : v.type === "params" ? "path parameter" : "field";
+  const detail = (issue.message ?? "invalid value").replace(/^Invalid input: /, "");
+  if (!path) return new ApiError("validation_error", `Invalid ${v.type ?? "request"}: ${detail}`);
+  const message =
+    issue.code === "unrecognized_keys" ? `Unknown ${where} ${path}: it is not accepted here.`
+    : issue.code === "invalid_type" && detail.endsWith("received undefined") ? `Missing required ${where} ${path} (expected ${issue.expected ?? "a value"}).`
+    : `Invalid ${where} ${path}: ${detail}`;
+  return new ApiError("validation_error", message, { param: path });
+}
 
 /** Elysia's own failures (bad JSON, schema mismatch, unknown route) mapped onto ApiError. */
 function toApiError(code: string | number, error: unknown): ApiError | null {
@@ -96,15 +115,7 @@ function toApiError(code: string | number, error: unknown): ApiError | null {
   }
   // A response that breaks its own declared schema is our bug, not the caller's: a logged 500.
   if (code === "VALIDATION" && (error as ValidationDetail).type === "response") return null;
-  if (code === "VALIDATION") {
-    const v = error as ValidationDetail;
-    // A strict object names the unknown fields in `keys`, at the object's own path.
-    const unknown = v.valueError?.keys?.[0];
-    const path = [...(v.valueError?.path ?? []), ...(unknown === undefined ? [] : [unknown])].map(String).join(".");
-    const where = v.type === "query" ? "query parameter" : v.type === "params" ? "path parameter" : "field";
-    const message = path ? `Invalid ${where} ${path}: ${v.valueError?.message ?? "invalid value"}` : `Invalid ${v.type ?? "request"}: ${v.valueError?.message ?? "invalid value"}`;
-    return new ApiError("validation_error", message, path ? { param: path } : {});
-  }
+  if (code === "VALIDATION") return validationError(error as ValidationDetail);
   // Elysia wraps what our body parser throws; its own verdict is the cause.
   if (code === "PARSE") return (error as Error).cause instanceof ApiError ? ((error as Error).cause as ApiError) : new ApiError("invalid_request", "The request body is not valid JSON.");
   if (code === "NOT_FOUND") return new ApiError("not_found", "Unrecognized request URL.");

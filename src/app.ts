@@ -18,6 +18,7 @@ import { grantsRoutes } from "./modules/grants/routes";
 import { healthRoutes } from "./modules/health/routes";
 import { heartbeatsRoutes } from "./modules/heartbeats/routes";
 import { keysRoutes } from "./modules/keys/routes";
+import { reprocessRoutes } from "./modules/transcriptions/reprocess";
 import { endUsersRoutes } from "./modules/end-users/routes";
 import { summariesRoutes } from "./modules/summaries/routes";
 import { transcriptionsRoutes } from "./modules/transcriptions/routes";
@@ -62,6 +63,7 @@ export function createApp(deps: Deps) {
     .use(healthRoutes(deps))
     .use(adminRoutes(deps))
     .use(keysRoutes(deps))
+    .use(reprocessRoutes(deps))
     .use(dashboardRoutes(deps, (d, options) => diagnose(d.config, { engines: d.engines, verify: options?.verify })))
     .get("/v1/openapi.json", () => (openapi ??= buildOpenApiDocument(documentedRoutes(deps))))
     .use(apiRoutes(deps));

@@ -16,6 +16,7 @@ import { configCommand } from "./modules/config/cli";
 import { firmwareCommand } from "./modules/firmware/cli";
 import { keysCommand } from "./modules/keys/cli";
 import { orgCommand, projectsCommand } from "./modules/projects/cli";
+import { recordingsCommand } from "./modules/transcriptions/cli";
 import { simulateCommand } from "./simulator";
 import { StartupError } from "./startup-error";
 
@@ -31,6 +32,7 @@ const COMMANDS: Record<string, Command> = {
   firmware: firmwareCommand,
   audit: auditCommand,
   admin: adminCommand,
+  recordings: recordingsCommand,
 };
 
 /** Commands that need no database (they talk to a server, or only to files). */

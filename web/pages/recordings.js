@@ -1,4 +1,5 @@
 import "../components/stylesheet.js";
+import { adminApi } from "../api.js";
 import { field, select, textInput } from "../components/fields.js";
 import { duration } from "../components/format.js";
 import { pagedTable } from "../components/table.js";
@@ -27,8 +28,27 @@ export async function render(view, ctx) {
     ],
   });
   if (ctx.signal.aborted) return; // left while loading: the next page owns the view
-  view.replaceChildren(h("h1", {}, "Recordings"), filterForm(ctx, f), table.el, uploadForm(ctx));
+  view.replaceChildren(h("h1", {}, "Recordings"), filterForm(ctx, f), reprocessFailed(table), table.el, uploadForm(ctx));
   await table.load();
+}
+
+/** "Reprocess all failed": recordings that failed (a model was missing, say) are transcribed again, on the server's job queue. */
+function reprocessFailed(table) {
+  const note = h("span", { role: "status" });
+  const button = h("button", { type: "button" }, "Reprocess all failed");
+  button.addEventListener("click", async () => {
+    button.disabled = true;
+    try {
+      const { reprocessed } = await adminApi("/recordings/reprocess-failed", { method: "POST" });
+      note.textContent = reprocessed ? `${reprocessed} failed recording(s) queued for transcription again.` : "No failed recording to reprocess.";
+      await table.load();
+    } catch (e) {
+      note.textContent = e.message;
+    } finally {
+      button.disabled = false;
+    }
+  });
+  return h("div", { class: "reprocess" }, button, " ", note);
 }
 
 /** Dates are picked as local days: "from" is inclusive, "to" includes the whole day (recorded_before is exclusive). */

@@ -3,12 +3,13 @@ import { join } from "node:path";
 import { buildDeps, closeDeps } from "./boot";
 import { parseFlags, UsageError } from "./cli/args";
 import type { Config } from "./config";
+import { createLogger, type LogSink, redact } from "./log";
 import { serve } from "./main";
 import { modelStatus } from "./model-files/install";
 import { defaultManifest, importAdvice, installAdvice, type Manifest } from "./model-files/manifest";
 import { runningCli } from "./runtime/cli-name";
 import { countAdmins } from "./modules/admins/service";
-import { createApiKey } from "./modules/keys/service";
+import { type CreatedApiKey, createApiKey } from "./modules/keys/service";
 import { createProject, findProjectByName } from "./modules/projects/service";
 import { formatStats, startSimulation } from "./simulator";
 
@@ -43,8 +44,36 @@ export function formatMissingModels(missing: MissingDemoModel[]): string {
     "the model adds. Install with:",
     ...missing.map((m, i) => `  ${advice[i]!.padEnd(width)}   # ${m.shows}`),
     `  (on an air-gapped machine: ${importAdvice(runningCli())}, from a folder copied from one that pulled them)`,
+    // Without a transcriber every upload fails; installing it later does not undo that by itself.
+    ...(missing.some((m) => m.shows === "transcripts")
+      ? [`Recordings made meanwhile fail to transcribe; once it is installed: ${runningCli()} recordings reprocess --failed`, "(or Reprocess all failed on the dashboard's Recordings page)."]
+      : []),
   ].join("\n");
 }
+
+/**
+ * The demo's console: the server's log as plain lines among the demo's own (one style, on
+ * stdout), secrets masked as in the JSON log. A warning or error is shown once: a missing
+ * model fails every upload with the same words, and the notice above already said it.
+ */
+export function demoConsole(write: (line: string) => void = console.log): LogSink {
+  const seen = new Set<string>();
+  return (level, msg, fields) => {
+    const { error, ...rest } = fields;
+    const text = [msg, error === undefined ? [] : [String(error)]].flat().join(": ");
+    if (level === "warn" || level === "error") {
+      if (seen.has(`${level} ${text}`)) return;
+      seen.add(`${level} ${text}`);
+    }
+    const details = Object.entries(rest).map(([k, v]) => `${k} ${typeof v === "string" ? v : JSON.stringify(v)}`);
+    const prefix = level === "info" ? "" : `${level === "warn" ? "warning" : level}: `;
+    const again = level === "warn" || level === "error" ? " (repeats are not shown)" : "";
+    write(redact(`${prefix}${text}${details.length ? ` (${details.join(", ")})` : ""}${again}`));
+  };
+}
+
+/** The demo's simulated wearers keep one run name, so a second demo uses the first's end users and devices again. */
+const DEMO_RUN = "demo";
 
 /**
  * `parley demo`: the offline sales demo in one command. Installed models make the
@@ -63,17 +92,27 @@ export async function demoCommand(config: Config, args: string[]): Promise<void>
   const missing = missingDemoModels(config);
   if (missing.length) console.log(`${formatMissingModels(missing)}\n`);
 
-  const setup = buildDeps(config);
-  if (!findProjectByName(setup.db, projectName)) createProject(setup.db, projectName, setup.clock.now());
-  const key = createApiKey(setup.db, { project: projectName, mode: "test", name: "parley demo" }, setup.clock.now());
-  const hasAdmin = countAdmins(setup.db) > 0;
-  closeDeps(setup);
-
-  const server = await serve(config);
+  // The server first: it takes the data dir's lock (and the port), so a demo refused for
+  // either has created nothing, no project and no key that nobody is shown.
+  const log = createLogger(config.logLevel, demoConsole());
+  const server = await serve(config, { log });
+  let key: CreatedApiKey;
+  let hasAdmin: boolean;
+  const setup = buildDeps(config, { log });
+  try {
+    if (!findProjectByName(setup.db, projectName)) createProject(setup.db, projectName, setup.clock.now());
+    key = createApiKey(setup.db, { project: projectName, mode: "test", name: "parley demo" }, setup.clock.now());
+    hasAdmin = countAdmins(setup.db) > 0;
+  } catch (err) {
+    await server.stop();
+    throw err;
+  } finally {
+    closeDeps(setup);
+  }
   console.log(`Parley demo running at ${server.url}`);
   console.log(`  dashboard: ${server.url}/dashboard${hasAdmin ? "" : " (the first visit from this machine creates its administrator)"}`);
   console.log(`  API key (project ${projectName}, test mode, shown once): ${key.key}`);
-  const sim = await startSimulation({ url: server.url, apiKey: key.key, devices, durationSeconds: duration, intervalSeconds: 5, uploads: true, recordAtOnce: true, log: console.log });
+  const sim = await startSimulation({ url: server.url, apiKey: key.key, devices, durationSeconds: duration, intervalSeconds: 5, uploads: true, recordAtOnce: true, run: DEMO_RUN, log: console.log });
   process.once("SIGINT", () => sim.stop());
   const progress = setInterval(() => console.log(formatStats(sim.stats)), 15_000);
   const stats = await sim.done;

@@ -1,4 +1,4 @@
-type Level = "debug" | "info" | "warn" | "error";
+export type Level = "debug" | "info" | "warn" | "error";
 const ORDER: Record<Level | "silent", number> = { debug: 10, info: 20, warn: 30, error: 40, silent: 100 };
 
 /** Structured logger: one JSON line per entry on stderr. Never pass credentials in fields. */
@@ -15,11 +15,18 @@ export function redact(text: string): string {
   return text.replace(SECRET_PATTERN, (m) => `${m.slice(0, m.indexOf("_") + 1)}[redacted]`);
 }
 
-export function createLogger(level: Level | "silent" = "info"): Logger {
+/** Where entries go once their level passes: by default one JSON line each on stderr. */
+export type LogSink = (level: Level, msg: string, fields: Record<string, unknown>) => void;
+
+const jsonLines: LogSink = (level, msg, fields) => {
+  const line = JSON.stringify({ t: new Date().toISOString(), level, msg, ...fields });
+  process.stderr.write(`${redact(line)}\n`);
+};
+
+export function createLogger(level: Level | "silent" = "info", sink: LogSink = jsonLines): Logger {
   const write = (l: Level) => (msg: string, fields?: Record<string, unknown>) => {
     if (ORDER[l] < ORDER[level]) return;
-    const line = JSON.stringify({ t: new Date().toISOString(), level: l, msg, ...fields });
-    process.stderr.write(`${redact(line)}\n`);
+    sink(l, msg, fields ?? {});
   };
   return { debug: write("debug"), info: write("info"), warn: write("warn"), error: write("error") };
 }

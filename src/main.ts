@@ -7,6 +7,7 @@ import { type DataDirLock, lockDataDir } from "./data-dir/lock";
 import { keepDataPrivate } from "./data-dir/private";
 import { checkpointInBackground } from "./db/checkpointer";
 import type { Deps } from "./deps";
+import type { Logger } from "./log";
 import { listenWithCertificate } from "./http/listener";
 import type { Logger } from "./log";
 import { releaseAbandonedIdempotencyClaims } from "./http/idempotency";
@@ -61,10 +62,10 @@ function stopOnSignals(stop: () => Promise<void>, log: Logger): void {
 }
 
 /** Deps, job handlers and the listening app; a failure on the way leaves nothing open. */
-function boot(config: Config, lock: DataDirLock) {
+function boot(config: Config, lock: DataDirLock, log?: Logger) {
   let deps: Deps | undefined;
   try {
-    deps = buildDeps(config);
+    deps = buildDeps(config, { log });
     const tasks = registerBackgroundWork(deps);
     startBackgroundWork(deps);
     releaseAbandonedIdempotencyClaims(deps.db);
@@ -80,11 +81,12 @@ function boot(config: Config, lock: DataDirLock) {
 /**
  * Boot: data dir lock -> config -> db -> migrate -> engines -> listen -> jobs. Resolves once
  * listening; SIGINT/SIGTERM stop it within PARLEY_SHUTDOWN_GRACE_SECONDS (decision 080).
+ * `log` replaces the JSON logger (`parley demo` writes plain lines).
  */
-export async function serve(config: Config): Promise<{ url: string; stop(): Promise<void> }> {
+export async function serve(config: Config, options: { log?: Logger } = {}): Promise<{ url: string; stop(): Promise<void> }> {
   keepDataPrivate(config.dataDir);
   const lock = lockDataDir(config.dataDir, new Date());
-  const { deps, tasks, listener } = boot(config, lock);
+  const { deps, tasks, listener } = boot(config, lock, options.log);
   const { log, queue } = deps;
   const checkpointer = checkpointInBackground(deps, databasePath(config), log);
   queue.start();

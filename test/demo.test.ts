@@ -1,10 +1,12 @@
 import { describe, expect, test } from "bun:test";
+import { Database } from "bun:sqlite";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { loadConfig } from "../src/config";
 import { formatMissingModels, missingDemoModels } from "../src/demo";
 import { modelFilePath } from "../src/model-files/manifest";
 import { makeTempDir } from "./helpers";
+import { freePort, parley, startServer } from "./support/server-process";
 
 describe("parley demo: the models it needs", () => {
   test("with an empty models folder, all three are missing, each with the command that installs it", () => {
@@ -34,4 +36,50 @@ describe("parley demo: the models it needs", () => {
     writeFileSync(whisper, "ggml");
     expect(missingDemoModels(config).map((m) => m.model)).toEqual([config.models.embedding]);
   });
+});
+
+describe("parley demo, run as an operator runs it", () => {
+  const demoEnv = (dataDir: string) => ({ PARLEY_DATA_DIR: dataDir, PARLEY_MODELS_DIR: makeTempDir(), PARLEY_PORT: String(freePort()) });
+  const count = (dataDir: string, sql: string) => {
+    const db = new Database(join(dataDir, "parley.db"), { readonly: true });
+    try {
+      return (db.query(sql).get() as { n: number }).n;
+    } finally {
+      db.close();
+    }
+  };
+
+  test("refused because a server has the data dir, it has created no project and no key", async () => {
+    const dataDir = makeTempDir();
+    const server = await startServer({ PARLEY_DATA_DIR: dataDir, PARLEY_MODELS_DIR: makeTempDir(), PARLEY_PORT: String(freePort()), PARLEY_LOG_LEVEL: "silent" });
+    try {
+      const demo = await parley(["demo", "--devices", "1", "--duration", "1"], demoEnv(dataDir));
+      expect(demo.code).toBe(1);
+      expect(demo.stderr).toContain("is in use by another parley server");
+      expect(demo.stdout).not.toContain("sk_test_");
+      expect(count(dataDir, "SELECT count(*) AS n FROM projects WHERE name = 'demo'")).toBe(0);
+      expect(count(dataDir, "SELECT count(*) AS n FROM credentials WHERE name = 'parley demo'")).toBe(0);
+    } finally {
+      server.proc.kill("SIGTERM");
+      await server.proc.exited;
+    }
+  }, 60_000);
+
+  test("a second run uses the first one's simulated wearers and devices; the console is plain lines, each warning once", async () => {
+    const dataDir = makeTempDir();
+    const runs = [await parley(["demo", "--devices", "3", "--duration", "6"], demoEnv(dataDir))];
+    // More than one upload failed in the first run, so one warning line means "once", not "one failure".
+    expect(count(dataDir, "SELECT count(*) AS n FROM transcriptions WHERE status = 'failed'")).toBeGreaterThanOrEqual(2);
+    runs.push(await parley(["demo", "--devices", "3", "--duration", "6"], demoEnv(dataDir)));
+    for (const run of runs) expect({ code: run.code, stderr: run.stderr }).toEqual({ code: 0, stderr: "" });
+    expect(count(dataDir, "SELECT count(*) AS n FROM end_users WHERE name LIKE 'Simulated wearer %'")).toBe(3);
+    expect(count(dataDir, "SELECT count(*) AS n FROM devices WHERE serial_number LIKE 'SIM-%'")).toBe(3);
+
+    // Without models every upload fails alike: the console says so once per run, in the demo's own style.
+    const out = runs[0]!.stdout;
+    expect(out.split("\n").filter((l) => l.startsWith("{"))).toEqual([]);
+    expect(out).toContain("parley listening (url http://127.0.0.1:");
+    for (const run of runs) expect(run.stdout.match(/^warning: transcription failed: /gm)?.length).toBe(1);
+    expect(out).toContain("parley recordings reprocess --failed");
+  }, 90_000);
 });

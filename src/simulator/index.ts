@@ -16,6 +16,13 @@ export type SimulationOptions = {
   /** Each device records (and uploads) its first conversation on its first heartbeat: the demo's. */
   recordAtOnce?: boolean;
   log?: (line: string) => void;
+  /**
+   * A fixed name for this run (the demo's): the end users and devices of an earlier run of
+   * that name are used again, found by external_id and serial number, instead of a new set
+   * each time; a device still bound from then is bound afresh for a token. Without it, a
+   * random name: every run is new (a load test wants that).
+   */
+  run?: string;
 };
 
 export type Simulation = { devices: SimulatedDevice[]; stats: SimStats; stop(): void; done: Promise<SimStats> };
@@ -31,20 +38,29 @@ function pickChannel(i: number): Channel {
 }
 
 /** Creates an end user and a device per wearable and binds them (API key), returning the device tokens. */
-async function provision(api: ApiClient, apiKey: string, count: number, run: string, stats: SimStats, options: Pick<SimulationOptions, "uploads" | "recordAtOnce">): Promise<SimulatedDevice[]> {
+async function provision(api: ApiClient, apiKey: string, count: number, run: string, stats: SimStats, options: Pick<SimulationOptions, "uploads" | "recordAtOnce" | "run">): Promise<SimulatedDevice[]> {
   const devices: SimulatedDevice[] = [];
+  const earlier = async (path: string) => (options.run ? ((await api.must("GET", path, apiKey)).data[0] ?? null) : null);
   const one = async (i: number) => {
-    const user = await api.must("POST", "/v1/end-users", apiKey, { external_id: `sim-${run}-${i}`, name: `Simulated wearer ${i}` });
+    const externalId = `sim-${run}-${i}`;
+    const user =
+      (await earlier(`/v1/end-users?external_id=${encodeURIComponent(externalId)}`)) ??
+      (await api.must("POST", "/v1/end-users", apiKey, { external_id: externalId, name: `Simulated wearer ${i}` }));
     const channel = pickChannel(i);
     const capabilities = 0x01 | 0x02 | (channel === "cellular" ? 0x04 : 0);
-    const device = await api.must("POST", "/v1/devices", apiKey, {
-      serial_number: `SIM-${run}-${String(i).padStart(5, "0")}`,
-      model: i % 3 === 0 ? "parley_note" : "parley_pin",
-      name: `Simulator ${i}`,
-      firmware_version: "1.0.0",
-      capabilities,
-      metadata: { simulator_run: run },
-    });
+    const serial = `SIM-${run}-${String(i).padStart(5, "0")}`;
+    const device =
+      (await earlier(`/v1/devices?serial_number=${encodeURIComponent(serial)}`)) ??
+      (await api.must("POST", "/v1/devices", apiKey, {
+        serial_number: serial,
+        model: i % 3 === 0 ? "parley_note" : "parley_pin",
+        name: `Simulator ${i}`,
+        firmware_version: "1.0.0",
+        capabilities,
+        metadata: { simulator_run: run },
+      }));
+    // Its token went with the earlier run: only a new binding gives one.
+    if (device.status === "bound") await api.must("POST", `/v1/devices/${device.id}/unbind`, apiKey);
     const bound = await api.must("POST", `/v1/devices/${device.id}/bind`, apiKey, { end_user_id: user.id });
     devices[i] = new SimulatedDevice(api, device.id, bound.device_token, channel, stats, { uploads: options.uploads, recordAtOnce: options.recordAtOnce, seed: i });
   };
@@ -58,7 +74,7 @@ async function provision(api: ApiClient, apiKey: string, count: number, run: str
 export async function startSimulation(options: SimulationOptions): Promise<Simulation> {
   const api = new ApiClient(options.url.replace(/\/$/, "").replace(/\/v1$/, ""));
   const stats = emptyStats();
-  const run = randomBytes(4).toString("hex");
+  const run = options.run ?? randomBytes(4).toString("hex");
   const log = options.log ?? (() => {});
   const devices = await provision(api, options.apiKey, options.devices, run, stats, options);
   log(`simulator ${run}: ${devices.length} devices bound`);

@@ -32,7 +32,12 @@ describe("parley keys, as an operator holds them", () => {
     expect(byHint.code).toBe(0);
     expect(byHint.stdout).toContain(`revoked ${hinted.id}`);
     const list = (await parley(["keys", "list", "--project", "clinic", "--json"], e)).stdout;
-    expect(JSON.parse(list).filter((k: { revoked_at: string | null }) => k.revoked_at).map((k: { id: string }) => k.id).sort()).toEqual([leaked.id, hinted.id].sort());
+    expect(
+      JSON.parse(list)
+        .filter((k: { revoked_at: string | null }) => k.revoked_at)
+        .map((k: { id: string }) => k.id)
+        .sort(),
+    ).toEqual([leaked.id, hinted.id].sort());
   });
 
   test("create and list say the same of a key with no scope restriction", async () => {
@@ -63,7 +68,16 @@ describe("CLI tables line up", () => {
     const rows = help.stdout.split("\n").filter((l) => /^(usage: |\s+)parley /.test(l));
     expect(rows.length).toBeGreaterThan(10);
     // The description is what follows the command's run of two or more spaces.
-    expect(startsOf(rows, (l) => l.replace(/^usage: /, "").trim().split(/\s{2,}/)[1]!).size).toBe(1);
+    expect(
+      startsOf(
+        rows,
+        (l) =>
+          l
+            .replace(/^usage: /, "")
+            .trim()
+            .split(/\s{2,}/)[1]!,
+      ).size,
+    ).toBe(1);
   });
 
   test("models list: name, kind, status, role and description each start in one column", async () => {

@@ -22,7 +22,12 @@ const error = async (method: string, path: string, body?: unknown) => {
 describe("validation_error messages", () => {
   test("an Ask without a body names the missing field, not the validator's 'Invalid input'", async () => {
     const e = await error("POST", "/v1/ask/sessions");
-    expect(e).toEqual({ code: "validation_error", param: "scope", message: "Missing required field scope (expected object).", request_id: expect.any(String) } as never);
+    expect(e).toEqual({
+      code: "validation_error",
+      param: "scope",
+      message: "Missing required field scope (expected object).",
+      request_id: expect.any(String),
+    } as never);
   });
 
   test("a missing nested field carries its dotted path", async () => {

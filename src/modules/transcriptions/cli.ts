@@ -12,7 +12,12 @@ const USAGE = `usage: parley recordings reprocess --failed [--project NAME] [--m
 
 /** `parley recordings reprocess --failed`: the CLI's "reprocess all failed" (the dashboard's is on the Recordings page). */
 export function recordingsCommand(deps: Deps, args: string[]): void {
-  const { values, positionals } = parseFlags(args, { failed: { type: "boolean" }, project: { type: "string" }, mode: { type: "string" }, json: { type: "boolean" } });
+  const { values, positionals } = parseFlags(args, {
+    failed: { type: "boolean" },
+    project: { type: "string" },
+    mode: { type: "string" },
+    json: { type: "boolean" },
+  });
   if (positionals[0] !== "reprocess" || positionals.length > 1 || !values.failed) throw new UsageError(USAGE);
   if (values.mode !== undefined && values.mode !== "test" && values.mode !== "live") throw new UsageError(USAGE);
   if (values.mode && !values.project) throw new UsageError(`--mode narrows a project: give --project too.\n${USAGE}`);

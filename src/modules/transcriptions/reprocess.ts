@@ -23,13 +23,15 @@ export function reprocessFailedRecordings(deps: Pick<Deps, "db" | "queue" | "eve
   const started: Reprocessed[] = [];
   for (const failed of listFailedRecordings(deps.db, tenant)) {
     const t = failed.tenant;
-    const transcription = deps.db.transaction(() => {
-      const recording = findRecording(deps.db, t, failed.id);
-      if (!recording || recording.status !== "failed" || recording.audio_erased_at) return null;
-      if (findProcessingTranscription(deps.db, t, recording.id)) return null;
-      const { language } = resolveConfig(deps, t, { endUserId: recording.end_user_id, deviceId: recording.device_id });
-      return startTranscription(deps, t, recording, language, deps.clock.now());
-    }).immediate();
+    const transcription = deps.db
+      .transaction(() => {
+        const recording = findRecording(deps.db, t, failed.id);
+        if (!recording || recording.status !== "failed" || recording.audio_erased_at) return null;
+        if (findProcessingTranscription(deps.db, t, recording.id)) return null;
+        const { language } = resolveConfig(deps, t, { endUserId: recording.end_user_id, deviceId: recording.device_id });
+        return startTranscription(deps, t, recording, language, deps.clock.now());
+      })
+      .immediate();
     if (transcription) started.push({ recording_id: failed.id, transcription_id: transcription.id, project_id: t.projectId, mode: t.mode });
   }
   return started;
@@ -42,7 +44,12 @@ export function reprocessRoutes(deps: Deps) {
     .post("/recordings/reprocess-failed", ({ session }) => {
       if (!session.tenant) throw new ApiError("forbidden", "Choose a project first: recordings belong to one project and mode.");
       const started = reprocessFailedRecordings(deps, session.tenant);
-      deps.log.info("dashboard: failed recordings reprocessed", { count: started.length, admin_id: session.adminId, project_id: session.tenant.projectId, mode: session.tenant.mode });
+      deps.log.info("dashboard: failed recordings reprocessed", {
+        count: started.length,
+        admin_id: session.adminId,
+        project_id: session.tenant.projectId,
+        mode: session.tenant.mode,
+      });
       return { reprocessed: started.length, data: started };
     });
 }

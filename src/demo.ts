@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { buildDeps, closeDeps } from "./boot";
 import { parseFlags, UsageError } from "./cli/args";
 import type { Config } from "./config";
+import type { Deps } from "./deps";
 import { createLogger, type LogSink, redact } from "./log";
 import { serve } from "./main";
 import { modelStatus } from "./model-files/install";
@@ -60,7 +61,7 @@ export function demoConsole(write: (line: string) => void = console.log): LogSin
   const seen = new Set<string>();
   return (level, msg, fields) => {
     const { error, ...rest } = fields;
-    const text = [msg, error === undefined ? [] : [String(error)]].flat().join(": ");
+    const text = error === undefined ? msg : `${msg}: ${String(error)}`;
     if (level === "warn" || level === "error") {
       if (seen.has(`${level} ${text}`)) return;
       seen.add(`${level} ${text}`);
@@ -98,8 +99,9 @@ export async function demoCommand(config: Config, args: string[]): Promise<void>
   const server = await serve(config, { log });
   let key: CreatedApiKey;
   let hasAdmin: boolean;
-  const setup = buildDeps(config, { log });
+  let setup: Deps | undefined;
   try {
+    setup = buildDeps(config, { log });
     if (!findProjectByName(setup.db, projectName)) createProject(setup.db, projectName, setup.clock.now());
     key = createApiKey(setup.db, { project: projectName, mode: "test", name: "parley demo" }, setup.clock.now());
     hasAdmin = countAdmins(setup.db) > 0;
@@ -107,7 +109,7 @@ export async function demoCommand(config: Config, args: string[]): Promise<void>
     await server.stop();
     throw err;
   } finally {
-    closeDeps(setup);
+    if (setup) closeDeps(setup);
   }
   console.log(`Parley demo running at ${server.url}`);
   console.log(`  dashboard: ${server.url}/dashboard${hasAdmin ? "" : " (the first visit from this machine creates its administrator)"}`);

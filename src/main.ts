@@ -7,7 +7,6 @@ import { type DataDirLock, lockDataDir } from "./data-dir/lock";
 import { keepDataPrivate } from "./data-dir/private";
 import { checkpointInBackground } from "./db/checkpointer";
 import type { Deps } from "./deps";
-import type { Logger } from "./log";
 import { listenWithCertificate } from "./http/listener";
 import type { Logger } from "./log";
 import { releaseAbandonedIdempotencyClaims } from "./http/idempotency";

@@ -17,21 +17,19 @@ export type Reprocessed = { recording_id: string; transcription_id: string; proj
  * normal processing uses (startTranscription), with the language automatic processing would
  * choose (the configuration nearest the recording); earlier transcriptions are kept, as a
  * POST /v1/transcriptions reprocessing keeps them. Each recording in its own write
- * transaction, taken up front: a recording that changed meanwhile is left as it now is.
+ * transaction (the lock taken up front, decision 116): one that changed meanwhile is left be.
  */
 export function reprocessFailedRecordings(deps: Pick<Deps, "db" | "queue" | "events" | "deviceSource" | "clock">, tenant: Tenant | null): Reprocessed[] {
   const started: Reprocessed[] = [];
   for (const failed of listFailedRecordings(deps.db, tenant)) {
     const t = failed.tenant;
-    const transcription = deps.db
-      .transaction(() => {
-        const recording = findRecording(deps.db, t, failed.id);
-        if (!recording || recording.status !== "failed" || recording.audio_erased_at) return null;
-        if (findProcessingTranscription(deps.db, t, recording.id)) return null;
-        const { language } = resolveConfig(deps, t, { endUserId: recording.end_user_id, deviceId: recording.device_id });
-        return startTranscription(deps, t, recording, language, deps.clock.now());
-      })
-      .immediate();
+    const transcription = deps.db.transaction(() => {
+      const recording = findRecording(deps.db, t, failed.id);
+      if (!recording || recording.status !== "failed" || recording.audio_erased_at) return null;
+      if (findProcessingTranscription(deps.db, t, recording.id)) return null;
+      const { language } = resolveConfig(deps, t, { endUserId: recording.end_user_id, deviceId: recording.device_id });
+      return startTranscription(deps, t, recording, language, deps.clock.now());
+    })();
     if (transcription) started.push({ recording_id: failed.id, transcription_id: transcription.id, project_id: t.projectId, mode: t.mode });
   }
   return started;

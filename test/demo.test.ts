@@ -3,7 +3,8 @@ import { Database } from "bun:sqlite";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { loadConfig } from "../src/config";
-import { formatMissingModels, missingDemoModels } from "../src/demo";
+import { demoConsole, formatMissingModels, missingDemoModels } from "../src/demo";
+import { createLogger } from "../src/log";
 import { modelFilePath } from "../src/model-files/manifest";
 import { makeTempDir } from "./helpers";
 import { freePort, parley, startServer } from "./support/server-process";
@@ -67,19 +68,39 @@ describe("parley demo, run as an operator runs it", () => {
 
   test("a second run uses the first one's simulated wearers and devices; the console is plain lines, each warning once", async () => {
     const dataDir = makeTempDir();
-    const runs = [await parley(["demo", "--devices", "3", "--duration", "6"], demoEnv(dataDir))];
-    // More than one upload failed in the first run, so one warning line means "once", not "one failure".
-    expect(count(dataDir, "SELECT count(*) AS n FROM transcriptions WHERE status = 'failed'")).toBeGreaterThanOrEqual(2);
-    runs.push(await parley(["demo", "--devices", "3", "--duration", "6"], demoEnv(dataDir)));
+    const runs = [];
+    for (let i = 0; i < 2; i++) runs.push(await parley(["demo", "--devices", "3", "--duration", "6"], demoEnv(dataDir)));
     for (const run of runs) expect({ code: run.code, stderr: run.stderr }).toEqual({ code: 0, stderr: "" });
     expect(count(dataDir, "SELECT count(*) AS n FROM end_users WHERE name LIKE 'Simulated wearer %'")).toBe(3);
     expect(count(dataDir, "SELECT count(*) AS n FROM devices WHERE serial_number LIKE 'SIM-%'")).toBe(3);
 
-    // Without models every upload fails alike: the console says so once per run, in the demo's own style.
+    // Without models every upload fails alike: the console says so at most once per run (how
+    // many uploads a run gets through is the machine's pace; demoConsole's test below is exact).
     const out = runs[0]!.stdout;
     expect(out.split("\n").filter((l) => l.startsWith("{"))).toEqual([]);
     expect(out).toContain("parley listening (url http://127.0.0.1:");
-    for (const run of runs) expect(run.stdout.match(/^warning: transcription failed: /gm)?.length).toBe(1);
-    expect(out).toContain("parley recordings reprocess --failed");
+    expect(count(dataDir, "SELECT count(*) AS n FROM transcriptions WHERE status = 'failed'")).toBeGreaterThanOrEqual(1);
+    for (const run of runs) expect(run.stdout.match(/^warning: transcription failed: /gm)?.length ?? 0).toBeLessThanOrEqual(1);
+    expect(out).toContain("npm run parley -- recordings reprocess --failed"); // as parley runs in a checkout
   }, 90_000);
+});
+
+describe("the demo's console", () => {
+  test("plain lines; a warning repeated with other ids shows once; secrets are masked", () => {
+    const lines: string[] = [];
+    const log = createLogger("info", demoConsole((line) => lines.push(line)));
+    log.info("parley listening", { url: "http://127.0.0.1:8080", tls: "off" });
+    const failed = (id: string) => log.warn("transcription failed", { transcription_id: id, error: "The whisper model whisper-base.en is not installed." });
+    failed("txn_1");
+    failed("txn_2");
+    log.warn("transcription failed", { transcription_id: "txn_3", error: "Another reason." });
+    log.error("unhandled error", { error: "Bearer sk_test_abcdefghijklmnop leaked" });
+    log.debug("not at info level");
+    expect(lines).toEqual([
+      "parley listening (url http://127.0.0.1:8080, tls off)",
+      "warning: transcription failed: The whisper model whisper-base.en is not installed. (transcription_id txn_1) (repeats are not shown)",
+      "warning: transcription failed: Another reason. (transcription_id txn_3) (repeats are not shown)",
+      "error: unhandled error: Bearer sk_[redacted] leaked (repeats are not shown)",
+    ]);
+  });
 });

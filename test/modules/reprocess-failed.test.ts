@@ -22,7 +22,8 @@ describe("parley recordings reprocess --failed", () => {
     const { recording } = await uploadedRecording(t, tenant.test);
     await t.deps.queue.drain();
     const status = async () => (await t.call("GET", `/v1/recordings/${recording.id}`, { key: tenant.test })).body.status;
-    expect(await status()).toBe("failed");
+    // The transcription failed, the recording's audio is fine: it stays uploaded (decision 129).
+    expect(await status()).toBe("uploaded");
 
     // As the server would be run: the CLI on its data dir, its models where the server looks.
     const env = { PARLEY_DATA_DIR: t.deps.config.dataDir, PARLEY_MODELS_DIR: t.deps.config.modelsDir, PARLEY_LOG_LEVEL: "silent" };

@@ -17,7 +17,7 @@ import { findRecording, insertRecording, listRecordingRows, recordExaminedAudio,
 /** What other modules (transcriptions, search and Ask) use of the recordings store: through this service, never the store itself (decision 083). */
 /** The one erasure of a recording, for retention and project deletion too (decision 133). */
 export { eraseRecording } from "./erasure";
-export { findRecording, listFailedRecordings, listRecordingOwners, listRecordingsMadeBefore, type RecordingOwner, selectRecordings, setProcessingStatus, type StoredRecording, toRecording } from "./store";
+export { findRecording, listRecordingOwners, listRecordingsMadeBefore, type RecordingOwner, selectRecordings, setProcessingStatus, type StoredRecording, toRecording } from "./store";
 
 /**
  * POST /recordings. A device token fixes device_id and end_user_id (body values are

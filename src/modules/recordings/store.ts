@@ -322,17 +322,6 @@ export function selectRecordings(db: Database, tenant: Tenant, filter: { endUser
   return db.query<Row, SQLQueryBindings[]>(`SELECT * FROM recordings WHERE ${where.join(" AND ")} ORDER BY created_at, id`).all(...params).map(toStored);
 }
 
-/**
- * Recordings whose processing failed and whose audio is still stored, oldest first, with
- * their tenant: what "reprocess all failed" can retry. In one tenant, or in all (the CLI).
- */
-export function listFailedRecordings(db: Database, tenant: Tenant | null): (StoredRecording & { tenant: Tenant })[] {
-  const rows = tenant
-    ? db.query<Row, [string, string]>("SELECT * FROM recordings WHERE status = 'failed' AND audio_erased_at IS NULL AND project_id = ? AND mode = ? ORDER BY created_at, id").all(tenant.projectId, tenant.mode)
-    : db.query<Row, []>("SELECT * FROM recordings WHERE status = 'failed' AND audio_erased_at IS NULL ORDER BY created_at, id").all();
-  return rows.map((row) => ({ ...toStored(row), tenant: { projectId: row.project_id, mode: row.mode as Tenant["mode"] } }));
-}
-
 /** Retention's partial erasure: the recording no longer refers to stored audio. */
 export function markAudioErased(db: Database, tenant: Tenant, id: string, at: string): void {
   db.query("UPDATE recordings SET storage_key = NULL, audio_erased_at = ?, updated_at = ? WHERE project_id = ? AND mode = ? AND id = ?").run(at, at, tenant.projectId, tenant.mode, id);

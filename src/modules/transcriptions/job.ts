@@ -108,7 +108,7 @@ function complete(deps: Deps, tenant: Tenant, stored: StoredTranscription, recor
  * audio is safe, so only the transcription fails and the recording is as it was before it
  * started, `completed` when an earlier transcription stands, else `uploaded` (decision 129).
  */
-const AUDIO_FAILURES: ReadonlySet<string> = new Set(["audio_format_unsupported", "audio_too_short", "audio_quality_insufficient"]);
+export const AUDIO_FAILURES: ReadonlySet<string> = new Set(["audio_format_unsupported", "audio_too_short", "audio_quality_insufficient"]);
 
 function fail(deps: Deps, tenant: Tenant, stored: StoredTranscription, failure: TranscriptionFailure): void {
   const { db, clock } = deps;

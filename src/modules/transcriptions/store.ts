@@ -168,3 +168,20 @@ export function listTranscriptionRows(db: Database, tenant: Tenant, filter: Tran
 export function hasTranscription(db: Database, tenant: Tenant, recordingId: string): boolean {
   return !!db.query("SELECT 1 FROM transcriptions WHERE recording_id = ? AND project_id = ? AND mode = ? LIMIT 1").get(recordingId, tenant.projectId, tenant.mode);
 }
+
+/**
+ * Recordings whose newest transcription failed, with that failure's code and their tenant,
+ * oldest failure first: what "reprocess all failed" looks at. In one tenant, or in all.
+ */
+export function listLatestFailures(db: Database, tenant: Tenant | null): { recording_id: string; code: string | null; tenant: Tenant }[] {
+  const where = tenant ? " AND t.project_id = ? AND t.mode = ?" : "";
+  return db
+    .query<{ recording_id: string; project_id: string; mode: Tenant["mode"]; code: string | null }, string[]>(
+      `SELECT t.recording_id, t.project_id, t.mode, json_extract(t.error, '$.code') AS code FROM transcriptions t
+        WHERE t.status = 'failed'${where}
+          AND t.id = (SELECT u.id FROM transcriptions u WHERE u.recording_id = t.recording_id ORDER BY u.created_at DESC, u.id DESC LIMIT 1)
+        ORDER BY t.created_at, t.id`,
+    )
+    .all(...(tenant ? [tenant.projectId, tenant.mode] : []))
+    .map((r) => ({ recording_id: r.recording_id, code: r.code, tenant: { projectId: r.project_id, mode: r.mode } }));
+}

@@ -75,12 +75,6 @@ describe.skipIf(!hasChromium)("a tour of every page", () => {
         await page.goto(`${d.base}/dashboard`);
         await page.getByRole("button", { name: "Sign in" }).waitFor();
         await screenshot(page, `tour-${width}-sign-in`);
-        // The favicon the page names is served (headless Chromium asks for none by itself).
-        expect(await page.evaluate(async () => {
-          const link = document.querySelector<HTMLLinkElement>("link[rel=icon]");
-          const r = link && (await fetch(link.href));
-          return r ? `${r.status} ${r.headers.get("content-type")}` : "no icon";
-        })).toBe("200 image/svg+xml");
         await signIn(page, d.base);
         for (const [name, route] of routes) {
           await page.goto(`${d.base}/dashboard#/${route}`);
@@ -103,7 +97,17 @@ describe.skipIf(!hasChromium)("a tour of every page", () => {
     }, 120_000);
   }
 
-  test("on a phone the project switcher and Sign out open from Menu; nothing on Keys is cut off", async () => {
+  test("every page names a favicon the server serves (headless Chromium asks for none by itself)", async () => {
+    await onPage(await d.newSignedInPage(), "tour-favicon", async (page) => {
+      expect(await page.evaluate(async () => {
+        const link = document.querySelector<HTMLLinkElement>("link[rel=icon]");
+        const r = link && (await fetch(link.href));
+        return r ? `${r.status} ${r.headers.get("content-type")}` : "no icon";
+      })).toBe("200 image/svg+xml");
+    });
+  });
+
+  test("on a phone the project switcher and Sign out open from Menu", async () => {
     await onPage(await d.newSignedInPage({ phone: true }), "tour-phone-menu", async (page) => {
       await page.getByRole("heading", { name: "Keys", level: 1 }).waitFor();
       const signOut = page.getByRole("button", { name: "Sign out" });
@@ -112,16 +116,21 @@ describe.skipIf(!hasChromium)("a tour of every page", () => {
       await signOut.waitFor({ state: "visible" });
       expect(await page.getByRole("button", { name: "Menu" }).getAttribute("aria-expanded")).toBe("true");
       await screenshot(page, "tour-390-menu-open");
-      // Every cell of the keys table, the Revoke button included, is on the screen.
+    });
+  });
+
+  test("on a phone nothing of the keys table is cut off", async () => {
+    await onPage(await d.newSignedInPage({ phone: true }), "tour-phone-keys", async (page) => {
+      // Every cell of the keys table, the Revoke button included, is on the screen without
+      // scrolling the table sideways.
       const revoke = page.getByRole("button", { name: /^Revoke sk_test_/ }).first();
-      await revoke.scrollIntoViewIfNeeded();
-      const box = (await revoke.boundingBox())!;
-      expect(box.x + box.width).toBeLessThanOrEqual(390);
-      // ...and not hidden under the edge of a box that scrolls sideways: its middle is what is there.
-      expect(await revoke.evaluate((el) => {
-        const r = el.getBoundingClientRect();
-        return el === document.elementFromPoint(r.x + r.width / 2, r.y + r.height / 2);
-      })).toBe(true);
+      await revoke.waitFor();
+      const layout = await revoke.evaluate((el) => {
+        const wrap = el.closest(".table-wrap")!;
+        return { hiddenSideways: wrap.scrollWidth - wrap.clientWidth, right: el.getBoundingClientRect().right };
+      });
+      expect(layout.hiddenSideways).toBe(0);
+      expect(layout.right).toBeLessThanOrEqual(390);
     });
   });
 
@@ -161,3 +170,33 @@ async function settled(page: Page): Promise<void> {
   await page.waitForFunction(() => !document.querySelector("#view")!.textContent!.includes("Loading…"));
   await page.waitForLoadState("networkidle");
 }
+
+describe.skipIf(!hasChromium)("the first run's pages", () => {
+  let d: Dashboard;
+  beforeAll(async () => {
+    d = await startDashboard({ admin: false, project: null });
+  });
+  afterAll(() => d?.stop());
+
+  test("setup at 390 and 1280 px; after it the navigation is one line and Sign out stays on the bar", async () => {
+    const phone = await d.browser.newPage({ ignoreHTTPSErrors: true, viewport: { width: 390, height: 844 } });
+    await onPage(phone, "tour-390-setup", async () => {
+      await phone.goto(`${d.base}/dashboard`);
+      await phone.getByRole("heading", { name: "Create the first administrator" }).waitFor();
+      await screenshot(phone, "tour-390-setup");
+    });
+    const page = await d.browser.newPage({ ignoreHTTPSErrors: true, viewport: { width: 1280, height: 900 } });
+    await onPage(page, "tour-1280-setup", async () => {
+      await page.goto(`${d.base}/dashboard`);
+      await page.getByRole("heading", { name: "Create the first administrator" }).waitFor();
+      await screenshot(page, "tour-1280-setup");
+      await page.getByLabel("Email").fill(d.admin.email);
+      await page.getByLabel("Password").fill(d.admin.password);
+      await page.getByRole("button", { name: "Create administrator" }).click();
+      await page.getByRole("heading", { name: "Create a project", level: 1 }).waitFor();
+      await screenshot(page, "tour-1280-after-setup");
+      const header = await headerLayout(page);
+      expect({ rows: header.navRows, signOutAboveNav: header.signOutBottom <= header.navTop }).toEqual({ rows: 1, signOutAboveNav: true });
+    });
+  });
+});

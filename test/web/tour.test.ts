@@ -89,6 +89,12 @@ describe.skipIf(!hasChromium)("a tour of every page", () => {
           } else {
             // Header and models notice leave the page's heading in the top half of the screen.
             if (header.headingTop > 450) throw new Error(`${name}: the heading starts ${header.headingTop} px down`);
+            // Tables become cards: no cell keeps an empty label column, no code runs off the card.
+            const cards = await page.evaluate(() => ({
+              emptyLabels: Array.from(document.querySelectorAll(".table-wrap td")).filter((td) => getComputedStyle(td, "::before").content === '""').length,
+              clippedCode: Array.from(document.querySelectorAll(".table-wrap td code")).filter((c) => c.getBoundingClientRect().right > innerWidth).length,
+            }));
+            expect({ name, ...cards }).toEqual({ name, emptyLabels: 0, clippedCode: 0 });
           }
           for (const align of await page.locator("caption").evaluateAll((els) => els.map((el) => getComputedStyle(el).textAlign))) expect(align).not.toBe("center");
         }

@@ -27,7 +27,7 @@ export async function render(view, ctx) {
   const ota = otaPanel(ctx, device);
   if (ctx.signal.aborted) return; // left while loading: the next page owns the view
   view.replaceChildren(
-    h("p", {}, h("a", { href: "#/devices" }, "← Devices")),
+    h("p", { class: "back" }, h("a", { href: "#/devices" }, "← Devices")),
     title,
     h("div", { class: "device-grid" }, h("section", { class: "panel", "aria-labelledby": "live-h" }, h("h2", { id: "live-h" }, "Live state"), live), binding.el),
     commands.el,

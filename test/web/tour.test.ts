@@ -52,6 +52,7 @@ describe.skipIf(!hasChromium)("a tour of every page", () => {
       ["recordings", "recordings"],
       ["recording", `recordings/${rec}`],
       ["search", `search?end_user_id=${eu.id}&q=budget`],
+      ["ask-new", "ask"],
       ["ask", `ask?session=${chat.session_id}`],
       ["webhooks", "webhooks"],
       ["compliance", "compliance"],
@@ -96,12 +97,33 @@ describe.skipIf(!hasChromium)("a tour of every page", () => {
             }));
             expect({ name, ...cards }).toEqual({ name, emptyLabels: 0, clippedCode: 0 });
           }
+          // One button style: every button and button-like link has the same corners and border.
+          const buttonStyles = await page.evaluate(() =>
+            Array.from(new Set(Array.from(document.querySelectorAll("#view button:not(.segment), #view a.button")).filter((b) => b.getClientRects().length).map((b) => `${getComputedStyle(b).borderRadius} ${getComputedStyle(b).borderTopWidth}`))),
+          );
+          expect({ name, buttonStyles: buttonStyles.length <= 1 ? "one" : buttonStyles }).toEqual({ name, buttonStyles: "one" });
           for (const align of await page.locator("caption").evaluateAll((els) => els.map((el) => getComputedStyle(el).textAlign))) expect(align).not.toBe("center");
         }
       });
       expect(failed).toEqual([]);
     }, 120_000);
   }
+
+  test("a recording's transcript comes first: before its details on a phone, the wide column on a desktop", async () => {
+    const [, route] = routes.find(([name]) => name === "recording")!;
+    for (const phone of [true, false]) {
+      await onPage(await d.newSignedInPage({ phone }), `tour-recording-order-${phone ? 390 : 1280}`, async (page) => {
+        await page.goto(`${d.base}/dashboard#/${route}`);
+        await page.getByRole("list", { name: "Transcript segments" }).waitFor();
+        const [transcript, details] = await page.evaluate(() => [".transcript", ".recording-side .facts"].map((s) => document.querySelector(s)!.getBoundingClientRect().toJSON() as DOMRect));
+        if (phone) expect(transcript!.top).toBeLessThan(details!.top);
+        else {
+          expect(transcript!.left).toBeLessThan(details!.left);
+          expect(transcript!.width).toBeGreaterThan(2 * details!.width);
+        }
+      });
+    }
+  });
 
   test("every page names a favicon the server serves (headless Chromium asks for none by itself)", async () => {
     await onPage(await d.newSignedInPage(), "tour-favicon", async (page) => {

@@ -56,7 +56,10 @@ describe.skipIf(!hasChromium)("guidance in the dashboard", () => {
       await page.getByLabel("Provider", { exact: true }).selectOption({ label: "Extractive (quotes, no model)" });
       await page.getByLabel("Question", { exact: true }).fill("Who chairs it?");
       await page.getByRole("button", { name: "Ask", exact: true }).click();
-      await page.getByRole("log", { name: "Conversation" }).getByText(/^Parley · extractive/).waitFor();
+      await page
+        .getByRole("log", { name: "Conversation" })
+        .getByText(/^Parley · extractive/)
+        .waitFor();
       expect(await notice.count()).toBe(0);
     });
   });

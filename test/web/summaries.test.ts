@@ -19,7 +19,8 @@ type Schema = { properties: Record<string, { type: string }> };
 function answer(text: string, request: { jsonSchema?: object }): string {
   const schema = request.jsonSchema as Schema | undefined;
   if (!schema?.properties) return text;
-  const value = (key: string, type: string) => (type === "array" ? ["Budget review moves to **Friday**", "Grace sends the `numbers`"] : key === "title" ? TITLE : "The team met before the clinic opened.");
+  const value = (key: string, type: string) =>
+    type === "array" ? ["Budget review moves to **Friday**", "Grace sends the `numbers`"] : key === "title" ? TITLE : "The team met before the clinic opened.";
   return JSON.stringify(Object.fromEntries(Object.entries(schema.properties).map(([key, p]) => [key, value(key, p.type)])));
 }
 
@@ -39,7 +40,8 @@ describe.skipIf(!hasChromium)("summaries in the dashboard", () => {
     await d.call("POST", "/v1/transcriptions", { key, body: { recording_id: recordingId, language: "en" } });
     await d.deps.queue.drain();
     const txn = (await d.call("GET", `/v1/transcriptions?recording_id=${recordingId}`, { key })).body.data[0];
-    for (const template of ["general", "sales", "clinical", "legal"]) await d.call("POST", "/v1/summaries", { key, body: { transcription_id: txn.id, template } });
+    for (const template of ["general", "sales", "clinical", "legal"])
+      await d.call("POST", "/v1/summaries", { key, body: { transcription_id: txn.id, template } });
     await d.deps.queue.drain();
     const summaries = (await d.call("GET", `/v1/summaries?transcription_id=${txn.id}`, { key })).body.data;
     expect(summaries.map((s: { status: string }) => s.status)).toEqual(["completed", "completed", "completed", "completed"]);

@@ -27,7 +27,15 @@ describe.skipIf(!hasChromium)("a tour of every page", () => {
   const routes: [string, string][] = [];
 
   beforeAll(async () => {
-    const transcriber = new ScriptedTranscriber({ segments: (pcm) => LINES.map((text, i) => ({ start: (i * pcm.length) / 16_000 / LINES.length, end: ((i + 1) * pcm.length) / 16_000 / LINES.length, text: ` ${text}`, confidence: 0.9 })) });
+    const transcriber = new ScriptedTranscriber({
+      segments: (pcm) =>
+        LINES.map((text, i) => ({
+          start: (i * pcm.length) / 16_000 / LINES.length,
+          end: ((i + 1) * pcm.length) / 16_000 / LINES.length,
+          text: ` ${text}`,
+          confidence: 0.9,
+        })),
+    });
     d = await startDashboard({ clock: systemClock, engines: { transcriber, llm: new ScriptedLlm(), embedder: new HashingTestEmbedder() } });
     const key = d.tenant!.test;
     await d.call("PUT", "/v1/config/project", { key, body: { auto_summarize: false } });
@@ -35,14 +43,23 @@ describe.skipIf(!hasChromium)("a tour of every page", () => {
     endUserId = eu.id;
     const device = (await d.call("POST", "/v1/devices", { key, body: { serial_number: "PIN-0002", model: "parley_pin", name: "Ward pin 2" } })).body;
     await d.call("POST", `/v1/devices/${device.id}/bind`, { key, body: { end_user_id: eu.id } });
-    const rec = await seedRecording(d.deps, { projectId: d.tenant!.project.id, mode: "test" }, wav(voicedBurst(12, 0.5, 11.5)), { endUserId: eu.id, deviceId: device.id });
+    const rec = await seedRecording(d.deps, { projectId: d.tenant!.project.id, mode: "test" }, wav(voicedBurst(12, 0.5, 11.5)), {
+      endUserId: eu.id,
+      deviceId: device.id,
+    });
     await d.call("POST", "/v1/transcriptions", { key, body: { recording_id: rec, language: "en" } });
     await d.deps.queue.drain();
     const txn = (await d.call("GET", `/v1/transcriptions?recording_id=${rec}`, { key })).body.data[0];
     expect(txn.status).toBe("completed");
-    for (const template of ["general", "sales", "clinical", "legal"]) await d.call("POST", "/v1/summaries", { key, body: { transcription_id: txn.id, template } });
+    for (const template of ["general", "sales", "clinical", "legal"])
+      await d.call("POST", "/v1/summaries", { key, body: { transcription_id: txn.id, template } });
     await d.deps.queue.drain();
-    const chat = (await d.call("POST", "/v1/ask/sessions", { key, body: { scope: { type: "library" }, end_user_id: eu.id, initial_message: { content: "When is the budget review?", provider: "extractive" } } })).body;
+    const chat = (
+      await d.call("POST", "/v1/ask/sessions", {
+        key,
+        body: { scope: { type: "library" }, end_user_id: eu.id, initial_message: { content: "When is the budget review?", provider: "extractive" } },
+      })
+    ).body;
     routes.push(
       ["keys", "keys"],
       ["devices", "devices"],
@@ -99,10 +116,17 @@ describe.skipIf(!hasChromium)("a tour of every page", () => {
           }
           // One button style: every button and button-like link has the same corners and border.
           const buttonStyles = await page.evaluate(() =>
-            Array.from(new Set(Array.from(document.querySelectorAll("#view button:not(.segment), #view a.button")).filter((b) => b.getClientRects().length).map((b) => `${getComputedStyle(b).borderRadius} ${getComputedStyle(b).borderTopWidth}`))),
+            Array.from(
+              new Set(
+                Array.from(document.querySelectorAll("#view button:not(.segment), #view a.button"))
+                  .filter((b) => b.getClientRects().length)
+                  .map((b) => `${getComputedStyle(b).borderRadius} ${getComputedStyle(b).borderTopWidth}`),
+              ),
+            ),
           );
           expect({ name, buttonStyles: buttonStyles.length <= 1 ? "one" : buttonStyles }).toEqual({ name, buttonStyles: "one" });
-          for (const align of await page.locator("caption").evaluateAll((els) => els.map((el) => getComputedStyle(el).textAlign))) expect(align).not.toBe("center");
+          for (const align of await page.locator("caption").evaluateAll((els) => els.map((el) => getComputedStyle(el).textAlign)))
+            expect(align).not.toBe("center");
         }
       });
       expect(failed).toEqual([]);
@@ -115,7 +139,9 @@ describe.skipIf(!hasChromium)("a tour of every page", () => {
       await onPage(await d.newSignedInPage({ phone }), `tour-recording-order-${phone ? 390 : 1280}`, async (page) => {
         await page.goto(`${d.base}/dashboard#/${route}`);
         await page.getByRole("list", { name: "Transcript segments" }).waitFor();
-        const [transcript, details] = await page.evaluate(() => [".transcript", ".recording-side .facts"].map((s) => document.querySelector(s)!.getBoundingClientRect().toJSON() as DOMRect));
+        const [transcript, details] = await page.evaluate(() =>
+          [".transcript", ".recording-side .facts"].map((s) => document.querySelector(s)!.getBoundingClientRect().toJSON() as DOMRect),
+        );
         if (phone) expect(transcript!.top).toBeLessThan(details!.top);
         else {
           expect(transcript!.left).toBeLessThan(details!.left);
@@ -127,11 +153,13 @@ describe.skipIf(!hasChromium)("a tour of every page", () => {
 
   test("every page names a favicon the server serves (headless Chromium asks for none by itself)", async () => {
     await onPage(await d.newSignedInPage(), "tour-favicon", async (page) => {
-      expect(await page.evaluate(async () => {
-        const link = document.querySelector<HTMLLinkElement>("link[rel=icon]");
-        const r = link && (await fetch(link.href));
-        return r ? `${r.status} ${r.headers.get("content-type")}` : "no icon";
-      })).toBe("200 image/svg+xml");
+      expect(
+        await page.evaluate(async () => {
+          const link = document.querySelector<HTMLLinkElement>("link[rel=icon]");
+          const r = link && (await fetch(link.href));
+          return r ? `${r.status} ${r.headers.get("content-type")}` : "no icon";
+        }),
+      ).toBe("200 image/svg+xml");
     });
   });
 
@@ -165,7 +193,12 @@ describe.skipIf(!hasChromium)("a tour of every page", () => {
   test("a long unbroken word in Ask wraps inside its message, on a phone and a desktop", async () => {
     const key = d.tenant!.test;
     const long = `https://example.org/${"averyveryverylongpathsegment".repeat(12)}`;
-    const chat = (await d.call("POST", "/v1/ask/sessions", { key, body: { scope: { type: "library" }, end_user_id: endUserId, initial_message: { content: long, provider: "extractive" } } })).body;
+    const chat = (
+      await d.call("POST", "/v1/ask/sessions", {
+        key,
+        body: { scope: { type: "library" }, end_user_id: endUserId, initial_message: { content: long, provider: "extractive" } },
+      })
+    ).body;
     for (const phone of [true, false]) {
       await onPage(await d.newSignedInPage({ phone }), `tour-ask-long-${phone ? 390 : 1280}`, async (page) => {
         await page.goto(`${d.base}/dashboard#/ask?session=${chat.session_id}`);

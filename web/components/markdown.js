@@ -34,7 +34,9 @@ export function markdown(text, { headingOffset = 0 } = {}) {
   const blocks = [];
   let paragraph = null;
   let list = null;
-  for (const raw of String(text ?? "").replace(/\r\n?/g, "\n").split("\n")) {
+  for (const raw of String(text ?? "")
+    .replace(/\r\n?/g, "\n")
+    .split("\n")) {
     let m;
     if (!raw.trim()) {
       paragraph = list = null;

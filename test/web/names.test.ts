@@ -55,6 +55,18 @@ describe.skipIf(!hasChromium)("names, not ids, in the dashboard", () => {
     });
   });
 
+  test("the devices list and a legal hold name the end user too", async () => {
+    expect((await d.call("POST", "/v1/legal-holds", { key: d.tenant!.test, body: { matter: "Smith v. Ward", end_user_id: endUserId } })).status).toBe(201);
+    await onPage(await d.newSignedInPage(), "names-devices-holds", async (page) => {
+      await visit(page, `${d.base}/dashboard#/devices`, "Devices");
+      const device = page.getByRole("table", { name: "Devices" }).getByRole("row").filter({ hasText: "Ward pin 2" });
+      await device.getByRole("link", { name: "Simulated wearer 2", exact: true }).waitFor();
+      await visit(page, `${d.base}/dashboard#/compliance`, "Compliance");
+      const hold = page.getByRole("table", { name: "Legal holds" }).getByRole("row").filter({ hasText: "Smith v. Ward" });
+      await hold.getByText("End user Simulated wearer 2").waitFor();
+    });
+  });
+
   test("the device page says Bound to the end user's name, linking to them", async () => {
     await onPage(await d.newSignedInPage(), "names-device", async (page) => {
       await visit(page, `${d.base}/dashboard#/devices/${deviceId}`, "Ward pin 2");

@@ -8,6 +8,10 @@ declare module "*.css" {
   const text: string;
   export default text;
 }
+declare module "*.svg" {
+  const text: string;
+  export default text;
+}
 // The simulator's sample conversations, imported `with { type: "file" }`: a path to read.
 declare module "*.opus" {
   const path: string;

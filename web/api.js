@@ -3,15 +3,20 @@
 // the session cookie (HttpOnly, so never readable here) identifies, and every state-changing
 // request carries the session's CSRF token.
 
-/** An error answer of the API, as its body says it: pages show `message` beside the field `param` names. */
+/**
+ * An error answer of the API, as its body says it: pages show `message` beside the field
+ * `param` names. `location` is the answer's Location header, where it has one (a failed Ask
+ * names the session that kept the question).
+ */
 export class ApiError extends Error {
-  constructor(status, error = {}) {
+  constructor(status, error = {}, location = null) {
     super(error.message ?? `HTTP ${status}`);
     this.name = "ApiError";
     this.status = status;
     this.code = error.code ?? "http_error";
     this.param = error.param ?? null;
     this.requestId = error.request_id ?? null;
+    this.location = location;
   }
 }
 
@@ -45,7 +50,7 @@ async function exchange(url, { method = "GET", body, query, headers = {} } = {})
   if (res.status === 204) return { data: null, headers: res.headers };
   const data = await res.json().catch(() => null);
   if (!res.ok) {
-    const error = new ApiError(res.status, data?.error);
+    const error = new ApiError(res.status, data?.error, res.headers.get("location"));
     // The shell shows the sign-in form again when the session has ended.
     if (res.status === 401) dispatchEvent(new CustomEvent("parley:unauthorized", { detail: error }));
     throw error;

@@ -53,8 +53,14 @@ function pollFor(signal) {
 
 function markActive(page) {
   for (const a of document.querySelectorAll("#nav a")) {
-    if (a.getAttribute("href") === `#/${page}`) a.setAttribute("aria-current", "page");
-    else a.removeAttribute("aria-current");
+    if (a.getAttribute("href") !== `#/${page}`) a.removeAttribute("aria-current");
+    else {
+      a.setAttribute("aria-current", "page");
+      // On a phone the navigation scrolls sideways: keep the current page's link in sight
+      // (the nav itself scrolls, never the page: this also runs when a page re-renders).
+      const nav = a.parentElement;
+      nav.scrollLeft = a.offsetLeft - (nav.clientWidth - a.offsetWidth) / 2;
+    }
   }
 }
 

@@ -11,7 +11,8 @@ function showGate(formId, send, signedIn) {
   const gate = $("#gate");
   gate.replaceChildren($(`#${formId}-template`).content.cloneNode(true));
   gate.hidden = false;
-  for (const el of ["#nav", "#switcher", "#sign-out", "#view"]) $(el).hidden = true;
+  for (const el of ["#nav", "#switcher", "#sign-out", "#menu-toggle", "#view"]) $(el).hidden = true;
+  setMenuOpen(false);
   $("#who").textContent = "";
   const form = $(`#${formId}`);
   const errorLine = $(`#${formId}-error`);
@@ -35,7 +36,7 @@ function showShell(session) {
   setCsrfToken(session.csrf_token);
   $("#gate").hidden = true;
   $("#gate").replaceChildren();
-  for (const el of ["#nav", "#switcher", "#sign-out", "#view"]) $(el).hidden = false;
+  for (const el of ["#nav", "#switcher", "#sign-out", "#menu-toggle", "#view"]) $(el).hidden = false;
   $("#who").textContent = session.admin.email;
   const projects = $("#project-select");
   projects.replaceChildren(...session.projects.map((p) => h("option", { value: p.id, selected: p.id === session.tenant?.project_id }, p.name)));
@@ -45,6 +46,12 @@ function showShell(session) {
   $("#mode-select").disabled = !session.tenant;
   // Live mode touches real data: say so all the time.
   document.body.classList.toggle("mode-live", session.tenant?.mode === "live");
+}
+
+/** The phone's Menu (the project switcher and sign-out): open or closed. */
+function setMenuOpen(open) {
+  $("#menu-toggle").setAttribute("aria-expanded", String(open));
+  $("header").classList.toggle("menu-open", open);
 }
 
 /** Shows the setup form (no administrator yet) or the sign-in form. */
@@ -126,6 +133,9 @@ export async function startSession({ onSignedIn, onSignedOut }) {
   $("#project-select").addEventListener("change", (e) => switchTenant(e.target.value, $("#mode-select").value));
   $("#mode-select").addEventListener("change", (e) => switchTenant($("#project-select").value, e.target.value));
   $("#new-project").addEventListener("click", () => newProjectDialog((project) => switchTenant(project.id, "test")));
+  $("#menu-toggle").addEventListener("click", () => setMenuOpen($("#menu-toggle").getAttribute("aria-expanded") !== "true"));
+  // Going to another page closes the menu, as choosing from any menu does.
+  addEventListener("hashchange", () => setMenuOpen(false));
   // Any 401 from a page means the session ended (idle, too old, signed out elsewhere).
   addEventListener("parley:unauthorized", () => {
     if ($("#gate").hidden) signedOut();

@@ -34,17 +34,18 @@ export function when(iso) {
   return iso ? new Date(iso).toLocaleString() : "—";
 }
 
-/** A small label; tone "good", "bad", "warn" or "" (neutral). */
+/** A small label; tone "good", "bad", "warn", "busy" (under way) or "" (neutral). */
 export function badge(text, tone = "") {
   return h("span", { class: `badge ${tone}`.trim() }, text);
 }
 
 const GOOD = new Set(["completed", "bound", "uploaded", "executed", "applied", "succeeded", "enabled", "delivered", "online", "ok", "installed", "live"]);
 const BAD = new Set(["failed", "integrity_failure", "expired", "dead", "disabled", "revoked", "offline", "missing", "rejected", "error"]);
+const BUSY = new Set(["pending", "processing", "streaming", "queued", "running", "delivering", "generating"]);
 
-/** A status word coloured by what it means: green when done well, red when failed, neutral while in progress. */
+/** A status word coloured by what it means: green when done well, red when failed, blue while under way, grey otherwise. */
 export function statusBadge(status) {
-  return badge(status ?? "—", GOOD.has(status) ? "good" : BAD.has(status) ? "bad" : "");
+  return badge(status ?? "—", GOOD.has(status) ? "good" : BAD.has(status) ? "bad" : BUSY.has(status) ? "busy" : "");
 }
 
 /**

@@ -114,7 +114,7 @@ describe.skipIf(!hasChromium)("administrators in a real browser", () => {
       const key = (await page.getByLabel("New key", { exact: true }).textContent())!;
       const list = await fetch(`${d.base}/v1/end-users`, { headers: { authorization: `Bearer ${key}` } }).then((r) => r.json());
       expect(list.data.map((u: { id: string }) => u.id)).toEqual([ada.body.id]);
-      await page.getByRole("cell", { name: `secret, end user ${ada.body.id}` }).waitFor();
+      await page.getByRole("cell", { name: "secret, end user Ada Lovelace" }).waitFor();
     });
   });
 
@@ -211,7 +211,7 @@ describe.skipIf(!hasChromium)("administrators in a real browser", () => {
       await page.getByRole("navigation", { name: "Main" }).waitFor();
       // Tab from the top of the page until the System link has focus, then follow it.
       await page.locator("body").focus();
-      for (let i = 0; i < 20 && (await page.evaluate(() => document.activeElement?.textContent)) !== "System"; i++) await page.keyboard.press("Tab");
+      for (let i = 0; i < 30 && (await page.evaluate(() => document.activeElement?.textContent)) !== "System"; i++) await page.keyboard.press("Tab");
       await page.keyboard.press("Enter");
       await page.getByRole("heading", { name: "System", exact: true }).waitFor();
       expect(await page.evaluate(() => document.activeElement?.id)).toBe("view");

@@ -49,6 +49,8 @@ describe.skipIf(!hasChromium)("the models banner (no model installed)", () => {
         expect(await checks.textContent()).toContain(`${d.deps.config.models.whisper} is not installed: ${cli} models pull ${d.deps.config.models.whisper}`);
         await screenshot(page, `models-banner-system-${width}`);
 
+        // On a phone Sign out is behind Menu.
+        if (await page.getByRole("button", { name: "Menu" }).isVisible()) await page.getByRole("button", { name: "Menu" }).click();
         await page.getByRole("button", { name: "Sign out" }).click();
         await page.getByRole("button", { name: "Sign in" }).waitFor();
         expect(await page.isVisible("#models-notice")).toBe(false);

@@ -7,8 +7,9 @@ import { h } from "../ui.js";
  *
  * columns: [{title, cell(row) -> Node|string}]; the first cell usually holds the row's link,
  * so rows are reached by Tab like any link. On a phone each row stacks, cells labelled.
+ * prepare(rows), when given, runs before a page is drawn (names.js reads the names its cells show).
  */
-export function pagedTable({ api, path, query = {}, columns, caption, empty = "Nothing here yet.", limit = 20 }) {
+export function pagedTable({ api, path, query = {}, columns, caption, empty = "Nothing here yet.", limit = 20, prepare }) {
   const cursors = [undefined];
   let index = 0;
   const body = h("div", { class: "table-wrap" });
@@ -20,6 +21,7 @@ export function pagedTable({ api, path, query = {}, columns, caption, empty = "N
 
   async function show(i) {
     const page = await api(path, { query: { ...query, limit, ...(cursors[i] ? { cursor: cursors[i] } : {}) } });
+    await prepare?.(page.data);
     index = i;
     cursors.length = i + 1;
     if (page.has_more) cursors.push(page.next_cursor);

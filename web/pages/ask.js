@@ -10,6 +10,9 @@ const SCOPES = [
   ["recording", "One recording"],
   ["selected", "Selected recordings"],
 ];
+/** The new chat whose first question was saved but not answered, until its page shows why. */
+let unanswered = null;
+
 const PROVIDERS = [
   ["", "Server default"],
   ["llama_cpp", "Local model (llama.cpp)"],
@@ -25,6 +28,9 @@ const PROVIDERS = [
  */
 export async function render(view, ctx) {
   const sessionId = ctx.query.get("session");
+  // A new chat whose first answer failed opens its session with the reason (the question is in it).
+  const failure = unanswered?.sessionId === sessionId ? unanswered.notice : null;
+  unanswered = null;
   const session = sessionId ? await ctx.api(`/ask/sessions/${encodeURIComponent(sessionId)}`) : null;
   const owner = session?.end_user_id ? await ctx.api(`/end-users/${session.end_user_id}`).catch(() => null) : null;
   const log = h("div", { role: "log", "aria-label": "Conversation", class: "chat" });
@@ -33,7 +39,7 @@ export async function render(view, ctx) {
   if (ctx.signal.aborted) return; // left while loading: the next page owns the view
   view.replaceChildren(
     h("h1", {}, "Ask"),
-    h("div", { class: "ask-layout" }, h("div", { class: "ask-main" }, session ? h("p", { class: "muted" }, scopeText(session, owner)) : null, log, form), recent),
+    h("div", { class: "ask-layout" }, h("div", { class: "ask-main" }, session ? h("p", { class: "muted" }, scopeText(session, owner)) : null, log, failure, form), recent),
   );
   if (session) {
     const history = await ctx.api(`/ask/sessions/${session.id}/messages`, { query: { limit: 100 } });
@@ -85,19 +91,55 @@ async function newChatForm(ctx) {
       initial_message: message(el),
       ...(type !== "recording" && el.end_user_id.value ? { end_user_id: el.end_user_id.value } : {}),
     };
-    const result = await ctx.api("/ask/sessions", { method: "POST", body });
-    ctx.navigate(`#/ask?session=${result.session_id}`);
+    try {
+      const result = await ctx.api("/ask/sessions", { method: "POST", body });
+      ctx.navigate(`#/ask?session=${result.session_id}`);
+    } catch (err) {
+      const saved = savedIn(err);
+      if (!saved) throw err;
+      unanswered = { sessionId: saved, notice: unansweredNotice(err, saved) };
+      ctx.navigate(`#/ask?session=${saved}`);
+    }
   });
   return form;
+}
+
+/** The session a failed Ask kept the question in: its Location header (/v1/ask/sessions/as_…), or null. */
+function savedIn(err) {
+  return err?.location?.match(/\/ask\/sessions\/([^/?#]+)$/)?.[1] ?? null;
+}
+
+/** What to do next, in the dashboard: the API's message ends with how an API client retries, which is not for this page. */
+const NEXT_STEP = {
+  transcription_not_ready: ["Wait until the recording's transcript is complete, then ask again below."],
+  transcript_too_large: ["Ask about the end user's library or selected recordings instead (those read only the passages that match), or choose a model with a larger context."],
+};
+
+/** Why a question got no answer, and that it is saved in this chat. */
+function unansweredNotice(err, sessionId) {
+  const retry = err.message.indexOf(` The question is saved in session ${sessionId}`);
+  const reason = retry >= 0 ? err.message.slice(0, retry) : err.message;
+  const next = NEXT_STEP[err.code] ?? [
+    "Ask it again below, with the provider “Extractive (quotes, no model)” for an answer made of quotes, or once the model works again (",
+    h("a", { href: "#/system" }, "System"),
+    " says what is missing).",
+  ];
+  return h("div", { class: "warning unanswered", role: "alert" }, h("p", {}, h("strong", {}, "No answer. "), reason), h("p", {}, "Your question is saved in this chat. ", ...next));
 }
 
 function followUpForm(ctx, session, log) {
   const form = h("form", { class: "stack ask-form", novalidate: "" }, providerField(session.last_provider ?? ""), questionField(), h("button", { type: "submit" }, "Ask"), h("p", { role: "status", class: "muted" }), formAlert());
   onSubmit(form, async (el) => {
     const body = message(el);
+    form.parentElement.querySelector(".unanswered")?.remove();
     log.append(messageView({ role: "user", content: body.content, parts: [{ type: "text", text: body.content }], created_at: new Date().toISOString() }));
-    const result = await ctx.api(`/ask/sessions/${session.id}/messages`, { method: "POST", body });
-    log.append(messageView(result.message, result.sources));
+    try {
+      const result = await ctx.api(`/ask/sessions/${session.id}/messages`, { method: "POST", body });
+      log.append(messageView(result.message, result.sources));
+    } catch (err) {
+      if (savedIn(err) !== session.id) throw err;
+      form.before(unansweredNotice(err, session.id));
+    }
     el.content.value = "";
   });
   return form;

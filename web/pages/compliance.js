@@ -1,5 +1,6 @@
 import "../components/stylesheet.js";
 import { field, formAlert, select, showError, textInput } from "../components/fields.js";
+import { nameBook } from "../components/names.js";
 import { pagedTable } from "../components/table.js";
 import { apiUrl } from "../api.js";
 import { confirmDialog, h, statusBadge, when } from "../ui.js";
@@ -18,14 +19,16 @@ const TARGETS = [
 
 /** Compliance: legal holds (place, release) and the access audit log with its filters. */
 export async function render(view, ctx) {
+  const names = nameBook(ctx.api);
   const holds = pagedTable({
     api: ctx.api,
     path: "/legal-holds",
     caption: "Legal holds",
+    prepare: names.load,
     empty: "No legal holds.",
     columns: [
       { title: "Matter", cell: (x) => x.matter },
-      { title: "Covers", cell: (x) => coverOf(x) },
+      { title: "Covers", cell: (x) => coverOf(x, names) },
       { title: "Status", cell: (x) => statusBadge(x.status) },
       { title: "Placed", cell: (x) => when(x.created_at) },
       { title: "Note", cell: (x) => x.note ?? "—" },
@@ -51,10 +54,11 @@ export async function render(view, ctx) {
     api: ctx.api,
     path: "/exports",
     caption: "Exports",
+    prepare: names.load,
     empty: "No exports yet.",
     columns: [
       { title: "Matter", cell: (x) => x.matter ?? "—" },
-      { title: "Covers", cell: (x) => (x.end_user_id ? h("a", { href: `#/end-users/${x.end_user_id}` }, x.end_user_id) : `${x.recording_ids.length} recordings`) },
+      { title: "Covers", cell: (x) => (x.end_user_id ? names.link("end_user_id", x.end_user_id) : `${x.recording_ids.length} recordings`) },
       { title: "Status", cell: (x) => statusBadge(x.status) },
       { title: "Started", cell: (x) => when(x.created_at) },
       { title: "Archive", cell: (x) => (x.status === "completed" ? h("a", { href: apiUrl(`/exports/${x.id}/download`), download: `${x.id}.zip` }, `Download ${x.matter ?? x.id}`) : x.error?.message ?? "—") },
@@ -149,12 +153,11 @@ function exportForm(ctx, table) {
   return h("details", { class: "panel" }, h("summary", {}, "Export for eDiscovery"), form);
 }
 
-const coverOf = (hold) => {
+/** What a hold covers, by name: "End user Ada Lovelace". */
+const coverOf = (hold, names) => {
   const [param, label] = TARGETS.find(([p]) => hold[p]) ?? [];
   if (!param) return "—";
-  const id = hold[param];
-  const href = param === "end_user_id" ? `#/end-users/${id}` : param === "device_id" ? `#/devices/${id}` : `#/recordings/${id}`;
-  return h("span", {}, `${label} `, h("a", { href }, id));
+  return h("span", {}, `${label} `, names.link(param, hold[param]));
 };
 
 const actorOf = (actor) => {

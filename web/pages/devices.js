@@ -1,6 +1,7 @@
 import "../components/stylesheet.js";
 import { field, formAlert, select, showError, textInput } from "../components/fields.js";
 import { searchBox } from "../components/search-box.js";
+import { nameBook } from "../components/names.js";
 import { liveBadge } from "../components/status-badge.js";
 import { pagedTable } from "../components/table.js";
 import { h, statusBadge, when } from "../ui.js";
@@ -12,16 +13,19 @@ export async function render(view, ctx) {
   const serial = ctx.query.get("serial_number") ?? "";
   const status = ctx.query.get("status") ?? "";
   const query = { ...(serial ? { serial_number: serial } : {}), ...(status ? { status } : {}) };
+  const names = nameBook(ctx.api);
   const table = pagedTable({
     api: ctx.api,
     path: "/devices",
     query,
     caption: "Devices",
+    prepare: names.load,
     empty: serial ? `No device has the serial number “${serial}”.` : "No devices yet.",
     columns: [
       { title: "Device", cell: (d) => h("a", { href: `#/devices/${d.id}` }, d.name ?? d.serial_number) },
       { title: "Serial", cell: (d) => d.serial_number },
       { title: "Binding", cell: (d) => statusBadge(d.status) },
+      { title: "End user", cell: (d) => names.link("end_user_id", d.end_user_id) },
       { title: "Reachable", cell: (d) => liveBadge(d.last_heartbeat_at) },
       { title: "Battery", cell: (d) => (d.battery_percent == null ? "—" : `${d.battery_percent}%`) },
       { title: "Recording", cell: (d) => d.recording_state?.device_state ?? "—" },

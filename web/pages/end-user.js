@@ -37,7 +37,7 @@ export async function render(view, ctx) {
   const q = `end_user_id=${encodeURIComponent(user.id)}`;
   if (ctx.signal.aborted) return; // left while loading: the next page owns the view
   view.replaceChildren(
-    h("p", {}, h("a", { href: "#/end-users" }, "← End users")),
+    h("p", { class: "back" }, h("a", { href: "#/end-users" }, "← End users")),
     h("h1", {}, user.name ?? user.external_id ?? user.id, user.deleted_at ? " " : "", user.deleted_at ? statusBadge("deleted") : ""),
     facts([
       ["Id", user.id],

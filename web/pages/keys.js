@@ -1,6 +1,8 @@
 // Keys: API keys of the selected project and mode. Made and revoked here only (spec 5 rule 2),
 // through the session API; a new key is shown in full once, then only by its hint.
 import { adminApi, api, ApiError } from "../api.js";
+import "../components/stylesheet.js";
+import { renderTable } from "../components/table.js";
 import { badge, confirmDialog, copyButton, h, showFormError, statusBadge, when } from "../ui.js";
 
 const TYPES = [
@@ -9,18 +11,27 @@ const TYPES = [
   ["end_user", "End user", "confined to one end user's data"],
 ];
 
-function typeOf(key) {
+/** The key's kind, and for an end-user key whose: by name when the end user is among those listed. */
+function typeOf(key, endUsers) {
   const kind = key.scopes ? "restricted" : "secret";
-  return key.end_user_id ? `${kind}, end user ${key.end_user_id}` : kind;
+  if (!key.end_user_id) return kind;
+  const who = endUsers.find((u) => u.id === key.end_user_id);
+  return `${kind}, end user ${who?.name ?? who?.external_id ?? key.end_user_id}`;
 }
 
 function createForm(scopes, endUsers, onCreated) {
   const scopeBoxes = h("fieldset", { class: "scopes" }, h("legend", {}, "Scopes"), scopes.map((s) => h("label", {}, h("input", { type: "checkbox", name: "scope", value: s }), s)));
+  // An end-user key needs an end user to be confined to: with none yet, say where they are made.
   const endUserField = h(
-    "label",
-    {},
-    "End user",
-    h("select", { name: "end_user_id", "aria-label": "End user" }, h("option", { value: "" }, "Choose an end user"), endUsers.map((u) => h("option", { value: u.id }, `${u.name ?? u.external_id ?? u.id} (${u.id})`))),
+    "div",
+    { class: "stack" },
+    h(
+      "label",
+      {},
+      "End user",
+      h("select", { name: "end_user_id", "aria-label": "End user", "aria-describedby": endUsers.length ? null : "no-end-users" }, h("option", { value: "" }, endUsers.length ? "Choose an end user" : "No end users yet"), endUsers.map((u) => h("option", { value: u.id }, `${u.name ?? u.external_id ?? u.id} (${u.id})`))),
+    ),
+    endUsers.length ? null : h("p", { class: "hint muted", id: "no-end-users" }, "This project has no end users in this mode yet: ", h("a", { href: "#/end-users" }, "create one on End users"), " first, then come back for its key."),
   );
   const form = h(
     "form",
@@ -78,25 +89,18 @@ function shownOnce(key, onDone) {
   return panel;
 }
 
-function keysTable(keys, onRevoke) {
+function keysTable(keys, endUsers, onRevoke) {
   if (!keys.length) return h("p", { class: "muted" }, "No keys in this project and mode yet.");
-  const row = (k) =>
-    h(
-      "tr",
-      {},
-      h("td", {}, h("code", {}, k.hint)),
-      h("td", {}, k.name ?? "—"),
-      h("td", {}, typeOf(k)),
-      h("td", {}, k.scopes ? k.scopes.join(", ") : "all"),
-      h("td", {}, when(k.created_at)),
-      h("td", {}, k.revoked_at ? statusBadge("revoked") : badge("active", "good")),
-      h("td", {}, k.revoked_at ? "" : h("button", { type: "button", "aria-label": `Revoke ${k.hint}`, onclick: () => onRevoke(k) }, "Revoke")),
-    );
-  return h(
-    "div",
-    { class: "table-wrap" },
-    h("table", {}, h("caption", { class: "muted" }, "Keys by hint"), h("thead", {}, h("tr", {}, ["Key", "Name", "Type", "Scopes", "Created", "Status", ""].map((t) => h("th", { scope: "col" }, t)))), h("tbody", {}, keys.map(row))),
-  );
+  const columns = [
+    { title: "Key", cell: (k) => h("code", {}, k.hint) },
+    { title: "Name", cell: (k) => k.name ?? "—" },
+    { title: "Type", cell: (k) => typeOf(k, endUsers) },
+    { title: "Scopes", cell: (k) => (k.scopes ? k.scopes.join(", ") : "all") },
+    { title: "Created", cell: (k) => when(k.created_at) },
+    { title: "Status", cell: (k) => (k.revoked_at ? statusBadge("revoked") : badge("active", "good")) },
+    { title: "", cell: (k) => (k.revoked_at ? "" : h("button", { type: "button", "aria-label": `Revoke ${k.hint}`, onclick: () => onRevoke(k) }, "Revoke")) },
+  ];
+  return h("div", { class: "table-wrap" }, renderTable("Keys by hint", columns, keys));
 }
 
 export async function render(view, ctx) {
@@ -107,7 +111,7 @@ export async function render(view, ctx) {
   const list = h("section", { "aria-labelledby": "keys-title" });
   const reload = async () => {
     const fresh = await adminApi("/keys");
-    list.replaceChildren(h("h2", { id: "keys-title" }, "Existing keys"), keysTable(fresh.data, revoke));
+    list.replaceChildren(h("h2", { id: "keys-title" }, "Existing keys"), keysTable(fresh.data, endUsers.data, revoke));
   };
   const revoke = async (key) => {
     if (!(await confirmDialog(`Revoke ${key.hint}? Whatever uses it is refused from now on.`, "Revoke"))) return;
@@ -125,5 +129,5 @@ export async function render(view, ctx) {
     }),
     list,
   );
-  list.replaceChildren(h("h2", { id: "keys-title" }, "Existing keys"), keysTable(keys.data, revoke));
+  list.replaceChildren(h("h2", { id: "keys-title" }, "Existing keys"), keysTable(keys.data, endUsers.data, revoke));
 }

@@ -3,6 +3,7 @@ import { apiExchange, apiUrl } from "../api.js";
 import { facts } from "../components/facts.js";
 import { formAlert } from "../components/fields.js";
 import { duration } from "../components/format.js";
+import { nameBook } from "../components/names.js";
 import { transcriptPlayer } from "../components/transcript-player.js";
 import { confirmDialog, h, statusBadge, when } from "../ui.js";
 import { summariesPanel } from "./recording/summaries.js";
@@ -17,12 +18,14 @@ const REDACTION_PASSES = {
 };
 
 /**
- * One recording: the audio with its transcript beside it, summaries per template, and the
- * actions (download, reprocess, delete). ?t=<ms>&play=1 opens it at an offset, playing.
+ * One recording: the transcript under its player, the actions (download, reprocess, ask,
+ * delete) and details beside it, summaries per template below. ?t=<ms>&play=1 opens it at an offset, playing.
  */
 export async function render(view, ctx) {
   const path = `/recordings/${encodeURIComponent(ctx.id)}`;
   const rec = await ctx.api(path);
+  const names = nameBook(ctx.api);
+  await names.load([rec]);
   const t = ctx.query.get("t");
   const heading = h("h1", {}, rec.name ?? rec.id, " ", statusBadge(rec.status));
   const transcript = h("section", { class: "transcript", "aria-labelledby": "txn-h" }, h("h2", { id: "txn-h" }, "Transcript"), h("p", { class: "muted" }, "Loading…"));
@@ -32,29 +35,31 @@ export async function render(view, ctx) {
   const alert = formAlert();
   const summaries = summariesPanel(ctx);
   if (ctx.signal.aborted) return; // left while loading: the next page owns the view
+  // The transcript is what a recording is for: it comes first, with the player above it;
+  // the actions and details sit beside it on a wide screen and after it on a phone.
   view.replaceChildren(
-    h("p", {}, h("a", { href: "#/recordings" }, "← Recordings")),
+    h("p", { class: "back" }, h("a", { href: "#/recordings" }, "← Recordings")),
     heading,
+    h("p", { class: "muted subtitle" }, ...byline(rec, names)),
     h(
       "div",
       { class: "recording-layout" },
+      h("div", { class: "recording-main" }, media, transcript),
       h(
-        "div",
-        { class: "recording-side" },
-        media,
+        "aside",
+        { class: "recording-side", "aria-labelledby": "details-h" },
         actions(ctx, rec, path, alert, watch),
         alert,
+        h("h2", { id: "details-h" }, "Details"),
         facts([
           ["Recorded", when(rec.recorded_at ?? rec.created_at)],
           ["Duration", duration(rec.duration_seconds)],
           ["Size", rec.file_size_bytes == null ? "—" : `${Math.round(rec.file_size_bytes / 1024)} KB`],
           ["Format", rec.mime_type ?? rec.format],
-          ["End user", rec.end_user_id ? h("a", { href: `#/end-users/${rec.end_user_id}` }, rec.end_user_id) : "—"],
-          ["Device", rec.device_id ? h("a", { href: `#/devices/${rec.device_id}` }, rec.device_id) : "—"],
           ["Source", rec.source],
+          ["Id", rec.id],
         ]),
       ),
-      transcript,
     ),
     summaries.el,
   );
@@ -120,6 +125,12 @@ export async function render(view, ctx) {
     });
     show(startMs, ctx.query.get("play") === "1");
   }
+}
+
+/** Whose recording it is, from which device, when and how long: "Simulated wearer 2 · Ward pin 2 · 27/11/2026, 09:01 · 0:12". */
+function byline(rec, names) {
+  const parts = [rec.end_user_id ? names.link("end_user_id", rec.end_user_id) : "No end user", rec.device_id ? names.link("device_id", rec.device_id) : null, when(rec.recorded_at ?? rec.created_at), rec.duration_seconds == null ? null : duration(rec.duration_seconds)];
+  return parts.filter(Boolean).flatMap((p, i) => (i ? [" · ", p] : [p]));
 }
 
 function actions(ctx, rec, path, alert, onReprocess) {

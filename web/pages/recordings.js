@@ -2,6 +2,7 @@ import "../components/stylesheet.js";
 import { adminApi } from "../api.js";
 import { field, select, textInput } from "../components/fields.js";
 import { duration } from "../components/format.js";
+import { nameBook } from "../components/names.js";
 import { pagedTable } from "../components/table.js";
 import { h, statusBadge, when } from "../ui.js";
 import { uploadForm } from "./recording/upload.js";
@@ -12,23 +13,26 @@ const FILTERS = ["end_user_id", "device_id", "status", "from", "to"];
 /** Recordings filtered by end user, device, status and date (the API's own filters), and an upload form. */
 export async function render(view, ctx) {
   const f = Object.fromEntries(FILTERS.map((k) => [k, ctx.query.get(k) ?? ""]));
+  const names = nameBook(ctx.api);
   const table = pagedTable({
     api: ctx.api,
     path: "/recordings",
     query: apiQuery(f),
     caption: "Recordings",
+    prepare: names.load,
     empty: FILTERS.some((k) => f[k]) ? "No recording matches these filters." : "No recordings yet.",
     columns: [
       { title: "Recording", cell: (r) => h("a", { href: `#/recordings/${r.id}` }, r.name ?? r.id) },
       { title: "Status", cell: (r) => statusBadge(r.status) },
       { title: "Duration", cell: (r) => duration(r.duration_seconds) },
       { title: "Recorded", cell: (r) => when(r.recorded_at ?? r.created_at) },
-      { title: "End user", cell: (r) => (r.end_user_id ? h("a", { href: `#/end-users/${r.end_user_id}` }, r.end_user_id) : "—") },
-      { title: "Device", cell: (r) => (r.device_id ? h("a", { href: `#/devices/${r.device_id}` }, r.device_id) : "—") },
+      { title: "End user", cell: (r) => names.link("end_user_id", r.end_user_id) },
+      { title: "Device", cell: (r) => names.link("device_id", r.device_id) },
     ],
   });
+  const upload = await uploadForm(ctx);
   if (ctx.signal.aborted) return; // left while loading: the next page owns the view
-  view.replaceChildren(h("h1", {}, "Recordings"), filterForm(ctx, f), reprocessFailed(table), table.el, uploadForm(ctx));
+  view.replaceChildren(h("h1", {}, "Recordings"), filterForm(ctx, f), reprocessFailed(table), table.el, upload);
   await table.load();
 }
 

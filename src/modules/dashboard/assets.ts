@@ -1,6 +1,7 @@
 // Every file of web/, embedded as text so `bun build --compile` carries the dashboard inside
 // the executable. One import and one ASSETS line a file; served at /dashboard/<path>.
 import appCss from "../../../web/app.css" with { type: "text" };
+import favicon from "../../../web/favicon.svg" with { type: "text" };
 import appJs from "../../../web/app.js" with { type: "text" };
 import apiJs from "../../../web/api.js" with { type: "text" };
 import indexHtml from "../../../web/index.html" with { type: "text" };
@@ -13,6 +14,8 @@ import factsComponent from "../../../web/components/facts.js" with { type: "text
 import modelsAdviceComponent from "../../../web/components/models-advice.js" with { type: "text" };
 import fieldsComponent from "../../../web/components/fields.js" with { type: "text" };
 import formatComponent from "../../../web/components/format.js" with { type: "text" };
+import markdownComponent from "../../../web/components/markdown.js" with { type: "text" };
+import namesComponent from "../../../web/components/names.js" with { type: "text" };
 import searchBoxComponent from "../../../web/components/search-box.js" with { type: "text" };
 import statusBadgeComponent from "../../../web/components/status-badge.js" with { type: "text" };
 import stylesheetComponent from "../../../web/components/stylesheet.js" with { type: "text" };
@@ -53,6 +56,7 @@ export const ASSETS: Readonly<Record<string, string>> = Object.assign(Object.cre
   "index.html": indexHtml as unknown as string,
   "app.css": appCss,
   "app.js": appJs,
+  "favicon.svg": favicon,
   "api.js": apiJs,
   "session.js": sessionJs,
   "ui.js": uiJs,
@@ -63,6 +67,8 @@ export const ASSETS: Readonly<Record<string, string>> = Object.assign(Object.cre
   "components/fields.js": fieldsComponent,
   "components/models-advice.js": modelsAdviceComponent,
   "components/format.js": formatComponent,
+  "components/markdown.js": markdownComponent,
+  "components/names.js": namesComponent,
   "components/search-box.js": searchBoxComponent,
   "components/status-badge.js": statusBadgeComponent,
   "components/stylesheet.js": stylesheetComponent,

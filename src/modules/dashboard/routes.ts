@@ -14,7 +14,7 @@ const SECURITY_HEADERS = {
   "referrer-policy": "no-referrer",
 };
 
-const TYPES: Record<string, string> = { html: "text/html; charset=utf-8", js: "text/javascript; charset=utf-8", css: "text/css; charset=utf-8" };
+const TYPES: Record<string, string> = { html: "text/html; charset=utf-8", js: "text/javascript; charset=utf-8", css: "text/css; charset=utf-8", svg: "image/svg+xml" };
 
 function serve(path: string): Response {
   const body = ASSETS[path];

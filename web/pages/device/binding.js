@@ -4,9 +4,9 @@ import { confirmDialog, copyButton, h } from "../../ui.js";
 /**
  * Bind to an end user (the device token comes back once: shown once, for the person
  * provisioning the wearable) or unbind (the token is revoked). update(device) follows the
- * binding as polling sees it.
+ * binding as polling sees it; `names` (names.js) has read the end user's name by then.
  */
-export function bindingPanel(ctx, device) {
+export function bindingPanel(ctx, device, names) {
   const body = h("div");
   const token = h("div", { class: "once", hidden: true });
   const el = h("section", { class: "panel", "aria-labelledby": "bind-h" }, h("h2", { id: "bind-h" }, "Binding"), token, body);
@@ -30,6 +30,7 @@ export function bindingPanel(ctx, device) {
       e.preventDefault();
       try {
         const bound = await ctx.api(`/devices/${d.id}/bind`, { method: "POST", body: { end_user_id: String(new FormData(form).get("end_user_id")).trim() } });
+        await names.load([bound.device]);
         showToken(bound.device_token);
         update(bound.device);
       } catch (err) {
@@ -51,7 +52,7 @@ export function bindingPanel(ctx, device) {
         alert.textContent = err.message;
       }
     });
-    return h("div", {}, h("p", {}, "Bound to ", h("a", { href: `#/end-users/${d.end_user_id}` }, d.end_user_id), "."), button, alert);
+    return h("div", {}, h("p", {}, "Bound to ", names.link("end_user_id", d.end_user_id), "."), button, alert);
   }
 
   function showToken(value) {

@@ -1,4 +1,5 @@
 import { formAlert } from "../../components/fields.js";
+import { markdown } from "../../components/markdown.js";
 import { h, statusBadge, when } from "../../ui.js";
 
 const TEMPLATES = [
@@ -40,7 +41,7 @@ export function summariesPanel(ctx) {
     const text = !summary
       ? h("p", { class: "muted" }, "Not generated yet.")
       : summary.status === "completed"
-        ? h("div", { class: "summary-text" }, summary.text ?? "")
+        ? h("div", { class: "summary-text" }, markdown(summary.text, { headingOffset: 3 }))
         : summary.status === "failed"
           ? h("p", { class: "error" }, summary.error?.message ?? "Failed.")
           : h("p", { class: "muted", role: "status" }, "Generating…");
@@ -49,8 +50,7 @@ export function summariesPanel(ctx) {
       { class: "summary", "aria-label": `${label} summary` },
       h("h3", {}, label, " ", summary ? statusBadge(summary.status) : ""),
       text,
-      summary?.completed_at ? h("p", { class: "muted" }, `${when(summary.completed_at)} · ${summary.model ?? ""}`) : null,
-      button,
+      h("div", { class: "summary-foot" }, summary?.completed_at ? h("p", { class: "muted" }, `${when(summary.completed_at)} · ${summary.model ?? ""}`) : null, button),
     );
   }
 

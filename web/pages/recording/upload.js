@@ -1,24 +1,33 @@
+import { endUserSelect } from "../../components/end-user-select.js";
 import { field, formAlert, showError, textInput } from "../../components/fields.js";
 import { h } from "../../ui.js";
 
 /**
  * Uploads an audio file the way a client of the API does: create the recording, get a
  * pre-signed URL, PUT the bytes, complete. Transcription then starts on its own when the
- * project's auto_transcribe is on.
+ * project's auto_transcribe is on. A recording made without an end user is in nobody's
+ * library, where search and Ask never look: the form says so while none is chosen.
  */
-export function uploadForm(ctx) {
+export async function uploadForm(ctx) {
   const file = h("input", { type: "file", name: "file", accept: "audio/*" });
   const status = h("p", { role: "status", class: "muted" });
+  const endUser = await endUserSelect(ctx.api, ctx.query.get("end_user_id") ?? "", "No end user");
+  const warning = h("p", { class: "warning", id: "no-end-user-warning" }, "Without an end user this recording belongs to no one's library: search and Ask will never reach it. Choose whose it is.");
+  const showWarning = () => (warning.hidden = Boolean(endUser.value));
+  endUser.addEventListener("change", showWarning);
+  showWarning();
   const form = h(
     "form",
     { class: "stack", novalidate: "" },
     field("Audio file", file),
-    field("Wearer (end user id, optional)", textInput("end_user_id", ctx.query.get("end_user_id") ?? "", { placeholder: "eu_…" }), { param: "end_user_id" }),
+    field("End user", endUser, { param: "end_user_id" }),
+    warning,
     field("Name", textInput("name", ""), { param: "name" }),
     h("button", { type: "submit" }, "Upload"),
     status,
     formAlert(),
   );
+  endUser.setAttribute("aria-describedby", `${endUser.getAttribute("aria-describedby")} ${warning.id}`);
   form.addEventListener("submit", async (e) => {
     e.preventDefault();
     const audio = file.files?.[0];

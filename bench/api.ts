@@ -33,7 +33,11 @@ try {
   await runLoad(() => new Request(`${base}/end-users/${created.id}`, { headers: auth }), { seconds: 1, concurrency });
 
   // Each endpoint beside its baseline in alternating slices, so machine drift hits both alike.
-  const get = await runBeside(() => new Request(servers.helloUrl), () => new Request(`${base}/end-users/${created.id}`, { headers: auth }), load);
+  const get = await runBeside(
+    () => new Request(servers.helloUrl),
+    () => new Request(`${base}/end-users/${created.id}`, { headers: auth }),
+    load,
+  );
   const post = await runBeside(
     () => new Request(servers.helloUrl, { method: "POST", headers: { "content-type": "application/json" }, body: '{"name":"Bench"}' }),
     () => new Request(`${base}/end-users`, { method: "POST", headers: auth, body: JSON.stringify({ name: "Bench", metadata: { n: 1 } }) }),

@@ -43,7 +43,12 @@ async function startOnce(i: number): Promise<{ firstOkMs: number; idleRssMb: num
   let firstOkMs = Number.NaN;
   try {
     for (let tries = 0; tries < 1000; tries++) {
-      if (await fetch(`http://127.0.0.1:${port}/healthz`).then((r) => r.ok, () => false)) {
+      if (
+        await fetch(`http://127.0.0.1:${port}/healthz`).then(
+          (r) => r.ok,
+          () => false,
+        )
+      ) {
         firstOkMs = performance.now() - started;
         break;
       }
@@ -86,16 +91,32 @@ async function timed(pid: number, work: () => Promise<unknown>): Promise<Timed> 
 async function timeServer(command: string[], cwd: string, bytes: Uint8Array, warmUploads: number): Promise<ServerTimes> {
   const port = freePort();
   const models = ensureTestModels();
-  const env = { PATH: "", PARLEY_DATA_DIR: mkdtempSync(join(work, "data-")), PARLEY_PORT: String(port), PARLEY_LOG_LEVEL: "silent", PARLEY_WHISPER_MODEL: models.whisper, PARLEY_LLM_MODEL: models.gguf, PARLEY_GPU: "off" };
+  const env = {
+    PATH: "",
+    PARLEY_DATA_DIR: mkdtempSync(join(work, "data-")),
+    PARLEY_PORT: String(port),
+    PARLEY_LOG_LEVEL: "silent",
+    PARLEY_WHISPER_MODEL: models.whisper,
+    PARLEY_LLM_MODEL: models.gguf,
+    PARLEY_GPU: "off",
+  };
   const cli = (args: string[]) => Bun.spawnSync([...command, ...args], { cwd, env, stderr: "inherit" }).stdout.toString();
   cli(["projects", "create", "bench"]);
   const key = JSON.parse(cli(["keys", "create", "--project", "bench", "--mode", "test", "--json"])).key as string;
   const server = Bun.spawn([...command, "serve"], { cwd, env, stdout: "ignore", stderr: "ignore" });
   const base = `http://127.0.0.1:${port}/v1`;
   const api: Api = (method, path, body) =>
-    fetch(`${base}${path}`, { method, headers: { authorization: `Bearer ${key}`, "content-type": "application/json" }, body: body === undefined ? undefined : JSON.stringify(body) });
+    fetch(`${base}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
   try {
-    for (let up = false; !up; await Bun.sleep(20)) up = await fetch(`http://127.0.0.1:${port}/healthz`).then((r) => r.ok, () => false);
+    for (let up = false; !up; await Bun.sleep(20))
+      up = await fetch(`http://127.0.0.1:${port}/healthz`).then(
+        (r) => r.ok,
+        () => false,
+      );
     await api("PUT", "/config/project", { auto_summarize: false });
     let transcriptionId = "";
     const transcribe = async () => {
@@ -148,8 +169,12 @@ for (let i = 0; i < starts; i++) runs.push(await startOnce(i));
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 const size = statSync(bin).size / MB;
 console.log(`executable size        ${size.toFixed(1)} MB (target <= 250)`);
-console.log(`start to first 200     median ${median(runs.map((r) => r.firstOkMs)).toFixed(0)} ms, max ${Math.max(...runs.map((r) => r.firstOkMs)).toFixed(0)} ms over ${starts} fresh data dirs (target <= 1000)`);
-console.log(`idle RSS, no models    median ${median(runs.map((r) => r.idleRssMb)).toFixed(0)} MB, max ${Math.max(...runs.map((r) => r.idleRssMb)).toFixed(0)} MB (target <= 150)`);
+console.log(
+  `start to first 200     median ${median(runs.map((r) => r.firstOkMs)).toFixed(0)} ms, max ${Math.max(...runs.map((r) => r.firstOkMs)).toFixed(0)} ms over ${starts} fresh data dirs (target <= 1000)`,
+);
+console.log(
+  `idle RSS, no models    median ${median(runs.map((r) => r.idleRssMb)).toFixed(0)} MB, max ${Math.max(...runs.map((r) => r.idleRssMb)).toFixed(0)} MB (target <= 150)`,
+);
 const clip = wavBytes(voicedBurst(30, 0.5, 29.5));
 const exeDir = mkdtempSync(join(work, "exe-"));
 copyFileSync(bin, join(exeDir, "parley"));
@@ -169,7 +194,9 @@ for (let i = 0; i < reps; i++) {
   }
   // Each repetition as it ends, so a run cut short still says something.
   const [e, c] = [times.executable[i]!, times.checkout[i]!];
-  console.log(`repetition ${i + 1}: warm transcription cpu ${warmMedian(e).cpu.toFixed(2)} s executable, ${warmMedian(c).cpu.toFixed(2)} s checkout (wall ${warmMedian(e).wall.toFixed(2)}, ${warmMedian(c).wall.toFixed(2)}); load ${loadavg()[0]!.toFixed(1)}`);
+  console.log(
+    `repetition ${i + 1}: warm transcription cpu ${warmMedian(e).cpu.toFixed(2)} s executable, ${warmMedian(c).cpu.toFixed(2)} s checkout (wall ${warmMedian(e).wall.toFixed(2)}, ${warmMedian(c).wall.toFixed(2)}); load ${loadavg()[0]!.toFixed(1)}`,
+  );
 }
 const pct = (ratio: number) => `${ratio >= 1 ? "+" : ""}${((ratio - 1) * 100).toFixed(1)}%`;
 /**
@@ -180,10 +207,14 @@ function compare(label: string, figure: (t: ServerTimes) => Timed): void {
   for (const kind of ["wall", "cpu"] as const) {
     const [exe, checkout] = [times.executable.map((t) => figure(t)[kind]), times.checkout.map((t) => figure(t)[kind])];
     const ratios = exe.map((e, i) => e / checkout[i]!);
-    console.log(`  ${(kind === "wall" ? label : "").padEnd(32)} ${kind.padEnd(4)} executable ${median(exe).toFixed(2)} s, checkout ${median(checkout).toFixed(2)} s: ${pct(median(ratios))} (per repetition ${pct(Math.min(...ratios))} to ${pct(Math.max(...ratios))})`);
+    console.log(
+      `  ${(kind === "wall" ? label : "").padEnd(32)} ${kind.padEnd(4)} executable ${median(exe).toFixed(2)} s, checkout ${median(checkout).toFixed(2)} s: ${pct(median(ratios))} (per repetition ${pct(Math.min(...ratios))} to ${pct(Math.max(...ratios))})`,
+    );
   }
 }
-console.log(`executable against checkout, same audio and models, both on the built-in decoders (empty PATH), ${reps} interleaved repetitions (target: transcription within 5%):`);
+console.log(
+  `executable against checkout, same audio and models, both on the built-in decoders (empty PATH), ${reps} interleaved repetitions (target: transcription within 5%):`,
+);
 compare("first transcription (cold)", (t) => t.cold);
 compare(`transcription (${warmUploads} warm, median)`, warmMedian);
 compare("first summary (loads llama.cpp)", (t) => t.summaryCold);

@@ -28,7 +28,9 @@ const noAudit: AuditTrail = { access: async () => {}, record: () => {} };
 
 async function benchApp(audited: boolean) {
   const dataDir = mkdtempSync(join(tmpdir(), "parley-bench-audit-"));
-  const deps: Deps = buildDeps(loadConfig({ PARLEY_DATA_DIR: dataDir, PARLEY_LOG_LEVEL: "silent", PARLEY_RATE_LIMIT_PER_SECOND: "0", PARLEY_RATE_LIMIT_PER_MINUTE: "0" }));
+  const deps: Deps = buildDeps(
+    loadConfig({ PARLEY_DATA_DIR: dataDir, PARLEY_LOG_LEVEL: "silent", PARLEY_RATE_LIMIT_PER_SECOND: "0", PARLEY_RATE_LIMIT_PER_MINUTE: "0" }),
+  );
   if (!audited) deps.audit = noAudit;
   const project = createProject(deps.db, "bench", deps.clock.now());
   const key = createApiKey(deps.db, { project: "bench", mode: "test" }, deps.clock.now()).key;
@@ -36,9 +38,12 @@ async function benchApp(audited: boolean) {
   const id = newId("rec_");
   const storageKey = `${project.id}/test/${id}/original`;
   const bytes = new Uint8Array(256 * 1024).fill(7);
-  await deps.storage.write(storageKey, (async function* () {
-    yield bytes;
-  })());
+  await deps.storage.write(
+    storageKey,
+    (async function* () {
+      yield bytes;
+    })(),
+  );
   const at = new Date().toISOString();
   deps.db
     .query(
@@ -65,14 +70,20 @@ try {
   console.log(`GET audio range, audit off  ${fmt(baseline)}`);
   console.log(`GET audio range, audited    ${fmt(subject)}`);
   console.log(`audit rows written: ${rows} (one per audited read: ${rows === subject.requests ? "yes" : "NO"})`);
-  console.log(`ratio audited / audit off: ${(subject.perSecond / baseline.perSecond).toFixed(2)}x throughput, p50 +${(subject.p50Ms - baseline.p50Ms).toFixed(2)} ms`);
+  console.log(
+    `ratio audited / audit off: ${(subject.perSecond / baseline.perSecond).toFixed(2)}x throughput, p50 +${(subject.p50Ms - baseline.p50Ms).toFixed(2)} ms`,
+  );
 
   const tenant = { projectId: audited.deps.db.query<{ id: string }, []>("SELECT id FROM projects WHERE name = 'bench'").get()!.id, mode: "test" as const };
   const t0 = performance.now();
   fillAuditLog(audited.deps.db, tenant, logRows);
-  console.log(`\nwho accessed it: GET /v1/audit-events?resource_id= (a page of 50 and the total) on ${logRows} audit rows (written in ${((performance.now() - t0) / 1000).toFixed(1)} s), median of 5:`);
+  console.log(
+    `\nwho accessed it: GET /v1/audit-events?resource_id= (a page of 50 and the total) on ${logRows} audit rows (written in ${((performance.now() - t0) / 1000).toFixed(1)} s), median of 5:`,
+  );
   for (const c of auditFilterTimes(audited.deps.db, tenant)) {
-    console.log(`  ${c.name.padEnd(24)} indexed ${c.indexed.toFixed(2)} ms   scan of the project's rows ${c.scanned.toFixed(1)} ms   ${(c.scanned / c.indexed).toFixed(0)}x faster`);
+    console.log(
+      `  ${c.name.padEnd(24)} indexed ${c.indexed.toFixed(2)} ms   scan of the project's rows ${c.scanned.toFixed(1)} ms   ${(c.scanned / c.indexed).toFixed(0)}x faster`,
+    );
   }
 } finally {
   audited.stop();

@@ -64,7 +64,11 @@ try {
     });
   const heartbeat = () => {
     const d = pick();
-    return new Request(`${base}/devices/${d.id}/heartbeat`, { method: "POST", headers: { authorization: `Bearer ${d.token}`, "content-type": "application/json" }, body: heartbeatBody() });
+    return new Request(`${base}/devices/${d.id}/heartbeat`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${d.token}`, "content-type": "application/json" },
+      body: heartbeatBody(),
+    });
   };
   const state = () => new Request(`${base}/devices/${pick().id}/state`, { headers: { authorization: `Bearer ${key}` } });
   const helloGetReq = () => new Request(servers.helloUrl);
@@ -84,14 +88,22 @@ try {
   const stateLight = await runLoad(state, light);
   const heartbeatLight = await runLoad(heartbeat, light);
 
-  console.log(`bench/devices.ts  (${deviceCount} bound devices seeded in ${seedSeconds.toFixed(1)} s; ${seconds} s each in 5 alternating slices beside its baseline, ${concurrency} concurrent connections, loopback)`);
+  console.log(
+    `bench/devices.ts  (${deviceCount} bound devices seeded in ${seedSeconds.toFixed(1)} s; ${seconds} s each in 5 alternating slices beside its baseline, ${concurrency} concurrent connections, loopback)`,
+  );
   console.log(`hello-world GET                  ${fmt(helloGet)}`);
   console.log(`GET /v1/devices/{id}/state       ${fmt(getState)}`);
   console.log(`hello-world POST (echo)          ${fmt(helloPost)}`);
   console.log(`POST /v1/devices/{id}/heartbeat  ${fmt(postHeartbeat)}`);
-  console.log(`ratio state     / hello-world GET:  ${(getState.perSecond / helloGet.perSecond).toFixed(2)}x  (target >= 0.5x)   p99 ${getState.p99Ms.toFixed(2)} ms (target < 10 ms)`);
-  console.log(`ratio heartbeat / hello-world POST: ${(postHeartbeat.perSecond / helloPost.perSecond).toFixed(2)}x  (target >= 0.25x)  p99 ${postHeartbeat.p99Ms.toFixed(2)} ms (target < 10 ms)`);
-  console.log(`at 4 connections: hello-world POST p99 ${helloLight.p99Ms.toFixed(2)} ms, state p99 ${stateLight.p99Ms.toFixed(2)} ms (${stateLight.perSecond.toFixed(0)} req/s), heartbeat p99 ${heartbeatLight.p99Ms.toFixed(2)} ms (${heartbeatLight.perSecond.toFixed(0)} req/s)  (target < 10 ms)`);
+  console.log(
+    `ratio state     / hello-world GET:  ${(getState.perSecond / helloGet.perSecond).toFixed(2)}x  (target >= 0.5x)   p99 ${getState.p99Ms.toFixed(2)} ms (target < 10 ms)`,
+  );
+  console.log(
+    `ratio heartbeat / hello-world POST: ${(postHeartbeat.perSecond / helloPost.perSecond).toFixed(2)}x  (target >= 0.25x)  p99 ${postHeartbeat.p99Ms.toFixed(2)} ms (target < 10 ms)`,
+  );
+  console.log(
+    `at 4 connections: hello-world POST p99 ${helloLight.p99Ms.toFixed(2)} ms, state p99 ${stateLight.p99Ms.toFixed(2)} ms (${stateLight.perSecond.toFixed(0)} req/s), heartbeat p99 ${heartbeatLight.p99Ms.toFixed(2)} ms (${heartbeatLight.perSecond.toFixed(0)} req/s)  (target < 10 ms)`,
+  );
 } finally {
   await servers.stop();
   rmSync(dataDir, { recursive: true, force: true });

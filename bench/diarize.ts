@@ -42,7 +42,9 @@ async function main() {
   for (const [name, c] of talks) {
     const q = await quality(name, c);
     const worst = Number.isFinite(q.worst) ? `${q.worst.toFixed(2)} s` : "a change not found";
-    console.log(`  ${name} (${(c.pcm.length / 16_000).toFixed(1)} s): ${q.found} speakers found of ${q.truth}, DER ${(q.der * 100).toFixed(1)}%, farthest turn change ${worst}`);
+    console.log(
+      `  ${name} (${(c.pcm.length / 16_000).toFixed(1)} s): ${q.found} speakers found of ${q.truth}, DER ${(q.der * 100).toFixed(1)}%, farthest turn change ${worst}`,
+    );
   }
 
   const [name, c] = talks[0]!;
@@ -52,7 +54,13 @@ async function main() {
   const transcribing: number[] = [];
   const models = ensureTestModels();
   const threads = Math.min(8, availableParallelism());
-  const transcriber = new WhisperTranscriber({ model: "tiny", path: models.whisper, gpu: "off", threads, decoding: { ...DEFAULT_DECODING, temperatureInc: 0 } });
+  const transcriber = new WhisperTranscriber({
+    model: "tiny",
+    path: models.whisper,
+    gpu: "off",
+    threads,
+    decoding: { ...DEFAULT_DECODING, temperatureInc: 0 },
+  });
   await transcriber.load();
   const engines = { transcriber, vad, diarizer: new SingleSpeakerDiarizer() };
   for (let i = 0; i < repetitions; i++) {

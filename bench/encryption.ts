@@ -47,8 +47,11 @@ async function measure(name: string, storage: Storage, key: string) {
 try {
   const plain = await measure("plain", new LocalStorage(join(dataDir, "audio-plain")), `${project.id}/test/rec_bench/plain`);
   const sealed = await measure("sealed", deps.storage, `${project.id}/test/rec_bench/sealed`);
-  for (const m of [plain, sealed]) console.log(`${m.name.padEnd(7)} write ${m.write.toFixed(0)} MiB/s  read ${m.read.toFixed(0)} MiB/s  64 KiB ranges ${m.rangesPerSecond.toFixed(0)}/s`);
-  console.log(`sealed/plain: write ${(sealed.write / plain.write).toFixed(2)}x  read ${(sealed.read / plain.read).toFixed(2)}x  ranges ${(sealed.rangesPerSecond / plain.rangesPerSecond).toFixed(2)}x`);
+  for (const m of [plain, sealed])
+    console.log(`${m.name.padEnd(7)} write ${m.write.toFixed(0)} MiB/s  read ${m.read.toFixed(0)} MiB/s  64 KiB ranges ${m.rangesPerSecond.toFixed(0)}/s`);
+  console.log(
+    `sealed/plain: write ${(sealed.write / plain.write).toFixed(2)}x  read ${(sealed.read / plain.read).toFixed(2)}x  ranges ${(sealed.rangesPerSecond / plain.rangesPerSecond).toFixed(2)}x`,
+  );
 } finally {
   closeDeps(deps);
   rmSync(dataDir, { recursive: true, force: true });

@@ -54,10 +54,31 @@ const decoding: WhisperDecoding = { ...DEFAULT_DECODING, temperatureInc: 0 };
 const work = mkdtempSync(join(tmpdir(), "parley-bench-pipeline-"));
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 const s = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
-const load = () => `load ${loadavg().map((x) => x.toFixed(2)).join(" ")}`;
+const load = () =>
+  `load ${loadavg()
+    .map((x) => x.toFixed(2))
+    .join(" ")}`;
 
 async function timeCli(model: string, wav: string): Promise<number> {
-  const args = ["-m", model, "-f", wav, "-l", "en", "-t", String(threads), "-bs", "1", "-bo", String(decoding.bestOf), "-tp", String(decoding.temperature), "-tpi", "0", "-np"];
+  const args = [
+    "-m",
+    model,
+    "-f",
+    wav,
+    "-l",
+    "en",
+    "-t",
+    String(threads),
+    "-bs",
+    "1",
+    "-bo",
+    String(decoding.bestOf),
+    "-tp",
+    String(decoding.temperature),
+    "-tpi",
+    "0",
+    "-np",
+  ];
   const t0 = performance.now();
   const proc = Bun.spawn([flags.cli!, ...args], { stdout: "ignore", stderr: "pipe" });
   const [stderr, code] = await Promise.all([new Response(proc.stderr).text(), proc.exited]);
@@ -102,7 +123,9 @@ async function transcription(pcm: Float32Array, wav: string, name: string) {
   }
   console.log(`    medians of ${flags.runs}: whisper-cli whole file ${s(median(cli))} (${perHour(median(cli))})`);
   console.log(`    ours whole file ${s(median(whole))}: ratio ours/CLI ${(median(whole) / median(cli)).toFixed(2)}x   (target <= 1.02x)`);
-  console.log(`    ours, silence skipped ${s(median(skipped))}: ${(median(cli) / median(skipped)).toFixed(2)}x faster than the CLI on the whole file (target >= 1.3x); ${perHour(median(skipped))} on ${threads} threads`);
+  console.log(
+    `    ours, silence skipped ${s(median(skipped))}: ${(median(cli) / median(skipped)).toFixed(2)}x faster than the CLI on the whole file (target >= 1.3x); ${perHour(median(skipped))} on ${threads} threads`,
+  );
 }
 
 async function main() {
@@ -115,25 +138,38 @@ async function main() {
   const clip = { ...generated, pcm: Float32Array.from(generated.pcm, (x) => Math.max(-32768, Math.min(32767, Math.round(x * 32767))) / 32768) };
   const speech = await new SileroVad().analyse(clip.pcm);
   const plan = planSpeech(speech.regions, clip.seconds);
-  console.log(`clip: ${minutes} min conversation (espeak-ng, two voices), ${((1 - clip.speechSeconds / clip.seconds) * 100).toFixed(0)}% pauses; Silero + padding: ${(plan.speechFraction * 100).toFixed(0)}% speech, decoded as ${plan.mode === "whole" ? "the whole file" : `${plan.seconds.toFixed(0)} s of speech`}`);
-  console.log(`transcription: ${threads} threads, greedy without temperature fallback; ${existsSync(flags.cli!) ? flags.cli : "NO whisper-cli (npm run build:whisper -- --cli)"}`);
+  console.log(
+    `clip: ${minutes} min conversation (espeak-ng, two voices), ${((1 - clip.speechSeconds / clip.seconds) * 100).toFixed(0)}% pauses; Silero + padding: ${(plan.speechFraction * 100).toFixed(0)}% speech, decoded as ${plan.mode === "whole" ? "the whole file" : `${plan.seconds.toFixed(0)} s of speech`}`,
+  );
+  console.log(
+    `transcription: ${threads} threads, greedy without temperature fallback; ${existsSync(flags.cli!) ? flags.cli : "NO whisper-cli (npm run build:whisper -- --cli)"}`,
+  );
   if (existsSync(flags.cli!) && !skip.has("transcription")) for (const name of flags.models!.split(",")) await transcription(clip.pcm, wav, name);
 
   if (!skip.has("summary")) {
     const gguf = ensureShapedGguf();
     const r = await summarySpeed(gguf);
-    const fmt = (x: { perSecond: number; tokens: number; seconds: number }) => `${x.perSecond.toFixed(2)} tok/s (${x.tokens} tokens in ${x.seconds.toFixed(1)} s)`;
+    const fmt = (x: { perSecond: number; tokens: number; seconds: number }) =>
+      `${x.perSecond.toFixed(2)} tok/s (${x.tokens} tokens in ${x.seconds.toFixed(1)} s)`;
     console.log(`summary generation, Qwen2.5-1.5B-shaped Q4_K_M GGUF, ${r.threads} threads, median of 3, ${load()}:`);
     console.log(`    ours (chat wrapper, the template's JSON-schema grammar): ${fmt(r.ours)}`);
-    console.log(`    node-llama-cpp bare loop, same grammar:                  ${fmt(r.bareWithGrammar)}   ratio ${(r.ours.perSecond / r.bareWithGrammar.perSecond).toFixed(2)}x (target >= 0.95x)`);
-    console.log(`    node-llama-cpp bare loop, no grammar:                    ${fmt(r.bareWithoutGrammar)}   ratio ${(r.ours.perSecond / r.bareWithoutGrammar.perSecond).toFixed(2)}x`);
-    console.log("    (node-llama-cpp checks the top token alone and filters the whole 152k vocabulary only when it breaks the schema; random weights break it often, a real model seldom)");
+    console.log(
+      `    node-llama-cpp bare loop, same grammar:                  ${fmt(r.bareWithGrammar)}   ratio ${(r.ours.perSecond / r.bareWithGrammar.perSecond).toFixed(2)}x (target >= 0.95x)`,
+    );
+    console.log(
+      `    node-llama-cpp bare loop, no grammar:                    ${fmt(r.bareWithoutGrammar)}   ratio ${(r.ours.perSecond / r.bareWithoutGrammar.perSecond).toFixed(2)}x`,
+    );
+    console.log(
+      "    (node-llama-cpp checks the top token alone and filters the whole 152k vocabulary only when it breaks the schema; random weights break it often, a real model seldom)",
+    );
   }
 
   if (!skip.has("searchable")) {
     const whisper = ensureShapedWhisperModel("base.en", "f16", TOKENS_PER_WINDOW);
     const r = await uploadToSearchable(work, clip.pcm, { whisper, gguf: ensureTestModels().gguf });
-    console.log(`upload-complete -> searchable (real server, base.en f16 stand-in, ${minutes} min clip, ${load()}): ${s(r.ms)} (transcript completed at ${s(r.transcribedMs)})`);
+    console.log(
+      `upload-complete -> searchable (real server, base.en f16 stand-in, ${minutes} min clip, ${load()}): ${s(r.ms)} (transcript completed at ${s(r.transcribedMs)})`,
+    );
   }
 
   if (!skip.has("cores")) {
@@ -142,11 +178,15 @@ async function main() {
     const r = await sharedCores(whisper, ensureShapedGguf(), excerpt, { threads, decoding, runs: Number(flags.runs) });
     const row = (name: string, t: { transcription: number; summary: number; both: number }) =>
       `    ${name}: transcription ${s(t.transcription)}, summary ${s(t.summary)}, both done ${s(t.both)}`;
-    console.log(`a transcription (${(excerpt.length / 16_000 / 60).toFixed(0)} min, base.en f16) and a summary (Qwen2.5-1.5B Q4_K_M, 64 tokens) started together, medians of ${flags.runs}, ${load()}:`);
+    console.log(
+      `a transcription (${(excerpt.length / 16_000 / 60).toFixed(0)} min, base.en f16) and a summary (Qwen2.5-1.5B Q4_K_M, 64 tokens) started together, medians of ${flags.runs}, ${load()}:`,
+    );
     console.log(row("one after the other (reference)", r.alone));
     console.log(row("each engine on its own turns, at once (before)", r.ownTurns));
     console.log(row("the cores' shared turns (ours)", r.sharedTurns));
-    console.log(`    both done: ${(r.ownTurns.both / r.sharedTurns.both).toFixed(2)}x sooner on shared turns; the first done ${(Math.min(r.ownTurns.transcription, r.ownTurns.summary) / Math.min(r.sharedTurns.transcription, r.sharedTurns.summary)).toFixed(2)}x sooner`);
+    console.log(
+      `    both done: ${(r.ownTurns.both / r.sharedTurns.both).toFixed(2)}x sooner on shared turns; the first done ${(Math.min(r.ownTurns.transcription, r.ownTurns.summary) / Math.min(r.sharedTurns.transcription, r.sharedTurns.summary)).toFixed(2)}x sooner`,
+    );
   }
 }
 

@@ -23,7 +23,9 @@ import { createProject } from "../src/modules/projects/service";
 const slices = Number(process.argv[2] ?? 60);
 const perSlice = Number(process.argv[3] ?? 500);
 const dataDir = mkdtempSync(join(tmpdir(), "parley-bench-response-"));
-const deps = buildDeps(loadConfig({ PARLEY_DATA_DIR: dataDir, PARLEY_LOG_LEVEL: "silent", PARLEY_RATE_LIMIT_PER_SECOND: "0", PARLEY_RATE_LIMIT_PER_MINUTE: "0" }));
+const deps = buildDeps(
+  loadConfig({ PARLEY_DATA_DIR: dataDir, PARLEY_LOG_LEVEL: "silent", PARLEY_RATE_LIMIT_PER_SECOND: "0", PARLEY_RATE_LIMIT_PER_MINUTE: "0" }),
+);
 
 createProject(deps.db, "bench", deps.clock.now());
 const key = createApiKey(deps.db, { project: "bench", mode: "test" }, deps.clock.now()).key;
@@ -31,7 +33,13 @@ const key = createApiKey(deps.db, { project: "bench", mode: "test" }, deps.clock
 // One bound device, set up through the API as a client would.
 const api = createApp(deps);
 async function post(path: string, body: unknown) {
-  const res = await api.handle(new Request(`http://localhost/v1${path}`, { method: "POST", headers: { authorization: `Bearer ${key}`, "content-type": "application/json" }, body: JSON.stringify(body) }));
+  const res = await api.handle(
+    new Request(`http://localhost/v1${path}`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+      body: JSON.stringify(body),
+    }),
+  );
   if (res.status >= 300) throw new Error(`${path}: ${res.status} ${await res.text()}`);
   return res.json();
 }

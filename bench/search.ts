@@ -86,7 +86,22 @@ function load(db: Database, endUserId: string, count: number, keep?: Float32Arra
       const row = nextRow++;
       const recording = `rec_${endUserId}_${Math.floor(i / 40)}`;
       const recordedAt = new Date(Date.UTC(2026, 0, 1) + Math.floor(i / 40) * 3_600_000).toISOString();
-      chunk.run(row, `chk_${row}`, TENANT.projectId, TENANT.mode, endUserId, recording, `txn_${recording}`, i % 40, (i % 40) * 45_000, (i % 40) * 45_000 + 45_000, recordedAt, sentence(60), token, "2026-01-01T00:00:00.000Z");
+      chunk.run(
+        row,
+        `chk_${row}`,
+        TENANT.projectId,
+        TENANT.mode,
+        endUserId,
+        recording,
+        `txn_${recording}`,
+        i % 40,
+        (i % 40) * 45_000,
+        (i % 40) * 45_000 + 45_000,
+        recordedAt,
+        sentence(60),
+        token,
+        "2026-01-01T00:00:00.000Z",
+      );
       const v = embedding();
       vector.run(row, TENANT.projectId, TENANT.mode, endUserId, recording, recordedAt, v);
       keep?.push(v);
@@ -163,7 +178,9 @@ async function tradeOffs(db: Database, filter: ChunkFilter, queries: Float32Arra
       let i = 0;
       const timing = await time(() => scan(queries[i++ % queries.length]!));
       const shown = `${candidates} candidates, ${bounded ? "learned bound" : "no bound   "}`;
-      console.log(`    ${shown.padEnd(32)} ${fmt(timing)}   recall@${LIMIT} ${meanRecall(queries, exact, scan).toFixed(3)}${candidates === rescoredCandidates(LIMIT * 2) && bounded ? "   <- the server's" : ""}`);
+      console.log(
+        `    ${shown.padEnd(32)} ${fmt(timing)}   recall@${LIMIT} ${meanRecall(queries, exact, scan).toFixed(3)}${candidates === rescoredCandidates(LIMIT * 2) && bounded ? "   <- the server's" : ""}`,
+      );
     }
   }
 }
@@ -192,15 +209,23 @@ async function measure(label: string, db: Database, endUserId: string, vectors: 
   console.log(`  hybrid search (KNN + BM25 + RRF)   ${fmt(hybrid)}   recall@${LIMIT} ${hybridRecall.toFixed(3)} (vector scan: ${scan})`);
   console.log(`    target ${goal}: ${verdict(hybrid.p95)} by the wall clock, ${verdict(hybrid.cpu.p95)} by CPU time (an idle box)`);
   console.log(`  vector KNN alone, exact floats     ${fmt(exact)}   (the baseline recall is measured against)`);
-  console.log(`  vector KNN alone, bits + rescore   ${fmt(quantized)}   recall@${LIMIT} ${recall8.toFixed(3)}, recall@${LIMIT * 2} ${recall16.toFixed(3)} vs exact (${rescoredCandidates(LIMIT * 2)} candidates rescored)`);
+  console.log(
+    `  vector KNN alone, bits + rescore   ${fmt(quantized)}   recall@${LIMIT} ${recall8.toFixed(3)}, recall@${LIMIT * 2} ${recall16.toFixed(3)} vs exact (${rescoredCandidates(LIMIT * 2)} candidates rescored)`,
+  );
   console.log(`  keyword BM25 alone (FTS5)          ${fmt(keywords)}`);
-  console.log(`  brute-force scan in JS (baseline)  ${fmt(brute)}   over ${vectors.length.toLocaleString()} vectors; hybrid p95 is ${(brute.p95 / hybrid.p95).toFixed(1)}x faster`);
+  console.log(
+    `  brute-force scan in JS (baseline)  ${fmt(brute)}   over ${vectors.length.toLocaleString()} vectors; hybrid p95 is ${(brute.p95 / hybrid.p95).toFixed(1)}x faster`,
+  );
   if (target.recall) await tradeOffs(db, filter, queries, exact8);
 }
 
 console.log(`bench/search.ts: ${QUERIES} queries per measurement, ${DIM}-dim vectors, limit ${LIMIT}, 60-word chunks`);
 // Latency on a shared machine depends on what else runs: print the load beside the figures.
-console.log(`machine: ${cpus().length} cores, load average ${loadavg().map((l) => l.toFixed(1)).join(" / ")} at start; mmap_size ${process.env.BENCH_MMAP ?? `${MMAP_BYTES} (as the server)`}`);
+console.log(
+  `machine: ${cpus().length} cores, load average ${loadavg()
+    .map((l) => l.toFixed(1))
+    .join(" / ")} at start; mmap_size ${process.env.BENCH_MMAP ?? `${MMAP_BYTES} (as the server)`}`,
+);
 
 {
   const opened = openBenchDb();
@@ -235,7 +260,9 @@ console.log(`machine: ${cpus().length} cores, load average ${loadavg().map((l) =
     if (built % 100_000 === 0) console.log(`  ... ${built.toLocaleString()} chunks in ${((performance.now() - t0) / 1000).toFixed(0)} s`);
   }
   const complete = built === users * perUser;
-  console.log(`\nbuilt ${built.toLocaleString()} chunks over ${built / perUser} end users in ${((performance.now() - t0) / 1000).toFixed(1)} s${complete ? "" : ` (build budget of ${BUDGET_S} s reached: the 1M tier is PARTIAL)`}`);
+  console.log(
+    `\nbuilt ${built.toLocaleString()} chunks over ${built / perUser} end users in ${((performance.now() - t0) / 1000).toFixed(1)} s${complete ? "" : ` (build budget of ${BUDGET_S} s reached: the 1M tier is PARTIAL)`}`,
+  );
   await measure(`${(built / 1_000_000).toFixed(2)}M chunks over ${built / perUser} end users (one end user's search)`, db, "eu_0", measured, { p95: 60 });
   db.close();
   rmSync(dir, { recursive: true, force: true });

@@ -54,7 +54,25 @@ async function timeOurs(pcm: Float32Array, decoding: WhisperDecoding): Promise<{
 
 /** The CLI with the same decoding: -bs 1 is greedy (the binding's only strategy), -tpi 0 turns fallback off. */
 async function timeCli(wav: string, decoding: WhisperDecoding): Promise<number> {
-  const args = ["-m", models.whisper, "-f", wav, "-l", "en", "-t", String(threads), "-bs", "1", "-bo", String(decoding.bestOf), "-tp", String(decoding.temperature), "-tpi", String(decoding.temperatureInc), "-np"];
+  const args = [
+    "-m",
+    models.whisper,
+    "-f",
+    wav,
+    "-l",
+    "en",
+    "-t",
+    String(threads),
+    "-bs",
+    "1",
+    "-bo",
+    String(decoding.bestOf),
+    "-tp",
+    String(decoding.temperature),
+    "-tpi",
+    String(decoding.temperatureInc),
+    "-np",
+  ];
   const t0 = performance.now();
   const proc = Bun.spawn([cli, ...args], { stdout: "ignore", stderr: "pipe" });
   const [stderr, code] = await Promise.all([new Response(proc.stderr).text(), proc.exited]);
@@ -64,7 +82,11 @@ async function timeCli(wav: string, decoding: WhisperDecoding): Promise<number> 
 
 /** The whole pipeline on the clip (Silero VAD, the speech alone decoded, decision 100; confidence), for reference. */
 async function timePipeline(pcm: Float32Array, decoding: WhisperDecoding): Promise<number> {
-  const engines = { transcriber: new WhisperTranscriber({ model: "tiny", path: models.whisper, gpu: "off", threads, decoding }), vad: new SileroVad(), diarizer: new SingleSpeakerDiarizer() };
+  const engines = {
+    transcriber: new WhisperTranscriber({ model: "tiny", path: models.whisper, gpu: "off", threads, decoding }),
+    vad: new SileroVad(),
+    diarizer: new SingleSpeakerDiarizer(),
+  };
   const t0 = performance.now();
   await transcribePcm(engines, pcm, { language: "en", signal: new AbortController().signal });
   return performance.now() - t0;
@@ -77,7 +99,9 @@ async function transcriberFigures() {
   const haveCli = existsSync(cli);
   const build = new WhisperTranscriber({ model: "tiny", path: models.whisper, gpu: "off" });
   await build.load();
-  console.log(`transcriber: 60 s clip, generated tiny ggml model (${models.whisper}), ${threads} threads, ${repetitions} runs, medians; ours runs on the ${await build.backend()} build`);
+  console.log(
+    `transcriber: 60 s clip, generated tiny ggml model (${models.whisper}), ${threads} threads, ${repetitions} runs, medians; ours runs on the ${await build.backend()} build`,
+  );
   const settings: [string, WhisperDecoding][] = [
     ["greedy, no temperature fallback", { ...DEFAULT_DECODING, temperatureInc: 0 }],
     ["whisper.cpp defaults (best of 5, fallback +0.2)", DEFAULT_DECODING],
@@ -103,7 +127,9 @@ async function transcriberFigures() {
       continue;
     }
     console.log(`    whisper.cpp CLI, process wall time:  ${ms(median(theirs))}`);
-    console.log(`    ratio ours/CLI (fresh): ${(median(ours.cold) / median(theirs)).toFixed(2)}x${deterministic ? "   (target <= 1.05x)" : "   (sampled: not the same work on both sides)"}`);
+    console.log(
+      `    ratio ours/CLI (fresh): ${(median(ours.cold) / median(theirs)).toFixed(2)}x${deterministic ? "   (target <= 1.05x)" : "   (sampled: not the same work on both sides)"}`,
+    );
     if (deterministic) {
       // Each run beside the CLI run that followed it: the spread says how much of the ratio is machine noise.
       const paired = ours.cold.map((o, i) => o / theirs[i]!).sort((a, b) => a - b);
@@ -127,12 +153,18 @@ async function pipelineDelay() {
     for (let i = 0; i < repetitions; i++) {
       const rec = await post("/recordings", {});
       const url = await post(`/recordings/${rec.id}/upload-url`, { content_type: "audio/wav" });
-      const put = await fetch(url.upload_url.replace(/^https?:\/\/[^/]+/, `http://127.0.0.1:${port}`), { method: "PUT", headers: { "content-type": "audio/wav" }, body: wavBytes(clip(5)) });
+      const put = await fetch(url.upload_url.replace(/^https?:\/\/[^/]+/, `http://127.0.0.1:${port}`), {
+        method: "PUT",
+        headers: { "content-type": "audio/wav" },
+        body: wavBytes(clip(5)),
+      });
       if (put.status !== 200) throw new Error(`PUT: ${put.status} ${await put.text()}`);
       const completedAt = Date.now();
       await post(`/recordings/${rec.id}/upload-complete`, {});
       for (let tries = 0; tries < 200; tries++) {
-        const list = (await (await fetch(`${base}/transcriptions?recording_id=${rec.id}`, { headers })).json()) as { data?: { created_at: string; started_at: string | null }[] };
+        const list = (await (await fetch(`${base}/transcriptions?recording_id=${rec.id}`, { headers })).json()) as {
+          data?: { created_at: string; started_at: string | null }[];
+        };
         const started = list.data?.[0]?.started_at ?? list.data?.[0]?.created_at;
         if (started) {
           delays.push(Date.parse(started) - completedAt);
@@ -142,7 +174,9 @@ async function pipelineDelay() {
       }
     }
     if (delays.length === 0) throw new Error("no transcription was started");
-    console.log(`pipeline: upload-complete request sent -> transcription.started (server timestamp), ${delays.length} runs: median ${ms(median(delays))}, max ${ms(Math.max(...delays))}   (target < 500 ms)`);
+    console.log(
+      `pipeline: upload-complete request sent -> transcription.started (server timestamp), ${delays.length} runs: median ${ms(median(delays))}, max ${ms(Math.max(...delays))}   (target < 500 ms)`,
+    );
   } finally {
     server.kill();
     await server.exited;

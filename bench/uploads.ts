@@ -50,7 +50,13 @@ async function bareHttp(totalMb: number): Promise<number> {
   const child = Bun.spawn([BUN, "-e", code], { stdout: "ignore", stderr: "inherit" });
   try {
     for (let i = 0; i < 200; i++) {
-      if (await fetch(`http://127.0.0.1:${port}/`, { method: "PUT", body: "" }).then((r) => r.ok, () => false)) break;
+      if (
+        await fetch(`http://127.0.0.1:${port}/`, { method: "PUT", body: "" }).then(
+          (r) => r.ok,
+          () => false,
+        )
+      )
+        break;
       await Bun.sleep(50);
     }
     const rates: number[] = [];
@@ -69,7 +75,14 @@ async function bareHttp(totalMb: number): Promise<number> {
 async function serverUpload(totalMb: number) {
   const dataDir = mkdtempSync(join(tmpdir(), "parley-bench-"));
   const port = 30_000 + Math.floor(Math.random() * 20_000);
-  const env = { ...process.env, PARLEY_DATA_DIR: dataDir, PARLEY_PORT: String(port), PARLEY_LOG_LEVEL: "silent", PARLEY_RATE_LIMIT_PER_SECOND: "0", PARLEY_RATE_LIMIT_PER_MINUTE: "0" };
+  const env = {
+    ...process.env,
+    PARLEY_DATA_DIR: dataDir,
+    PARLEY_PORT: String(port),
+    PARLEY_LOG_LEVEL: "silent",
+    PARLEY_RATE_LIMIT_PER_SECOND: "0",
+    PARLEY_RATE_LIMIT_PER_MINUTE: "0",
+  };
   const cli = (...args: string[]) => Bun.spawnSync([BUN, "src/cli.ts", ...args], { cwd: ROOT, env }).stdout.toString();
   cli("projects", "create", "bench");
   const key = JSON.parse(cli("keys", "create", "--project", "bench", "--mode", "test", "--json")).key;
@@ -77,11 +90,23 @@ async function serverUpload(totalMb: number) {
   try {
     const base = `http://127.0.0.1:${port}`;
     for (let i = 0; i < 200; i++) {
-      if (await fetch(`${base}/healthz`).then((r) => r.ok, () => false)) break;
+      if (
+        await fetch(`${base}/healthz`).then(
+          (r) => r.ok,
+          () => false,
+        )
+      )
+        break;
       await Bun.sleep(50);
     }
     const api = async (path: string, b: unknown) =>
-      (await fetch(`${base}/v1${path}`, { method: "POST", headers: { authorization: `Bearer ${key}`, "content-type": "application/json" }, body: JSON.stringify(b) })).json();
+      (
+        await fetch(`${base}/v1${path}`, {
+          method: "POST",
+          headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+          body: JSON.stringify(b),
+        })
+      ).json();
     const rssBefore = kb(server.pid, "VmRSS");
     let peak = rssBefore;
     const sampler = setInterval(() => (peak = Math.max(peak, kb(server.pid, "VmRSS"))), 20);

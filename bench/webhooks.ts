@@ -57,7 +57,15 @@ async function bench(burst: number) {
   const { url, control } = JSON.parse(line) as { url: string; control: string };
   const stats = async (path = "/") => (await (await fetch(`${control}${path}`)).json()) as { count: number; first: Record<string, number> };
   const dataDir = mkdtempSync(join(tmpdir(), "parley-bench-webhooks-"));
-  const deps = buildDeps(loadConfig({ PARLEY_DATA_DIR: dataDir, PARLEY_LOG_LEVEL: "error", PARLEY_RATE_LIMIT_PER_SECOND: "0", PARLEY_RATE_LIMIT_PER_MINUTE: "0", PARLEY_WEBHOOK_ALLOW_HOSTS: "127.0.0.1" }));
+  const deps = buildDeps(
+    loadConfig({
+      PARLEY_DATA_DIR: dataDir,
+      PARLEY_LOG_LEVEL: "error",
+      PARLEY_RATE_LIMIT_PER_SECOND: "0",
+      PARLEY_RATE_LIMIT_PER_MINUTE: "0",
+      PARLEY_WEBHOOK_ALLOW_HOSTS: "127.0.0.1",
+    }),
+  );
   wakeOnEvents(deps);
   const sweep = setInterval(dispatchWebhooks(deps), 1000);
   deps.webhooks.tick();
@@ -112,7 +120,9 @@ async function bench(burst: number) {
       Array.from({ length: concurrency }, async () => {
         while (next < requests) {
           const i = next++;
-          await (await fetch(`${url}/base${i % 50}`, { method: "POST", body, headers: { "content-type": "application/json", "webhook-id": `evt_${i}` } })).text();
+          await (
+            await fetch(`${url}/base${i % 50}`, { method: "POST", body, headers: { "content-type": "application/json", "webhook-id": `evt_${i}` } })
+          ).text();
         }
       }),
     );
@@ -131,8 +141,12 @@ async function bench(burst: number) {
     console.log("bench/webhooks.ts  (loopback HTTPS receiver in its own process, 2-core machine)");
     console.log(`baseline: bare POSTs, ${CONCURRENCY.perEndpoint} concurrent           ${f(base4)} req/s`);
     console.log(`baseline: bare POSTs, ${CONCURRENCY.perProject} concurrent          ${f(base)} req/s`);
-    console.log(`burst, 1 endpoint   (${one.expected} deliveries)     ${f(one.perSecond)} deliveries/s  (${(one.perSecond / base4).toFixed(2)}x the ${CONCURRENCY.perEndpoint}-concurrent baseline; ${one.delivered}/${one.expected})`);
-    console.log(`burst, 50 endpoints (${fifty.expected} deliveries)    ${f(fifty.perSecond)} deliveries/s  (${(fifty.perSecond / base).toFixed(2)}x the ${CONCURRENCY.perProject}-concurrent baseline; ${fifty.delivered}/${fifty.expected})`);
+    console.log(
+      `burst, 1 endpoint   (${one.expected} deliveries)     ${f(one.perSecond)} deliveries/s  (${(one.perSecond / base4).toFixed(2)}x the ${CONCURRENCY.perEndpoint}-concurrent baseline; ${one.delivered}/${one.expected})`,
+    );
+    console.log(
+      `burst, 50 endpoints (${fifty.expected} deliveries)    ${f(fifty.perSecond)} deliveries/s  (${(fifty.perSecond / base).toFixed(2)}x the ${CONCURRENCY.perProject}-concurrent baseline; ${fifty.delivered}/${fifty.expected})`,
+    );
     console.log(`event -> first attempt, 1 endpoint, 50 events/s:  p50 ${paced1.p50} ms  p95 ${paced1.p95} ms  (target p95 < 1000 ms)`);
     console.log(`event -> first attempt, 50 endpoints, 10 events/s: p50 ${paced50.p50} ms  p95 ${paced50.p95} ms  (target p95 < 1000 ms)`);
     console.log(`event -> first attempt during the 1-endpoint burst: p50 ${one.p50} ms  p95 ${one.p95} ms (queueing included)`);

@@ -18,7 +18,9 @@ import pkg from "../package.json";
 const outfile = process.argv[2] ?? "dist/parley";
 const llamaBin = join(dirname(require.resolve("@node-llama-cpp/linux-x64")), "..", "bins", "linux-x64");
 const llamaBins = `Symbol.for(${JSON.stringify(LLAMA_PREBUILT_BINS.description)})`;
-const llamaRelease: string = JSON.parse(readFileSync(join(dirname(require.resolve("node-llama-cpp")), "..", "llama", "binariesGithubRelease.json"), "utf8")).release;
+const llamaRelease: string = JSON.parse(
+  readFileSync(join(dirname(require.resolve("node-llama-cpp")), "..", "llama", "binariesGithubRelease.json"), "utf8"),
+).release;
 const onnxruntimeBin = join(dirname(require.resolve("onnxruntime-node/package.json")), "bin", "napi-v6", "linux", "x64");
 
 /** Name in the runtime folder -> the file to embed. */
@@ -41,7 +43,10 @@ if (nativeStamp && existsSync(NATIVE_WHISPER.addon)) carried[CARRIED_NATIVE_WHIS
 else console.warn(`warning: Parley's whisper addon is not built for this CPU (npm run build:whisper); the executable carries the portable build only`);
 
 const files = Object.entries(carried).map(([name, path]) => ({ name, path, sha256: createHash("sha256").update(readFileSync(path)).digest("hex") }));
-const version = `${pkg.version}-${createHash("sha256").update(files.map((f) => `${f.name}:${f.sha256}`).join("\n")).digest("hex").slice(0, 12)}`;
+const version = `${pkg.version}-${createHash("sha256")
+  .update(files.map((f) => `${f.name}:${f.sha256}`).join("\n"))
+  .digest("hex")
+  .slice(0, 12)}`;
 
 function runtimeModule(): string {
   const imports = files.map((f, i) => `import file${i} from ${JSON.stringify(f.path)} with { type: "file" };`);
@@ -87,25 +92,54 @@ const result = await Bun.build({
         build.onLoad({ filter: /src\/runtime\/bundled\.ts$/ }, () => ({ loader: "ts", contents: runtimeModule() }));
         // onnxruntime-node requires its addon by a computed path inside its package: read the
         // runtime folder's instead (src/runtime/onnxruntime.ts).
-        rewrite(build, /onnxruntime-node\/dist\/binding\.js$/, "require(`../bin/napi-v6/${process.platform}/${process.arch}/onnxruntime_binding.node`)", `require(globalThis[Symbol.for(${JSON.stringify(ONNXRUNTIME_BINDING.description)})])`);
+        rewrite(
+          build,
+          /onnxruntime-node\/dist\/binding\.js$/,
+          "require(`../bin/napi-v6/${process.platform}/${process.arch}/onnxruntime_binding.node`)",
+          `require(globalThis[Symbol.for(${JSON.stringify(ONNXRUNTIME_BINDING.description)})])`,
+        );
         // transformers.js loads onnxruntime-node through createRequire, which the bundler
         // cannot follow: make it a plain import of the bundled (rewritten) one (an import
         // statement may stand anywhere at a module's top level).
-        rewrite(build, /@huggingface\/transformers\/dist\/transformers\.node\.mjs$/, 'var onnx_node_default = requireFromHere("onnxruntime-node");', 'import * as parleyOnnxruntimeNode from "onnxruntime-node";\nvar onnx_node_default = parleyOnnxruntimeNode.default ?? parleyOnnxruntimeNode;');
+        rewrite(
+          build,
+          /@huggingface\/transformers\/dist\/transformers\.node\.mjs$/,
+          'var onnx_node_default = requireFromHere("onnxruntime-node");',
+          'import * as parleyOnnxruntimeNode from "onnxruntime-node";\nvar onnx_node_default = parleyOnnxruntimeNode.default ?? parleyOnnxruntimeNode;',
+        );
         // node-llama-cpp finds its prebuilt binaries in its own package folder: look in the
         // runtime folder first (src/runtime/llama.ts).
-        rewrite(build, /node-llama-cpp\/dist\/bindings\/utils\/compileLLamaCpp\.js$/, "const localPrebuiltBinaryDirectoryPath = path.join(llamaPrebuiltBinsDirectory, folderName);", `const localPrebuiltBinaryDirectoryPath = path.join(globalThis[${llamaBins}] ?? llamaPrebuiltBinsDirectory, folderName);`);
+        rewrite(
+          build,
+          /node-llama-cpp\/dist\/bindings\/utils\/compileLLamaCpp\.js$/,
+          "const localPrebuiltBinaryDirectoryPath = path.join(llamaPrebuiltBinsDirectory, folderName);",
+          `const localPrebuiltBinaryDirectoryPath = path.join(globalThis[${llamaBins}] ?? llamaPrebuiltBinsDirectory, folderName);`,
+        );
         // It reads the llama.cpp release of its binaries from a JSON file in its package at
         // import: inline it.
-        rewrite(build, /node-llama-cpp\/dist\/bindings\/utils\/binariesGithubRelease\.js$/, "export const builtinLlamaCppRelease = await getBinariesGithubRelease();", `export const builtinLlamaCppRelease = ${JSON.stringify(llamaRelease)};`);
+        rewrite(
+          build,
+          /node-llama-cpp\/dist\/bindings\/utils\/binariesGithubRelease\.js$/,
+          "export const builtinLlamaCppRelease = await getBinariesGithubRelease();",
+          `export const builtinLlamaCppRelease = ${JSON.stringify(llamaRelease)};`,
+        );
         // It test-loads a binary in a child process that runs its own source file, which a
         // bundle does not have (it would warn and load anyway). The carried build is the CPU
         // one, whose CPU backend ggml chooses by the CPU's features: nothing to test first.
-        const testSignature = "export async function testBindingBinary(bindingBinaryPath, extBackendsPath, gpu, testTimeout = 1000 * 60 * 5, pipeOutputOnNode = false) {";
-        rewrite(build, /node-llama-cpp\/dist\/bindings\/utils\/testBindingBinary\.js$/, testSignature, `${testSignature}\n    if (globalThis[${llamaBins}] != null && gpu === false) return true;`);
+        const testSignature =
+          "export async function testBindingBinary(bindingBinaryPath, extBackendsPath, gpu, testTimeout = 1000 * 60 * 5, pipeOutputOnNode = false) {";
+        rewrite(
+          build,
+          /node-llama-cpp\/dist\/bindings\/utils\/testBindingBinary\.js$/,
+          testSignature,
+          `${testSignature}\n    if (globalThis[${llamaBins}] != null && gpu === false) return true;`,
+        );
         // sharp (images) is never used by text embeddings, and its native library is not carried.
         build.onResolve({ filter: /^sharp$/ }, () => ({ path: "sharp", namespace: "parley-stub" }));
-        build.onLoad({ filter: /.*/, namespace: "parley-stub" }, () => ({ loader: "js", contents: "export default function sharp() { throw new Error('images are not supported in this executable'); }" }));
+        build.onLoad({ filter: /.*/, namespace: "parley-stub" }, () => ({
+          loader: "js",
+          contents: "export default function sharp() { throw new Error('images are not supported in this executable'); }",
+        }));
       },
     },
   ],

@@ -84,7 +84,21 @@ export function renderConversation(conversation: Conversation, out: string, seri
     });
     const joined = join(work, "joined.wav");
     run(["sox", "-R", ...parts, joined, "pad", "0.3", "0.3"]);
-    run(["opusenc", "--quiet", "--bitrate", "12", "--speech", "--serial", String(serial), "--title", conversation.name, "--comment", "license=CC0-1.0", joined, out]);
+    run([
+      "opusenc",
+      "--quiet",
+      "--bitrate",
+      "12",
+      "--speech",
+      "--serial",
+      String(serial),
+      "--title",
+      conversation.name,
+      "--comment",
+      "license=CC0-1.0",
+      joined,
+      out,
+    ]);
   } finally {
     rmSync(work, { recursive: true, force: true });
   }

@@ -51,7 +51,19 @@ function build(): void {
   const started = performance.now();
   if (!haveCmake()) throw new Error("cmake is not installed (Debian: apt-get install cmake)");
   try {
-    run(["cmake", "-S", addonDir, "-B", NATIVE_WHISPER.buildDir, "-DCMAKE_BUILD_TYPE=Release", `-DWHISPER_SOURCE_DIR=${whisperSource}`, `-DNODE_API_HEADERS_DIR=${nodeApiHeaders}`], log);
+    run(
+      [
+        "cmake",
+        "-S",
+        addonDir,
+        "-B",
+        NATIVE_WHISPER.buildDir,
+        "-DCMAKE_BUILD_TYPE=Release",
+        `-DWHISPER_SOURCE_DIR=${whisperSource}`,
+        `-DNODE_API_HEADERS_DIR=${nodeApiHeaders}`,
+      ],
+      log,
+    );
     const targets = withCli ? ["parley_whisper", "whisper-cli"] : ["parley_whisper"];
     run(["cmake", "--build", NATIVE_WHISPER.buildDir, "--parallel", String(availableParallelism()), "--target", ...targets], log);
   } finally {
@@ -65,5 +77,7 @@ try {
   build();
 } catch (err) {
   // Never fails the install: the prebuilt addon still transcribes, more slowly.
-  console.warn(`native whisper addon not built: ${(err as Error).message}; see ${NATIVE_WHISPER.log}. Transcription uses the prebuilt portable addon; run \`npm run build:whisper\` after fixing.`);
+  console.warn(
+    `native whisper addon not built: ${(err as Error).message}; see ${NATIVE_WHISPER.log}. Transcription uses the prebuilt portable addon; run \`npm run build:whisper\` after fixing.`,
+  );
 }

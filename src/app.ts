@@ -35,7 +35,24 @@ import { spaceReport } from "./storage/volumes";
 
 /** Every /v1 module. Building it has no side effects, so the OpenAPI document can build its own copy. */
 export function apiRoutes(deps: Deps) {
-  return new Elysia({ prefix: "/v1" }).use(endUsersRoutes(deps)).use(recordingsRoutes(deps)).use(devicesRoutes(deps)).use(heartbeatsRoutes(deps)).use(commandsRoutes(deps)).use(grantsRoutes(deps)).use(firmwareRoutes(deps)).use(configRoutes(deps)).use(transcriptionsRoutes(deps)).use(summariesRoutes(deps)).use(searchRoutes(deps)).use(askRoutes(deps)).use(webhooksRoutes(deps)).use(voicesRoutes(deps)).use(auditRoutes(deps)).use(legalHoldsRoutes(deps)).use(exportsRoutes(deps));
+  return new Elysia({ prefix: "/v1" })
+    .use(endUsersRoutes(deps))
+    .use(recordingsRoutes(deps))
+    .use(devicesRoutes(deps))
+    .use(heartbeatsRoutes(deps))
+    .use(commandsRoutes(deps))
+    .use(grantsRoutes(deps))
+    .use(firmwareRoutes(deps))
+    .use(configRoutes(deps))
+    .use(transcriptionsRoutes(deps))
+    .use(summariesRoutes(deps))
+    .use(searchRoutes(deps))
+    .use(askRoutes(deps))
+    .use(webhooksRoutes(deps))
+    .use(voicesRoutes(deps))
+    .use(auditRoutes(deps))
+    .use(legalHoldsRoutes(deps))
+    .use(exportsRoutes(deps));
 }
 
 /** Routes that take a raw body (audio, firmware images) and stream it: mounted before the JSON parser. */

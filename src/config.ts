@@ -1,16 +1,9 @@
 import { z } from "zod";
 
-const flag = z
-  .enum(["0", "1", "true", "false", ""])
-  .transform((v) => v === "1" || v === "true");
+const flag = z.enum(["0", "1", "true", "false", ""]).transform((v) => v === "1" || v === "true");
 
 /** A whole number from the environment. Unlike z.coerce, an empty value is an error, not 0. */
-const whole = (min: number, max = Number.MAX_SAFE_INTEGER) =>
-  z
-    .string()
-    .regex(/^\d+$/, "a whole number")
-    .transform(Number)
-    .pipe(z.number().min(min).max(max));
+const whole = (min: number, max = Number.MAX_SAFE_INTEGER) => z.string().regex(/^\d+$/, "a whole number").transform(Number).pipe(z.number().min(min).max(max));
 
 /** A decimal number from the environment; empty is an error. */
 const decimal = (min: number) =>
@@ -26,77 +19,93 @@ const seconds = z
   .transform((s) => s.split(",").map(Number));
 
 /** PARLEY_* variables and their embedded defaults (README "Configuration" documents each). */
-const envSchema = z.object({
-  PARLEY_PORT: whole(0, 65535).default(8080),
-  PARLEY_HOST: z.string().min(1).default("127.0.0.1"),
-  PARLEY_DATA_DIR: z.string().min(1).default("./data"),
-  PARLEY_MODELS_DIR: z.string().min(1).default("./models"),
-  PARLEY_PUBLIC_URL: z.url().optional(),
-  PARLEY_ALLOWED_HOSTS: z
-    .string()
-    .default("")
-    .transform((s) => s.split(",").map((h) => h.trim().toLowerCase().replace(/\.$/, "")).filter(Boolean))
-    .pipe(z.array(z.string().regex(/^(\*|[a-z0-9_.-]+)$/, "comma-separated host names without ports, or *"))),
-  PARLEY_LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
-  PARLEY_RATE_LIMIT_PER_SECOND: whole(0).default(100),
-  PARLEY_RATE_LIMIT_PER_MINUTE: whole(0).default(1000),
-  PARLEY_WEBHOOK_RETRY_DELAYS: seconds.default([60, 300, 1800, 7200, 28800]),
-  PARLEY_WEBHOOK_DENY_PRIVATE: flag.default(false),
-  PARLEY_WEBHOOK_TIMEOUT_MS: whole(1).default(30_000),
-  PARLEY_WEBHOOK_ALLOW_HOSTS: z
-    .string()
-    .default("")
-    .transform((s) => s.split(",").map((h) => h.trim().toLowerCase()).filter(Boolean)),
-  PARLEY_MIN_FREE_MB: whole(0).default(512),
-  PARLEY_SHUTDOWN_GRACE_SECONDS: whole(0, 3600).default(10),
-  PARLEY_MAX_UPLOAD_BYTES: whole(1).default(2 * 1024 ** 3),
-  PARLEY_MAX_CONCURRENT_UPLOADS: whole(1).default(10),
-  PARLEY_MAX_CONCURRENT_UPLOADS_PER_DEVICE: whole(1).default(3),
-  PARLEY_UPLOAD_MIN_BYTES_PER_SECOND: whole(0).default(1024),
-  PARLEY_UPLOAD_RATE_WINDOW_SECONDS: decimal(0.001).default(30),
-  PARLEY_UPLOAD_TOKEN_TTL_SECONDS: whole(1).default(900),
-  PARLEY_S3_BUCKET: z.string().optional(),
-  PARLEY_S3_ENDPOINT: z.string().optional(),
-  PARLEY_S3_REGION: z.string().optional(),
-  PARLEY_S3_ACCESS_KEY_ID: z.string().optional(),
-  PARLEY_S3_SECRET_ACCESS_KEY: z.string().optional(),
-  PARLEY_FFMPEG_PATH: z.string().optional(),
-  PARLEY_GPU: z.enum(["auto", "off", "cuda", "vulkan"]).default("auto"),
-  PARLEY_MODEL_MIRROR: z.url().default("https://huggingface.co"),
-  PARLEY_WHISPER_MODEL: z.string().default("whisper-base.en"),
-  PARLEY_LLM_MODEL: z.string().default("qwen2.5-1.5b-instruct-q4"),
-  PARLEY_EMBEDDING_MODEL: z.string().default("all-minilm-l6-v2"),
-  PARLEY_SEGMENTATION_MODEL: z.string().default("pyannote-segmentation-3.0"),
-  PARLEY_SPEAKER_EMBEDDING_MODEL: z.string().default("wespeaker-resnet34"),
-  PARLEY_ASK_PROVIDER: z.enum(["llama_cpp", "openai_compatible", "extractive"]).default("llama_cpp"),
-  PARLEY_OPENAI_BASE_URL: z.url().optional(),
-  PARLEY_OPENAI_API_KEY: z.string().optional(),
-  PARLEY_OPENAI_MODEL: z.string().optional(),
-  PARLEY_OPENAI_CONTEXT_TOKENS: whole(512).default(8192),
-  PARLEY_OPENAI_TIMEOUT_MS: whole(1).default(120_000),
-  PARLEY_JOB_CONCURRENCY: whole(1).default(2),
-  PARLEY_PROCESSING_MIN_SECONDS: decimal(0.001).default(120),
-  PARLEY_PROCESSING_TIME_FACTOR: decimal(0).default(3),
-  PARLEY_SECRET: z.string().min(32).optional(),
-  PARLEY_METRICS: flag.default(false),
-  PARLEY_TLS: z.enum(["off", "auto"]).optional(),
-  PARLEY_MASTER_KEY_FILE: z.string().min(1).optional(),
-  PARLEY_EXPORT_RETENTION_DAYS: whole(0).default(7),
-  PARLEY_TLS_CERT_FILE: z.string().min(1).optional(),
-  PARLEY_TLS_KEY_FILE: z.string().min(1).optional(),
-  PARLEY_SESSION_IDLE_MINUTES: whole(1).default(30),
-  PARLEY_SESSION_MAX_HOURS: whole(1).default(12),
-  PARLEY_LOGIN_MAX_FAILURES: whole(1).default(5),
-  PARLEY_LOGIN_LOCKOUT_MINUTES: whole(1).default(15),
-  PARLEY_REDACTION_LLM: z.enum(["auto", "off"]).default("auto"),
-}).superRefine((e, ctx) => {
-  // HTTPS from the operator's files, or from a certificate made here (decision 104): one or the other, and both files or neither.
-  const files = e.PARLEY_TLS_CERT_FILE !== undefined || e.PARLEY_TLS_KEY_FILE !== undefined;
-  if (files && e.PARLEY_TLS !== undefined) ctx.addIssue({ code: "custom", path: ["PARLEY_TLS"], message: "set either PARLEY_TLS or PARLEY_TLS_CERT_FILE with PARLEY_TLS_KEY_FILE, not both" });
-  for (const [name, other] of [["PARLEY_TLS_CERT_FILE", "PARLEY_TLS_KEY_FILE"], ["PARLEY_TLS_KEY_FILE", "PARLEY_TLS_CERT_FILE"]] as const) {
-    if (e[name] === undefined && e[other] !== undefined) ctx.addIssue({ code: "custom", path: [name], message: `required with ${other}` });
-  }
-});
+const envSchema = z
+  .object({
+    PARLEY_PORT: whole(0, 65535).default(8080),
+    PARLEY_HOST: z.string().min(1).default("127.0.0.1"),
+    PARLEY_DATA_DIR: z.string().min(1).default("./data"),
+    PARLEY_MODELS_DIR: z.string().min(1).default("./models"),
+    PARLEY_PUBLIC_URL: z.url().optional(),
+    PARLEY_ALLOWED_HOSTS: z
+      .string()
+      .default("")
+      .transform((s) =>
+        s
+          .split(",")
+          .map((h) => h.trim().toLowerCase().replace(/\.$/, ""))
+          .filter(Boolean),
+      )
+      .pipe(z.array(z.string().regex(/^(\*|[a-z0-9_.-]+)$/, "comma-separated host names without ports, or *"))),
+    PARLEY_LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
+    PARLEY_RATE_LIMIT_PER_SECOND: whole(0).default(100),
+    PARLEY_RATE_LIMIT_PER_MINUTE: whole(0).default(1000),
+    PARLEY_WEBHOOK_RETRY_DELAYS: seconds.default([60, 300, 1800, 7200, 28800]),
+    PARLEY_WEBHOOK_DENY_PRIVATE: flag.default(false),
+    PARLEY_WEBHOOK_TIMEOUT_MS: whole(1).default(30_000),
+    PARLEY_WEBHOOK_ALLOW_HOSTS: z
+      .string()
+      .default("")
+      .transform((s) =>
+        s
+          .split(",")
+          .map((h) => h.trim().toLowerCase())
+          .filter(Boolean),
+      ),
+    PARLEY_MIN_FREE_MB: whole(0).default(512),
+    PARLEY_SHUTDOWN_GRACE_SECONDS: whole(0, 3600).default(10),
+    PARLEY_MAX_UPLOAD_BYTES: whole(1).default(2 * 1024 ** 3),
+    PARLEY_MAX_CONCURRENT_UPLOADS: whole(1).default(10),
+    PARLEY_MAX_CONCURRENT_UPLOADS_PER_DEVICE: whole(1).default(3),
+    PARLEY_UPLOAD_MIN_BYTES_PER_SECOND: whole(0).default(1024),
+    PARLEY_UPLOAD_RATE_WINDOW_SECONDS: decimal(0.001).default(30),
+    PARLEY_UPLOAD_TOKEN_TTL_SECONDS: whole(1).default(900),
+    PARLEY_S3_BUCKET: z.string().optional(),
+    PARLEY_S3_ENDPOINT: z.string().optional(),
+    PARLEY_S3_REGION: z.string().optional(),
+    PARLEY_S3_ACCESS_KEY_ID: z.string().optional(),
+    PARLEY_S3_SECRET_ACCESS_KEY: z.string().optional(),
+    PARLEY_FFMPEG_PATH: z.string().optional(),
+    PARLEY_GPU: z.enum(["auto", "off", "cuda", "vulkan"]).default("auto"),
+    PARLEY_MODEL_MIRROR: z.url().default("https://huggingface.co"),
+    PARLEY_WHISPER_MODEL: z.string().default("whisper-base.en"),
+    PARLEY_LLM_MODEL: z.string().default("qwen2.5-1.5b-instruct-q4"),
+    PARLEY_EMBEDDING_MODEL: z.string().default("all-minilm-l6-v2"),
+    PARLEY_SEGMENTATION_MODEL: z.string().default("pyannote-segmentation-3.0"),
+    PARLEY_SPEAKER_EMBEDDING_MODEL: z.string().default("wespeaker-resnet34"),
+    PARLEY_ASK_PROVIDER: z.enum(["llama_cpp", "openai_compatible", "extractive"]).default("llama_cpp"),
+    PARLEY_OPENAI_BASE_URL: z.url().optional(),
+    PARLEY_OPENAI_API_KEY: z.string().optional(),
+    PARLEY_OPENAI_MODEL: z.string().optional(),
+    PARLEY_OPENAI_CONTEXT_TOKENS: whole(512).default(8192),
+    PARLEY_OPENAI_TIMEOUT_MS: whole(1).default(120_000),
+    PARLEY_JOB_CONCURRENCY: whole(1).default(2),
+    PARLEY_PROCESSING_MIN_SECONDS: decimal(0.001).default(120),
+    PARLEY_PROCESSING_TIME_FACTOR: decimal(0).default(3),
+    PARLEY_SECRET: z.string().min(32).optional(),
+    PARLEY_METRICS: flag.default(false),
+    PARLEY_TLS: z.enum(["off", "auto"]).optional(),
+    PARLEY_MASTER_KEY_FILE: z.string().min(1).optional(),
+    PARLEY_EXPORT_RETENTION_DAYS: whole(0).default(7),
+    PARLEY_TLS_CERT_FILE: z.string().min(1).optional(),
+    PARLEY_TLS_KEY_FILE: z.string().min(1).optional(),
+    PARLEY_SESSION_IDLE_MINUTES: whole(1).default(30),
+    PARLEY_SESSION_MAX_HOURS: whole(1).default(12),
+    PARLEY_LOGIN_MAX_FAILURES: whole(1).default(5),
+    PARLEY_LOGIN_LOCKOUT_MINUTES: whole(1).default(15),
+    PARLEY_REDACTION_LLM: z.enum(["auto", "off"]).default("auto"),
+  })
+  .superRefine((e, ctx) => {
+    // HTTPS from the operator's files, or from a certificate made here (decision 104): one or the other, and both files or neither.
+    const files = e.PARLEY_TLS_CERT_FILE !== undefined || e.PARLEY_TLS_KEY_FILE !== undefined;
+    if (files && e.PARLEY_TLS !== undefined)
+      ctx.addIssue({ code: "custom", path: ["PARLEY_TLS"], message: "set either PARLEY_TLS or PARLEY_TLS_CERT_FILE with PARLEY_TLS_KEY_FILE, not both" });
+    for (const [name, other] of [
+      ["PARLEY_TLS_CERT_FILE", "PARLEY_TLS_KEY_FILE"],
+      ["PARLEY_TLS_KEY_FILE", "PARLEY_TLS_CERT_FILE"],
+    ] as const) {
+      if (e[name] === undefined && e[other] !== undefined) ctx.addIssue({ code: "custom", path: [name], message: `required with ${other}` });
+    }
+  });
 
 export type Config = Readonly<{
   port: number;
@@ -111,13 +120,23 @@ export type Config = Readonly<{
   /** allowHosts: host names or addresses exempt from every webhook target refusal, loopback/link-local/metadata and (with denyPrivate) LAN (decision 074). */
   webhooks: { retryDelaysSeconds: number[]; denyPrivate: boolean; allowHosts: readonly string[]; timeoutMs: number };
   /** maxConcurrent PUTs per project, maxConcurrentPerDevice per device; a PUT whose body brings under minBytesPerSecond over a rateWindowMs window is dropped (0: never). */
-  uploads: { maxBytes: number; maxConcurrent: number; maxConcurrentPerDevice: number; tokenTtlSeconds: number; minBytesPerSecond: number; rateWindowMs: number };
+  uploads: {
+    maxBytes: number;
+    maxConcurrent: number;
+    maxConcurrentPerDevice: number;
+    tokenTtlSeconds: number;
+    minBytesPerSecond: number;
+    rateWindowMs: number;
+  };
   s3: { bucket: string; endpoint?: string; region?: string; accessKeyId?: string; secretAccessKey?: string } | null;
   ffmpegPath?: string;
   gpu: "auto" | "off" | "cuda" | "vulkan";
   /** segmentation and speakerEmbedding: the neural diarizer's two models, used when both are installed (decision 097). */
   models: { mirror: string; whisper: string; llm: string; embedding: string; segmentation: string; speakerEmbedding: string };
-  ask: { defaultProvider: "llama_cpp" | "openai_compatible" | "extractive"; openai: { baseUrl?: string; apiKey?: string; model?: string; contextTokens: number; timeoutMs: number } };
+  ask: {
+    defaultProvider: "llama_cpp" | "openai_compatible" | "extractive";
+    openai: { baseUrl?: string; apiKey?: string; model?: string; contextTokens: number; timeoutMs: number };
+  };
   jobConcurrency: number;
   /** New uploads are refused (507) while a data volume has less free space than this. */
   minFreeBytes: number;
@@ -152,7 +171,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   }
   const e = parsed.data;
   const tls: Config["tls"] =
-    e.PARLEY_TLS_CERT_FILE && e.PARLEY_TLS_KEY_FILE ? { mode: "files", certFile: e.PARLEY_TLS_CERT_FILE, keyFile: e.PARLEY_TLS_KEY_FILE } : e.PARLEY_TLS === "auto" ? { mode: "auto" } : null;
+    e.PARLEY_TLS_CERT_FILE && e.PARLEY_TLS_KEY_FILE
+      ? { mode: "files", certFile: e.PARLEY_TLS_CERT_FILE, keyFile: e.PARLEY_TLS_KEY_FILE }
+      : e.PARLEY_TLS === "auto"
+        ? { mode: "auto" }
+        : null;
   return Object.freeze({
     port: e.PARLEY_PORT,
     host: e.PARLEY_HOST,

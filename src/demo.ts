@@ -47,7 +47,10 @@ export function formatMissingModels(missing: MissingDemoModel[]): string {
     `  (on an air-gapped machine: ${importAdvice(runningCli())}, from a folder copied from one that pulled them)`,
     // Without a transcriber every upload fails; installing it later does not undo that by itself.
     ...(missing.some((m) => m.shows === "transcripts")
-      ? [`Recordings made meanwhile fail to transcribe; once it is installed: ${runningCli()} recordings reprocess --failed`, "(or Reprocess all failed on the dashboard's Recordings page)."]
+      ? [
+          `Recordings made meanwhile fail to transcribe; once it is installed: ${runningCli()} recordings reprocess --failed`,
+          "(or Reprocess all failed on the dashboard's Recordings page).",
+        ]
       : []),
   ].join("\n");
 }
@@ -114,7 +117,17 @@ export async function demoCommand(config: Config, args: string[]): Promise<void>
   console.log(`Parley demo running at ${server.url}`);
   console.log(`  dashboard: ${server.url}/dashboard${hasAdmin ? "" : " (the first visit from this machine creates its administrator)"}`);
   console.log(`  API key (project ${projectName}, test mode, shown once): ${key.key}`);
-  const sim = await startSimulation({ url: server.url, apiKey: key.key, devices, durationSeconds: duration, intervalSeconds: 5, uploads: true, recordAtOnce: true, run: DEMO_RUN, log: console.log });
+  const sim = await startSimulation({
+    url: server.url,
+    apiKey: key.key,
+    devices,
+    durationSeconds: duration,
+    intervalSeconds: 5,
+    uploads: true,
+    recordAtOnce: true,
+    run: DEMO_RUN,
+    log: console.log,
+  });
   process.once("SIGINT", () => sim.stop());
   const progress = setInterval(() => console.log(formatStats(sim.stats)), 15_000);
   const stats = await sim.done;

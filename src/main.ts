@@ -21,17 +21,22 @@ import { certificateSource, plainHttpWarning } from "./tls/certificate-source";
 function listen(deps: Deps) {
   const { config } = deps;
   try {
-    return listenWithCertificate(createApp(deps), {
-      port: config.port,
-      hostname: config.host,
-      // The upload limit plus room for the request line and headers: upload-rules.ts refuses past the limit itself.
-      maxRequestBodySize: maxUploadBytes(config) + 1024 * 1024,
-      // Bun's longest idle timeout: a wearable uploading over a weak link may stall for a while.
-      idleTimeout: 255,
-      // Elysia turns SO_REUSEPORT on, and the kernel would then split requests between two
-      // servers on one port, maybe on two databases: a port in use must stop this one instead.
-      reusePort: false,
-    }, certificateSource(config, () => deps.clock.now(), deps.log), deps.log);
+    return listenWithCertificate(
+      createApp(deps),
+      {
+        port: config.port,
+        hostname: config.host,
+        // The upload limit plus room for the request line and headers: upload-rules.ts refuses past the limit itself.
+        maxRequestBodySize: maxUploadBytes(config) + 1024 * 1024,
+        // Bun's longest idle timeout: a wearable uploading over a weak link may stall for a while.
+        idleTimeout: 255,
+        // Elysia turns SO_REUSEPORT on, and the kernel would then split requests between two
+        // servers on one port, maybe on two databases: a port in use must stop this one instead.
+        reusePort: false,
+      },
+      certificateSource(config, () => deps.clock.now(), deps.log),
+      deps.log,
+    );
   } catch (err) {
     if (err instanceof CertificateError) throw new StartupError(`TLS: ${err.message}`);
     if ((err as { code?: string }).code !== "EADDRINUSE") throw err;
@@ -116,12 +121,18 @@ export async function serve(config: Config, options: { log?: Logger } = {}): Pro
   if (cert) process.on("SIGHUP", reloadCertificate);
   lock.listening(url);
 
-  const tls = cert ? { tls: config.tls?.mode, fingerprint_sha256: cert.fingerprint256, spki_sha256: cert.spkiSha256, valid_to: cert.validTo.toISOString() } : { tls: "off" };
+  const tls = cert
+    ? { tls: config.tls?.mode, fingerprint_sha256: cert.fingerprint256, spki_sha256: cert.spkiSha256, valid_to: cert.validTo.toISOString() }
+    : { tls: "off" };
   log.info("parley listening", { url, data_dir: config.dataDir, models_dir: config.modelsDir, ...tls });
   const exposed = plainHttpWarning(config);
   if (exposed) log.warn(exposed);
   // Only while no administrator exists, and good for one setup (decision 094).
   const setupToken = deps.dashboardSessions.setupTokenToPrint();
-  if (setupToken) log.warn("no dashboard administrator yet: open the dashboard on this machine, or from elsewhere with this one-time setup token, or run `parley admin create EMAIL`", { dashboard: `${url}/dashboard`, setup_token: setupToken });
+  if (setupToken)
+    log.warn(
+      "no dashboard administrator yet: open the dashboard on this machine, or from elsewhere with this one-time setup token, or run `parley admin create EMAIL`",
+      { dashboard: `${url}/dashboard`, setup_token: setupToken },
+    );
   return { url, stop };
 }

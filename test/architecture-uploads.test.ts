@@ -25,5 +25,9 @@ test("only upload-rules.ts reads the upload size limit", () => {
   }
   expect(readers).toEqual([]);
   // The check reads the rule's own file the same way, so a pattern that matches nothing fails here.
-  expect(readFileSync(join(ROOT, SIZE_RULE), "utf8").split("\n").some((line) => READS_LIMIT.test(line))).toBe(true);
+  expect(
+    readFileSync(join(ROOT, SIZE_RULE), "utf8")
+      .split("\n")
+      .some((line) => READS_LIMIT.test(line)),
+  ).toBe(true);
 });

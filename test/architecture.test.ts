@@ -14,9 +14,30 @@ const ROOT = join(import.meta.dir, "..");
 /** Folders below the modules: they never import a module, the CLI or the composition root. */
 const LOWER_LAYERS = ["src/db/", "src/http/", "src/engines/", "src/jobs/", "src/storage/", "src/events/", "src/model-files/", "src/runtime/"];
 /** What sits above them. */
-const UPPER = ["src/modules/", "src/cli.ts", "src/cli/", "src/models/", "src/app.ts", "src/boot.ts", "src/main.ts", "src/background.ts", "src/demo.ts", "src/simulator/"];
+const UPPER = [
+  "src/modules/",
+  "src/cli.ts",
+  "src/cli/",
+  "src/models/",
+  "src/app.ts",
+  "src/boot.ts",
+  "src/main.ts",
+  "src/background.ts",
+  "src/demo.ts",
+  "src/simulator/",
+];
 /** Leaves: they import nothing of ours outside themselves. */
-const LEAVES = ["src/clock.ts", "src/ids.ts", "src/crypto.ts", "src/log.ts", "src/config.ts", "src/tenancy.ts", "src/cli/args.ts", "src/model-files/", "src/runtime/"];
+const LEAVES = [
+  "src/clock.ts",
+  "src/ids.ts",
+  "src/crypto.ts",
+  "src/log.ts",
+  "src/config.ts",
+  "src/tenancy.ts",
+  "src/cli/args.ts",
+  "src/model-files/",
+  "src/runtime/",
+];
 
 type Edge = { from: string; to: string };
 
@@ -140,7 +161,9 @@ describe("architecture (decision 083)", () => {
   });
 
   test("modules use nothing of the CLI but the leaf args.ts", () => {
-    const offending = all.filter((e) => e.from.startsWith("src/modules/") && (e.to === "src/cli.ts" || e.to.startsWith("src/cli/")) && e.to !== "src/cli/args.ts");
+    const offending = all.filter(
+      (e) => e.from.startsWith("src/modules/") && (e.to === "src/cli.ts" || e.to.startsWith("src/cli/")) && e.to !== "src/cli/args.ts",
+    );
     expect(offending.map(show)).toEqual([]);
   });
 
@@ -153,7 +176,9 @@ describe("architecture (decision 083)", () => {
   });
 
   test("deps.ts imports types only", () => {
-    const lines = readFileSync(join(ROOT, "src/deps.ts"), "utf8").split("\n").filter((l) => /^\s*import\b/.test(l));
+    const lines = readFileSync(join(ROOT, "src/deps.ts"), "utf8")
+      .split("\n")
+      .filter((l) => /^\s*import\b/.test(l));
     expect(lines.filter((l) => !/^\s*import type\b/.test(l))).toEqual([]);
   });
 
@@ -212,10 +237,17 @@ const TABLE_OWNERS: Record<string, string> = {
 };
 
 /** SQL that writes a table: uppercase keywords, as every statement of src/ is written (prose says "update a row"). */
-const WRITE = /\b(?:INSERT(?:\s+OR\s+[A-Z]+)?\s+INTO|REPLACE\s+INTO|UPDATE(?:\s+OR\s+[A-Z]+)?|DELETE\s+FROM)\s+["`]?(\$\{[^}]*\}|[a-z_][a-z0-9_]*)(?=[\s"`(]|$)/g;
+const WRITE =
+  /\b(?:INSERT(?:\s+OR\s+[A-Z]+)?\s+INTO|REPLACE\s+INTO|UPDATE(?:\s+OR\s+[A-Z]+)?|DELETE\s+FROM)\s+["`]?(\$\{[^}]*\}|[a-z_][a-z0-9_]*)(?=[\s"`(]|$)/g;
 
 /** Every write statement of a source text, as "table" per occurrence; comments are prose, not SQL. */
-const writesIn = (text: string) => [...text.replace(/\/\*[\s\S]*?\*\//g, "").replace(/(^|[^:])\/\/.*$/gm, "$1").matchAll(WRITE)].map((m) => m[1]!);
+const writesIn = (text: string) =>
+  [
+    ...text
+      .replace(/\/\*[\s\S]*?\*\//g, "")
+      .replace(/(^|[^:])\/\/.*$/gm, "$1")
+      .matchAll(WRITE),
+  ].map((m) => m[1]!);
 
 /** The tables the migrations leave: created more often than dropped. */
 function migratedTables(): string[] {
@@ -230,7 +262,11 @@ function migratedTables(): string[] {
 
 describe("table ownership (decision 132)", () => {
   test("the write reader finds the statements it must", () => {
-    expect(writesIn("db.query(`UPDATE devices SET x = 1`); db.run('DELETE FROM events WHERE id = ?'); INSERT OR REPLACE INTO jobs (id)")).toEqual(["devices", "events", "jobs"]);
+    expect(writesIn("db.query(`UPDATE devices SET x = 1`); db.run('DELETE FROM events WHERE id = ?'); INSERT OR REPLACE INTO jobs (id)")).toEqual([
+      "devices",
+      "events",
+      "jobs",
+    ]);
     expect(writesIn("// update a row, delete from the list, insert into the page\n/** every UPDATE or DELETE of credentials */")).toEqual([]);
   });
 

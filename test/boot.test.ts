@@ -16,11 +16,13 @@ async function twoApps() {
 
 /** An outbox row written straight to the table, as another process would: it wakes no one in this one. */
 function eventWrittenElsewhere(t: App, projectId: string, id: string): void {
-  t.deps.db.query("INSERT INTO events (id, project_id, mode, type, data, created_at) VALUES (?, ?, 'test', 'recording.created', '{}', ?)").run(id, projectId, t.clock.now().toISOString());
+  t.deps.db
+    .query("INSERT INTO events (id, project_id, mode, type, data, created_at) VALUES (?, ?, 'test', 'recording.created', '{}', ?)")
+    .run(id, projectId, t.clock.now().toISOString());
 }
 
-const dispatched = (t: App, id: string) => t.deps.db.query<{ dispatched_at: string | null }, [string]>("SELECT dispatched_at FROM events WHERE id = ?").get(id)!.dispatched_at;
-
+const dispatched = (t: App, id: string) =>
+  t.deps.db.query<{ dispatched_at: string | null }, [string]>("SELECT dispatched_at FROM events WHERE id = ?").get(id)!.dispatched_at;
 
 describe("two apps in one process share nothing", () => {
   test("an event recorded in one app wakes its own webhook dispatcher, never the other's", async () => {
@@ -31,7 +33,8 @@ describe("two apps in one process share nothing", () => {
     eventWrittenElsewhere(b!.t, b!.tenant.project.id, "evt_b_elsewhere");
 
     expect((await a!.t.call("POST", "/v1/recordings", { key: a!.tenant.test, body: {} })).status).toBe(201);
-    const ownEvent = () => a!.t.deps.db.query<{ dispatched_at: string | null }, []>("SELECT dispatched_at FROM events WHERE type = 'recording.created'").get()?.dispatched_at;
+    const ownEvent = () =>
+      a!.t.deps.db.query<{ dispatched_at: string | null }, []>("SELECT dispatched_at FROM events WHERE type = 'recording.created'").get()?.dispatched_at;
     await waitFor("a's own event dispatched", ownEvent);
     // Woken by a's event, b's dispatcher would have fanned its pending event out.
     expect(dispatched(b!.t, "evt_b_elsewhere")).toBeNull();

@@ -33,10 +33,17 @@ describe("compiled executable", () => {
       let up = false;
       for (let i = 0; i < 100 && !up; i++) {
         await Bun.sleep(100);
-        up = await fetch(`${base}/healthz`).then((r) => r.ok, () => false);
+        up = await fetch(`${base}/healthz`).then(
+          (r) => r.ok,
+          () => false,
+        );
       }
       expect(up).toBe(true);
-      const created = await fetch(`${base}/v1/end-users`, { method: "POST", headers: { authorization: `Bearer ${key}`, "content-type": "application/json" }, body: "{}" });
+      const created = await fetch(`${base}/v1/end-users`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+        body: "{}",
+      });
       expect(created.status).toBe(201);
       expect((await fetch(`${base}/dashboard`)).headers.get("content-type")).toContain("text/html");
       expect((await (await fetch(`${base}/v1/openapi.json`)).json()).openapi).toBe("3.1.0");

@@ -23,7 +23,9 @@ describe("parley CLI", () => {
     expect(secret.key).toMatch(/^sk_live_/);
     expect(secret.hint).toBe(`sk_live_...${secret.key.slice(-4)}`);
 
-    const restricted = JSON.parse((await parley(["keys", "create", "--project", "clinic", "--mode", "test", "--scopes", "recordings:read,transcriptions:read", "--json"], env)).stdout);
+    const restricted = JSON.parse(
+      (await parley(["keys", "create", "--project", "clinic", "--mode", "test", "--scopes", "recordings:read,transcriptions:read", "--json"], env)).stdout,
+    );
     expect(restricted.key).toMatch(/^rk_test_/);
     expect(restricted.scopes).toEqual(["recordings:read", "transcriptions:read"]);
 
@@ -68,12 +70,19 @@ describe("parley CLI", () => {
   test("serve starts on its defaults, answers, and stops cleanly on SIGTERM", async () => {
     const dataDir = makeTempDir();
     const port = String(20000 + Math.floor(Math.random() * 20000));
-    const proc = Bun.spawn([process.execPath, CLI], { env: { PATH: process.env.PATH ?? "", PARLEY_DATA_DIR: dataDir, PARLEY_PORT: port }, stdout: "pipe", stderr: "pipe" });
+    const proc = Bun.spawn([process.execPath, CLI], {
+      env: { PATH: process.env.PATH ?? "", PARLEY_DATA_DIR: dataDir, PARLEY_PORT: port },
+      stdout: "pipe",
+      stderr: "pipe",
+    });
     try {
       let up = false;
       for (let i = 0; i < 100 && !up; i++) {
         await Bun.sleep(100);
-        up = await fetch(`http://127.0.0.1:${port}/healthz`).then((r) => r.ok, () => false);
+        up = await fetch(`http://127.0.0.1:${port}/healthz`).then(
+          (r) => r.ok,
+          () => false,
+        );
       }
       expect(up).toBe(true);
       const r = await fetch(`http://127.0.0.1:${port}/v1/end-users`);
@@ -88,7 +97,12 @@ describe("parley CLI", () => {
   test("demo starts the appliance with a key and simulated wearables that upload a conversation at once, and stops after --duration", async () => {
     const dataDir = makeTempDir();
     const port = String(20000 + Math.floor(Math.random() * 20000));
-    const demo = await parley(["demo", "--devices", "2", "--duration", "10"], { PARLEY_DATA_DIR: dataDir, PARLEY_MODELS_DIR: makeTempDir(), PARLEY_PORT: port, PARLEY_LOG_LEVEL: "silent" });
+    const demo = await parley(["demo", "--devices", "2", "--duration", "10"], {
+      PARLEY_DATA_DIR: dataDir,
+      PARLEY_MODELS_DIR: makeTempDir(),
+      PARLEY_PORT: port,
+      PARLEY_LOG_LEVEL: "silent",
+    });
     expect(demo.code).toBe(0);
     // No models: the first thing it says is which to install and how, and it runs on.
     expect(demo.stdout.startsWith("Models not installed")).toBe(true);

@@ -49,41 +49,50 @@ const baseMs = performance.now() - t0;
 if (skip) console.warn(`container test skipped: ${skip}`);
 
 describe("container image", () => {
-  test.skipIf(skip !== null)("builds from the Dockerfile, runs as non-root and answers /healthz with 200", async () => {
-    const started = performance.now();
-    const ctx = makeTempDir("parley-image-");
-    mkdirSync(join(ctx, "dist"));
-    for (const f of ["Dockerfile", ".dockerignore"]) copyFileSync(join(root, f), join(ctx, f));
-    const compiled = run([process.execPath, join(root, "scripts", "build.ts"), join(ctx, "dist", "parley")]);
-    expect(compiled.out).toContain("built");
+  test.skipIf(skip !== null)(
+    "builds from the Dockerfile, runs as non-root and answers /healthz with 200",
+    async () => {
+      const started = performance.now();
+      const ctx = makeTempDir("parley-image-");
+      mkdirSync(join(ctx, "dist"));
+      for (const f of ["Dockerfile", ".dockerignore"]) copyFileSync(join(root, f), join(ctx, f));
+      const compiled = run([process.execPath, join(root, "scripts", "build.ts"), join(ctx, "dist", "parley")]);
+      expect(compiled.out).toContain("built");
 
-    const build = run(podman("build", "--format", "docker", ...limits, "--build-arg", `BASE_IMAGE=${BASE}`, "--target", "prebuilt", "-t", IMAGE, ctx));
-    if (!build.ok) console.error(build.out.split("\n").slice(-30).join("\n"));
-    expect(build.ok).toBe(true);
-    const config = JSON.parse(run(podman("image", "inspect", IMAGE)).out)[0].Config;
-    expect(config.User).toBe("parley");
-    expect(Object.keys(config.Volumes ?? {}).sort()).toEqual(["/data", "/models"]);
+      const build = run(podman("build", "--format", "docker", ...limits, "--build-arg", `BASE_IMAGE=${BASE}`, "--target", "prebuilt", "-t", IMAGE, ctx));
+      if (!build.ok) console.error(build.out.split("\n").slice(-30).join("\n"));
+      expect(build.ok).toBe(true);
+      const config = JSON.parse(run(podman("image", "inspect", IMAGE)).out)[0].Config;
+      expect(config.User).toBe("parley");
+      expect(Object.keys(config.Volumes ?? {}).sort()).toEqual(["/data", "/models"]);
 
-    const name = `parley-test-${process.pid}`;
-    const port = 20000 + Math.floor(Math.random() * 20000);
-    const started2 = run(podman("run", "-d", "--name", name, ...limits, "-p", `127.0.0.1:${port}:8080`, "-e", "PARLEY_LOG_LEVEL=warn", IMAGE));
-    expect(started2.out).not.toContain("Error");
-    try {
-      let status = 0;
-      // Until it answers (a minute at most: the start takes well under a second on a quiet machine).
-      for (let i = 0; i < 600 && status !== 200; i++) {
-        await Bun.sleep(100);
-        status = await fetch(`http://127.0.0.1:${port}/healthz`).then((r) => r.status, () => 0);
+      const name = `parley-test-${process.pid}`;
+      const port = 20000 + Math.floor(Math.random() * 20000);
+      const started2 = run(podman("run", "-d", "--name", name, ...limits, "-p", `127.0.0.1:${port}:8080`, "-e", "PARLEY_LOG_LEVEL=warn", IMAGE));
+      expect(started2.out).not.toContain("Error");
+      try {
+        let status = 0;
+        // Until it answers (a minute at most: the start takes well under a second on a quiet machine).
+        for (let i = 0; i < 600 && status !== 200; i++) {
+          await Bun.sleep(100);
+          status = await fetch(`http://127.0.0.1:${port}/healthz`).then(
+            (r) => r.status,
+            () => 0,
+          );
+        }
+        expect(status).toBe(200);
+        expect(run(podman("exec", name, "id", "-u")).out).toBe("10001");
+        // The image's HEALTHCHECK command itself (podman runs it on demand without systemd).
+        expect(run(podman("healthcheck", "run", name)).ok).toBe(true);
+      } finally {
+        run(podman("rm", "-f", "-t", "5", name));
+        const size = run(podman("image", "inspect", IMAGE, "--format", "{{.Size}}")).out;
+        run(podman("rmi", "-f", IMAGE));
+        console.log(
+          `container test: base ready in ${(baseMs / 1000).toFixed(1)} s, image ${(Number(size) / 1e6).toFixed(0)} MB, build+run ${((performance.now() - started) / 1000).toFixed(1)} s`,
+        );
       }
-      expect(status).toBe(200);
-      expect(run(podman("exec", name, "id", "-u")).out).toBe("10001");
-      // The image's HEALTHCHECK command itself (podman runs it on demand without systemd).
-      expect(run(podman("healthcheck", "run", name)).ok).toBe(true);
-    } finally {
-      run(podman("rm", "-f", "-t", "5", name));
-      const size = run(podman("image", "inspect", IMAGE, "--format", "{{.Size}}")).out;
-      run(podman("rmi", "-f", IMAGE));
-      console.log(`container test: base ready in ${(baseMs / 1000).toFixed(1)} s, image ${(Number(size) / 1e6).toFixed(0)} MB, build+run ${((performance.now() - started) / 1000).toFixed(1)} s`);
-    }
-  }, 600_000);
+    },
+    600_000,
+  );
 });

@@ -27,7 +27,7 @@ describe("parley demo: the models it needs", () => {
     expect(notice).not.toContain(`models pull ${own}`);
   });
 
-    test("an installed model drops out of the list; a model given as a path counts when the file exists", () => {
+  test("an installed model drops out of the list; a model given as a path counts when the file exists", () => {
     const modelsDir = makeTempDir();
     const own = join(makeTempDir(), "my-llm.gguf");
     writeFileSync(own, "gguf");
@@ -52,7 +52,12 @@ describe("parley demo, run as an operator runs it", () => {
 
   test("refused because a server has the data dir, it has created no project and no key", async () => {
     const dataDir = makeTempDir();
-    const server = await startServer({ PARLEY_DATA_DIR: dataDir, PARLEY_MODELS_DIR: makeTempDir(), PARLEY_PORT: String(freePort()), PARLEY_LOG_LEVEL: "silent" });
+    const server = await startServer({
+      PARLEY_DATA_DIR: dataDir,
+      PARLEY_MODELS_DIR: makeTempDir(),
+      PARLEY_PORT: String(freePort()),
+      PARLEY_LOG_LEVEL: "silent",
+    });
     try {
       const demo = await parley(["demo", "--devices", "1", "--duration", "1"], demoEnv(dataDir));
       expect(demo.code).toBe(1);
@@ -88,7 +93,10 @@ describe("parley demo, run as an operator runs it", () => {
 describe("the demo's console", () => {
   test("plain lines; a warning repeated with other ids shows once; secrets are masked", () => {
     const lines: string[] = [];
-    const log = createLogger("info", demoConsole((line) => lines.push(line)));
+    const log = createLogger(
+      "info",
+      demoConsole((line) => lines.push(line)),
+    );
     log.info("parley listening", { url: "http://127.0.0.1:8080", tls: "off" });
     const failed = (id: string) => log.warn("transcription failed", { transcription_id: id, error: "The whisper model whisper-base.en is not installed." });
     failed("txn_1");

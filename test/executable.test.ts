@@ -54,9 +54,21 @@ test("the executable alone, with no ffmpeg, takes an upload through verification
   const server = Bun.spawn([bin, "serve"], { cwd: dir, env, stdout: "ignore", stderr: "pipe" });
   const base = `http://127.0.0.1:${port}`;
   const api = (method: string, path: string, body?: unknown) =>
-    fetch(`${base}/v1${path}`, { method, headers: { authorization: `Bearer ${key}`, "content-type": "application/json" }, body: body === undefined ? undefined : JSON.stringify(body) });
+    fetch(`${base}/v1${path}`, {
+      method,
+      headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
   try {
-    await waitFor("the server up", () => fetch(`${base}/healthz`).then((r) => r.ok, () => false), 30_000);
+    await waitFor(
+      "the server up",
+      () =>
+        fetch(`${base}/healthz`).then(
+          (r) => r.ok,
+          () => false,
+        ),
+      30_000,
+    );
     const endUser = await (await api("POST", "/end-users", {})).json();
 
     // The device's side: create, upload to the URL it is given, complete with the checksum.
@@ -65,26 +77,38 @@ test("the executable alone, with no ffmpeg, takes an upload through verification
     const url = (await (await api("POST", `/recordings/${rec.id}/upload-url`, {})).json()).upload_url;
     expect((await fetch(url, { method: "PUT", body: bytes })).status).toBe(200);
     const completion = { sha256: sha256(bytes), file_size_bytes: bytes.length };
-    const uploaded = await waitFor("the upload verified", async () => {
-      const r = await api("POST", `/recordings/${rec.id}/upload-complete`, completion);
-      return r.status === 200 ? r.json() : null;
-    }, 60_000);
+    const uploaded = await waitFor(
+      "the upload verified",
+      async () => {
+        const r = await api("POST", `/recordings/${rec.id}/upload-complete`, completion);
+        return r.status === 200 ? r.json() : null;
+      },
+      60_000,
+    );
     // Verified, and already handed to the auto-transcription.
     expect(uploaded).toMatchObject({ format: "wav", sha256: completion.sha256, uploaded_at: expect.any(String) });
 
-    const txn = await waitFor("the transcription finished", async () => {
-      const list = await (await api("GET", `/transcriptions?recording_id=${rec.id}`)).json();
-      const t = list.data?.[0];
-      return t && t.status !== "queued" && t.status !== "processing" ? t : null;
-    }, 120_000);
+    const txn = await waitFor(
+      "the transcription finished",
+      async () => {
+        const list = await (await api("GET", `/transcriptions?recording_id=${rec.id}`)).json();
+        const t = list.data?.[0];
+        return t && t.status !== "queued" && t.status !== "processing" ? t : null;
+      },
+      120_000,
+    );
     expect(txn).toMatchObject({ status: "completed", error: null, diarization: "neural" });
     expect(txn.segments?.length ?? (await (await api("GET", `/transcriptions/${txn.id}`)).json()).segments.length).toBeGreaterThan(0);
 
     // The automatic summary, on llama.cpp with a schema grammar.
-    const summary = await waitFor("the summary finished", async () => {
-      const s = (await (await api("GET", `/summaries?transcription_id=${txn.id}`)).json()).data?.[0];
-      return s && s.status !== "queued" && s.status !== "processing" ? s : null;
-    }, 120_000);
+    const summary = await waitFor(
+      "the summary finished",
+      async () => {
+        const s = (await (await api("GET", `/summaries?transcription_id=${txn.id}`)).json()).data?.[0];
+        return s && s.status !== "queued" && s.status !== "processing" ? s : null;
+      },
+      120_000,
+    );
     expect(summary).toMatchObject({ status: "completed", error: null });
     expect(Object.keys(summary.structured).sort()).toEqual(["action_items", "decisions", "key_points", "summary", "title"]);
 
@@ -106,7 +130,8 @@ test("the executable alone, with no ffmpeg, takes an upload through verification
 
     // Every native file came from the runtime folder: onnxruntime (VAD, embeddings), whisper.cpp, sqlite-vec, llama.cpp.
     const runtime = join(dir, "data", "runtime", readdirSync(join(dir, "data", "runtime"))[0]!);
-    for (const f of ["vec0.so", "onnxruntime/libonnxruntime.so.1", "silero_vad.onnx", "llama/linux-x64/llama-addon.node"]) expect(existsSync(join(runtime, f))).toBe(true);
+    for (const f of ["vec0.so", "onnxruntime/libonnxruntime.so.1", "silero_vad.onnx", "llama/linux-x64/llama-addon.node"])
+      expect(existsSync(join(runtime, f))).toBe(true);
     expect(readdirSync(runtime).some((f) => f.startsWith("whisper-"))).toBe(true);
   } finally {
     server.kill("SIGTERM");

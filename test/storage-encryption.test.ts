@@ -50,7 +50,9 @@ describe("through the API", () => {
     // Not one 64-byte run of the upload (past the WAV header's zeros) appears on disk.
     for (const at of [100, 50_000, 90_000]) expect(onDisk.includes(Buffer.from(bytes.subarray(at, at + 64)))).toBe(false);
 
-    const whole = await t.app.handle(new Request(`http://localhost/v1/recordings/${recording.id}/audio`, { headers: { authorization: `Bearer ${tenant.test}` } }));
+    const whole = await t.app.handle(
+      new Request(`http://localhost/v1/recordings/${recording.id}/audio`, { headers: { authorization: `Bearer ${tenant.test}` } }),
+    );
     expect(whole.status).toBe(200);
     expect(hash(new Uint8Array(await whole.arrayBuffer()))).toBe(hash(bytes));
 
@@ -63,7 +65,9 @@ describe("through the API", () => {
       [`bytes=${n - 1}-${n + 100}`, n - 1, n - 1], // the last byte, end clipped
     ];
     for (const [header, start, end] of ranges) {
-      const r = await t.app.handle(new Request(`http://localhost/v1/recordings/${recording.id}/audio`, { headers: { authorization: `Bearer ${tenant.test}`, range: header } }));
+      const r = await t.app.handle(
+        new Request(`http://localhost/v1/recordings/${recording.id}/audio`, { headers: { authorization: `Bearer ${tenant.test}`, range: header } }),
+      );
       expect(r.status).toBe(206);
       expect(r.headers.get("content-range")).toBe(`bytes ${start}-${end}/${n}`);
       expect(Buffer.from(await r.arrayBuffer()).equals(Buffer.from(bytes.subarray(start, end + 1)))).toBe(true);
@@ -132,7 +136,11 @@ describe("the sealed storage", () => {
     await deps.storage.write(key, once(randomBytes(500)));
     deps.db.query("DELETE FROM data_keys WHERE project_id = ?").run(tenant.project.id);
     // A new process (no key cached) has nothing to decrypt with.
-    const fresh = new EncryptedStorage(new LocalStorage(join(deps.config.dataDir, "audio")), new DataKeys(deps.db, deriveMasterKey(deps.serverSecret)), deps.clock);
+    const fresh = new EncryptedStorage(
+      new LocalStorage(join(deps.config.dataDir, "audio")),
+      new DataKeys(deps.db, deriveMasterKey(deps.serverSecret)),
+      deps.clock,
+    );
     await expect(readAll(fresh.read(key))).rejects.toThrow(/data key .* is destroyed/);
   });
 });
@@ -178,14 +186,20 @@ describe("the master key", () => {
   test("a master key file that is not 64 hex digits is refused, naming it", () => {
     const dir = makeTempDir();
     writeFileSync(join(dir, "bad.key"), "short");
-    expect(() => buildDeps(loadConfig({ PARLEY_DATA_DIR: dir, PARLEY_MASTER_KEY_FILE: join(dir, "bad.key"), PARLEY_LOG_LEVEL: "silent" }))).toThrow(/bad\.key must hold a 256-bit key as 64 hex digits/);
+    expect(() => buildDeps(loadConfig({ PARLEY_DATA_DIR: dir, PARLEY_MASTER_KEY_FILE: join(dir, "bad.key"), PARLEY_LOG_LEVEL: "silent" }))).toThrow(
+      /bad\.key must hold a 256-bit key as 64 hex digits/,
+    );
   });
 });
 
 describe("doctor", () => {
   test("warns when the master key is derived from secret.key beside the audio, not when it comes from elsewhere", () => {
     expect(encryptionCheck(loadConfig({}))).toMatchObject({ ok: true, warning: true, detail: expect.stringContaining("beside the audio it protects") });
-    expect(encryptionCheck(loadConfig({ PARLEY_MASTER_KEY_FILE: "/run/credentials/parley/master.key" }))).toEqual({ check: "encryption at rest", ok: true, detail: expect.stringContaining("/run/credentials/parley/master.key") });
+    expect(encryptionCheck(loadConfig({ PARLEY_MASTER_KEY_FILE: "/run/credentials/parley/master.key" }))).toEqual({
+      check: "encryption at rest",
+      ok: true,
+      detail: expect.stringContaining("/run/credentials/parley/master.key"),
+    });
     expect(encryptionCheck(loadConfig({ PARLEY_SECRET: "x".repeat(40) })).warning).toBeUndefined();
   });
 });

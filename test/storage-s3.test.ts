@@ -17,7 +17,7 @@ let storage: S3Storage;
 const concat = (parts: Uint8Array<ArrayBuffer>[]) => {
   const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
   let o = 0;
-  for (const p of parts) (out.set(p, o), (o += p.length));
+  for (const p of parts) out.set(p, o), (o += p.length);
   return out;
 };
 
@@ -32,14 +32,19 @@ function fakeS3(req: Request, body: Uint8Array<ArrayBuffer>): Response {
     const after = q.get("start-after");
     const keys = [...objects.keys()].filter((k) => k.startsWith(q.get("prefix") ?? "") && (after === null || k > after)).sort();
     const contents = keys.map((k) => `<Contents><Key>${k}</Key><Size>${objects.get(k)!.length}</Size></Contents>`).join("");
-    return new Response(`<?xml version="1.0"?><ListBucketResult><Name>parley</Name><KeyCount>${keys.length}</KeyCount><IsTruncated>false</IsTruncated>${contents}</ListBucketResult>`, {
-      headers: { "content-type": "application/xml" },
-    });
+    return new Response(
+      `<?xml version="1.0"?><ListBucketResult><Name>parley</Name><KeyCount>${keys.length}</KeyCount><IsTruncated>false</IsTruncated>${contents}</ListBucketResult>`,
+      {
+        headers: { "content-type": "application/xml" },
+      },
+    );
   }
   if (req.method === "POST" && q.has("uploads")) {
     const id = crypto.randomUUID();
     multipart.set(id, { key, parts: new Map() });
-    return new Response(`<?xml version="1.0"?><InitiateMultipartUploadResult><Bucket>parley</Bucket><Key>${key}</Key><UploadId>${id}</UploadId></InitiateMultipartUploadResult>`);
+    return new Response(
+      `<?xml version="1.0"?><InitiateMultipartUploadResult><Bucket>parley</Bucket><Key>${key}</Key><UploadId>${id}</UploadId></InitiateMultipartUploadResult>`,
+    );
   }
   if (req.method === "PUT" && q.has("uploadId")) {
     multipart.get(q.get("uploadId")!)!.parts.set(Number(q.get("partNumber")), body);
@@ -65,7 +70,12 @@ function fakeS3(req: Request, body: Uint8Array<ArrayBuffer>): Response {
     return new Response(null, { status: 204 });
   }
   if (!stored) return new Response(`<?xml version="1.0"?><Error><Code>NoSuchKey</Code></Error>`, { status: 404 });
-  const headers = { "content-length": String(stored.length), etag: '"x"', "last-modified": new Date().toUTCString(), "content-type": "application/octet-stream" };
+  const headers = {
+    "content-length": String(stored.length),
+    etag: '"x"',
+    "last-modified": new Date().toUTCString(),
+    "content-type": "application/octet-stream",
+  };
   if (req.method === "HEAD") return new Response(null, { headers });
   const range = req.headers.get("range")?.match(/bytes=(\d+)-(\d*)/);
   if (range) {
@@ -78,7 +88,13 @@ function fakeS3(req: Request, body: Uint8Array<ArrayBuffer>): Response {
 
 beforeAll(() => {
   server = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: async (req) => fakeS3(req, new Uint8Array(await req.arrayBuffer())) });
-  storage = new S3Storage({ bucket: "parley", endpoint: `http://127.0.0.1:${server.port}`, region: "us-east-1", accessKeyId: "test", secretAccessKey: "test-secret" });
+  storage = new S3Storage({
+    bucket: "parley",
+    endpoint: `http://127.0.0.1:${server.port}`,
+    region: "us-east-1",
+    accessKeyId: "test",
+    secretAccessKey: "test-secret",
+  });
 });
 afterAll(() => server.stop(true));
 
@@ -147,7 +163,13 @@ describe("S3 storage (against an S3 stand-in)", () => {
 
 test("the whole recording flow on S3: upload, verify, probe, ranged download, delete", async () => {
   const t = await makeTestApp({
-    env: { PARLEY_S3_BUCKET: "parley", PARLEY_S3_ENDPOINT: `http://127.0.0.1:${server.port}`, PARLEY_S3_ACCESS_KEY_ID: "test", PARLEY_S3_SECRET_ACCESS_KEY: "test-secret", PARLEY_S3_REGION: "us-east-1" },
+    env: {
+      PARLEY_S3_BUCKET: "parley",
+      PARLEY_S3_ENDPOINT: `http://127.0.0.1:${server.port}`,
+      PARLEY_S3_ACCESS_KEY_ID: "test",
+      PARLEY_S3_SECRET_ACCESS_KEY: "test-secret",
+      PARLEY_S3_REGION: "us-east-1",
+    },
   });
   captureAutoTranscriptions(t);
   const tenant = makeTenant(t.deps, "s3-flow");
@@ -158,7 +180,9 @@ test("the whole recording flow on S3: upload, verify, probe, ranged download, de
   // Sealed in the bucket (decision 105): not the uploaded bytes.
   const stored = [...objects.entries()].filter(([k]) => k.startsWith(prefix)).map(([, v]) => Buffer.from(v));
   expect(stored.every((v) => v.subarray(0, 8).toString() === "PRLYAE01" && !v.includes(Buffer.from(original.subarray(1000, 1064))))).toBe(true);
-  const r = await t.app.handle(new Request(`http://localhost/v1/recordings/${recording.id}/audio`, { headers: { authorization: `Bearer ${tenant.test}`, range: "bytes=0-9" } }));
+  const r = await t.app.handle(
+    new Request(`http://localhost/v1/recordings/${recording.id}/audio`, { headers: { authorization: `Bearer ${tenant.test}`, range: "bytes=0-9" } }),
+  );
   expect(r.status).toBe(206);
   expect(new Uint8Array(await r.arrayBuffer())).toEqual(original.slice(0, 10));
   expect((await t.call("DELETE", `/v1/recordings/${recording.id}`, { key: tenant.test })).status).toBe(204);

@@ -36,7 +36,9 @@ function appOn(deps: Deps) {
     return { status: res.status, body: text ? JSON.parse(text) : null, headers: res.headers };
   };
   const audio = async (key: string, id: string, range?: string) => {
-    const res = await app.handle(new Request(`http://localhost/v1/recordings/${id}/audio`, { headers: { authorization: `Bearer ${key}`, ...(range ? { range } : {}) } }));
+    const res = await app.handle(
+      new Request(`http://localhost/v1/recordings/${id}/audio`, { headers: { authorization: `Bearer ${key}`, ...(range ? { range } : {}) } }),
+    );
     return { status: res.status, bytes: Buffer.from(await res.arrayBuffer()) };
   };
   return { deps, app, call, audio, runTask };
@@ -63,7 +65,10 @@ describe("sealing audio stored before encryption at rest", () => {
     const { recording, bytes } = await uploadedRecording(old as never, tenant.test, "tone-3s.wav");
     const [file] = files(root);
     expect(readFileSync(join(root, file!)).equals(Buffer.from(bytes))).toBe(true); // plaintext on disk
-    expect(await plaintextAudioCheck(before.config)).toMatchObject({ warning: true, detail: expect.stringContaining("1 of 1 stored audio object(s) are still plaintext") });
+    expect(await plaintextAudioCheck(before.config)).toMatchObject({
+      warning: true,
+      detail: expect.stringContaining("1 of 1 stored audio object(s) are still plaintext"),
+    });
 
     // The restart with encryption at rest: the new version reads it as it is until the job has run.
     const clock = new ManualClock();
@@ -81,7 +86,11 @@ describe("sealing audio stored before encryption at rest", () => {
       expect({ status: whole.status, sha: sha256(whole.bytes) }).toEqual({ status: 200, sha: sha256(bytes) });
       for (const [range, start, end] of ranges) {
         const part = await now.audio(tenant.test, recording.id, range);
-        expect({ range, status: part.status, same: part.bytes.equals(Buffer.from(bytes.subarray(start, end + 1))) }).toEqual({ range, status: 206, same: true });
+        expect({ range, status: part.status, same: part.bytes.equals(Buffer.from(bytes.subarray(start, end + 1))) }).toEqual({
+          range,
+          status: 206,
+          same: true,
+        });
       }
     };
     await expectIdentical();
@@ -124,13 +133,16 @@ describe("sealing audio stored before encryption at rest", () => {
     // A storage that fails in the middle of writing (a crash, a full disk): nothing is lost.
     const failing: Storage = Object.assign(Object.create(new LocalStorage(root)), {
       async write(k: string, body: AsyncIterable<Uint8Array>) {
-        return new LocalStorage(root).write(k, (async function* () {
-          let n = 0;
-          for await (const part of body) {
-            if ((n += part.length) > CHUNK) throw new Error("the process died here");
-            yield part;
-          }
-        })());
+        return new LocalStorage(root).write(
+          k,
+          (async function* () {
+            let n = 0;
+            for await (const part of body) {
+              if ((n += part.length) > CHUNK) throw new Error("the process died here");
+              yield part;
+            }
+          })(),
+        );
       },
     });
     const keys = new DataKeys(deps.db, deriveMasterKey(deps.serverSecret));

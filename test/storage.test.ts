@@ -90,7 +90,13 @@ describe("storage selection and S3 layout (no S3 server here: construction and k
 
   test("S3 when a bucket is configured, objects under audio/<project>/<mode>/<recording>/", () => {
     const s = createStorage(
-      loadConfig({ PARLEY_DATA_DIR: makeTempDir(), PARLEY_S3_BUCKET: "parley-audio", PARLEY_S3_ENDPOINT: "http://127.0.0.1:9000", PARLEY_S3_ACCESS_KEY_ID: "k", PARLEY_S3_SECRET_ACCESS_KEY: "s" }),
+      loadConfig({
+        PARLEY_DATA_DIR: makeTempDir(),
+        PARLEY_S3_BUCKET: "parley-audio",
+        PARLEY_S3_ENDPOINT: "http://127.0.0.1:9000",
+        PARLEY_S3_ACCESS_KEY_ID: "k",
+        PARLEY_S3_SECRET_ACCESS_KEY: "s",
+      }),
     );
     expect(s).toBeInstanceOf(S3Storage);
     expect(s.kind).toBe("s3");

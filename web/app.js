@@ -81,7 +81,12 @@ async function route({ focus = false } = {}) {
     if (!/^[a-z-]+$/.test(file)) throw new Error("bad page name");
     module = await import(`./pages/${file}.js`);
   } catch {
-    if (!signal.aborted) view.replaceChildren(h("h1", {}, "Not found"), h("p", {}, `There is no page “${page}”.`), h("p", {}, h("a", { href: `#/${DEFAULT_PAGE}` }, "Go to Keys")));
+    if (!signal.aborted)
+      view.replaceChildren(
+        h("h1", {}, "Not found"),
+        h("p", {}, `There is no page “${page}”.`),
+        h("p", {}, h("a", { href: `#/${DEFAULT_PAGE}` }, "Go to Keys")),
+      );
     return;
   }
   if (signal.aborted) return;

@@ -67,7 +67,12 @@ export function confirmDialog(message, confirmLabel = "Confirm") {
     });
     dialog.append(
       h("p", {}, message),
-      h("div", { class: "actions" }, h("button", { type: "button", onclick: () => close(false) }, "Cancel"), h("button", { type: "button", class: "danger", onclick: () => close(true) }, confirmLabel)),
+      h(
+        "div",
+        { class: "actions" },
+        h("button", { type: "button", onclick: () => close(false) }, "Cancel"),
+        h("button", { type: "button", class: "danger", onclick: () => close(true) }, confirmLabel),
+      ),
     );
     document.body.append(dialog);
     dialog.showModal();

@@ -27,9 +27,18 @@ export function fillAuditLog(db: Database, tenant: Tenant, rows: number): void {
       const recording = `rec_${done % 20_000}`;
       const ids = done % 5 === 0 ? [recording, ...Array.from({ length: 8 }, (_, j) => `chk_${done}_${j}`)] : [recording];
       batch.push({
-        id: newId("aud_"), created_at: new Date(start + done * 60_000).toISOString(), project_id: tenant.projectId, mode: tenant.mode,
-        actor_type: "api_key", actor_id: "key_bench", admin_email: null, device_id: null, action: "recording.audio.read",
-        resource_ids: JSON.stringify(ids), request_id: null, client_address: "127.0.0.1",
+        id: newId("aud_"),
+        created_at: new Date(start + done * 60_000).toISOString(),
+        project_id: tenant.projectId,
+        mode: tenant.mode,
+        actor_type: "api_key",
+        actor_id: "key_bench",
+        admin_email: null,
+        device_id: null,
+        action: "recording.audio.read",
+        resource_ids: JSON.stringify(ids),
+        request_id: null,
+        client_address: "127.0.0.1",
       });
     }
     db.transaction(() => appendAuditRows(db, batch))();

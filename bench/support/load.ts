@@ -63,7 +63,13 @@ function summarize({ latencies, errors, elapsedSeconds }: Sample): LoadResult {
 export async function startServer(args: string[], env: Record<string, string>, url: string) {
   const proc = Bun.spawn([process.execPath, ...args], { env: { ...process.env, ...env }, stdout: "ignore", stderr: "ignore" });
   for (let i = 0; i < 200; i++) {
-    if (await fetch(url).then(() => true, () => false)) return proc;
+    if (
+      await fetch(url).then(
+        () => true,
+        () => false,
+      )
+    )
+      return proc;
     await Bun.sleep(50);
   }
   proc.kill();
@@ -91,7 +97,13 @@ export async function startBenchServers(dataDir: string) {
   const hello = await startServer([`${import.meta.dir}/hello-world.ts`, String(helloPort)], {}, `http://127.0.0.1:${helloPort}/`);
   const parley = await startServer(
     [`${import.meta.dir}/../../src/cli.ts`, "serve"],
-    { PARLEY_DATA_DIR: dataDir, PARLEY_PORT: String(parleyPort), PARLEY_LOG_LEVEL: "error", PARLEY_RATE_LIMIT_PER_SECOND: "0", PARLEY_RATE_LIMIT_PER_MINUTE: "0" },
+    {
+      PARLEY_DATA_DIR: dataDir,
+      PARLEY_PORT: String(parleyPort),
+      PARLEY_LOG_LEVEL: "error",
+      PARLEY_RATE_LIMIT_PER_SECOND: "0",
+      PARLEY_RATE_LIMIT_PER_MINUTE: "0",
+    },
     `http://127.0.0.1:${parleyPort}/healthz`,
   );
   return {

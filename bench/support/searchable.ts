@@ -10,7 +10,11 @@ import { startBenchServer } from "./bench-server";
  * awaited, and the search for a word of its first segment until it finds the recording.
  * The time is from the upload-complete request to the first search that finds it.
  */
-export async function uploadToSearchable(work: string, pcm: Float32Array, models: { whisper: string; gguf: string }): Promise<{ ms: number; transcribedMs: number }> {
+export async function uploadToSearchable(
+  work: string,
+  pcm: Float32Array,
+  models: { whisper: string; gguf: string },
+): Promise<{ ms: number; transcribedMs: number }> {
   const modelsDir = join(work, "models");
   mkdirSync(modelsDir, { recursive: true });
   cpSync(join(cachedTinyEmbedder(), "tiny-embedder"), join(modelsDir, "tiny-embedder"), { recursive: true });
@@ -34,7 +38,11 @@ export async function uploadToSearchable(work: string, pcm: Float32Array, models
     const endUser = (await call("POST", "/end-users", {})).id as string;
     const rec = await call("POST", "/recordings", { end_user_id: endUser });
     const url = await call("POST", `/recordings/${rec.id}/upload-url`, { content_type: "audio/wav" });
-    const put = await fetch(url.upload_url.replace(/^https?:\/\/[^/]+/, `http://127.0.0.1:${port}`), { method: "PUT", headers: { "content-type": "audio/wav" }, body: wavBytes(pcm) });
+    const put = await fetch(url.upload_url.replace(/^https?:\/\/[^/]+/, `http://127.0.0.1:${port}`), {
+      method: "PUT",
+      headers: { "content-type": "audio/wav" },
+      body: wavBytes(pcm),
+    });
     if (put.status !== 200) throw new Error(`PUT: ${put.status} ${await put.text()}`);
     const t0 = performance.now();
     await call("POST", `/recordings/${rec.id}/upload-complete`, {});
@@ -45,7 +53,10 @@ export async function uploadToSearchable(work: string, pcm: Float32Array, models
       const txn = (await call("GET", `/transcriptions?recording_id=${rec.id}`)).data?.[0];
       if (txn?.status === "failed") throw new Error(`transcription failed: ${JSON.stringify(txn.error)}`);
       if (txn?.status === "completed") {
-        word = String(txn.segments[0]?.text ?? "").split(/\s+/).find((w: string) => /\w{2,}/.test(w)) ?? null;
+        word =
+          String(txn.segments[0]?.text ?? "")
+            .split(/\s+/)
+            .find((w: string) => /\w{2,}/.test(w)) ?? null;
         transcribedMs = performance.now() - t0;
         if (!word) throw new Error("the transcript has no word to search for");
       } else await Bun.sleep(100);

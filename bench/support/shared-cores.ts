@@ -60,7 +60,12 @@ async function alone(pair: Pair, pcm: Float32Array): Promise<Times> {
   return { transcription, summary, both: transcription + summary };
 }
 
-export async function sharedCores(whisperPath: string, ggufPath: string, pcm: Float32Array, options: { threads: number; decoding: WhisperDecoding; runs: number }): Promise<SharedCores> {
+export async function sharedCores(
+  whisperPath: string,
+  ggufPath: string,
+  pcm: Float32Array,
+  options: { threads: number; decoding: WhisperDecoding; runs: number },
+): Promise<SharedCores> {
   const own = engines(whisperPath, ggufPath, options.threads, options.decoding);
   const shared = engines(whisperPath, ggufPath, options.threads, options.decoding, new Turns());
   for (const pair of [own, shared]) await Promise.all([pair.whisper.load(), pair.llm.load()]);

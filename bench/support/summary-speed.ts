@@ -32,7 +32,15 @@ function ours(llm: LlamaLlm): Side {
   const template = TEMPLATES.general;
   return async (maxTokens) => {
     const t0 = performance.now();
-    const c = await llm.complete({ messages: [{ role: "system", content: SYSTEM }, { role: "user", content: TRANSCRIPT }], jsonSchema: template.schema, maxTokens, temperature: 0 });
+    const c = await llm.complete({
+      messages: [
+        { role: "system", content: SYSTEM },
+        { role: "user", content: TRANSCRIPT },
+      ],
+      jsonSchema: template.schema,
+      maxTokens,
+      temperature: 0,
+    });
     return { tokens: c.tokens.output, ms: performance.now() - t0 };
   };
 }

@@ -38,8 +38,15 @@ export function diarizationErrorRate(truth: TruthTurn[], found: SpeakerTurn[]): 
   const refCount = refIds.length;
   const end = Math.max(...truth.map((t) => t.end), ...found.map((t) => t.end));
   const length = Math.ceil(end / STEP) + 1;
-  const ref = timeline(truth.map((t) => ({ ...t, speaker: refIds.indexOf(t.speaker) })), length, COLLAR);
-  const hyp = timeline(found.map((t) => ({ ...t, speaker: hypIds.indexOf(t.speaker) })), length);
+  const ref = timeline(
+    truth.map((t) => ({ ...t, speaker: refIds.indexOf(t.speaker) })),
+    length,
+    COLLAR,
+  );
+  const hyp = timeline(
+    found.map((t) => ({ ...t, speaker: hypIds.indexOf(t.speaker) })),
+    length,
+  );
   const slots = Math.max(refCount, hypIds.length);
   let best = Number.POSITIVE_INFINITY;
   // Found speaker h stands for true speaker mapping[h] (beyond the true count: nobody).

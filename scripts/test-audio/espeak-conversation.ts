@@ -122,18 +122,28 @@ function synthesise(turns: Turn[], leadSeconds: number): Conversation {
 
 /** A conversation of `turns`, 16 kHz mono, after `leadSeconds` of silence; synthesised once and cached. */
 export function conversation(turns: Turn[], leadSeconds = 0.5): Conversation {
-  const key = createHash("sha256").update(readFileSync(import.meta.path)).update(JSON.stringify({ turns, voices: turns.map((t) => VOICES[t.speaker]), leadSeconds })).digest("hex").slice(0, 16);
+  const key = createHash("sha256")
+    .update(readFileSync(import.meta.path))
+    .update(JSON.stringify({ turns, voices: turns.map((t) => VOICES[t.speaker]), leadSeconds }))
+    .digest("hex")
+    .slice(0, 16);
   const dir = join(tmpdir(), "parley-test-speech");
   const pcmPath = join(dir, `${key}.f32`);
   const truthPath = join(dir, `${key}.json`);
   if (existsSync(pcmPath) && existsSync(truthPath)) {
     const bytes = readFileSync(pcmPath);
-    return { pcm: new Float32Array(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength)), turns: JSON.parse(readFileSync(truthPath, "utf8")) };
+    return {
+      pcm: new Float32Array(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength)),
+      turns: JSON.parse(readFileSync(truthPath, "utf8")),
+    };
   }
   const made = synthesise(turns, leadSeconds);
   mkdirSync(dir, { recursive: true });
   // Through temporary names, so parallel test files never read half a file.
-  for (const [path, data] of [[pcmPath, new Uint8Array(made.pcm.buffer)], [truthPath, JSON.stringify(made.turns)]] as const) {
+  for (const [path, data] of [
+    [pcmPath, new Uint8Array(made.pcm.buffer)],
+    [truthPath, JSON.stringify(made.turns)],
+  ] as const) {
     const tmp = `${path}.${process.pid}.tmp`;
     writeFileSync(tmp, data);
     renameSync(tmp, path);

@@ -33,7 +33,12 @@ function modelsDir(): string {
  */
 export function ensureTestModels(): TestModels {
   const dir = modelsDir();
-  const models = { dir, whisper: join(dir, "tiny-whisper.bin"), whisperMultilingual: join(dir, "tiny-whisper-multilingual.bin"), gguf: join(dir, "tiny-llama.gguf") };
+  const models = {
+    dir,
+    whisper: join(dir, "tiny-whisper.bin"),
+    whisperMultilingual: join(dir, "tiny-whisper-multilingual.bin"),
+    gguf: join(dir, "tiny-llama.gguf"),
+  };
   ensure(models.whisper, (p) => writeTinyWhisperModel(p));
   ensure(models.whisperMultilingual, (p) => writeTinyWhisperModel(p, { multilingual: true }));
   ensure(models.gguf, writeTinyGguf);

@@ -40,9 +40,38 @@ export type GgufShape = {
 };
 
 export const GGUF_SHAPES = {
-  tiny: { architecture: "llama", name: "parley-tiny-test", fileType: 0, contextLength: TINY_GGUF_CONTEXT, embeddingLength: 64, blockCount: 1, feedForwardLength: 128, headCount: 2, headCountKv: 2, vocabSize: 0, rmsEpsilon: 1e-5, qkvBias: false, tiedOutput: false },
+  tiny: {
+    architecture: "llama",
+    name: "parley-tiny-test",
+    fileType: 0,
+    contextLength: TINY_GGUF_CONTEXT,
+    embeddingLength: 64,
+    blockCount: 1,
+    feedForwardLength: 128,
+    headCount: 2,
+    headCountKv: 2,
+    vocabSize: 0,
+    rmsEpsilon: 1e-5,
+    qkvBias: false,
+    tiedOutput: false,
+  },
   /** Qwen2.5-1.5B-Instruct's config.json, as its GGUF states it. */
-  "qwen2.5-1.5b-q4_k_m": { architecture: "qwen2", name: "parley-qwen2.5-1.5b-shape", fileType: 15, contextLength: 32768, embeddingLength: 1536, blockCount: 28, feedForwardLength: 8960, headCount: 12, headCountKv: 2, vocabSize: 151936, ropeFreqBase: 1e6, rmsEpsilon: 1e-6, qkvBias: true, tiedOutput: true },
+  "qwen2.5-1.5b-q4_k_m": {
+    architecture: "qwen2",
+    name: "parley-qwen2.5-1.5b-shape",
+    fileType: 15,
+    contextLength: 32768,
+    embeddingLength: 1536,
+    blockCount: 28,
+    feedForwardLength: 8960,
+    headCount: 12,
+    headCountKv: 2,
+    vocabSize: 151936,
+    ropeFreqBase: 1e6,
+    rmsEpsilon: 1e-6,
+    qkvBias: true,
+    tiedOutput: true,
+  },
 } satisfies Record<string, GgufShape>;
 
 enum T {
@@ -52,7 +81,10 @@ enum T {
   STRING = 8,
   ARRAY = 9,
 }
-type Value = { type: T.UINT32 | T.INT32 | T.FLOAT32; value: number } | { type: T.STRING; value: string } | { type: T.ARRAY; of: T.INT32 | T.FLOAT32 | T.STRING; values: (number | string)[] };
+type Value =
+  | { type: T.UINT32 | T.INT32 | T.FLOAT32; value: number }
+  | { type: T.STRING; value: string }
+  | { type: T.ARRAY; of: T.INT32 | T.FLOAT32 | T.STRING; values: (number | string)[] };
 
 class Writer {
   private parts: Uint8Array[] = [];
@@ -105,7 +137,24 @@ function vocabulary(size: number) {
     tokens.push(`<0x${b.toString(16).toUpperCase().padStart(2, "0")}>`);
     types.push(6); // byte
   }
-  const pieces = ["▁", ..."abcdefghijklmnopqrstuvwxyz0123456789", "▁the", "▁a", "▁and", "▁of", "▁to", "▁is", "▁summary", "▁meeting", '{"', '":', '",', '"}', "▁true", "▁false"];
+  const pieces = [
+    "▁",
+    ..."abcdefghijklmnopqrstuvwxyz0123456789",
+    "▁the",
+    "▁a",
+    "▁and",
+    "▁of",
+    "▁to",
+    "▁is",
+    "▁summary",
+    "▁meeting",
+    '{"',
+    '":',
+    '",',
+    '"}',
+    "▁true",
+    "▁false",
+  ];
   for (let i = 0; tokens.length + pieces.length < size; i++) pieces.push(`▁w${i.toString(36)}`);
   for (const p of pieces) {
     tokens.push(p);
@@ -116,7 +165,8 @@ function vocabulary(size: number) {
 }
 
 /** llama.cpp's use_more_bits: which layers Q4_K_M gives Q6_K for attn_v and ffn_down. */
-const moreBits = (layer: number, layers: number) => layer < Math.floor(layers / 8) || layer >= Math.floor((7 * layers) / 8) || (layer - Math.floor(layers / 8)) % 3 === 2;
+const moreBits = (layer: number, layers: number) =>
+  layer < Math.floor(layers / 8) || layer >= Math.floor((7 * layers) / 8) || (layer - Math.floor(layers / 8)) % 3 === 2;
 
 type Tensor = { name: string; ne: number[]; type: number };
 
@@ -132,7 +182,10 @@ export function ggufTensors(shape: GgufShape, nVocab: number): Tensor[] {
   const q4km = shape.fileType === 15;
   const weight = (moreBits: boolean) => (q4km ? (moreBits ? GGML_TYPES.q6_k : GGML_TYPES.q4_k) : GGML_TYPES.f32);
   const f32 = GGML_TYPES.f32;
-  const tensors: Tensor[] = [{ name: "token_embd.weight", ne: [n, nVocab], type: weight(shape.tiedOutput) }, { name: "output_norm.weight", ne: [n], type: f32 }];
+  const tensors: Tensor[] = [
+    { name: "token_embd.weight", ne: [n, nVocab], type: weight(shape.tiedOutput) },
+    { name: "output_norm.weight", ne: [n], type: f32 },
+  ];
   if (!shape.tiedOutput) tensors.push({ name: "output.weight", ne: [n, nVocab], type: weight(true) });
   for (let i = 0; i < shape.blockCount; i++) {
     const b = `blk.${i}`;
@@ -142,7 +195,13 @@ export function ggufTensors(shape: GgufShape, nVocab: number): Tensor[] {
       { name: `${b}.attn_q.weight`, ne: [n, n], type: weight(false) },
       { name: `${b}.attn_k.weight`, ne: [n, kv], type: weight(false) },
       { name: `${b}.attn_v.weight`, ne: [n, kv], type: weight(more) },
-      ...(shape.qkvBias ? [{ name: `${b}.attn_q.bias`, ne: [n], type: f32 }, { name: `${b}.attn_k.bias`, ne: [kv], type: f32 }, { name: `${b}.attn_v.bias`, ne: [kv], type: f32 }] : []),
+      ...(shape.qkvBias
+        ? [
+            { name: `${b}.attn_q.bias`, ne: [n], type: f32 },
+            { name: `${b}.attn_k.bias`, ne: [kv], type: f32 },
+            { name: `${b}.attn_v.bias`, ne: [kv], type: f32 },
+          ]
+        : []),
       { name: `${b}.attn_output.weight`, ne: [n, n], type: weight(false) },
       { name: `${b}.ffn_norm.weight`, ne: [n], type: f32 },
       { name: `${b}.ffn_gate.weight`, ne: [n, ff], type: weight(false) },
@@ -185,7 +244,8 @@ function metadata(shape: GgufShape, vocab: ReturnType<typeof vocabulary>): [stri
  */
 function tensorData(t: Tensor, rand: () => number, pool: () => Uint32Array): Uint8Array {
   const count = t.ne.reduce((a, b) => a * b, 1);
-  if (t.type === GGML_TYPES.f32) return new Uint8Array(Float32Array.from({ length: count }, () => (t.name.endsWith("norm.weight") ? 1 : (rand() - 0.5) * 0.2)).buffer);
+  if (t.type === GGML_TYPES.f32)
+    return new Uint8Array(Float32Array.from({ length: count }, () => (t.name.endsWith("norm.weight") ? 1 : (rand() - 0.5) * 0.2)).buffer);
   const out = new Uint8Array(tensorBytes(t.type, count));
   // Tiled from one random pool: filling a gigabyte one random draw at a time takes minutes.
   const words = new Uint32Array(out.buffer);
@@ -226,7 +286,13 @@ export function writeGguf(path: string, options: { shape?: keyof typeof GGUF_SHA
     for (const d of t.ne) w.u64(d);
     w.u32(t.type);
     w.u64(offset);
-    offset += Math.ceil(tensorBytes(t.type, t.ne.reduce((a, b) => a * b, 1)) / ALIGNMENT) * ALIGNMENT;
+    offset +=
+      Math.ceil(
+        tensorBytes(
+          t.type,
+          t.ne.reduce((a, b) => a * b, 1),
+        ) / ALIGNMENT,
+      ) * ALIGNMENT;
   }
   mkdirSync(dirname(path), { recursive: true });
   const fd = openSync(path, "w");

@@ -20,7 +20,8 @@ const valueInfo = (name: string, shape: (string | number)[]): onnx.IValueInfoPro
   name,
   type: { tensorType: { elemType: FLOAT, shape: { dim: shape.map((d) => (typeof d === "string" ? { dimParam: d } : { dimValue: d })) } } },
 });
-const encode = (graph: onnx.IGraphProto) => onnx.ModelProto.encode({ irVersion: 8, opsetImport: [{ domain: "", version: 17 }], producerName: "parley-test-models", graph }).finish();
+const encode = (graph: onnx.IGraphProto) =>
+  onnx.ModelProto.encode({ irVersion: 8, opsetImport: [{ domain: "", version: 17 }], producerName: "parley-test-models", graph }).finish();
 
 export function tinySegmentationModel(seed = 1): Uint8Array {
   const next = random(seed);
@@ -28,7 +29,15 @@ export function tinySegmentationModel(seed = 1): Uint8Array {
     name: "tiny-segmentation",
     initializer: [floatTensor("conv", [8, 1, 270], next), floatTensor("classes", [8, 7], next)],
     node: [
-      { opType: "Conv", input: ["input_values", "conv"], output: ["framed"], attribute: [{ name: "strides", type: INTS, ints: [270] }, { name: "kernel_shape", type: INTS, ints: [270] }] },
+      {
+        opType: "Conv",
+        input: ["input_values", "conv"],
+        output: ["framed"],
+        attribute: [
+          { name: "strides", type: INTS, ints: [270] },
+          { name: "kernel_shape", type: INTS, ints: [270] },
+        ],
+      },
       { opType: "Transpose", input: ["framed"], output: ["frames"], attribute: [{ name: "perm", type: INTS, ints: [0, 2, 1] }] },
       { opType: "MatMul", input: ["frames", "classes"], output: ["logits"] },
     ],
@@ -43,7 +52,15 @@ export function tinySpeakerEmbeddingModel(seed = 2): Uint8Array {
     name: "tiny-speaker-embedding",
     initializer: [floatTensor("projection", [80, TINY_SPEAKER_DIMENSION], next)],
     node: [
-      { opType: "ReduceMean", input: ["feats"], output: ["pooled"], attribute: [{ name: "axes", type: INTS, ints: [1] }, { name: "keepdims", type: INT, i: 0 }] },
+      {
+        opType: "ReduceMean",
+        input: ["feats"],
+        output: ["pooled"],
+        attribute: [
+          { name: "axes", type: INTS, ints: [1] },
+          { name: "keepdims", type: INT, i: 0 },
+        ],
+      },
       { opType: "MatMul", input: ["pooled", "projection"], output: ["embs"] },
     ],
     input: [valueInfo("feats", ["batch", "frames", 80])],

@@ -54,9 +54,18 @@ export function tinyEmbedderFiles(seed = 1): Record<string, string | Uint8Array>
   const { FLOAT, INT64 } = onnx.TensorProto.DataType;
   const graph: onnx.IGraphProto = {
     name: "tiny-embedder",
-    initializer: [floatTensor("embeddings", [vocabList.length, H], next), floatTensor("dense", [H, H], next), { name: "axes", dims: [1], dataType: INT64, int64Data: [-1] }],
+    initializer: [
+      floatTensor("embeddings", [vocabList.length, H], next),
+      floatTensor("dense", [H, H], next),
+      { name: "axes", dims: [1], dataType: INT64, int64Data: [-1] },
+    ],
     node: [
-      { opType: "Gather", input: ["embeddings", "input_ids"], output: ["tokens"], attribute: [{ name: "axis", type: onnx.AttributeProto.AttributeType.INT, i: 0 }] },
+      {
+        opType: "Gather",
+        input: ["embeddings", "input_ids"],
+        output: ["tokens"],
+        attribute: [{ name: "axis", type: onnx.AttributeProto.AttributeType.INT, i: 0 }],
+      },
       { opType: "MatMul", input: ["tokens", "dense"], output: ["projected"] },
       { opType: "Tanh", input: ["projected"], output: ["activated"] },
       { opType: "Cast", input: ["attention_mask"], output: ["mask_float"], attribute: [{ name: "to", type: onnx.AttributeProto.AttributeType.INT, i: FLOAT }] },
@@ -73,7 +82,15 @@ export function tinyEmbedderFiles(seed = 1): Record<string, string | Uint8Array>
     version: "1.0",
     truncation: null,
     padding: null,
-    added_tokens: SPECIAL.map((content) => ({ id: vocab[content], content, single_word: false, lstrip: false, rstrip: false, normalized: false, special: true })),
+    added_tokens: SPECIAL.map((content) => ({
+      id: vocab[content],
+      content,
+      single_word: false,
+      lstrip: false,
+      rstrip: false,
+      normalized: false,
+      special: true,
+    })),
     normalizer: { type: "BertNormalizer", clean_text: true, handle_chinese_chars: true, strip_accents: null, lowercase: true },
     pre_tokenizer: { type: "BertPreTokenizer" },
     post_processor: {
@@ -101,7 +118,15 @@ export function tinyEmbedderFiles(seed = 1): Record<string, string | Uint8Array>
     unk_token: "[UNK]",
     mask_token: "[MASK]",
   };
-  const config = { model_type: "bert", architectures: ["BertModel"], hidden_size: H, vocab_size: vocabList.length, max_position_embeddings: 512, num_attention_heads: 1, num_hidden_layers: 1 };
+  const config = {
+    model_type: "bert",
+    architectures: ["BertModel"],
+    hidden_size: H,
+    vocab_size: vocabList.length,
+    max_position_embeddings: 512,
+    num_attention_heads: 1,
+    num_hidden_layers: 1,
+  };
   return {
     "config.json": JSON.stringify(config, null, 2),
     "tokenizer.json": JSON.stringify(tokenizer),

@@ -22,7 +22,16 @@ const N_FFT = 201;
 export const WHISPER_SHAPES = {
   tiny: { n_vocab: N_VOCAB_ENGLISH, ...FIXED, n_audio_state: 32, n_audio_head: 2, n_audio_layer: 1, n_text_state: 32, n_text_head: 2, n_text_layer: 1 },
   "base.en": { n_vocab: N_VOCAB_ENGLISH, ...FIXED, n_audio_state: 512, n_audio_head: 8, n_audio_layer: 6, n_text_state: 512, n_text_head: 8, n_text_layer: 6 },
-  small: { n_vocab: N_VOCAB_MULTILINGUAL, ...FIXED, n_audio_state: 768, n_audio_head: 12, n_audio_layer: 12, n_text_state: 768, n_text_head: 12, n_text_layer: 12 },
+  small: {
+    n_vocab: N_VOCAB_MULTILINGUAL,
+    ...FIXED,
+    n_audio_state: 768,
+    n_audio_head: 12,
+    n_audio_layer: 12,
+    n_text_state: 768,
+    n_text_head: 12,
+    n_text_layer: 12,
+  },
 } satisfies Record<string, WhisperHparams>;
 
 /** Tensor data types by name: ggml_type ids, as whisper.cpp's loader checks them. */
@@ -154,7 +163,19 @@ export function writeWhisperModel(path: string, options: WhisperModelOptions = {
   try {
     i32(0x67676d6c); // "ggml"
     const h = shape;
-    i32(h.n_vocab, h.n_audio_ctx, h.n_audio_state, h.n_audio_head, h.n_audio_layer, h.n_text_ctx, h.n_text_state, h.n_text_head, h.n_text_layer, h.n_mels, WHISPER_FILE_TYPES[fileType].header);
+    i32(
+      h.n_vocab,
+      h.n_audio_ctx,
+      h.n_audio_state,
+      h.n_audio_head,
+      h.n_audio_layer,
+      h.n_text_ctx,
+      h.n_text_state,
+      h.n_text_head,
+      h.n_text_layer,
+      h.n_mels,
+      WHISPER_FILE_TYPES[fileType].header,
+    );
     i32(h.n_mels, N_FFT);
     bytes(new Uint8Array(Float32Array.from({ length: h.n_mels * N_FFT }, () => rand() * 0.01).buffer));
     // The text tokens (ids below end-of-text: 50256, or 50257 in a multilingual vocabulary);
@@ -186,6 +207,10 @@ export function writeTinyWhisperModel(path: string, options: Omit<WhisperModelOp
 
 if (import.meta.main) {
   const [path = "whisper.bin", shape = "tiny", fileType = "f16"] = process.argv.slice(2).filter((a) => !a.startsWith("--"));
-  writeWhisperModel(path, { shape: shape as keyof typeof WHISPER_SHAPES, fileType: fileType as WhisperFileType, multilingual: process.argv.includes("--multilingual") });
+  writeWhisperModel(path, {
+    shape: shape as keyof typeof WHISPER_SHAPES,
+    fileType: fileType as WhisperFileType,
+    multilingual: process.argv.includes("--multilingual"),
+  });
   console.log(`wrote ${path}`);
 }

@@ -30,5 +30,14 @@ export function printRecord(record: Record<string, unknown>, json: boolean): voi
 export function formatTable(rows: readonly (readonly string[])[], indent = ""): string {
   const widths: number[] = [];
   for (const row of rows) row.forEach((cell, i) => (widths[i] = Math.max(widths[i] ?? 0, cell.length)));
-  return rows.map((row) => indent + row.map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i]!))).join("  ").trimEnd()).join("\n");
+  return rows
+    .map(
+      (row) =>
+        indent +
+        row
+          .map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i]!)))
+          .join("  ")
+          .trimEnd(),
+    )
+    .join("\n");
 }

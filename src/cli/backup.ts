@@ -29,11 +29,14 @@ export async function backupCommand(config: Config, args: string[]): Promise<voi
     else {
       console.log(`backed up ${config.dataDir} to ${path}: ${manifest.files.length} files, ${(bytes / MB).toFixed(1)} MB, SHA-256s in ${path}/manifest.json`);
       if (manifest.audio.storage === "s3") console.log(`note: database only; ${manifest.audio.note} (bucket ${manifest.audio.bucket})`);
-      if (manifest.secret === "environment") console.log("note: the server secret comes from PARLEY_SECRET and is not in the backup; keep it: a restore needs the same value");
+      if (manifest.secret === "environment")
+        console.log("note: the server secret comes from PARLEY_SECRET and is not in the backup; keep it: a restore needs the same value");
     }
     if (manifest.missing_objects.length) {
       const n = manifest.missing_objects.length;
-      console.error(`error: the backup is written, but the database refers to ${n} ${n === 1 ? "object" : "objects"} storage does not have (the manifest's missing_objects): ${manifest.missing_objects.slice(0, 5).join(", ")}${n > 5 ? " ..." : ""}`);
+      console.error(
+        `error: the backup is written, but the database refers to ${n} ${n === 1 ? "object" : "objects"} storage does not have (the manifest's missing_objects): ${manifest.missing_objects.slice(0, 5).join(", ")}${n > 5 ? " ..." : ""}`,
+      );
       process.exitCode = 1;
     }
   });
@@ -46,9 +49,13 @@ export async function restoreCommand(config: Config, args: string[]): Promise<vo
   if (!source || positionals.length > 1) throw new UsageError("usage: parley restore PATH [--force]   (PATH: a folder made by parley backup)");
   await reportFailure(async () => {
     const { manifest, replacedTo } = await restoreDataDir(config, source, { force: values.force === true, now: () => new Date() });
-    console.log(`restored the backup of ${manifest.created_at} (parley ${manifest.parley_version}, ${manifest.files.length} files, every SHA-256 checked) into ${config.dataDir}`);
+    console.log(
+      `restored the backup of ${manifest.created_at} (parley ${manifest.parley_version}, ${manifest.files.length} files, every SHA-256 checked) into ${config.dataDir}`,
+    );
     if (replacedTo) console.log(`what was there before is in ${replacedTo}; remove it once the restored appliance is checked`);
-    if (manifest.audio.storage === "s3") console.log(`note: the backup holds no audio; the recordings' audio is read from the S3 bucket ${manifest.audio.bucket}`);
-    if (manifest.secret === "environment") console.log("note: the backup holds no server secret; start the server with the same PARLEY_SECRET as when it was made");
+    if (manifest.audio.storage === "s3")
+      console.log(`note: the backup holds no audio; the recordings' audio is read from the S3 bucket ${manifest.audio.bucket}`);
+    if (manifest.secret === "environment")
+      console.log("note: the backup holds no server secret; start the server with the same PARLEY_SECRET as when it was made");
   });
 }

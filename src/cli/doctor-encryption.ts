@@ -13,8 +13,14 @@ import type { Check } from "./doctor";
  */
 export function encryptionCheck(config: Pick<Config, "masterKeyFile" | "secret">, cli = runningCli()): Check {
   const sealed = "audio sealed with AES-256-GCM under per-project data keys";
-  if (config.masterKeyFile) return { check: "encryption at rest", ok: true, detail: `${sealed}; master key from PARLEY_MASTER_KEY_FILE ${config.masterKeyFile} (keep it off the data disk and out of backups)` };
-  if (config.secret) return { check: "encryption at rest", ok: true, detail: `${sealed}; master key derived from PARLEY_SECRET (keep it out of the data dir and backups)` };
+  if (config.masterKeyFile)
+    return {
+      check: "encryption at rest",
+      ok: true,
+      detail: `${sealed}; master key from PARLEY_MASTER_KEY_FILE ${config.masterKeyFile} (keep it off the data disk and out of backups)`,
+    };
+  if (config.secret)
+    return { check: "encryption at rest", ok: true, detail: `${sealed}; master key derived from PARLEY_SECRET (keep it out of the data dir and backups)` };
   return {
     check: "encryption at rest",
     ok: true,
@@ -34,7 +40,12 @@ export async function plaintextAudioCheck(config: Config): Promise<Check> {
   try {
     const { plaintext, total } = await countPlaintextObjects(createStorage(config));
     if (plaintext === 0) return { check, ok: true, detail: `all ${total} stored audio object(s) are sealed` };
-    return { check, ok: true, warning: true, detail: `${plaintext} of ${total} stored audio object(s) are still plaintext (stored before encryption at rest); a running server seals them in the background after it starts` };
+    return {
+      check,
+      ok: true,
+      warning: true,
+      detail: `${plaintext} of ${total} stored audio object(s) are still plaintext (stored before encryption at rest); a running server seals them in the background after it starts`,
+    };
   } catch (err) {
     return { check, ok: true, warning: true, detail: `cannot count the plaintext audio objects: ${(err as Error).message}` };
   }

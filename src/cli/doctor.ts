@@ -39,7 +39,11 @@ async function ffmpegCheck(binary: string): Promise<Check> {
     const [out, code] = await Promise.all([new Response(proc.stdout).text(), proc.exited]);
     return { check: "ffmpeg", ok: code === 0, detail: `${binary}: ${out.split("\n")[0] ?? "no version"}` };
   } catch (err) {
-    return { check: "ffmpeg", ok: false, detail: `${binary} cannot run (${(err as Error).message}); install ffmpeg (apt-get install ffmpeg) or set PARLEY_FFMPEG_PATH` };
+    return {
+      check: "ffmpeg",
+      ok: false,
+      detail: `${binary} cannot run (${(err as Error).message}); install ffmpeg (apt-get install ffmpeg) or set PARLEY_FFMPEG_PATH`,
+    };
   }
 }
 
@@ -62,7 +66,8 @@ function filesCheck(ctx: Context, check: string, model: string, state: ModelStat
   const install = installAdvice(model, { cli: ctx.cli });
   if (state.status === "missing") return { check, ok: false, detail: `${model} is not installed: ${install}` };
   if (state.status === "partial") return { check, ok: false, detail: `${model} is not installed (${state.detail}): ${install}` };
-  if (state.status === "mismatch") return { check, ok: false, detail: `${model} is not installed: the file under its name is ${state.detail}; reinstall it: ${install}` };
+  if (state.status === "mismatch")
+    return { check, ok: false, detail: `${model} is not installed: the file under its name is ${state.detail}; reinstall it: ${install}` };
   return { check, ok: true, detail: `${model}: ${state.status}` };
 }
 
@@ -71,8 +76,14 @@ function whisperBuildCheck(ctx: Context, config: Config): Check {
   const native = locateNativeWhisper(new RuntimeFiles(config.dataDir));
   if (native.usable) return { check: "whisper build", ok: true, detail: `cpu-native: Parley's addon compiled for this CPU (${native.addon})` };
   if (!ctx.executable) return { check: "whisper build", ok: true, detail: `cpu-native ${native.reason}; CPU transcription runs on the slower portable build` };
-  const why = native.reason.startsWith("carried, but built for a CPU") ? "the CPU-native build this executable carries was made for another kind of CPU" : "this executable carries no CPU-native build";
-  return { check: "whisper build", ok: true, detail: `CPU transcription runs on the portable whisper build, correct but slower (${why}); for speed use a parley executable built on this kind of CPU, or a GPU (PARLEY_GPU)` };
+  const why = native.reason.startsWith("carried, but built for a CPU")
+    ? "the CPU-native build this executable carries was made for another kind of CPU"
+    : "this executable carries no CPU-native build";
+  return {
+    check: "whisper build",
+    ok: true,
+    detail: `CPU transcription runs on the portable whisper build, correct but slower (${why}); for speed use a parley executable built on this kind of CPU, or a GPU (PARLEY_GPU)`,
+  };
 }
 
 /**
@@ -96,8 +107,13 @@ function askCheck(config: Config, engines: Engines, llm: Check | undefined): Che
   const fallback = "or set PARLEY_ASK_PROVIDER=extractive (quotes from the transcripts, no model)";
   if (provider === "extractive") return { check: "ask provider", ok: true, detail: "extractive: quotes from the transcripts, no model" };
   if (provider === "openai_compatible") {
-    if (!engines.remoteLlm) return { check: "ask provider", ok: false, detail: `openai_compatible needs PARLEY_OPENAI_BASE_URL and PARLEY_OPENAI_MODEL; set them, ${fallback}` };
-    return { check: "ask provider", ok: true, detail: `openai_compatible: ${config.ask.openai.model} at ${config.ask.openai.baseUrl} (not contacted by doctor)` };
+    if (!engines.remoteLlm)
+      return { check: "ask provider", ok: false, detail: `openai_compatible needs PARLEY_OPENAI_BASE_URL and PARLEY_OPENAI_MODEL; set them, ${fallback}` };
+    return {
+      check: "ask provider",
+      ok: true,
+      detail: `openai_compatible: ${config.ask.openai.model} at ${config.ask.openai.baseUrl} (not contacted by doctor)`,
+    };
   }
   if (llm && !llm.ok) return { check: "ask provider", ok: false, detail: `llama_cpp cannot answer: its llm cannot run (see llm above); fix that, ${fallback}` };
   return { check: "ask provider", ok: true, detail: `llama_cpp on ${llm ? llm.detail : config.models.llm}` };
@@ -120,7 +136,10 @@ function dataDirPermissionsCheck(dataDir: string): Check {
  * per engine (its model installed and loaded for real, on the backend it really uses), Ask's
  * provider in agreement with the engine it needs, model checksums with --verify, free space.
  */
-export async function diagnose(config: Config, options: { verify?: boolean; engines?: Engines; manifest?: Manifest; context?: Context } = {}): Promise<Check[]> {
+export async function diagnose(
+  config: Config,
+  options: { verify?: boolean; engines?: Engines; manifest?: Manifest; context?: Context } = {},
+): Promise<Check[]> {
   const manifest = options.manifest ?? defaultManifest;
   const engines = options.engines ?? createEngines(config, createLogger("silent"));
   const context = options.context ?? runningContext();
@@ -141,33 +160,65 @@ export async function diagnose(config: Config, options: { verify?: boolean; engi
   checks.push(encryptionCheck(config, context.cli));
   checks.push(await plaintextAudioCheck(config));
   // The built-in decoders have no binary to run (decision 091).
-  if (engines.audio instanceof WasmAudioDecoder) checks.push({ check: "audio decoder", ok: true, detail: `${engines.audio.binary}; no ffmpeg 5.1 or newer on the PATH` });
+  if (engines.audio instanceof WasmAudioDecoder)
+    checks.push({ check: "audio decoder", ok: true, detail: `${engines.audio.binary}; no ffmpeg 5.1 or newer on the PATH` });
   else checks.push(await ffmpegCheck(engines.audio.binary));
   const gpus = detectGpus();
-  checks.push({ check: "gpu", ok: true, detail: `PARLEY_GPU=${config.gpu}; seen: ${[gpus.cuda && "cuda", gpus.vulkan && "vulkan"].filter(Boolean).join(", ") || "none (CPU only)"}` });
+  checks.push({
+    check: "gpu",
+    ok: true,
+    detail: `PARLEY_GPU=${config.gpu}; seen: ${[gpus.cuda && "cuda", gpus.vulkan && "vulkan"].filter(Boolean).join(", ") || "none (CPU only)"}`,
+  });
 
   const t = engines.transcriber;
-  checks.push(t instanceof WhisperTranscriber ? await engineCheck(context, "transcriber", config.models.whisper, status(config.models.whisper), async () => (await t.load()).backend) : filesOnly("transcriber", config.models.whisper));
-  const whisperFile = whisperFileCheck(config.models.whisper, modelFilePath(config.modelsDir, config.models.whisper, manifest), status(config.models.whisper), manifest);
+  checks.push(
+    t instanceof WhisperTranscriber
+      ? await engineCheck(context, "transcriber", config.models.whisper, status(config.models.whisper), async () => (await t.load()).backend)
+      : filesOnly("transcriber", config.models.whisper),
+  );
+  const whisperFile = whisperFileCheck(
+    config.models.whisper,
+    modelFilePath(config.modelsDir, config.models.whisper, manifest),
+    status(config.models.whisper),
+    manifest,
+  );
   if (whisperFile) checks.push(whisperFile);
   checks.push(whisperBuildCheck(context, config));
   const llm = engines.llm;
-  const llmCheck = llm instanceof LlamaLlm ? await engineCheck(context, "llm", config.models.llm, status(config.models.llm), async () => (await llm.load(), llm.backend())) : filesOnly("llm", config.models.llm);
+  const llmCheck =
+    llm instanceof LlamaLlm
+      ? await engineCheck(context, "llm", config.models.llm, status(config.models.llm), async () => (await llm.load(), llm.backend()))
+      : filesOnly("llm", config.models.llm);
   checks.push(llmCheck);
   const embedder = engines.embedder;
   checks.push(
     embedder instanceof TransformersEmbedder
-      ? await engineCheck(context, "embedder", config.models.embedding, status(config.models.embedding), async () => `CPU (onnxruntime), ${(await embedder.embed(["parley doctor"]))[0]!.length} dimensions`)
+      ? await engineCheck(
+          context,
+          "embedder",
+          config.models.embedding,
+          status(config.models.embedding),
+          async () => `CPU (onnxruntime), ${(await embedder.embed(["parley doctor"]))[0]!.length} dimensions`,
+        )
       : filesOnly("embedder", config.models.embedding),
   );
   if (engines.vad instanceof SileroVad) {
     const vad = engines.vad;
-    checks.push(await engineCheck(context, "vad", vad.model, { status: "bundled", detail: null }, async () => (await vad.detect(new Float32Array(1600)), "CPU (onnxruntime)")));
+    checks.push(
+      await engineCheck(
+        context,
+        "vad",
+        vad.model,
+        { status: "bundled", detail: null },
+        async () => (await vad.detect(new Float32Array(1600)), "CPU (onnxruntime)"),
+      ),
+    );
   }
   checks.push(askCheck(config, engines, llmCheck));
   checks.push({ check: "diarization", ok: true, detail: `${engines.diarizer.kind} (${engines.diarizer.model})` });
   if (options.verify) {
-    for (const r of await verifyModels(ctx)) checks.push({ check: `verify ${r.name}`, ok: r.status === "ok" || r.status === "unpinned", detail: `${r.status}${r.detail ? `: ${r.detail}` : ""}` });
+    for (const r of await verifyModels(ctx))
+      checks.push({ check: `verify ${r.name}`, ok: r.status === "ok" || r.status === "unpinned", detail: `${r.status}${r.detail ? `: ${r.detail}` : ""}` });
   }
   checks.push(...diskChecks(config));
   return checks;

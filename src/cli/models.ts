@@ -54,7 +54,13 @@ export async function modelsCommand(config: Config, args: string[], manifest: Ma
   try {
     if (sub === "list") {
       const roles = configuredRoles(config);
-      const rows = manifest.models.map((m) => ({ name: m.name, kind: m.kind, status: modelStatus(ctx, m), in_use_as: roles[m.name] ?? null, description: m.description }));
+      const rows = manifest.models.map((m) => ({
+        name: m.name,
+        kind: m.kind,
+        status: modelStatus(ctx, m),
+        in_use_as: roles[m.name] ?? null,
+        description: m.description,
+      }));
       if (values.json) return console.log(JSON.stringify(rows));
       console.log(formatTable(rows.map((r) => [r.name, r.kind, r.status, r.in_use_as ?? "", r.description])));
       return;

@@ -102,7 +102,9 @@ export async function readManifest(dir: string): Promise<BackupManifest> {
     throw new BackupError(`${dir}/${MANIFEST} is damaged: it is not JSON`);
   }
   if (manifest.format !== "parley-backup" || manifest.format_version !== 1 || !Array.isArray(manifest.files)) {
-    throw new BackupError(`${dir}/${MANIFEST} is not a parley backup manifest this version can read (format ${String(manifest.format)} ${String(manifest.format_version)})`);
+    throw new BackupError(
+      `${dir}/${MANIFEST} is not a parley backup manifest this version can read (format ${String(manifest.format)} ${String(manifest.format_version)})`,
+    );
   }
   for (const f of manifest.files) {
     // A manifest names files inside the backup only: no absolute paths, no way out of it.

@@ -26,7 +26,10 @@ function referencedFiles(snapshotPath: string, audioIncluded: boolean): string[]
           .all()
           .map((r) => `audio/${r.key}`)
       : [];
-    const firmware = db.query<{ id: string }, []>("SELECT id FROM firmware_releases").all().map((r) => `firmware/${r.id}.bin`);
+    const firmware = db
+      .query<{ id: string }, []>("SELECT id FROM firmware_releases")
+      .all()
+      .map((r) => `firmware/${r.id}.bin`);
     return [...audio, ...firmware].sort();
   } finally {
     db.close();
@@ -136,7 +139,11 @@ async function writeBackup(config: Config, dbPath: string, staging: string, now:
     schema: lastMigration(snapshot),
     audio: audioIncluded
       ? { storage: "local" }
-      : { storage: "s3", bucket: config.s3!.bucket, note: "the audio stays in the S3 bucket and is not in this backup: back the bucket up with its own tools (versioning or replication)" },
+      : {
+          storage: "s3",
+          bucket: config.s3!.bucket,
+          note: "the audio stays in the S3 bucket and is not in this backup: back the bucket up with its own tools (versioning or replication)",
+        },
     secret,
     files,
     missing_objects: missing.map((p) => p.replace(/^audio\//, "")),

@@ -40,7 +40,9 @@ export function lockDataDir(dataDir: string, now: Date): DataDirLock {
   } catch (err) {
     db.close();
     if ((err as { code?: string }).code !== "SQLITE_BUSY") throw err;
-    throw new StartupError(`${dataDir} is in use by another parley server (${describeHolder(infoPath)}); stop that one first, or give this one its own PARLEY_DATA_DIR.`);
+    throw new StartupError(
+      `${dataDir} is in use by another parley server (${describeHolder(infoPath)}); stop that one first, or give this one its own PARLEY_DATA_DIR.`,
+    );
   }
   const holder: Holder = { pid: process.pid, url: null, started_at: now.toISOString() };
   const write = () => {

@@ -52,10 +52,13 @@ export async function restoreDataDir(config: Config, source: string, options: { 
   try {
     const present = readdirSync(config.dataDir).filter((n) => !NOT_DATA.has(n) && !n.startsWith(STAGING_PREFIX) && !n.startsWith(REPLACED_PREFIX));
     if (present.length && !options.force) {
-      throw new BackupError(`${config.dataDir} already holds data (${present.join(", ")}); restore into an empty data dir, or add --force to move what is there aside into ${config.dataDir}/${REPLACED_PREFIX}<time>`);
+      throw new BackupError(
+        `${config.dataDir} already holds data (${present.join(", ")}); restore into an empty data dir, or add --force to move what is there aside into ${config.dataDir}/${REPLACED_PREFIX}<time>`,
+      );
     }
     // What a restore that crashed left behind.
-    for (const n of readdirSync(config.dataDir).filter((n) => n.startsWith(STAGING_PREFIX))) await rm(join(config.dataDir, n), { recursive: true, force: true });
+    for (const n of readdirSync(config.dataDir).filter((n) => n.startsWith(STAGING_PREFIX)))
+      await rm(join(config.dataDir, n), { recursive: true, force: true });
 
     const staging = join(config.dataDir, `${STAGING_PREFIX}${process.pid}`);
     await mkdir(staging, { mode: 0o700 });

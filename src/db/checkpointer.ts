@@ -54,7 +54,12 @@ export type CheckpointedDb = { db: Database; groupCommit: GroupCommitter; wal: W
  * commits (the hot writes) while it copies the last few frames, a few milliseconds;
  * the next write then starts the WAL over (decision 008).
  */
-export function checkpointInBackground({ db, groupCommit: writes, wal }: CheckpointedDb, path: string, log: Logger, options: { everyMs?: number; restartAtFrames?: number } = {}): { stop(): void } {
+export function checkpointInBackground(
+  { db, groupCommit: writes, wal }: CheckpointedDb,
+  path: string,
+  log: Logger,
+  options: { everyMs?: number; restartAtFrames?: number } = {},
+): { stop(): void } {
   // In the executable the worker is an entrypoint of its own, named from the source root.
   const script = bundled ? "./db/checkpoint-worker.ts" : new URL("./checkpoint-worker.ts", import.meta.url).href;
   const worker = new Worker(script);
@@ -95,7 +100,12 @@ export function checkpointInBackground({ db, groupCommit: writes, wal }: Checkpo
       settleTruncations(event.data.ok);
     }
   });
-  worker.postMessage({ type: "start", path, everyMs: options.everyMs ?? 1000, restartAtFrames: options.restartAtFrames ?? RESTART_WAL_AT_FRAMES } satisfies CheckpointMessage);
+  worker.postMessage({
+    type: "start",
+    path,
+    everyMs: options.everyMs ?? 1000,
+    restartAtFrames: options.restartAtFrames ?? RESTART_WAL_AT_FRAMES,
+  } satisfies CheckpointMessage);
   return {
     stop() {
       worker.terminate();

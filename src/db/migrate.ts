@@ -21,7 +21,12 @@ export function readMigrations(dir: string): Migration[] {
  */
 export function migrate(db: Database, migrations: Migration[] = bundled?.migrations ?? readMigrations(MIGRATIONS_DIR)): string[] {
   db.exec("CREATE TABLE IF NOT EXISTS schema_migrations (name TEXT PRIMARY KEY, applied_at TEXT NOT NULL)");
-  const applied = new Set(db.query<{ name: string }, []>("SELECT name FROM schema_migrations").all().map((r) => r.name));
+  const applied = new Set(
+    db
+      .query<{ name: string }, []>("SELECT name FROM schema_migrations")
+      .all()
+      .map((r) => r.name),
+  );
   const pending = migrations.filter((m) => !applied.has(m.name));
   if (pending.length === 0) return [];
   db.transaction(() => {

@@ -25,7 +25,9 @@ export class DecoderInterruptedError extends Error {}
 export class DecoderUnavailableError extends Error {
   constructor(binary: string, cause: unknown) {
     const why = cause instanceof Error ? cause.message : String(cause);
-    super(`The audio decoder cannot run (${binary}: ${why}). Install ffmpeg or set PARLEY_FFMPEG_PATH to an ffmpeg binary, then check with: parley doctor.`, { cause });
+    super(`The audio decoder cannot run (${binary}: ${why}). Install ffmpeg or set PARLEY_FFMPEG_PATH to an ffmpeg binary, then check with: parley doctor.`, {
+      cause,
+    });
   }
 }
 

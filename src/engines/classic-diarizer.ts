@@ -129,7 +129,12 @@ export class ClassicDiarizer implements Diarizer {
   constructor(private readonly penalties: Penalties = PENALTIES) {}
 
   async diarize(pcm16k: Float32Array, regions: SpeechRegion[], hint: SpeakerCountHint, signal?: AbortSignal): Promise<SpeakerTurn[]> {
-    const pieces = speechPieces(pcm16k, [...regions].sort((a, b) => a.start - b.start), this.penalties.change, signal);
+    const pieces = speechPieces(
+      pcm16k,
+      [...regions].sort((a, b) => a.start - b.start),
+      this.penalties.change,
+      signal,
+    );
     if (pieces.length === 0) return [];
     return turnsOf(pieces, clusterPieces(pieces, hint, this.penalties.cluster, signal));
   }

@@ -17,7 +17,11 @@ function perFrame(stats: GaussianStats): GaussianStats {
 }
 
 const toPrint = (s: GaussianStats): number[] => [...s.sum, ...s.outer];
-const fromPrint = (p: number[]): GaussianStats => ({ n: 1, sum: Float64Array.from(p.slice(0, CEPSTRA)), outer: Float64Array.from(p.slice(CEPSTRA, CEPSTRA + PAIRS)) });
+const fromPrint = (p: number[]): GaussianStats => ({
+  n: 1,
+  sum: Float64Array.from(p.slice(0, CEPSTRA)),
+  outer: Float64Array.from(p.slice(CEPSTRA, CEPSTRA + PAIRS)),
+});
 
 /**
  * The classic diarizer's statistical voiceprint (decision 098): the mean and second moment

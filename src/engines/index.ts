@@ -56,7 +56,13 @@ export function createEngines(config: Config, _log: Logger): Engines {
   const cores = new Turns();
   return {
     audio: chooseAudioDecoder(config.ffmpegPath),
-    transcriber: new WhisperTranscriber({ model: config.models.whisper, path: modelFilePath(config.modelsDir, config.models.whisper), gpu: config.gpu, runtime, cores }),
+    transcriber: new WhisperTranscriber({
+      model: config.models.whisper,
+      path: modelFilePath(config.modelsDir, config.models.whisper),
+      gpu: config.gpu,
+      runtime,
+      cores,
+    }),
     llm: new LlamaLlm({ model: config.models.llm, path: modelFilePath(config.modelsDir, config.models.llm), gpu: config.gpu, runtime, cores }),
     // Building it connects nowhere: the server is first asked at the first question.
     remoteLlm: baseUrl && model ? new OpenAiCompatibleLlm({ baseUrl, apiKey, model, contextTokens, timeoutMs }) : null,

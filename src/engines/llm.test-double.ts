@@ -60,6 +60,10 @@ export class ScriptedLlm implements Llm {
     // As a real model: an answer longer than maxTokens is cut off there, finish reason length.
     const cut = !!request.maxTokens && words(text).length > request.maxTokens;
     if (cut) text = words(text).slice(0, request.maxTokens).join(" ");
-    return { text, tokens: { input: words(input).length, output: words(text).length, cached: 0 }, finishReason: cut ? "length" : (this.script.finishReason ?? "stop") };
+    return {
+      text,
+      tokens: { input: words(input).length, output: words(text).length, cached: 0 },
+      finishReason: cut ? "length" : (this.script.finishReason ?? "stop"),
+    };
   }
 }

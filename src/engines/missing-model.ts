@@ -7,7 +7,11 @@ import { runningCli } from "../runtime/cli-name";
  */
 export class MissingModelError extends Error {
   /** `checked`: where the engine looked, named in the advice for an operator's own model (a manifest model's advice is its pull command). */
-  constructor(readonly modelName: string, kind: string, checked: string) {
+  constructor(
+    readonly modelName: string,
+    kind: string,
+    checked: string,
+  ) {
     const cli = runningCli();
     const airGapped = isManifestModel(modelName) ? ` (or ${importAdvice(cli)} on an air-gapped machine)` : "";
     super(`The ${kind} model ${modelName} is not installed. Install it: ${installAdvice(modelName, { cli, where: checked })}${airGapped}.`);

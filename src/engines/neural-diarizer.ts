@@ -74,7 +74,11 @@ export class NeuralDiarizer implements Diarizer {
       if (onnxruntime) useOnnxruntimeFrom(onnxruntime);
       const ort = await import("onnxruntime-node");
       const options = { intraOpNumThreads: 1, interOpNumThreads: 1 };
-      return { ort, segmentation: await ort.InferenceSession.create(this.files.segmentation, options), embedding: await ort.InferenceSession.create(this.files.embedding, options) };
+      return {
+        ort,
+        segmentation: await ort.InferenceSession.create(this.files.segmentation, options),
+        embedding: await ort.InferenceSession.create(this.files.embedding, options),
+      };
     })().catch((err) => {
       this.sessions = null;
       throw err;
@@ -131,7 +135,10 @@ export class NeuralDiarizer implements Diarizer {
         }
       }
     }
-    const clusters = clusterEmbeddings(locals.map((l) => l.embedding), hint);
+    const clusters = clusterEmbeddings(
+      locals.map((l) => l.embedding),
+      hint,
+    );
     const turns = locals.flatMap((l, i) => l.runs.map((r) => ({ speaker: clusters[i]!, start: r.start, end: r.end }))).sort((a, b) => a.start - b.start);
     // Overlapped speech goes to whoever started first, until the other starts.
     const sequential: typeof turns = [];
@@ -153,14 +160,17 @@ export function clusterEmbeddings(embeddings: Float32Array[], hint: SpeakerCount
   const members = new Map(embeddings.map((_, i) => [i, [i]]));
   const min = Math.max(1, hint.minSpeakers ?? 1);
   const max = Math.max(min, hint.maxSpeakers ?? Number.POSITIVE_INFINITY);
-  const similarity = (a: number[], b: number[]) => a.reduce((sum, i) => sum + b.reduce((s2, j) => s2 + cosine(embeddings[i]!, embeddings[j]!), 0), 0) / (a.length * b.length);
+  const similarity = (a: number[], b: number[]) =>
+    a.reduce((sum, i) => sum + b.reduce((s2, j) => s2 + cosine(embeddings[i]!, embeddings[j]!), 0), 0) / (a.length * b.length);
   while (members.size > min) {
     let best = Number.NEGATIVE_INFINITY;
     let pair: [number, number] | null = null;
-    for (const [i, a] of members) for (const [j, b] of members) if (i < j) {
-      const s = similarity(a, b);
-      if (s > best) [best, pair] = [s, [i, j]];
-    }
+    for (const [i, a] of members)
+      for (const [j, b] of members)
+        if (i < j) {
+          const s = similarity(a, b);
+          if (s > best) [best, pair] = [s, [i, j]];
+        }
     if (!pair || (best < MERGE_SIMILARITY && members.size <= max)) break;
     const [i, j] = pair;
     members.set(i, [...members.get(i)!, ...members.get(j)!]);

@@ -44,7 +44,13 @@ export class OpenAiCompatibleLlm implements Llm {
     return Math.ceil(text.length / 4);
   }
 
-  async complete(request: { messages: ChatMessage[]; jsonSchema?: object; maxTokens?: number; temperature?: number; signal?: AbortSignal }): Promise<Completion> {
+  async complete(request: {
+    messages: ChatMessage[];
+    jsonSchema?: object;
+    maxTokens?: number;
+    temperature?: number;
+    signal?: AbortSignal;
+  }): Promise<Completion> {
     const timeout = AbortSignal.timeout(this.options.timeoutMs);
     const body = {
       model: this.options.model,

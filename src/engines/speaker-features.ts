@@ -83,7 +83,12 @@ function fft(re: Float64Array, im: Float64Array): void {
  * Log mel-band energies of 25 ms frames every 10 ms over samples `first` to `last`, one
  * row of `bank.length` values per frame, with each frame's log energy.
  */
-function logMelFrames(pcm16k: Float32Array, first: number, last: number, bank: [number, Float64Array][]): { count: number; bands: Float32Array; logEnergy: Float32Array } {
+function logMelFrames(
+  pcm16k: Float32Array,
+  first: number,
+  last: number,
+  bank: [number, Float64Array][],
+): { count: number; bands: Float32Array; logEnergy: Float32Array } {
   const count = Math.max(0, Math.floor((last - first - WINDOW) / HOP) + 1);
   const bands = new Float32Array(count * bank.length);
   const logEnergy = new Float32Array(count);

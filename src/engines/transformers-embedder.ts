@@ -32,7 +32,8 @@ export class TransformersEmbedder implements Embedder {
 
   private assertInstalled(): void {
     const onnx = ["model_quantized.onnx", "model.onnx"].some((f) => existsSync(join(this.dir, "onnx", f)));
-    if (!onnx || !existsSync(join(this.dir, "config.json")) || !existsSync(join(this.dir, "tokenizer.json"))) throw new MissingModelError(this.model, "embedding", `${this.dir}/ (config.json, tokenizer.json and onnx/model.onnx)`);
+    if (!onnx || !existsSync(join(this.dir, "config.json")) || !existsSync(join(this.dir, "tokenizer.json")))
+      throw new MissingModelError(this.model, "embedding", `${this.dir}/ (config.json, tokenizer.json and onnx/model.onnx)`);
   }
 
   /** Read from config.json, so the index check at start does not load the model. */

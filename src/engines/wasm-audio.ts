@@ -104,7 +104,8 @@ class To16kMono {
 async function detect(path: string): Promise<Format> {
   const file = Bun.file(path);
   const type = audioType(new Uint8Array(await file.slice(0, 4096).arrayBuffer()));
-  if (!type || !(type in DECODERS)) throw new UndecodableAudioError("the file is not audio in a format Parley decodes (wav, mp3, flac, ogg/opus, m4a/aac, webm/opus)");
+  if (!type || !(type in DECODERS))
+    throw new UndecodableAudioError("the file is not audio in a format Parley decodes (wav, mp3, flac, ogg/opus, m4a/aac, webm/opus)");
   return type as Format;
 }
 

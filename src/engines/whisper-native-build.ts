@@ -24,7 +24,10 @@ export type NativeWhisperStamp = { source: string; cpu: string };
 export function cpuFingerprint(): string {
   let features = `${process.platform}-${process.arch} ${cpus()[0]?.model ?? ""}`;
   try {
-    features = readFileSync("/proc/cpuinfo", "utf8").match(/^(flags|Features)\s*:(.*)$/m)?.[2]?.trim() ?? features;
+    features =
+      readFileSync("/proc/cpuinfo", "utf8")
+        .match(/^(flags|Features)\s*:(.*)$/m)?.[2]
+        ?.trim() ?? features;
   } catch {
     // not Linux: the model name stands for the features
   }

@@ -25,7 +25,8 @@ export type NativeWhisperLocation = { usable: true; addon: string } | { usable: 
  */
 export function locateNativeWhisper(runtime?: RuntimeFiles): NativeWhisperLocation {
   if (runtime?.carried) {
-    if (!runtime.has(CARRIED_NATIVE_WHISPER)) return { usable: false, reason: "not carried by this executable (the addon was not built where it was compiled)" };
+    if (!runtime.has(CARRIED_NATIVE_WHISPER))
+      return { usable: false, reason: "not carried by this executable (the addon was not built where it was compiled)" };
     if (runtime.whisperNativeCpu !== cpuFingerprint()) return { usable: false, reason: "carried, but built for a CPU with other features than this one" };
     return { usable: true, addon: runtime.file(CARRIED_NATIVE_WHISPER)! };
   }

@@ -75,7 +75,10 @@ export async function openPrebuiltWhisper(backend: GpuBackend | "cpu", path: str
     transcribe(pcm16k, { threads, ...params }) {
       const release = silence(addon);
       const job = context.transcribeData(toPcm16(pcm16k), { ...params, maxThreads: threads });
-      const promise = job.promise.then((r) => ({ language: r.language ?? "", segments: r.segments.map((s) => ({ t0: s.t0, t1: s.t1, text: s.text, p: null })) }));
+      const promise = job.promise.then((r) => ({
+        language: r.language ?? "",
+        segments: r.segments.map((s) => ({ t0: s.t0, t1: s.t1, text: s.text, p: null })),
+      }));
       // A stopped call may never settle (see settledOrAborted): stopping also ends the silence.
       return { stop: () => (release(), job.stop()), promise: promise.finally(release) };
     },

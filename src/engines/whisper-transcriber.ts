@@ -62,7 +62,7 @@ export class WhisperTranscriber implements Transcriber {
 
   /** Which build runs the model, or null before the first load; for `parley doctor`. */
   async backend(): Promise<WhisperBackend | null> {
-    return this.loaded ? (await this.loaded.catch(() => null))?.backend ?? null : null;
+    return this.loaded ? ((await this.loaded.catch(() => null))?.backend ?? null) : null;
   }
 
   load(): Promise<WhisperRunner> {

@@ -98,23 +98,22 @@ function sessionPrincipal(sessions: DashboardSessions | undefined, request: Requ
  */
 export function authentication(deps: { credentials: CredentialCache; clock: Clock; dashboardSessions?: DashboardSessions }) {
   // Unnamed on purpose: each module mounts its own copy, and a named plugin would be deduplicated away.
-  return new Elysia()
-    .derive({ as: "scoped" }, ({ request, set, server }) => {
-      // Usually already looked up by the rate limiter; the header is read again only to say what is wrong.
-      const now = deps.clock.now();
-      const origin = (): RequestOrigin => ({ requestId: requestIdOf(set) ?? null, clientAddress: server?.requestIP(request)?.address ?? null });
-      const row = deps.credentials.ofRequest(request, now);
-      // The cached Principal is shared; this request's copy adds where it came from (one small object a request).
-      if (row) return { principal: { ...principalOf(row), origin: origin() } as Principal };
-      if (!request.headers.has("authorization")) {
-        // A key, when one is sent, is the only credential looked at: a cookie beside it adds nothing.
-        const principal = sessionPrincipal(deps.dashboardSessions, request, now);
-        if (principal) return { principal: { ...principal, origin: origin() } as Principal };
-        throw new ApiError("unauthorized", "No credential given: send Authorization: Bearer <key>.");
-      }
-      if (!bearerToken(request)) throw new ApiError("unauthorized", "The Authorization header must be of the form 'Bearer <key>'.");
-      throw new ApiError("unauthorized", "The credential is invalid, expired or revoked.");
-    });
+  return new Elysia().derive({ as: "scoped" }, ({ request, set, server }) => {
+    // Usually already looked up by the rate limiter; the header is read again only to say what is wrong.
+    const now = deps.clock.now();
+    const origin = (): RequestOrigin => ({ requestId: requestIdOf(set) ?? null, clientAddress: server?.requestIP(request)?.address ?? null });
+    const row = deps.credentials.ofRequest(request, now);
+    // The cached Principal is shared; this request's copy adds where it came from (one small object a request).
+    if (row) return { principal: { ...principalOf(row), origin: origin() } as Principal };
+    if (!request.headers.has("authorization")) {
+      // A key, when one is sent, is the only credential looked at: a cookie beside it adds nothing.
+      const principal = sessionPrincipal(deps.dashboardSessions, request, now);
+      if (principal) return { principal: { ...principal, origin: origin() } as Principal };
+      throw new ApiError("unauthorized", "No credential given: send Authorization: Bearer <key>.");
+    }
+    if (!bearerToken(request)) throw new ApiError("unauthorized", "The Authorization header must be of the form 'Bearer <key>'.");
+    throw new ApiError("unauthorized", "The credential is invalid, expired or revoked.");
+  });
 }
 
 const API_KEY_KINDS: readonly CredentialKind[] = ["secret", "restricted"];

@@ -24,7 +24,10 @@ export const sendsHsts = (config: Pick<Config, "tls">): boolean => config.tls !=
  *
  * @example new Elysia().use(beforeRouting(deps, () => app.server))
  */
-export function beforeRouting(deps: RequestCounting & { config: Pick<Config, "tls" | "publicUrl" | "host" | "allowedHosts"> }, server: () => Server<unknown> | null) {
+export function beforeRouting(
+  deps: RequestCounting & { config: Pick<Config, "tls" | "publicUrl" | "host" | "allowedHosts"> },
+  server: () => Server<unknown> | null,
+) {
   const hsts = sendsHsts(deps.config);
   const checkHost = hostCheck(deps.config);
   return new Elysia({ name: "parley.before-routing" })

@@ -238,7 +238,9 @@ export function revokeCredentials({ db, credentials }: CredentialStore, filter: 
     params.push(...filter.commandIds);
   }
   const revoked = db
-    .query<{ id: string; project_id: string; mode: Mode }, string[]>(`UPDATE credentials SET revoked_at = ? WHERE ${where.join(" AND ")} RETURNING id, project_id, mode`)
+    .query<{ id: string; project_id: string; mode: Mode }, string[]>(
+      `UPDATE credentials SET revoked_at = ? WHERE ${where.join(" AND ")} RETURNING id, project_id, mode`,
+    )
     .all(...params);
   credentials.forget();
   return revoked;
@@ -264,12 +266,23 @@ export function listApiKeyRows(db: Database, filter: { projectId: string; mode?:
 export function findLiveApiKeys(db: Database, by: { id: string } | { hint: string } | { token: string }): { id: string; hint: string }[] {
   const [column, value] = "id" in by ? ["id", by.id] : "hint" in by ? ["hint", by.hint] : ["token_hash", sha256Hex(by.token)];
   return db
-    .query<{ id: string; hint: string }, [string]>(`SELECT id, hint FROM credentials WHERE ${column} = ? AND kind IN ('secret', 'restricted') AND revoked_at IS NULL ORDER BY created_at, id`)
+    .query<{ id: string; hint: string }, [string]>(
+      `SELECT id, hint FROM credentials WHERE ${column} = ? AND kind IN ('secret', 'restricted') AND revoked_at IS NULL ORDER BY created_at, id`,
+    )
     .all(value);
 }
 
 /** An API key as listed: its hint, never its token. */
-export type ApiKeyRow = { id: string; name: string | null; hint: string; mode: Mode; scopes: string | null; end_user_id: string | null; created_at: string; revoked_at: string | null };
+export type ApiKeyRow = {
+  id: string;
+  name: string | null;
+  hint: string;
+  mode: Mode;
+  scopes: string | null;
+  end_user_id: string | null;
+  created_at: string;
+  revoked_at: string | null;
+};
 
 /**
  * Marks a single-use credential used. Returns false when it already was, so that of two

@@ -97,9 +97,11 @@ function validationError(v: ValidationDetail): ApiError {
   const detail = (issue.message ?? "invalid value").replace(/^Invalid input: /, "");
   if (!path) return new ApiError("validation_error", `Invalid ${v.type ?? "request"}: ${detail}`);
   const message =
-    issue.code === "unrecognized_keys" ? `Unknown ${where} ${path}: it is not accepted here.`
-    : issue.code === "invalid_type" && detail.endsWith("received undefined") ? `Missing required ${where} ${path} (expected ${issue.expected ?? "a value"}).`
-    : `Invalid ${where} ${path}: ${detail}`;
+    issue.code === "unrecognized_keys"
+      ? `Unknown ${where} ${path}: it is not accepted here.`
+      : issue.code === "invalid_type" && detail.endsWith("received undefined")
+        ? `Missing required ${where} ${path} (expected ${issue.expected ?? "a value"}).`
+        : `Invalid ${where} ${path}: ${detail}`;
   return new ApiError("validation_error", message, { param: path });
 }
 
@@ -117,7 +119,10 @@ function toApiError(code: string | number, error: unknown): ApiError | null {
   if (code === "VALIDATION" && (error as ValidationDetail).type === "response") return null;
   if (code === "VALIDATION") return validationError(error as ValidationDetail);
   // Elysia wraps what our body parser throws; its own verdict is the cause.
-  if (code === "PARSE") return (error as Error).cause instanceof ApiError ? ((error as Error).cause as ApiError) : new ApiError("invalid_request", "The request body is not valid JSON.");
+  if (code === "PARSE")
+    return (error as Error).cause instanceof ApiError
+      ? ((error as Error).cause as ApiError)
+      : new ApiError("invalid_request", "The request body is not valid JSON.");
   if (code === "NOT_FOUND") return new ApiError("not_found", "Unrecognized request URL.");
   return null;
 }

@@ -11,14 +11,24 @@ export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 /** How long a duplicate waits for the first request of its key before answering 409. */
 const IN_FLIGHT_WAIT_MS = 10_000;
 
-type StoredRow = { credential_id: string | null; request_hash: string; state: "in_flight" | "done"; response_status: number | null; response_body: string | null; created_at: string };
+type StoredRow = {
+  credential_id: string | null;
+  request_hash: string;
+  state: "in_flight" | "done";
+  response_status: number | null;
+  response_body: string | null;
+  created_at: string;
+};
 
 /** JSON with sorted keys, so the same payload always hashes the same. */
 function canonical(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonical).join(",")}]`;
   if (value && typeof value === "object") {
     const entries = Object.entries(value as Record<string, unknown>).filter(([, v]) => v !== undefined);
-    return `{${entries.sort(([a], [b]) => (a < b ? -1 : 1)).map(([k, v]) => `${JSON.stringify(k)}:${canonical(v)}`).join(",")}}`;
+    return `{${entries
+      .sort(([a], [b]) => (a < b ? -1 : 1))
+      .map(([k, v]) => `${JSON.stringify(k)}:${canonical(v)}`)
+      .join(",")}}`;
   }
   return JSON.stringify(value ?? null);
 }
@@ -92,7 +102,12 @@ export function idempotency(deps: { db: Database; clock: Clock }) {
 }
 
 /** Before the handler: no key runs it; a stored response is replayed; otherwise the key is claimed for this request. */
-async function claimOrReplay(deps: { db: Database; clock: Clock }, options: IdempotentOptions, ctx: Omit<HookContext, "body" | "query">, payload: unknown): Promise<unknown> {
+async function claimOrReplay(
+  deps: { db: Database; clock: Clock },
+  options: IdempotentOptions,
+  ctx: Omit<HookContext, "body" | "query">,
+  payload: unknown,
+): Promise<unknown> {
   const key = ctx.request.headers.get("idempotency-key");
   if (key === null) return undefined;
   if (!KEY_FORMAT.test(key)) {
@@ -162,11 +177,9 @@ function settle(db: Database, request: Request, set: HookContext["set"], respons
     return;
   }
   const kept = status < 400 && claim.store ? claim.store(response as never) : response;
-  db.query("UPDATE idempotency_keys SET state = 'done', response_status = ?, response_body = ? WHERE project_id = ? AND mode = ? AND operation = ? AND key = ?").run(
-    status,
-    JSON.stringify(kept ?? null),
-    ...claim.ids,
-  );
+  db.query(
+    "UPDATE idempotency_keys SET state = 'done', response_status = ?, response_body = ? WHERE project_id = ? AND mode = ? AND operation = ? AND key = ?",
+  ).run(status, JSON.stringify(kept ?? null), ...claim.ids);
 }
 
 export type StoredResponse = { status: number; body: unknown };

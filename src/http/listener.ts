@@ -10,7 +10,10 @@ import { drainRequests } from "./drain";
 export type ListenOptions = { port: number; hostname: string; maxRequestBodySize: number; idleTimeout: number; reusePort: false };
 
 /** The Elysia app, as far as listening goes: `listen` makes a Bun server and sets `server` to it. */
-type Listenable = { listen(options: ListenOptions & { tls?: { cert: string; key: string; ciphers: string; secureOptions: number } }): unknown; server: Server<unknown> | null };
+type Listenable = {
+  listen(options: ListenOptions & { tls?: { cert: string; key: string; ciphers: string; secureOptions: number } }): unknown;
+  server: Server<unknown> | null;
+};
 
 export type Listener = {
   /** The server taking new connections now. */
@@ -51,7 +54,11 @@ export function listenWithCertificate(app: Listenable, options: ListenOptions, s
     try {
       next = source.load();
     } catch (err) {
-      return log.error("TLS certificate not reloaded; the previous one is still served", { reason, error: (err as Error).message, fingerprint_sha256: pair.fingerprint256 });
+      return log.error("TLS certificate not reloaded; the previous one is still served", {
+        reason,
+        error: (err as Error).message,
+        fingerprint_sha256: pair.fingerprint256,
+      });
     }
     if (next.cert === pair.cert && next.key === pair.key) return log.debug("TLS certificate unchanged", { reason });
     const old = current;

@@ -40,14 +40,23 @@ const HEADERS: Record<string, { description: string; schema: object }> = {
   "X-RateLimit-Limit": { description: "Requests allowed per window for this credential (spec 8); absent when rate limits are off.", schema: integer },
   "X-RateLimit-Remaining": { description: "Requests left in the current window.", schema: integer },
   "X-RateLimit-Reset": { description: "When the current window ends, in Unix seconds.", schema: integer },
-  "Retry-After": { description: "Seconds to wait before retrying: 429 rate_limited or too_many_uploads, 425 upload_verification_pending, 503, 507.", schema: integer },
-  "Idempotent-Replayed": { description: "`true` when this is the stored answer to an earlier request with the same Idempotency-Key.", schema: { type: "string", enum: ["true"] } },
+  "Retry-After": {
+    description: "Seconds to wait before retrying: 429 rate_limited or too_many_uploads, 425 upload_verification_pending, 503, 507.",
+    schema: integer,
+  },
+  "Idempotent-Replayed": {
+    description: "`true` when this is the stored answer to an earlier request with the same Idempotency-Key.",
+    schema: { type: "string", enum: ["true"] },
+  },
   "Content-Range": { description: "The bytes sent, `bytes START-END/SIZE` (206, and a whole file's 200), or the size, `bytes */SIZE` (416).", schema: text },
   "Accept-Ranges": { description: "`bytes`: a Range header is honoured.", schema: { type: "string", enum: ["bytes"] } },
   ETag: { description: "The stored file's SHA-256, quoted.", schema: text },
   "X-Firmware-SHA256": { description: "The firmware image's SHA-256, hex: check it before flashing.", schema: text },
   "X-Firmware-Version": { description: "The firmware image's version.", schema: text },
-  "Content-Disposition": { description: "`attachment` with the file name to save it under: stored bytes are never shown as a page (decision 113).", schema: text },
+  "Content-Disposition": {
+    description: "`attachment` with the file name to save it under: stored bytes are never shown as a page (decision 113).",
+    schema: text,
+  },
   "Parley-Redaction": { description: "With redacted=true: the passes applied, `rules; model=completed|failed|not_run` (decision 111).", schema: text },
 };
 
@@ -91,7 +100,13 @@ const sharedComponents = {
     },
   },
   parameters: {
-    ParleyVersion: { name: "Parley-Version", in: "header", required: false, schema: { type: "string", enum: [CURRENT_VERSION] }, description: "API version date; without it the latest applies." },
+    ParleyVersion: {
+      name: "Parley-Version",
+      in: "header",
+      required: false,
+      schema: { type: "string", enum: [CURRENT_VERSION] },
+      description: "API version date; without it the latest applies.",
+    },
     IdempotencyKey: {
       name: "Idempotency-Key",
       in: "header",
@@ -208,7 +223,12 @@ export function buildOpenApiDocument(app: AnyElysia) {
         response.description = SUCCESS_DESCRIPTIONS[status] ?? response.description;
         if (status === "204") delete response.content;
       }
-      op.parameters = [...(op.parameters ?? []), ...headerParameters, ref("parameters", "ParleyVersion"), ...(method === "post" ? [ref("parameters", "IdempotencyKey")] : [])];
+      op.parameters = [
+        ...(op.parameters ?? []),
+        ...headerParameters,
+        ref("parameters", "ParleyVersion"),
+        ...(method === "post" ? [ref("parameters", "IdempotencyKey")] : []),
+      ];
       op.responses = { ...op.responses, "4XX": ref("responses", "Error"), "5XX": ref("responses", "Error") };
     }
   }

@@ -11,7 +11,8 @@ export const pageQuery = {
 export type PageRequest = { limit: number; cursor?: string };
 export type Page<T> = { data: T[]; has_more: boolean; next_cursor?: string; total: number };
 
-const pageSchema = <T extends z.ZodType>(item: T) => z.object({ data: z.array(item), has_more: z.boolean(), next_cursor: z.string().optional(), total: z.number().int() });
+const pageSchema = <T extends z.ZodType>(item: T) =>
+  z.object({ data: z.array(item), has_more: z.boolean(), next_cursor: z.string().optional(), total: z.number().int() });
 type PageSchema<T extends z.ZodType> = ReturnType<typeof pageSchema<T>>;
 const pages = new WeakMap<z.ZodType, PageSchema<z.ZodType>>();
 

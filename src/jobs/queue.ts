@@ -8,7 +8,10 @@ import { isOutOfSpace } from "../storage/volumes";
 
 /** Thrown by a handler to be retried at a chosen delay instead of the default backoff. */
 export class RetryJobError extends Error {
-  constructor(message: string, readonly delayMs: number) {
+  constructor(
+    message: string,
+    readonly delayMs: number,
+  ) {
     super(message);
   }
 }
@@ -100,7 +103,16 @@ export class JobQueue<Contracts extends object = JobContracts> {
         `INSERT INTO jobs (id, type, payload, state, max_attempts, run_at, dedupe_key, created_at, updated_at)
          VALUES (?, ?, ?, 'queued', ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
       )
-      .run(id, type, JSON.stringify(payload), options.maxAttempts ?? 5, (options.runAt ?? now).toISOString(), options.dedupeKey ?? null, now.toISOString(), now.toISOString()).changes;
+      .run(
+        id,
+        type,
+        JSON.stringify(payload),
+        options.maxAttempts ?? 5,
+        (options.runAt ?? now).toISOString(),
+        options.dedupeKey ?? null,
+        now.toISOString(),
+        now.toISOString(),
+      ).changes;
     if (inserted) queueMicrotask(() => this.wake());
     return inserted ? id : null;
   }
@@ -115,7 +127,9 @@ export class JobQueue<Contracts extends object = JobContracts> {
     const now = this.clock.now().toISOString();
     try {
       this.buryCrashLoops("leased_by IS NOT ?", [this.workerId]);
-      this.db.query("UPDATE jobs SET state = 'queued', lease_until = NULL, leased_by = NULL, updated_at = ? WHERE state = 'running' AND leased_by IS NOT ?").run(now, this.workerId);
+      this.db
+        .query("UPDATE jobs SET state = 'queued', lease_until = NULL, leased_by = NULL, updated_at = ? WHERE state = 'running' AND leased_by IS NOT ?")
+        .run(now, this.workerId);
     } catch (err) {
       // A full disk must not stop the server starting: orphans are then taken back when their leases expire.
       this.log.warn("orphaned jobs not taken back at start", { error: err instanceof Error ? err.message : String(err) });
@@ -231,7 +245,14 @@ export class JobQueue<Contracts extends object = JobContracts> {
         ...(types ? [JSON.stringify(types)] : []),
       );
     if (!row) return null;
-    return { id: row.id, type: row.type, payload: JSON.parse(row.payload), attempts: row.attempts, maxAttempts: row.max_attempts, signal: this.shutdown.signal };
+    return {
+      id: row.id,
+      type: row.type,
+      payload: JSON.parse(row.payload),
+      attempts: row.attempts,
+      maxAttempts: row.max_attempts,
+      signal: this.shutdown.signal,
+    };
   }
 
   private async execute(job: Job): Promise<void> {
@@ -239,7 +260,9 @@ export class JobQueue<Contracts extends object = JobContracts> {
     // Long jobs (a transcription) keep their lease alive while they run.
     const renew = setInterval(() => {
       try {
-        this.db.query("UPDATE jobs SET lease_until = ? WHERE id = ? AND leased_by = ?").run(new Date(this.clock.now().getTime() + LEASE_MS).toISOString(), job.id, this.workerId);
+        this.db
+          .query("UPDATE jobs SET lease_until = ? WHERE id = ? AND leased_by = ?")
+          .run(new Date(this.clock.now().getTime() + LEASE_MS).toISOString(), job.id, this.workerId);
       } catch (err) {
         // A lease that cannot be renewed (full disk) may expire: the job then runs again, which handlers allow.
         this.log.warn("job lease not renewed", { job_id: job.id, error: err instanceof Error ? err.message : String(err) });
@@ -302,7 +325,11 @@ export class JobQueue<Contracts extends object = JobContracts> {
         )
         .run(state, error, runAt?.toISOString() ?? null, options.refundAttempt ? 1 : 0, now, job.id, this.workerId);
     } catch (err) {
-      this.log.warn("job outcome not recorded; it runs again when its lease expires", { job_id: job.id, state, error: err instanceof Error ? err.message : String(err) });
+      this.log.warn("job outcome not recorded; it runs again when its lease expires", {
+        job_id: job.id,
+        state,
+        error: err instanceof Error ? err.message : String(err),
+      });
     }
   }
 }

@@ -9,7 +9,17 @@ import { closeSync, openSync, readSync } from "node:fs";
 
 /** ggml_type ids and their block sizes (elements, bytes), from ggml.h and ggml-common.h. */
 export const GGML_TYPES = { f32: 0, f16: 1, q4_0: 2, q4_1: 3, q5_0: 6, q5_1: 7, q8_0: 8, q4_k: 12, q6_k: 14 } as const;
-const BLOCKS: Record<number, [elements: number, bytes: number]> = { 0: [1, 4], 1: [1, 2], 2: [32, 18], 3: [32, 20], 6: [32, 22], 7: [32, 24], 8: [32, 34], 12: [256, 144], 14: [256, 210] };
+const BLOCKS: Record<number, [elements: number, bytes: number]> = {
+  0: [1, 4],
+  1: [1, 2],
+  2: [32, 18],
+  3: [32, 20],
+  6: [32, 22],
+  7: [32, 24],
+  8: [32, 34],
+  12: [256, 144],
+  14: [256, 210],
+};
 const TYPE_NAMES = Object.fromEntries(Object.entries(GGML_TYPES).map(([name, id]) => [id, name])) as Record<number, string>;
 
 export const ggmlTypeName = (type: number): string => TYPE_NAMES[type] ?? `type ${type}`;
@@ -45,7 +55,18 @@ export type WhisperHparams = {
   n_text_layer: number;
   n_mels: number;
 };
-const HPARAM_ORDER: (keyof WhisperHparams)[] = ["n_vocab", "n_audio_ctx", "n_audio_state", "n_audio_head", "n_audio_layer", "n_text_ctx", "n_text_state", "n_text_head", "n_text_layer", "n_mels"];
+const HPARAM_ORDER: (keyof WhisperHparams)[] = [
+  "n_vocab",
+  "n_audio_ctx",
+  "n_audio_state",
+  "n_audio_head",
+  "n_audio_layer",
+  "n_text_ctx",
+  "n_text_state",
+  "n_text_head",
+  "n_text_layer",
+  "n_mels",
+];
 
 export type WhisperFileHeader = {
   hparams: WhisperHparams;
@@ -82,7 +103,7 @@ export function readWhisperHeader(path: string, options: { tensors?: boolean } =
     const values = r.i32s(11);
     const hparams = Object.fromEntries(HPARAM_ORDER.map((k, i) => [k, values[i]!])) as WhisperHparams;
     const ftype = values[10]!;
-    const fileType = (Object.entries(WHISPER_FILE_TYPES).find(([, t]) => t.header === ftype || t.header % 1000 === ftype)?.[0]) ?? `ftype ${ftype}`;
+    const fileType = Object.entries(WHISPER_FILE_TYPES).find(([, t]) => t.header === ftype || t.header % 1000 === ftype)?.[0] ?? `ftype ${ftype}`;
     const tensors: WhisperFileHeader["tensors"] = [];
     if (options.tensors) {
       const [nMels, nFft] = r.i32s(2);
@@ -96,7 +117,10 @@ export function readWhisperHeader(path: string, options: { tensors?: boolean } =
         const [dims, nameLength, type] = r.i32s(3);
         const ne = r.i32s(dims!);
         const name = r.bytes(nameLength!).toString("utf8");
-        r.offset += tensorBytes(type!, ne.reduce((a, b) => a * b, 1));
+        r.offset += tensorBytes(
+          type!,
+          ne.reduce((a, b) => a * b, 1),
+        );
         tensors.push({ name, ne, type: ggmlTypeName(type!) });
       }
     }

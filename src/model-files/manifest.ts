@@ -10,8 +10,14 @@ const fileSchema = z.object({
   url: z.string().min(1),
   size: z.number().int().nullable(),
   /** null until known: the first verified install records it (decision 044). */
-  sha256: z.string().regex(/^[0-9a-f]{64}$/).nullable(),
-  sha1: z.string().regex(/^[0-9a-f]{40}$/).optional(),
+  sha256: z
+    .string()
+    .regex(/^[0-9a-f]{64}$/)
+    .nullable(),
+  sha1: z
+    .string()
+    .regex(/^[0-9a-f]{40}$/)
+    .optional(),
 });
 
 const modelSchema = z.object({

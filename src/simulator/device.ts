@@ -20,7 +20,18 @@ export type SimStats = {
 };
 
 export function emptyStats(): SimStats {
-  return { heartbeats: 0, heartbeatErrors: 0, commandsExecuted: 0, commandsFailed: 0, resets: 0, otaApplied: 0, otaFailed: 0, recordingsUploaded: 0, uploadErrors: 0, lastError: null };
+  return {
+    heartbeats: 0,
+    heartbeatErrors: 0,
+    commandsExecuted: 0,
+    commandsFailed: 0,
+    resets: 0,
+    otaApplied: 0,
+    otaFailed: 0,
+    recordingsUploaded: 0,
+    uploadErrors: 0,
+    lastError: null,
+  };
 }
 
 type CommandResult = { command_id: string; status: "executed" | "failed"; result?: Record<string, unknown>; error?: { code: string; message: string } };
@@ -53,7 +64,11 @@ export class SimulatedDevice {
   ) {}
 
   private recordingState() {
-    const flags = (this.battery < 20 ? 0x02 : 0) | (this.channel === "wifi" ? 0x08 : 0) | (this.channel === "cellular" ? 0x10 : 0) | (this.pendingUploads.length ? 0x20 : 0);
+    const flags =
+      (this.battery < 20 ? 0x02 : 0) |
+      (this.channel === "wifi" ? 0x08 : 0) |
+      (this.channel === "cellular" ? 0x10 : 0) |
+      (this.pendingUploads.length ? 0x20 : 0);
     return {
       device_state: this.recording ? "recording" : this.pendingUploads.length ? "syncing" : "idle",
       ...(this.recording ? { started_at: this.recording.startedAt.toISOString(), initiated_by: this.recording.initiatedBy } : {}),
@@ -138,7 +153,10 @@ export class SimulatedDevice {
         return ok({ queued: this.pendingUploads.length });
       case "factory_reset": {
         // Wipe first, then acknowledge with the completion credential: the device token is gone.
-        const done = await this.api.call("POST", `/v1/devices/${this.id}/commands/${cmd.id}/complete`, cmd.grant_token, { status: "executed", result: { wiped: true } });
+        const done = await this.api.call("POST", `/v1/devices/${this.id}/commands/${cmd.id}/complete`, cmd.grant_token, {
+          status: "executed",
+          result: { wiped: true },
+        });
         if (done.status === 200) this.stats.resets++;
         this.stopped = true;
         return;
@@ -155,7 +173,14 @@ export class SimulatedDevice {
       const res = await fetch(`${this.api.baseUrl}${ota.firmware.download_path}`, { headers: { authorization: `Bearer ${this.token}` } });
       const bytes = new Uint8Array(await res.arrayBuffer());
       const good = res.ok && createHash("sha256").update(bytes).digest("hex") === ota.firmware.sha256;
-      this.ota = { id: ota.id, stage: "install", version: ota.firmware.version, outcome: good ? { ota_id: ota.id, status: "downloading", progress_percent: 100 } : { ota_id: ota.id, status: "failed", error_message: "image checksum mismatch" } };
+      this.ota = {
+        id: ota.id,
+        stage: "install",
+        version: ota.firmware.version,
+        outcome: good
+          ? { ota_id: ota.id, status: "downloading", progress_percent: 100 }
+          : { ota_id: ota.id, status: "failed", error_message: "image checksum mismatch" },
+      };
       if (!good) this.stats.otaFailed++;
       return;
     }
@@ -179,8 +204,17 @@ export class SimulatedDevice {
       const sample = pickSample(this.options.seed, this.uploads++);
       const audio = await readSample(sample);
       const uploadMethod = this.channel === "wifi" ? "wifi_direct" : this.channel === "cellular" ? "4g_direct" : "ble";
-      const rec = await this.api.must("POST", "/v1/recordings", this.token, { recorded_at: next.startedAt.toISOString(), mime_type: sample.mimeType, source: "device", upload_method: uploadMethod, name: `${sample.name} ${next.startedAt.toISOString().slice(0, 16).replace("T", " ")}` });
-      const target = await this.api.must("POST", `/v1/recordings/${rec.id}/upload-url`, this.token, { content_type: sample.mimeType, file_size_bytes: audio.length });
+      const rec = await this.api.must("POST", "/v1/recordings", this.token, {
+        recorded_at: next.startedAt.toISOString(),
+        mime_type: sample.mimeType,
+        source: "device",
+        upload_method: uploadMethod,
+        name: `${sample.name} ${next.startedAt.toISOString().slice(0, 16).replace("T", " ")}`,
+      });
+      const target = await this.api.must("POST", `/v1/recordings/${rec.id}/upload-url`, this.token, {
+        content_type: sample.mimeType,
+        file_size_bytes: audio.length,
+      });
       const put = await fetch(target.upload_url, { method: "PUT", headers: target.headers, body: audio });
       if (!put.ok) throw new Error(`PUT answered ${put.status}`);
       const sha256 = createHash("sha256").update(audio).digest("hex");

@@ -38,7 +38,14 @@ function pickChannel(i: number): Channel {
 }
 
 /** Creates an end user and a device per wearable and binds them (API key), returning the device tokens. */
-async function provision(api: ApiClient, apiKey: string, count: number, run: string, stats: SimStats, options: Pick<SimulationOptions, "uploads" | "recordAtOnce" | "run">): Promise<SimulatedDevice[]> {
+async function provision(
+  api: ApiClient,
+  apiKey: string,
+  count: number,
+  run: string,
+  stats: SimStats,
+  options: Pick<SimulationOptions, "uploads" | "recordAtOnce" | "run">,
+): Promise<SimulatedDevice[]> {
   const devices: SimulatedDevice[] = [];
   const earlier = async (path: string) => (options.run ? ((await api.must("GET", path, apiKey)).data[0] ?? null) : null);
   const one = async (i: number) => {
@@ -62,7 +69,11 @@ async function provision(api: ApiClient, apiKey: string, count: number, run: str
     // Its token went with the earlier run: only a new binding gives one.
     if (device.status === "bound") await api.must("POST", `/v1/devices/${device.id}/unbind`, apiKey);
     const bound = await api.must("POST", `/v1/devices/${device.id}/bind`, apiKey, { end_user_id: user.id });
-    devices[i] = new SimulatedDevice(api, device.id, bound.device_token, channel, stats, { uploads: options.uploads, recordAtOnce: options.recordAtOnce, seed: i });
+    devices[i] = new SimulatedDevice(api, device.id, bound.device_token, channel, stats, {
+      uploads: options.uploads,
+      recordAtOnce: options.recordAtOnce,
+      seed: i,
+    });
   };
   for (let start = 0; start < count; start += 16) {
     await Promise.all(Array.from({ length: Math.min(16, count - start) }, (_, k) => one(start + k)));
@@ -131,7 +142,15 @@ export async function simulateCommand(config: Config, args: string[]): Promise<v
   const interval = Number(values.interval ?? 15);
   const apiKey = values["api-key"] ?? process.env.PARLEY_API_KEY;
   if (!apiKey || !Number.isInteger(devices) || devices < 1 || !(duration >= 0) || !(interval > 0)) throw new UsageError(USAGE);
-  const sim = await startSimulation({ url: values.url ?? config.publicUrl, apiKey, devices, durationSeconds: duration, intervalSeconds: interval, uploads: !values["no-uploads"], log: console.log });
+  const sim = await startSimulation({
+    url: values.url ?? config.publicUrl,
+    apiKey,
+    devices,
+    durationSeconds: duration,
+    intervalSeconds: interval,
+    uploads: !values["no-uploads"],
+    log: console.log,
+  });
   process.once("SIGINT", () => sim.stop());
   const progress = setInterval(() => console.log(formatStats(sim.stats)), 10_000);
   const stats = await sim.done;

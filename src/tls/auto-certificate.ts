@@ -72,7 +72,11 @@ function readKey(path: string): string {
  * key when it is missing, unreadable, or within RENEW_DAYS of its end, so the SPKI pin
  * stays while the certificate's fingerprint changes. `made` says what happened.
  */
-export function ensureAutoCertificate(dataDir: string, names: { dnsNames: string[]; ipAddresses: string[] }, now: Date): { pair: CertificatePair; made: "key and certificate" | "certificate" | null } {
+export function ensureAutoCertificate(
+  dataDir: string,
+  names: { dnsNames: string[]; ipAddresses: string[] },
+  now: Date,
+): { pair: CertificatePair; made: "key and certificate" | "certificate" | null } {
   const paths = autoCertificatePaths(dataDir);
   mkdirSync(paths.dir, { recursive: true, mode: 0o700 });
   let madeKey = false;

@@ -12,7 +12,13 @@ export function certificateSource(config: Config, now: () => Date, log: Logger):
   return {
     load() {
       const { pair, made } = ensureAutoCertificate(config.dataDir, names, now());
-      if (made) log.info(`made a self-signed TLS ${made} in the data dir`, { fingerprint_sha256: pair.fingerprint256, spki_sha256: pair.spkiSha256, valid_to: pair.validTo.toISOString(), names: pair.names });
+      if (made)
+        log.info(`made a self-signed TLS ${made} in the data dir`, {
+          fingerprint_sha256: pair.fingerprint256,
+          spki_sha256: pair.spkiSha256,
+          valid_to: pair.validTo.toISOString(),
+          names: pair.names,
+        });
       return pair;
     },
     watchedFiles: [],

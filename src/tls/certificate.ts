@@ -33,7 +33,8 @@ export function certificatePair(cert: string, key: string, source = "the certifi
   } catch (err) {
     throw new CertificateError(`the private key for ${source} is not a PEM private key without a passphrase (${(err as Error).message})`);
   }
-  if (!x509.checkPrivateKey(privateKey)) throw new CertificateError(`the private key does not belong to ${source} (a renewal half written, or a key from another certificate)`);
+  if (!x509.checkPrivateKey(privateKey))
+    throw new CertificateError(`the private key does not belong to ${source} (a renewal half written, or a key from another certificate)`);
   const spki = x509.publicKey.export({ type: "spki", format: "der" });
   return {
     cert,

@@ -73,4 +73,3 @@ export function makeSelfSignedCertificate(key: KeyObject, request: SelfSignedReq
   const base64 = Buffer.from(der).toString("base64").replace(/.{64}/g, "$&\n").replace(/\n$/, "");
   return `-----BEGIN CERTIFICATE-----\n${base64}\n-----END CERTIFICATE-----\n`;
 }
-

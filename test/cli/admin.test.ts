@@ -74,7 +74,11 @@ describe("parley serve with no administrator", () => {
   test("logs a one-time setup token that opens setup from elsewhere, once", async () => {
     const dataDir = makeTempDir();
     const port = String(20000 + Math.floor(Math.random() * 20000));
-    const proc = Bun.spawn([process.execPath, CLI], { env: { PATH: process.env.PATH ?? "", PARLEY_DATA_DIR: dataDir, PARLEY_MODELS_DIR: makeTempDir(), PARLEY_PORT: port }, stdout: "pipe", stderr: "pipe" });
+    const proc = Bun.spawn([process.execPath, CLI], {
+      env: { PATH: process.env.PATH ?? "", PARLEY_DATA_DIR: dataDir, PARLEY_MODELS_DIR: makeTempDir(), PARLEY_PORT: port },
+      stdout: "pipe",
+      stderr: "pipe",
+    });
     try {
       const reader = proc.stderr.getReader();
       let log = "";

@@ -27,7 +27,8 @@ async function audioOf(api: Api, id: string): Promise<Uint8Array> {
 }
 
 /** Every path under `dir` with its mode bits beyond the owner's. */
-const notPrivate = (dir: string) => [".", ...readdirSync(dir, { recursive: true, encoding: "utf8" })].filter((p) => (statSync(join(dir, p)).mode & 0o077) !== 0);
+const notPrivate = (dir: string) =>
+  [".", ...readdirSync(dir, { recursive: true, encoding: "utf8" })].filter((p) => (statSync(join(dir, p)).mode & 0o077) !== 0);
 
 test("a backup taken while the server takes uploads restores into a fresh dir that a second server serves the same audio from", async () => {
   const root = makeTempDir();
@@ -73,7 +74,11 @@ test("a backup taken while the server takes uploads restores into a fresh dir th
   // The same key works: it is the same database.
   const key = (await parley(["keys", "create", "--project", "clinic", "--mode", "test", "--json"], restoredEnv)).stdout;
   const api2: Api = (method, path, body) =>
-    fetch(`${second.base}/v1${path}`, { method, headers: { authorization: `Bearer ${JSON.parse(key).key}`, "content-type": "application/json" }, body: body === undefined ? undefined : JSON.stringify(body) });
+    fetch(`${second.base}/v1${path}`, {
+      method,
+      headers: { authorization: `Bearer ${JSON.parse(key).key}`, "content-type": "application/json" },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
   for (const [i, id] of before.entries()) expect(await audioOf(api2, id)).toEqual(fixture(FORMATS[i]!));
   // Every verified recording of the backup, uploaded before or during it, has its audio, byte for byte.
   const listed = (await (await api2("GET", "/recordings?limit=100")).json()).data as { id: string; sha256: string | null; status: string }[];
@@ -140,7 +145,9 @@ test("audio the database refers to but storage lost: the backup still completes,
   const id = await upload(api, fixture("tone-3s.wav"));
   server.proc.kill("SIGTERM");
   expect(await server.proc.exited).toBe(0);
-  const audio = readdirSync(join(env.PARLEY_DATA_DIR, "audio"), { recursive: true, encoding: "utf8" }).filter((p) => p.includes(`/${id}/`) && statSync(join(env.PARLEY_DATA_DIR, "audio", p)).isFile());
+  const audio = readdirSync(join(env.PARLEY_DATA_DIR, "audio"), { recursive: true, encoding: "utf8" }).filter(
+    (p) => p.includes(`/${id}/`) && statSync(join(env.PARLEY_DATA_DIR, "audio", p)).isFile(),
+  );
   expect(audio.length).toBe(1);
   rmSync(join(env.PARLEY_DATA_DIR, "audio", audio[0]!));
 

@@ -22,14 +22,20 @@ test("a quantized whisper model is chosen by its manifest name; doctor loads it 
   const { transcriber, model } = await doctorOn("whisper-base.en-q5_1", ensureShapedWhisperModel("base.en", "q5_1"));
   expect(transcriber).toMatchObject({ ok: true });
   expect(transcriber!.detail).toStartWith("whisper-base.en-q5_1 on ");
-  expect(model).toEqual({ check: "transcriber model", ok: true, detail: "whisper-base.en-q5_1: q5_1, 512 wide, 6 encoder and 6 decoder layers, 51864 tokens, as published" });
+  expect(model).toEqual({
+    check: "transcriber model",
+    ok: true,
+    detail: "whisper-base.en-q5_1: q5_1, 512 wide, 6 encoder and 6 decoder layers, 51864 tokens, as published",
+  });
 });
 
 test("a file that is not the model its name says (another shape or quantization) is not installed: one failing line says what it is and how to reinstall", async () => {
   const { transcriber, model } = await doctorOn("whisper-base.en-q8_0", ensureTestModels().whisper);
   expect(transcriber).toMatchObject({ ok: false });
   expect(transcriber!.detail).toStartWith("whisper-base.en-q8_0 is not installed: the file under its name is f16, 32 wide, 1 encoder and 1 decoder layers");
-  expect(transcriber!.detail).toContain("not the q8_0 file the manifest describes for whisper-base.en-q8_0 (q8_0, 512 wide, 6 encoder and 6 decoder layers, 51864 tokens)");
+  expect(transcriber!.detail).toContain(
+    "not the q8_0 file the manifest describes for whisper-base.en-q8_0 (q8_0, 512 wide, 6 encoder and 6 decoder layers, 51864 tokens)",
+  );
   expect(transcriber!.detail).toEndWith("reinstall it: npm run parley -- models pull whisper-base.en-q8_0");
   expect(model).toBeUndefined();
 });

@@ -83,9 +83,19 @@ describe("parley doctor", () => {
     // Each thing is judged once: no "FAIL model embedder" beside an "ok embedder".
     expect(new Set(checks.map((c) => c.check)).size).toBe(checks.length);
     // From a checkout, the command a checkout runs.
-    expect(checks.find((c) => c.check === "transcriber")).toEqual({ check: "transcriber", ok: false, detail: "whisper-base.en is not installed: npm run parley -- models pull whisper-base.en" });
-    expect(checks.find((c) => c.check === "llm")).toMatchObject({ ok: false, detail: "qwen2.5-1.5b-instruct-q4 is not installed: npm run parley -- models pull qwen2.5-1.5b-instruct-q4" });
-    expect(checks.find((c) => c.check === "embedder")).toMatchObject({ ok: false, detail: "all-minilm-l6-v2 is not installed: npm run parley -- models pull all-minilm-l6-v2" });
+    expect(checks.find((c) => c.check === "transcriber")).toEqual({
+      check: "transcriber",
+      ok: false,
+      detail: "whisper-base.en is not installed: npm run parley -- models pull whisper-base.en",
+    });
+    expect(checks.find((c) => c.check === "llm")).toMatchObject({
+      ok: false,
+      detail: "qwen2.5-1.5b-instruct-q4 is not installed: npm run parley -- models pull qwen2.5-1.5b-instruct-q4",
+    });
+    expect(checks.find((c) => c.check === "embedder")).toMatchObject({
+      ok: false,
+      detail: "all-minilm-l6-v2 is not installed: npm run parley -- models pull all-minilm-l6-v2",
+    });
     expect(checks.find((c) => c.check === "ask provider")).toMatchObject({ ok: false });
     expect(checks.find((c) => c.check === "ask provider")?.detail).toContain("PARLEY_ASK_PROVIDER=extractive");
     // ffmpeg when a new enough one is installed, else the built-in decoders (decision 091).
@@ -103,19 +113,30 @@ describe("parley doctor", () => {
 
   test("Ask's provider is judged by what it needs: extractive needs nothing, openai_compatible its settings", async () => {
     const dir = makeTempDir();
-    const ask = async (env: Record<string, string>) => (await diagnose(loadConfig({ PARLEY_DATA_DIR: dir, PARLEY_MODELS_DIR: join(dir, "models"), ...env }))).find((c) => c.check === "ask provider");
+    const ask = async (env: Record<string, string>) =>
+      (await diagnose(loadConfig({ PARLEY_DATA_DIR: dir, PARLEY_MODELS_DIR: join(dir, "models"), ...env }))).find((c) => c.check === "ask provider");
     expect(await ask({ PARLEY_ASK_PROVIDER: "extractive" })).toMatchObject({ ok: true });
     expect(await ask({ PARLEY_ASK_PROVIDER: "openai_compatible" })).toMatchObject({ ok: false });
-    expect(await ask({ PARLEY_ASK_PROVIDER: "openai_compatible", PARLEY_OPENAI_BASE_URL: "http://127.0.0.1:9/v1", PARLEY_OPENAI_MODEL: "m" })).toMatchObject({ ok: true });
+    expect(await ask({ PARLEY_ASK_PROVIDER: "openai_compatible", PARLEY_OPENAI_BASE_URL: "http://127.0.0.1:9/v1", PARLEY_OPENAI_MODEL: "m" })).toMatchObject({
+      ok: true,
+    });
   });
 
   test("with models present it loads them and reports the backend actually used", async () => {
     const dir = makeTempDir();
-    const config = loadConfig({ PARLEY_DATA_DIR: dir, PARLEY_MODELS_DIR: join(dir, "models"), PARLEY_WHISPER_MODEL: models.whisper, PARLEY_LLM_MODEL: models.gguf, PARLEY_GPU: "off" });
+    const config = loadConfig({
+      PARLEY_DATA_DIR: dir,
+      PARLEY_MODELS_DIR: join(dir, "models"),
+      PARLEY_WHISPER_MODEL: models.whisper,
+      PARLEY_LLM_MODEL: models.gguf,
+      PARLEY_GPU: "off",
+    });
     const checks = await diagnose(config);
     const whisperBuild = nativeWhisperStatus().usable ? "cpu-native" : "cpu";
     expect(checks.find((c) => c.check === "transcriber")).toEqual({ check: "transcriber", ok: true, detail: `${models.whisper} on ${whisperBuild}` });
-    expect(checks.find((c) => c.check === "whisper build")?.detail).toStartWith(whisperBuild === "cpu-native" ? "cpu-native: Parley's addon compiled for this CPU" : "cpu-native not built");
+    expect(checks.find((c) => c.check === "whisper build")?.detail).toStartWith(
+      whisperBuild === "cpu-native" ? "cpu-native: Parley's addon compiled for this CPU" : "cpu-native not built",
+    );
     expect(checks.find((c) => c.check === "llm")).toEqual({ check: "llm", ok: true, detail: `${models.gguf} on cpu` });
     expect(checks.find((c) => c.check === "ask provider")).toEqual({ check: "ask provider", ok: true, detail: `llama_cpp on ${models.gguf} on cpu` });
     expect(checks.find((c) => c.check === "gpu")?.detail).toContain("PARLEY_GPU=off");

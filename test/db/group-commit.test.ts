@@ -8,7 +8,11 @@ import { makeTempDir } from "../helpers";
 let db: Database;
 let committer: GroupCommitter;
 let reader: Database;
-const rows = (conn: Database) => conn.query<{ name: string }, []>("SELECT name FROM t ORDER BY name").all().map((r) => r.name);
+const rows = (conn: Database) =>
+  conn
+    .query<{ name: string }, []>("SELECT name FROM t ORDER BY name")
+    .all()
+    .map((r) => r.name);
 const insert = (name: string) => db.query("INSERT INTO t (name) VALUES (?)").run(name);
 
 beforeEach(() => {
@@ -74,7 +78,10 @@ describe("group commit", () => {
   test("a failing COMMIT fails every unit of its group and keeps none of their writes", async () => {
     const commit = (work: () => unknown) => committer.run(work);
     // The deferred foreign key is only checked at COMMIT.
-    const results = await Promise.allSettled([commit(() => insert("a")), commit(() => db.query("INSERT INTO t (name, parent_id) VALUES ('orphan', 'missing')").run())]);
+    const results = await Promise.allSettled([
+      commit(() => insert("a")),
+      commit(() => db.query("INSERT INTO t (name, parent_id) VALUES ('orphan', 'missing')").run()),
+    ]);
     expect(results.map((r) => r.status)).toEqual(["rejected", "rejected"]);
     expect(String((results[0] as PromiseRejectedResult).reason)).toContain("FOREIGN KEY");
     expect(rows(reader)).toEqual([]);

@@ -75,7 +75,12 @@ describe("SingleSpeakerDiarizer", () => {
   test("one SPEAKER_1 turn per speech region, and says diarization none", async () => {
     const d = new SingleSpeakerDiarizer();
     expect(d.kind).toBe("none");
-    expect(await d.diarize(new Float32Array(16_000), [{ start: 0, end: 0.5 }, { start: 0.6, end: 1 }])).toEqual([
+    expect(
+      await d.diarize(new Float32Array(16_000), [
+        { start: 0, end: 0.5 },
+        { start: 0.6, end: 1 },
+      ]),
+    ).toEqual([
       { speaker: "SPEAKER_1", start: 0, end: 0.5 },
       { speaker: "SPEAKER_1", start: 0.6, end: 1 },
     ]);

@@ -85,7 +85,13 @@ describe("search with the real embedder engine (createEngines)", () => {
 
 describe("serve checks the index against the embedder at start", () => {
   test("an index built with another model is rebuilt and re-embedded in the background right after boot", async () => {
-    const config = loadConfig({ PARLEY_DATA_DIR: makeTempDir(), PARLEY_MODELS_DIR: modelsDir, PARLEY_EMBEDDING_MODEL: "tiny-embedder", PARLEY_PORT: "0", PARLEY_LOG_LEVEL: "silent" });
+    const config = loadConfig({
+      PARLEY_DATA_DIR: makeTempDir(),
+      PARLEY_MODELS_DIR: modelsDir,
+      PARLEY_EMBEDDING_MODEL: "tiny-embedder",
+      PARLEY_PORT: "0",
+      PARLEY_LOG_LEVEL: "silent",
+    });
     // A previous run indexed with another model (384 dimensions).
     const log = createLogger("silent");
     const before = buildDeps(config, { log, engines: { ...createEngines(config, log), embedder: new HashingTestEmbedder() } });
@@ -96,7 +102,8 @@ describe("serve checks the index against the embedder at start", () => {
 
     const server = await serve(config);
     const db = new Database(databasePath(config), { readonly: true });
-    const state = () => db.query("SELECT model, dimension, (SELECT COUNT(*) FROM chunks WHERE embedded_generation < generation) AS pending FROM search_index").get();
+    const state = () =>
+      db.query("SELECT model, dimension, (SELECT COUNT(*) FROM chunks WHERE embedded_generation < generation) AS pending FROM search_index").get();
     try {
       // The periodic check runs every 5 minutes; only the one at start can do this within seconds.
       const deadline = Date.now() + 5_000;

@@ -83,7 +83,7 @@ describe("LlamaLlm on a generated GGUF model", () => {
     await model.dispose();
   });
 
-    test("an aborted signal rejects", async () => {
+  test("an aborted signal rejects", async () => {
     const controller = new AbortController();
     controller.abort(new Error("time limit"));
     await expect(llm.complete({ messages: [{ role: "user", content: "hi" }], signal: controller.signal })).rejects.toThrow("time limit");

@@ -9,7 +9,11 @@ export const VOICES = ["en-us", "en-us+f3"];
 export function spoken(text: string, voice = VOICES[0]!): Float32Array {
   const speech = Bun.spawnSync(["espeak-ng", "-v", voice, "-s", "160", "--stdout", text], { stdout: "pipe", stderr: "pipe" });
   if (speech.exitCode !== 0) throw new Error(`espeak-ng failed: ${speech.stderr.toString()}`);
-  const pcm = Bun.spawnSync(["ffmpeg", "-loglevel", "error", "-i", "pipe:0", "-ar", "16000", "-ac", "1", "-f", "f32le", "pipe:1"], { stdin: speech.stdout, stdout: "pipe", stderr: "pipe" });
+  const pcm = Bun.spawnSync(["ffmpeg", "-loglevel", "error", "-i", "pipe:0", "-ar", "16000", "-ac", "1", "-f", "f32le", "pipe:1"], {
+    stdin: speech.stdout,
+    stdout: "pipe",
+    stderr: "pipe",
+  });
   if (pcm.exitCode !== 0) throw new Error(`ffmpeg failed: ${pcm.stderr.toString()}`);
   const bytes = pcm.stdout;
   return new Float32Array(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + (bytes.byteLength & ~3)));

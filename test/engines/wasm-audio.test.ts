@@ -15,7 +15,8 @@ const decoder = new WasmAudioDecoder();
 function sineWav(path: string, rate: number, channels: number, seconds: number, hz = 440): void {
   const frames = Math.round(rate * seconds);
   const data = Buffer.alloc(frames * channels * 2);
-  for (let i = 0; i < frames; i++) for (let c = 0; c < channels; c++) data.writeInt16LE(Math.round(Math.sin((2 * Math.PI * hz * i) / rate) * 16000), (i * channels + c) * 2);
+  for (let i = 0; i < frames; i++)
+    for (let c = 0; c < channels; c++) data.writeInt16LE(Math.round(Math.sin((2 * Math.PI * hz * i) / rate) * 16000), (i * channels + c) * 2);
   const header = Buffer.alloc(44);
   header.write("RIFF", 0);
   header.writeUInt32LE(36 + data.length, 4);

@@ -28,7 +28,9 @@ test("an event is kept while a webhook delivery of it is pending or ended within
   fanOutEvents(t.deps.db, t.clock.now());
   const deliveryOf = (eventId: string) => t.deps.db.query<{ id: string }, [string]>("SELECT id FROM webhook_deliveries WHERE event_id = ?").get(eventId)!.id;
   const end = (eventId: string, status: string) =>
-    t.deps.db.query("UPDATE webhook_deliveries SET status = ?, next_attempt_at = NULL, completed_at = ? WHERE event_id = ?").run(status, t.clock.now().toISOString(), eventId);
+    t.deps.db
+      .query("UPDATE webhook_deliveries SET status = ?, next_attempt_at = NULL, completed_at = ? WHERE event_id = ?")
+      .run(status, t.clock.now().toISOString(), eventId);
   end(done.id, "succeeded");
   end(retried.id, "failed");
   t.clock.advance(20 * 86_400_000);
@@ -38,7 +40,11 @@ test("an event is kept while a webhook delivery of it is pending or ended within
   expect((await t.call("POST", `/v1/webhooks/${hook.id}/deliveries/${deliveryOf(retried.id)}/retry`, { key: acme.test })).status).toBe(202);
   t.clock.advance(86_400_000);
   await t.runTask("purge-old-events");
-  const events = () => t.deps.db.query<{ id: string }, []>("SELECT id FROM events ORDER BY id").all().map((r) => r.id);
+  const events = () =>
+    t.deps.db
+      .query<{ id: string }, []>("SELECT id FROM events ORDER BY id")
+      .all()
+      .map((r) => r.id);
   expect(events()).toEqual([retried.id, lateFailure.id]);
   const pending = await t.call("GET", `/v1/webhooks/${hook.id}/deliveries?status=pending`, { key: acme.test });
   expect(pending.body.data.map((d: any) => d.event_id)).toEqual([retried.id]);

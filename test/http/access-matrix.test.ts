@@ -176,7 +176,12 @@ beforeAll(async () => {
   const image = join(makeTempDir(), "fw.bin");
   writeFileSync(image, "matrix firmware image");
   // Releases belong to the organization, which the intruder's project shares: not the owner's alone, so never counted as leaked.
-  const firmware = addFirmware(t.deps.db, t.deps.config.dataDir, { organizationId: owner.project.organization_id, version: "1.0.0", model: "parley_pin", file: image, publish: true }, t.clock.now());
+  const firmware = addFirmware(
+    t.deps.db,
+    t.deps.config.dataDir,
+    { organizationId: owner.project.organization_id, version: "1.0.0", model: "parley_pin", file: image, publish: true },
+    t.clock.now(),
+  );
   own.firmware = firmware.id;
   own.ota = (await call("POST", `/v1/devices/${device.id}/ota`, { firmware_release_id: firmware.id })).id;
 
@@ -190,7 +195,11 @@ beforeAll(async () => {
       scopeOf.set(route, op.description?.match(/^Scope ([a-z_]+:(?:read|write))\b/)?.[1] ?? null);
       const shape = op as { parameters?: { name: string; in: string }[]; requestBody?: { content?: Record<string, { schema?: { properties?: object } }> } };
       if (shape.parameters?.some((p) => p.name === "end_user_id" && p.in === "query")) takesEndUser.set(route, "query");
-      if (shape.requestBody?.content?.["application/json"]?.schema?.properties && "end_user_id" in shape.requestBody.content["application/json"].schema.properties) takesEndUser.set(route, "body");
+      if (
+        shape.requestBody?.content?.["application/json"]?.schema?.properties &&
+        "end_user_id" in shape.requestBody.content["application/json"].schema.properties
+      )
+        takesEndUser.set(route, "body");
     }
   }
   const allScopesBut = (scope: string | null) => owner.key("test", { scopes: SCOPES.filter((s) => s !== scope) });
@@ -261,7 +270,8 @@ describe("access matrix", () => {
       const r = await t.call(method, path, { key: credential.key(route), body });
       const text = typeof r.body === "string" ? r.body : JSON.stringify(r.body);
       const seen = { route, credential: credential.name, status: r.status, sent };
-      if (credential.always) expect({ ...seen, status: credential.always.includes(r.status) ? "as expected" : r.status }).toEqual({ ...seen, status: "as expected" });
+      if (credential.always)
+        expect({ ...seen, status: credential.always.includes(r.status) ? "as expected" : r.status }).toEqual({ ...seen, status: "as expected" });
       else if (names) expect({ ...seen, status: [401, 403, 404].includes(r.status) ? "refused" : r.status }).toEqual({ ...seen, status: "refused" });
       else expect({ ...seen, status: r.status < 500 ? "answered" : r.status }).toEqual({ ...seen, status: "answered" });
       // What the request itself carried may come back (a 404 names the id it could not find); nothing else of the owner's may.

@@ -34,17 +34,31 @@ describe("request ids and error bodies", () => {
         c.close();
       },
     });
-    const streamed = await t.app.handle(new Request("http://localhost/v1/end-users", { method: "POST", headers: { authorization: `Bearer ${acme.test}`, "content-type": "application/json" }, body: chunked }));
+    const streamed = await t.app.handle(
+      new Request("http://localhost/v1/end-users", {
+        method: "POST",
+        headers: { authorization: `Bearer ${acme.test}`, "content-type": "application/json" },
+        body: chunked,
+      }),
+    );
     expect(streamed.status).toBe(413);
-    const deep = await t.call("POST", "/v1/end-users", { key: acme.test, rawBody: `{"metadata":${"[".repeat(100_000)}${"]".repeat(100_000)}}`, headers: { "content-type": "application/json" } });
+    const deep = await t.call("POST", "/v1/end-users", {
+      key: acme.test,
+      rawBody: `{"metadata":${"[".repeat(100_000)}${"]".repeat(100_000)}}`,
+      headers: { "content-type": "application/json" },
+    });
     expect(deep.status).toBe(400);
     expect(deep.body.error.code).toBe("invalid_request");
-    const strings = await t.call("POST", "/v1/end-users", { key: acme.test, body: { name: "[[[[{{{{\\\"", metadata: { a: { b: { c: 1 } } } } });
+    const strings = await t.call("POST", "/v1/end-users", { key: acme.test, body: { name: '[[[[{{{{\\"', metadata: { a: { b: { c: 1 } } } } });
     expect(strings.status).toBe(201);
   });
 
   test("request bodies are JSON only: a form body is 400, an empty body with any type is {}", async () => {
-    const form = await t.call("POST", "/v1/end-users", { key: acme.test, rawBody: "name=Ada", headers: { "content-type": "application/x-www-form-urlencoded" } });
+    const form = await t.call("POST", "/v1/end-users", {
+      key: acme.test,
+      rawBody: "name=Ada",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+    });
     expect(form.status).toBe(400);
     expect(form.body.error.code).toBe("invalid_request");
     const empty = await t.call("POST", "/v1/end-users", { key: acme.test, rawBody: "", headers: { "content-type": "text/plain" } });

@@ -107,7 +107,9 @@ describe("Idempotency-Key", () => {
     const headers = { "idempotency-key": "crashed-1" };
     const now = t.clock.now().toISOString();
     t.deps.db
-      .query("INSERT INTO idempotency_keys (project_id, mode, operation, key, credential_id, request_hash, state, created_at) VALUES (?, 'test', 'POST /v1/end-users', 'crashed-1', NULL, 'x', 'in_flight', ?)")
+      .query(
+        "INSERT INTO idempotency_keys (project_id, mode, operation, key, credential_id, request_hash, state, created_at) VALUES (?, 'test', 'POST /v1/end-users', 'crashed-1', NULL, 'x', 'in_flight', ?)",
+      )
       .run(acme.project.id, now);
     expect(releaseAbandonedIdempotencyClaims(t.deps.db)).toBe(1);
     const retry = await t.call("POST", "/v1/end-users", { key: acme.test, body: { name: "After crash" }, headers });
@@ -124,7 +126,14 @@ describe("Idempotency-Key", () => {
       .derive(() => ({ principal }))
       .use(idempotency(t.deps))
       .post(path, ({ body }) => outcomes[calls++]!() ?? { ok: calls, body }, { idempotent: true });
-    const send = () => app.handle(new Request(`http://localhost${path}`, { method: "POST", headers: { "idempotency-key": `${path.slice(1)}-1`, "content-type": "application/json" }, body: "{}" }));
+    const send = () =>
+      app.handle(
+        new Request(`http://localhost${path}`, {
+          method: "POST",
+          headers: { "idempotency-key": `${path.slice(1)}-1`, "content-type": "application/json" },
+          body: "{}",
+        }),
+      );
     return { send, calls: () => calls };
   }
 

@@ -45,5 +45,10 @@ test("https request URLs; unchanged or bad certificates leave the server as it i
   release();
   expect(await slow).toBe("finished");
   await drained;
-  expect(await fetch(`${listener.url}/url`, { tls: { ca } }).then(() => "answered", () => "refused")).toBe("refused");
+  expect(
+    await fetch(`${listener.url}/url`, { tls: { ca } }).then(
+      () => "answered",
+      () => "refused",
+    ),
+  ).toBe("refused");
 });

@@ -43,7 +43,8 @@ describe("the OpenAPI document", () => {
       ["PATCH", "/v1/devices/dev_1", { settings: { upload: { streaming_chunk_kb: 8 } } }],
       ["PUT", "/v1/config/project", { summary_template: "poem" }],
     ];
-    for (const [method, url, body] of refused) expect(`${method} ${url} ${JSON.stringify(body)} ${contract.acceptsRequestBody(method, url, body)}`).toEndWith(" false");
+    for (const [method, url, body] of refused)
+      expect(`${method} ${url} ${JSON.stringify(body)} ${contract.acceptsRequestBody(method, url, body)}`).toEndWith(" false");
     expect(contract.acceptsRequestBody("POST", "/v1/devices/dev_1/commands", { type: "trigger_upload" })).toBe(true);
     expect(contract.acceptsRequestBody("POST", "/v1/ask/sessions", { scope: { type: "library" }, end_user_id: "eu_1" })).toBe(true);
   });
@@ -67,12 +68,16 @@ describe("the OpenAPI document", () => {
     const used = new Set(Object.values(doc.paths).flatMap((item: any) => Object.values(item).flatMap((op: any) => op.tags ?? [])));
     expect([...used].filter((tag) => !listed.includes(tag))).toEqual([]);
     const search = contract.operationFor("POST", "/v1/recordings/search")!.operation as any;
-    expect(search.requestBody.content["application/json"].schema.properties.end_user_id.description).toStartWith("Required unless the key is scoped to an end user");
+    expect(search.requestBody.content["application/json"].schema.properties.end_user_id.description).toStartWith(
+      "Required unless the key is scoped to an end user",
+    );
     expect(Object.keys(doc.components.responses.Error.headers)).toContain("Retry-After");
   });
 
   test("a response that breaks its declared schema is our 500, not the caller's 422", async () => {
-    const app = new Elysia().use(errorHandling(createLogger("silent"))).get("/broken", () => ({ count: "three" }) as never, { response: { 200: z.object({ count: z.number() }) } });
+    const app = new Elysia()
+      .use(errorHandling(createLogger("silent")))
+      .get("/broken", () => ({ count: "three" }) as never, { response: { 200: z.object({ count: z.number() }) } });
     const res = await app.handle(new Request("http://localhost/broken"));
     expect(res.status).toBe(500);
     expect((await res.json()).error.code).toBe("internal_error");
@@ -117,7 +122,10 @@ describe("every operation answers a documented success", () => {
   test("devices, their configuration and grants", async () => {
     const spare = await expectStatus(201, "POST", "/v1/devices", { key, body: { serial_number: "SN-OPENAPI-1", model: "parley_note" } });
     await expectStatus(200, "GET", "/v1/devices?serial_number=SN-OPENAPI-1", { key });
-    await expectStatus(200, "PATCH", `/v1/devices/${spare.id}`, { key, body: { firmware_version: "1.0.1", settings: { upload: { off_peak_hours: { enabled: true, start: "01:00" } } } } });
+    await expectStatus(200, "PATCH", `/v1/devices/${spare.id}`, {
+      key,
+      body: { firmware_version: "1.0.1", settings: { upload: { off_peak_hours: { enabled: true, start: "01:00" } } } },
+    });
     await expectStatus(204, "DELETE", `/v1/devices/${spare.id}`, { key });
     const d = await boundDevice(flow(), key);
     await d.heartbeat({ battery_percent: 80, recording_state: { device_state: "idle" } });
@@ -144,8 +152,14 @@ describe("every operation answers a documented success", () => {
   test("commands and the factory reset", async () => {
     const d = await boundDevice(flow(), key);
     await d.heartbeat();
-    const started = await expectStatus(201, "POST", `/v1/devices/${d.id}/commands`, { key, body: { type: "start_recording", idempotency_key: "start-1", params: { max_duration_seconds: 60 } } });
-    await expectStatus(200, "POST", `/v1/devices/${d.id}/commands`, { key, body: { type: "start_recording", idempotency_key: "start-1", params: { max_duration_seconds: 60 } } });
+    const started = await expectStatus(201, "POST", `/v1/devices/${d.id}/commands`, {
+      key,
+      body: { type: "start_recording", idempotency_key: "start-1", params: { max_duration_seconds: 60 } },
+    });
+    await expectStatus(200, "POST", `/v1/devices/${d.id}/commands`, {
+      key,
+      body: { type: "start_recording", idempotency_key: "start-1", params: { max_duration_seconds: 60 } },
+    });
     await expectStatus(200, "GET", `/v1/devices/${d.id}/commands`, { key });
     await expectStatus(200, "GET", `/v1/devices/${d.id}/commands/${started.id}`, { key });
     await expectStatus(200, "POST", `/v1/devices/${d.id}/commands/${started.id}/cancel`, { key });
@@ -156,7 +170,11 @@ describe("every operation answers a documented success", () => {
 
   test("firmware releases and OTA", async () => {
     const image = "PARLEY-FW image for the contract";
-    const release = await expectStatus(201, "POST", "/v1/firmware-releases?version=9.9.9&model=parley_pin", { key: acme.live, rawBody: image, headers: { "content-type": "application/octet-stream" } });
+    const release = await expectStatus(201, "POST", "/v1/firmware-releases?version=9.9.9&model=parley_pin", {
+      key: acme.live,
+      rawBody: image,
+      headers: { "content-type": "application/octet-stream" },
+    });
     await expectStatus(200, "POST", `/v1/firmware-releases/${release.id}/publish`, { key: acme.live });
     await expectStatus(200, "GET", "/v1/firmware-releases?model=parley_pin", { key });
     await expectStatus(200, "GET", `/v1/firmware-releases/${release.id}`, { key });
@@ -183,7 +201,11 @@ describe("every operation answers a documented success", () => {
     await expectStatus(200, "GET", `/v1/transcriptions?recording_id=${rec.id}`, { key });
     await expectStatus(200, "GET", `/v1/transcriptions/${transcription.id}`, { key });
 
-    const seeded = seedTranscript(t.deps, { projectId: acme.project.id, mode: "test" }, { endUserId: user.id, recordedAt: "2026-01-10T09:00:00.000Z", lines: BUDGET, name: "Planning call" });
+    const seeded = seedTranscript(
+      t.deps,
+      { projectId: acme.project.id, mode: "test" },
+      { endUserId: user.id, recordedAt: "2026-01-10T09:00:00.000Z", lines: BUDGET, name: "Planning call" },
+    );
     await t.deps.queue.drain();
     const summary = await expectStatus(202, "POST", "/v1/summaries", { key, body: { transcription_id: seeded.transcriptionId, template: "general" } });
     await expectStatus(200, "GET", `/v1/summaries?transcription_id=${seeded.transcriptionId}`, { key });
@@ -191,7 +213,10 @@ describe("every operation answers a documented success", () => {
     await expectStatus(200, "POST", "/v1/recordings/search", { key, body: { query: "budget", end_user_id: user.id } });
 
     const session = await expectStatus(201, "POST", "/v1/ask/sessions", { key, body: { scope: { type: "recording", recording_id: seeded.recordingId } } });
-    await expectStatus(200, "POST", "/v1/ask/sessions", { key, body: { scope: { type: "library" }, end_user_id: user.id, initial_message: { content: "What is the budget?" } } });
+    await expectStatus(200, "POST", "/v1/ask/sessions", {
+      key,
+      body: { scope: { type: "library" }, end_user_id: user.id, initial_message: { content: "What is the budget?" } },
+    });
     await expectStatus(200, "POST", `/v1/ask/sessions/${session.id}/messages`, { key, body: { content: "Who spoke?" } });
     await expectStatus(200, "GET", `/v1/ask/sessions?end_user_id=${user.id}`, { key });
     await expectStatus(200, "GET", `/v1/ask/sessions/${session.id}`, { key });

@@ -19,7 +19,13 @@ test("purge-spent-tokens drops upload, reset and device tokens a week after they
   const revokedKey = t.deps.db.query<{ id: string }, []>("SELECT id FROM credentials WHERE kind = 'secret' LIMIT 1").get()!.id;
   t.deps.db.query("UPDATE credentials SET revoked_at = ? WHERE id = ?").run(now.toISOString(), revokedKey);
 
-  const alive = () => new Set(t.deps.db.query<{ id: string }, []>("SELECT id FROM credentials").all().map((r) => r.id));
+  const alive = () =>
+    new Set(
+      t.deps.db
+        .query<{ id: string }, []>("SELECT id FROM credentials")
+        .all()
+        .map((r) => r.id),
+    );
   t.clock.advance(6 * DAY);
   await t.runTask("purge-spent-tokens");
   for (const id of [expiredUpload, usedReset, revokedDevice, liveDevice, revokedKey]) expect(alive().has(id)).toBe(true);
@@ -51,7 +57,11 @@ test("purge-finished-jobs drops done jobs after a week and dead ones after 30 da
   );
   const at = t.clock.now().toISOString();
   for (const state of ["done", "dead", "queued", "running"]) insert.run(`job_${state}`, state, at, at, at);
-  const left = () => t.deps.db.query<{ id: string }, []>("SELECT id FROM jobs WHERE type = 'test.kind' ORDER BY id").all().map((r) => r.id);
+  const left = () =>
+    t.deps.db
+      .query<{ id: string }, []>("SELECT id FROM jobs WHERE type = 'test.kind' ORDER BY id")
+      .all()
+      .map((r) => r.id);
   t.clock.advance(8 * DAY);
   await t.runTask("purge-finished-jobs");
   expect(left()).toEqual(["job_dead", "job_queued", "job_running"]);

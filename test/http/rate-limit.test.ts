@@ -96,7 +96,8 @@ describe("rate limits: pre-signed PUTs", () => {
     expect(puts.map((r) => r.headers.get("x-ratelimit-remaining"))).toEqual(["1", "1", "1", "1"]);
     // An unknown token, and a token already spent, count per address: the third is refused.
     const guesses = [];
-    for (const path of ["/v1/uploads/up_unknown", uploadPaths[0]!, "/v1/uploads/up_unknown"]) guesses.push((await t.call("PUT", path, { rawBody: "x" })).status);
+    for (const path of ["/v1/uploads/up_unknown", uploadPaths[0]!, "/v1/uploads/up_unknown"])
+      guesses.push((await t.call("PUT", path, { rawBody: "x" })).status);
     expect(guesses).toEqual([401, 401, 429]);
     // The address is throttled, not the devices: a live token still goes through.
     const rec = (await t.call("POST", "/v1/recordings", { key: acme.test, body: {} })).body;

@@ -124,7 +124,10 @@ describe("durable job queue", () => {
     const a = new JobQueue<AnyJobs>(db, clock, createLogger("silent"));
     const id = a.enqueue("t", {})!;
     // Lease it by hand as a worker that then vanished.
-    db.query("UPDATE jobs SET state = 'running', attempts = 1, leased_by = 'wrk_gone', lease_until = ? WHERE id = ?").run(new Date(clock.now().getTime() + 60_000).toISOString(), id);
+    db.query("UPDATE jobs SET state = 'running', attempts = 1, leased_by = 'wrk_gone', lease_until = ? WHERE id = ?").run(
+      new Date(clock.now().getTime() + 60_000).toISOString(),
+      id,
+    );
     a.register("t", () => {});
     expect(await a.drain()).toBe(0);
     clock.advance(60_001);
@@ -138,7 +141,10 @@ describe("durable job queue", () => {
     queue.register("crashy", () => void runs++);
     const id = queue.enqueue("crashy", {}, { maxAttempts: 3 })!;
     // Its third attempt was leased by a worker that then crashed, as the first two did.
-    db.query("UPDATE jobs SET state = 'running', attempts = 3, leased_by = 'wrk_gone', lease_until = ? WHERE id = ?").run(new Date(clock.now().getTime() + 60_000).toISOString(), id);
+    db.query("UPDATE jobs SET state = 'running', attempts = 3, leased_by = 'wrk_gone', lease_until = ? WHERE id = ?").run(
+      new Date(clock.now().getTime() + 60_000).toISOString(),
+      id,
+    );
     expect(await queue.drain()).toBe(0);
     expect(state(id).state).toBe("running");
     clock.advance(60_001);
@@ -170,10 +176,14 @@ describe("durable job queue", () => {
     const { db, state } = setup();
     const queue = new JobQueue<AnyJobs>(db, new ManualClock(new Date()), createLogger("silent"));
     const started = Promise.withResolvers<void>();
-    queue.register("transcribe", async (job) => {
-      started.resolve();
-      await new Promise((_, reject) => job.signal.addEventListener("abort", () => reject(job.signal.reason)));
-    }, { lane: "model" });
+    queue.register(
+      "transcribe",
+      async (job) => {
+        started.resolve();
+        await new Promise((_, reject) => job.signal.addEventListener("abort", () => reject(job.signal.reason)));
+      },
+      { lane: "model" },
+    );
     // One attempt only: were the interrupted one counted, the job could never run again.
     const id = queue.enqueue("transcribe", {}, { maxAttempts: 1 })!;
     queue.start();
@@ -192,10 +202,14 @@ describe("durable job queue", () => {
     const queue = new JobQueue<AnyJobs>(db, new ManualClock(new Date()), createLogger("silent"));
     const started = Promise.withResolvers<void>();
     const release = Promise.withResolvers<void>();
-    queue.register("stubborn", () => {
-      started.resolve();
-      return release.promise;
-    }, { lane: "model" });
+    queue.register(
+      "stubborn",
+      () => {
+        started.resolve();
+        return release.promise;
+      },
+      { lane: "model" },
+    );
     const id = queue.enqueue("stubborn", {})!;
     queue.start();
     await started.promise;
@@ -212,10 +226,14 @@ describe("durable job queue", () => {
     let release = () => {};
     const blocked = new Promise<void>((r) => (release = r));
     let modelRunning = 0;
-    queue.register("transcribe", async () => {
-      modelRunning++;
-      await blocked;
-    }, { lane: "model" });
+    queue.register(
+      "transcribe",
+      async () => {
+        modelRunning++;
+        await blocked;
+      },
+      { lane: "model" },
+    );
     const quickDone = Promise.withResolvers<void>();
     queue.register("quick", () => quickDone.resolve());
     queue.enqueue("transcribe", { n: 1 });

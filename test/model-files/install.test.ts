@@ -44,10 +44,30 @@ const mirror = `http://127.0.0.1:${server.port}`;
 
 const manifest: Manifest = {
   models: [
-    { name: "tiny-whisper", kind: "whisper", description: "", files: [{ path: "tiny-whisper/tiny.bin", url: "org/whisper/resolve/main/tiny.bin", size: whisperBytes.length, sha256: sha256(whisperBytes) }] },
-    { name: "tiny-whisper-sha1", kind: "whisper", description: "", files: [{ path: "w1/tiny.bin", url: "org/whisper/resolve/main/tiny.bin", size: null, sha256: null, sha1: sha1(whisperBytes) }] },
-    { name: "tiny-llm-unpinned", kind: "llm", description: "", files: [{ path: "tiny-llm/tiny.gguf", url: "org/llm/resolve/main/tiny.gguf", size: null, sha256: null }] },
-    { name: "bad-checksum", kind: "llm", description: "", files: [{ path: "bad/tiny.gguf", url: "org/llm/resolve/main/tiny.gguf", size: null, sha256: "0".repeat(64) }] },
+    {
+      name: "tiny-whisper",
+      kind: "whisper",
+      description: "",
+      files: [{ path: "tiny-whisper/tiny.bin", url: "org/whisper/resolve/main/tiny.bin", size: whisperBytes.length, sha256: sha256(whisperBytes) }],
+    },
+    {
+      name: "tiny-whisper-sha1",
+      kind: "whisper",
+      description: "",
+      files: [{ path: "w1/tiny.bin", url: "org/whisper/resolve/main/tiny.bin", size: null, sha256: null, sha1: sha1(whisperBytes) }],
+    },
+    {
+      name: "tiny-llm-unpinned",
+      kind: "llm",
+      description: "",
+      files: [{ path: "tiny-llm/tiny.gguf", url: "org/llm/resolve/main/tiny.gguf", size: null, sha256: null }],
+    },
+    {
+      name: "bad-checksum",
+      kind: "llm",
+      description: "",
+      files: [{ path: "bad/tiny.gguf", url: "org/llm/resolve/main/tiny.gguf", size: null, sha256: "0".repeat(64) }],
+    },
     {
       name: "tiny-embed",
       kind: "embedding",
@@ -117,7 +137,9 @@ describe("models pull", () => {
 
   test("the mirror setting decides where files come from; a missing file is a clear error", async () => {
     const elsewhere = context({ mirror: `${mirror}/nowhere` });
-    await expect(pullModel(elsewhere, "tiny-whisper")).rejects.toThrow(new DownloadError(`GET ${mirror}/nowhere/org/whisper/resolve/main/tiny.bin answered 404`));
+    await expect(pullModel(elsewhere, "tiny-whisper")).rejects.toThrow(
+      new DownloadError(`GET ${mirror}/nowhere/org/whisper/resolve/main/tiny.bin answered 404`),
+    );
     await expect(pullModel(context(), "not-on-mirror")).rejects.toThrow("answered 404");
   });
 
@@ -141,7 +163,9 @@ describe("models verify, import and remove", () => {
   });
 
   test("verify of a model not installed says missing", async () => {
-    expect(await verifyModels(context(), "tiny-whisper")).toEqual([{ name: "tiny-whisper", status: "missing", detail: "tiny-whisper/tiny.bin is not installed" }]);
+    expect(await verifyModels(context(), "tiny-whisper")).toEqual([
+      { name: "tiny-whisper", status: "missing", detail: "tiny-whisper/tiny.bin is not installed" },
+    ]);
   });
 
   test("import installs every model found in a flat air-gapped bundle, verifying checksums", async () => {
@@ -181,5 +205,6 @@ describe("models verify, import and remove", () => {
 });
 
 test("the shipped manifest parses and names the configured defaults", () => {
-  for (const name of ["whisper-base.en", "qwen2.5-1.5b-instruct-q4", "all-minilm-l6-v2", "silero-vad"]) expect(findModel(defaultManifest, name).name).toBe(name);
+  for (const name of ["whisper-base.en", "qwen2.5-1.5b-instruct-q4", "all-minilm-l6-v2", "silero-vad"])
+    expect(findModel(defaultManifest, name).name).toBe(name);
 });

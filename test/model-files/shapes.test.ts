@@ -91,7 +91,15 @@ test("the GGUF stand-in has the default LLM's published shape and Q4_K_M's tenso
   expect(type("blk.3.attn_q.weight")).toBe(GgmlType.Q4_K);
   expect(type("blk.3.ffn_gate.weight")).toBe(GgmlType.Q4_K);
   // use_more_bits: the first and last eighth of the layers, and every third between.
-  expect([0, 2, 3, 4, 5, 24, 27].map((i) => type(`blk.${i}.ffn_down.weight`))).toEqual([GgmlType.Q6_K, GgmlType.Q6_K, GgmlType.Q4_K, GgmlType.Q4_K, GgmlType.Q6_K, GgmlType.Q6_K, GgmlType.Q6_K]);
+  expect([0, 2, 3, 4, 5, 24, 27].map((i) => type(`blk.${i}.ffn_down.weight`))).toEqual([
+    GgmlType.Q6_K,
+    GgmlType.Q6_K,
+    GgmlType.Q4_K,
+    GgmlType.Q4_K,
+    GgmlType.Q6_K,
+    GgmlType.Q6_K,
+    GgmlType.Q6_K,
+  ]);
   expect(type("blk.5.attn_v.weight")).toBe(GgmlType.Q6_K);
   expect(type("blk.0.attn_q.bias")).toBe(GgmlType.F32);
   expect(tensors.length).toBe(2 + 28 * 12);

@@ -44,7 +44,10 @@ describe("dashboard sessions", () => {
     expect(stored).toEqual([{ token_hash: sha256Hex(token) }]);
     expect(JSON.stringify(t.deps.db.query("SELECT * FROM admin_sessions").all())).not.toContain(token);
 
-    const overTls = await send(t, "POST", "/dashboard/api/session", { body: { email: "admin@clinic.example", password: PASSWORD }, headers: { "x-forwarded-proto": "https" } });
+    const overTls = await send(t, "POST", "/dashboard/api/session", {
+      body: { email: "admin@clinic.example", password: PASSWORD },
+      headers: { "x-forwarded-proto": "https" },
+    });
     expect(overTls.headers.get("set-cookie")).toContain("; Secure");
   });
 
@@ -73,7 +76,9 @@ describe("dashboard sessions", () => {
   test("the session's Principal names the administrator, for attribution; a key's names none", async () => {
     const { t, acme } = await appWithAdmin();
     const { cookie } = await signIn(t);
-    const probe = new Elysia().use(authentication(t.deps)).get("/who", ({ principal }) => ({ kind: principal.kind, scopes: principal.scopes, admin: principal.adminEmail ?? null, project: principal.projectId }));
+    const probe = new Elysia()
+      .use(authentication(t.deps))
+      .get("/who", ({ principal }) => ({ kind: principal.kind, scopes: principal.scopes, admin: principal.adminEmail ?? null, project: principal.projectId }));
     const asSession = await probe.handle(new Request("http://localhost/who", { headers: { cookie } })).then((r) => r.json());
     expect(asSession).toEqual({ kind: "secret", scopes: null, admin: "admin@clinic.example", project: acme.project.id });
     const asKey = await probe.handle(new Request("http://localhost/who", { headers: { authorization: `Bearer ${acme.test}` } })).then((r) => r.json());
@@ -156,20 +161,34 @@ describe("dashboard sessions", () => {
 
   test("guesses sent in parallel are counted before their passwords are checked", async () => {
     const { t } = await appWithAdmin({ PARLEY_LOGIN_MAX_FAILURES: "2" });
-    const guesses = await Promise.all(Array.from({ length: 8 }, (_, i) => send(t, "POST", "/dashboard/api/session", { body: { email: "admin@clinic.example", password: `guess ${i}` } })));
+    const guesses = await Promise.all(
+      Array.from({ length: 8 }, (_, i) => send(t, "POST", "/dashboard/api/session", { body: { email: "admin@clinic.example", password: `guess ${i}` } })),
+    );
     const statuses = guesses.map((r) => r.status).sort();
     expect(statuses).toEqual([401, 401, 429, 429, 429, 429, 429, 429]);
   });
 
   test("a sign-in posted from another site is refused", async () => {
     const { t } = await appWithAdmin();
-    const res = await send(t, "POST", "/dashboard/api/session", { body: { email: "admin@clinic.example", password: PASSWORD }, headers: { origin: "https://evil.example" } });
+    const res = await send(t, "POST", "/dashboard/api/session", {
+      body: { email: "admin@clinic.example", password: PASSWORD },
+      headers: { origin: "https://evil.example" },
+    });
     expect(res.status).toBe(403);
     expect(res.headers.get("set-cookie")).toBeNull();
     // A sandboxed frame's opaque origin too.
-    expect((await send(t, "POST", "/dashboard/api/session", { body: { email: "admin@clinic.example", password: PASSWORD }, headers: { origin: "null" } })).status).toBe(403);
+    expect(
+      (await send(t, "POST", "/dashboard/api/session", { body: { email: "admin@clinic.example", password: PASSWORD }, headers: { origin: "null" } })).status,
+    ).toBe(403);
     // The dashboard's own page sends its own origin.
-    expect((await send(t, "POST", "/dashboard/api/session", { body: { email: "admin@clinic.example", password: PASSWORD }, headers: { origin: "http://localhost" } })).status).toBe(200);
+    expect(
+      (
+        await send(t, "POST", "/dashboard/api/session", {
+          body: { email: "admin@clinic.example", password: PASSWORD },
+          headers: { origin: "http://localhost" },
+        })
+      ).status,
+    ).toBe(200);
   });
 });
 
@@ -199,7 +218,11 @@ describe("first-run setup", () => {
     try {
       const base = `http://127.0.0.1:${server.server!.port}`;
       const post = (headers: Record<string, string> = {}) =>
-        fetch(`${base}/dashboard/api/setup`, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: JSON.stringify({ email: "first@clinic.example", password: "the first good password" }) });
+        fetch(`${base}/dashboard/api/setup`, {
+          method: "POST",
+          headers: { "content-type": "application/json", ...headers },
+          body: JSON.stringify({ email: "first@clinic.example", password: "the first good password" }),
+        });
       expect((await post({ "x-forwarded-for": "203.0.113.9" })).status).toBe(403);
       expect((await post({ forwarded: "for=203.0.113.9" })).status).toBe(403);
       expect(await (await fetch(`${base}/dashboard/api/setup`)).json()).toEqual({ open: true, from_loopback: true });

@@ -19,7 +19,10 @@ test("llama_cpp answers through the embedded engine; a transcript beyond its win
   const longRec = seedTranscript(t.deps, scope, { endUserId: eu, recordedAt: null, lines: long }).recordingId;
   await t.deps.queue.drain();
 
-  const r = await t.call("POST", "/v1/ask/sessions", { key: tenant.test, body: { scope: { type: "library" }, end_user_id: eu, initial_message: { content: "What is the marketing budget?" } } });
+  const r = await t.call("POST", "/v1/ask/sessions", {
+    key: tenant.test,
+    body: { scope: { type: "library" }, end_user_id: eu, initial_message: { content: "What is the marketing budget?" } },
+  });
   expect(r.status).toBe(200);
   expect(r.body.message).toMatchObject({ role: "assistant", provider: "llama_cpp", model: "tiny-gguf" });
   expect(r.body.message.tokens.input).toBeGreaterThan(0);
@@ -27,7 +30,10 @@ test("llama_cpp answers through the embedded engine; a transcript beyond its win
   const given = new Set(r.body.sources.map((s: any) => `${s.recording_id}@${s.start_ms}`));
   for (const c of r.body.message.parts.filter((p: any) => p.type === "citation")) expect(given.has(`${c.recording_id}@${c.start_ms}`)).toBe(true);
 
-  const tooLong = await t.call("POST", "/v1/ask/sessions", { key: tenant.test, body: { scope: { type: "recording", recording_id: longRec }, initial_message: { content: "Summarise." } } });
+  const tooLong = await t.call("POST", "/v1/ask/sessions", {
+    key: tenant.test,
+    body: { scope: { type: "recording", recording_id: longRec }, initial_message: { content: "Summarise." } },
+  });
   expect(tooLong.status).toBe(413);
   expect(tooLong.body.error.code).toBe("transcript_too_large");
 }, 120_000);

@@ -38,7 +38,12 @@ let ada: string;
 let bob: string;
 const recs: Record<string, string> = {};
 
-const LONG: Line[] = Array.from({ length: 200 }, (_, i) => [i * 10, i * 10 + 10, "SPEAKER_1", `Sentence number ${i} talks at length about the quarterly logistics plan and its many details.`]);
+const LONG: Line[] = Array.from({ length: 200 }, (_, i) => [
+  i * 10,
+  i * 10 + 10,
+  "SPEAKER_1",
+  `Sentence number ${i} talks at length about the quarterly logistics plan and its many details.`,
+]);
 
 beforeAll(async () => {
   t = await makeTestApp({
@@ -72,21 +77,45 @@ beforeEach(() => {
 
 const create = (body: unknown, key = acme.test) => t.call("POST", "/v1/ask/sessions", { key, body });
 const ask = (id: string, body: unknown, key = acme.test) => t.call("POST", `/v1/ask/sessions/${id}/messages`, { key, body });
-const library = async (key = acme.test, endUserId: string | undefined = ada) => (await create({ scope: { type: "library" }, end_user_id: endUserId }, key)).body;
+const library = async (key = acme.test, endUserId: string | undefined = ada) =>
+  (await create({ scope: { type: "library" }, end_user_id: endUserId }, key)).body;
 
 describe("ask: sessions", () => {
   test("without initial_message: 201 and the empty session with every field of spec 2.9", async () => {
     const r = await create({ scope: { type: "library" }, end_user_id: ada });
     expect(r.status).toBe(201);
     expect(r.body.id).toMatch(/^as_/);
-    expect(r.body).toMatchObject({ end_user_id: ada, scope: { type: "library", recording_ids: [], recording_title: null }, title: "New chat", message_count: 0, last_message_at: null, last_model: null, last_provider: null });
-    expect(Object.keys(r.body).sort()).toEqual(["created_at", "end_user_id", "id", "last_message_at", "last_model", "last_provider", "message_count", "scope", "title", "updated_at"]);
+    expect(r.body).toMatchObject({
+      end_user_id: ada,
+      scope: { type: "library", recording_ids: [], recording_title: null },
+      title: "New chat",
+      message_count: 0,
+      last_message_at: null,
+      last_model: null,
+      last_provider: null,
+    });
+    expect(Object.keys(r.body).sort()).toEqual([
+      "created_at",
+      "end_user_id",
+      "id",
+      "last_message_at",
+      "last_model",
+      "last_provider",
+      "message_count",
+      "scope",
+      "title",
+      "updated_at",
+    ]);
   });
 
   test("recording scope: the owner is the recording's end user and the title is the recording's", async () => {
     const r = await create({ scope: { type: "recording", recording_id: recs.budget }, title: "Budget questions" });
     expect(r.status).toBe(201);
-    expect(r.body).toMatchObject({ end_user_id: ada, title: "Budget questions", scope: { type: "recording", recording_ids: [recs.budget], recording_title: "Planning call" } });
+    expect(r.body).toMatchObject({
+      end_user_id: ada,
+      title: "Budget questions",
+      scope: { type: "recording", recording_ids: [recs.budget], recording_title: "Planning call" },
+    });
   });
 
   test("selected scope keeps its recordings, de-duplicated", async () => {
@@ -100,12 +129,23 @@ describe("ask: sessions", () => {
     expect(r.status).toBe(200);
     expect(Object.keys(r.body).sort()).toEqual(["message", "session_id", "sources"]);
     const { message, sources } = r.body;
-    expect(message).toMatchObject({ role: "assistant", provider: "extractive", model: "extractive", finish_reason: "stop", tokens: { input: 0, output: 0, cached: 0 } });
+    expect(message).toMatchObject({
+      role: "assistant",
+      provider: "extractive",
+      model: "extractive",
+      finish_reason: "stop",
+      tokens: { input: 0, output: 0, cached: 0 },
+    });
     expect(message.id).toMatch(/^msg_/);
     expect(message.content).toContain("forty thousand dollars");
     expect(sources.length).toBeGreaterThan(0);
     expect(sources[0].recording_id).toBe(recs.budget);
-    expect(message.parts.find((p: any) => p.type === "citation")).toEqual({ type: "citation", recording_id: recs.budget, start_ms: sources[0].start_ms, speaker: sources[0].speaker });
+    expect(message.parts.find((p: any) => p.type === "citation")).toEqual({
+      type: "citation",
+      recording_id: recs.budget,
+      start_ms: sources[0].start_ms,
+      speaker: sources[0].speaker,
+    });
     const session = (await t.call("GET", `/v1/ask/sessions/${r.body.session_id}`, { key: acme.test })).body;
     expect(session).toMatchObject({ title: "What is the marketing budget?", message_count: 2, last_provider: "extractive", last_model: "extractive" });
     expect(session.last_message_at).toBe(message.created_at);
@@ -137,7 +177,13 @@ describe("ask: sessions", () => {
     expect(list.body).toMatchObject({ has_more: true, next_cursor: expect.any(String) });
     const history = await t.call("GET", `/v1/ask/sessions/${s.id}/messages`, { key: acme.test });
     expect(history.body.data.map((m: any) => m.role)).toEqual(["assistant", "user"]);
-    expect(history.body.data[1]).toMatchObject({ content: "hiking boots?", context_refs: [{ type: "recording", id: recs.hiking }], tokens: null, provider: null, parts: [{ type: "text", text: "hiking boots?" }] });
+    expect(history.body.data[1]).toMatchObject({
+      content: "hiking boots?",
+      context_refs: [{ type: "recording", id: recs.hiking }],
+      tokens: null,
+      provider: null,
+      parts: [{ type: "text", text: "hiking boots?" }],
+    });
     expect(history.body.total).toBe(2);
     expect((await t.call("DELETE", `/v1/ask/sessions/${s.id}`, { key: acme.test })).status).toBe(204);
     expect((await t.call("GET", `/v1/ask/sessions/${s.id}`, { key: acme.test })).status).toBe(404);
@@ -176,7 +222,10 @@ describe("ask: errors", () => {
 
   test("unknown session is 404; unknown recording or another end user's recording in the scope is 404", async () => {
     expect((await ask("as_nope", { content: "hi" })).status).toBe(404);
-    expect((await create({ scope: { type: "recording", recording_id: "rec_nope" } })).body.error).toMatchObject({ code: "resource_not_found", param: "scope.recording_id" });
+    expect((await create({ scope: { type: "recording", recording_id: "rec_nope" } })).body.error).toMatchObject({
+      code: "resource_not_found",
+      param: "scope.recording_id",
+    });
     const mixed = await create({ scope: { type: "selected", recording_ids: [recs.doctor, recs.bob] }, end_user_id: ada });
     expect(mixed.status).toBe(404);
     expect(mixed.body.error.param).toBe("scope.recording_ids");
@@ -234,23 +283,25 @@ describe("ask: errors", () => {
     expect(t.deps.db.query("SELECT COUNT(*) AS n FROM ask_messages WHERE session_id = ?").get(s.id)).toEqual({ n: 0 });
   });
 
-  test.each([
-    [{ status: 500, raw: "boom" }],
-    [{ raw: "not json" }],
-    [{ raw: JSON.stringify({ choices: [] }) }],
-  ])("an OpenAI-compatible server answering %j is 502", async (reply) => {
-    stub.reply = reply;
-    const s = await library();
-    const r = await ask(s.id, { content: "budget?", provider: "openai_compatible" });
-    expect(r.status).toBe(502);
-    expect(r.body.error.code).toBe("model_failure");
-  });
+  test.each([[{ status: 500, raw: "boom" }], [{ raw: "not json" }], [{ raw: JSON.stringify({ choices: [] }) }]])(
+    "an OpenAI-compatible server answering %j is 502",
+    async (reply) => {
+      stub.reply = reply;
+      const s = await library();
+      const r = await ask(s.id, { content: "budget?", provider: "openai_compatible" });
+      expect(r.status).toBe(502);
+      expect(r.body.error.code).toBe("model_failure");
+    },
+  );
 
   test("openai_compatible on a server without it configured is 400 naming provider", async () => {
     const bare = await makeTestApp({ engines: { embedder: new HashingTestEmbedder() } });
     const tenant = makeTenant(bare.deps);
     const eu = (await bare.call("POST", "/v1/end-users", { key: tenant.test, body: {} })).body.id;
-    const r = await bare.call("POST", "/v1/ask/sessions", { key: tenant.test, body: { scope: { type: "library" }, end_user_id: eu, initial_message: { content: "hi", provider: "openai_compatible" } } });
+    const r = await bare.call("POST", "/v1/ask/sessions", {
+      key: tenant.test,
+      body: { scope: { type: "library" }, end_user_id: eu, initial_message: { content: "hi", provider: "openai_compatible" } },
+    });
     expect(r.status).toBe(400);
     expect(r.body.error).toMatchObject({ code: "invalid_request", param: "provider" });
   });
@@ -266,12 +317,21 @@ describe("ask: the openai_compatible provider and citations", () => {
     expect(sent.body.messages[0].role).toBe("system");
     expect(sent.body.messages[0].content).toContain(`[1] (recording ${recs.budget}`);
     expect(sent.body.messages.at(-1)).toEqual({ role: "user", content: "marketing budget" });
-    expect(r.body.message).toMatchObject({ provider: "openai_compatible", model: "stub-model", finish_reason: "stop", tokens: { input: 321, output: 12, cached: 7 } });
+    expect(r.body.message).toMatchObject({
+      provider: "openai_compatible",
+      model: "stub-model",
+      finish_reason: "stop",
+      tokens: { input: 321, output: 12, cached: 7 },
+    });
   });
 
   test("every citation points at a passage given to the model; invented markers are dropped", async () => {
     stub.reply = { content: "Budget is set [1]. The launch moved [2, 99]. Made up [0] and [42]." };
-    const r = await create({ scope: { type: "library" }, end_user_id: ada, initial_message: { content: "budget launch vendor", provider: "openai_compatible" } });
+    const r = await create({
+      scope: { type: "library" },
+      end_user_id: ada,
+      initial_message: { content: "budget launch vendor", provider: "openai_compatible" },
+    });
     expect(r.status).toBe(200);
     const given = new Set(r.body.sources.map((s: any) => `${s.recording_id}@${s.start_ms}`));
     const citations = r.body.message.parts.filter((p: any) => p.type === "citation");
@@ -287,19 +347,29 @@ describe("ask: the openai_compatible provider and citations", () => {
     const lines = Array.from({ length: 10 }, (_, i): Line => [i * 30, i * 30 + 30, "SPEAKER_1", `Part ${i}. ${wordy}`]);
     seedTranscript(t.deps, { projectId: acme.project.id, mode: "test" }, { endUserId: dee, recordedAt: null, lines });
     await t.deps.queue.drain();
-    const r = await create({ scope: { type: "library" }, end_user_id: dee, initial_message: { content: "warehouse inventory", provider: "openai_compatible" } });
+    const r = await create({
+      scope: { type: "library" },
+      end_user_id: dee,
+      initial_message: { content: "warehouse inventory", provider: "openai_compatible" },
+    });
     expect(r.status).toBe(200);
     const shown = stub.requests[0]!.body.messages[0].content.match(/^\[\d+\] \(recording/gm).length;
     expect(shown).toBeGreaterThan(0);
     expect(shown).toBeLessThan(8);
     expect(r.body.sources).toHaveLength(shown);
-    const stored = t.deps.db.query<{ sources: string }, [string]>("SELECT sources FROM ask_messages WHERE session_id = ? AND role = 'assistant'").get(r.body.session_id)!;
+    const stored = t.deps.db
+      .query<{ sources: string }, [string]>("SELECT sources FROM ask_messages WHERE session_id = ? AND role = 'assistant'")
+      .get(r.body.session_id)!;
     expect(JSON.parse(stored.sources)).toEqual(r.body.sources);
   });
 
   test("multi-turn: earlier turns are in the prompt", async () => {
     stub.reply = { content: "Forty thousand dollars [1]." };
-    const first = await create({ scope: { type: "library" }, end_user_id: ada, initial_message: { content: "What is the marketing budget?", provider: "openai_compatible" } });
+    const first = await create({
+      scope: { type: "library" },
+      end_user_id: ada,
+      initial_message: { content: "What is the marketing budget?", provider: "openai_compatible" },
+    });
     stub.reply = { content: "In March [1]." };
     const second = await ask(first.body.session_id, { content: "And when is the launch?", provider: "openai_compatible" });
     expect(second.status).toBe(200);
@@ -357,7 +427,14 @@ describe("ask: security", () => {
     expect((await ask(s.id, { content: "budget" }, other.test)).status).toBe(404);
     expect((await t.call("GET", `/v1/ask/sessions/${s.id}`, { key: acme.live })).status).toBe(404);
     expect((await create({ scope: { type: "library" }, end_user_id: ada }, other.test)).status).toBe(404);
-    const { token } = issueCredential(t.deps.db, { projectId: acme.project.id, mode: "test", kind: "device", endUserId: ada, deviceId: "dev_x", now: t.clock.now() });
+    const { token } = issueCredential(t.deps.db, {
+      projectId: acme.project.id,
+      mode: "test",
+      kind: "device",
+      endUserId: ada,
+      deviceId: "dev_x",
+      now: t.clock.now(),
+    });
     expect((await t.call("GET", `/v1/ask/sessions/${s.id}`, { key: token })).status).toBe(403);
     expect((await t.call("GET", "/v1/ask/sessions", { key: null })).status).toBe(401);
   });

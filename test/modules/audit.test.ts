@@ -10,21 +10,36 @@ import { concat, seedRecording, silence, voiced, wav } from "./pipeline-fixtures
 const CLI = join(import.meta.dir, "..", "..", "src", "cli.ts");
 
 async function auditVerify(dataDir: string) {
-  const proc = Bun.spawn([process.execPath, CLI, "audit", "verify"], { env: { PATH: process.env.PATH ?? "", PARLEY_DATA_DIR: dataDir, PARLEY_LOG_LEVEL: "silent" }, stdout: "pipe", stderr: "pipe" });
+  const proc = Bun.spawn([process.execPath, CLI, "audit", "verify"], {
+    env: { PATH: process.env.PATH ?? "", PARLEY_DATA_DIR: dataDir, PARLEY_LOG_LEVEL: "silent" },
+    stdout: "pipe",
+    stderr: "pipe",
+  });
   const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
   return { stdout, stderr, code };
 }
 
 /** A project with one transcribed, summarised and indexed recording, and a restricted reader key whose id the test knows. */
 async function auditedApp() {
-  const transcriber = new ScriptedTranscriber({ segments: (pcm) => [{ start: 0, end: pcm.length / 16_000, text: " The patient reported a headache since Monday.", confidence: 0.9 }] });
-  const t = await makeTestApp({ engines: { transcriber, llm: new ScriptedLlm(), embedder: new HashingTestEmbedder() }, env: { PARLEY_ASK_PROVIDER: "extractive" } });
+  const transcriber = new ScriptedTranscriber({
+    segments: (pcm) => [{ start: 0, end: pcm.length / 16_000, text: " The patient reported a headache since Monday.", confidence: 0.9 }],
+  });
+  const t = await makeTestApp({
+    engines: { transcriber, llm: new ScriptedLlm(), embedder: new HashingTestEmbedder() },
+    env: { PARLEY_ASK_PROVIDER: "extractive" },
+  });
   const tenant = makeTenant(t.deps, `audit-${crypto.randomUUID().slice(0, 8)}`);
   const endUser = (await t.call("POST", "/v1/end-users", { key: tenant.test, body: { name: "Patient" } })).body.id as string;
-  const recording = await seedRecording(t.deps, { projectId: tenant.project.id, mode: "test" }, wav(concat(voiced(2), silence(1), voiced(2))), { endUserId: endUser });
+  const recording = await seedRecording(t.deps, { projectId: tenant.project.id, mode: "test" }, wav(concat(voiced(2), silence(1), voiced(2))), {
+    endUserId: endUser,
+  });
   const transcription = (await t.call("POST", "/v1/transcriptions", { key: tenant.test, body: { recording_id: recording } })).body.id as string;
   await t.deps.queue.drain();
-  const reader = createApiKey(t.deps.db, { project: tenant.project.name, mode: "test", scopes: ["recordings:read", "transcriptions:read", "summaries:read", "ask:write", "ask:read"] }, t.clock.now());
+  const reader = createApiKey(
+    t.deps.db,
+    { project: tenant.project.name, mode: "test", scopes: ["recordings:read", "transcriptions:read", "summaries:read", "ask:write", "ask:read"] },
+    t.clock.now(),
+  );
   return { t, tenant, endUser, recording, transcription, reader };
 }
 
@@ -50,7 +65,10 @@ describe("access audit log", () => {
     expect(row.hash).toMatch(/^[0-9a-f]{64}$/);
     // The redacted view is audited apart, so "who saw the original" has its own answer.
     expect((await t.call("GET", `/v1/transcriptions/${transcription}?redacted=true`, { key: reader.key })).status).toBe(200);
-    expect((await eventsFor(t, tenant.test, `resource_id=${transcription}`)).map((e) => e.action)).toEqual(["transcription.redacted.read", "transcription.read"]);
+    expect((await eventsFor(t, tenant.test, `resource_id=${transcription}`)).map((e) => e.action)).toEqual([
+      "transcription.redacted.read",
+      "transcription.read",
+    ]);
 
     // Audio, summaries, search results (the chunk ids) and Ask (the chunk ids the model was given).
     expect((await t.call("GET", `/v1/recordings/${recording}/audio`, { key: reader.key, headers: { range: "bytes=0-9" } })).status).toBe(206);
@@ -58,7 +76,10 @@ describe("access audit log", () => {
     const search = await t.call("POST", "/v1/recordings/search", { key: reader.key, body: { query: "headache", end_user_id: endUser } });
     const chunkIds = search.body.results.map((r: { chunk_id: string }) => r.chunk_id);
     expect(chunkIds.length).toBeGreaterThan(0);
-    const ask = await t.call("POST", "/v1/ask/sessions", { key: reader.key, body: { scope: { type: "library" }, end_user_id: endUser, initial_message: { content: "Since when the headache?" } } });
+    const ask = await t.call("POST", "/v1/ask/sessions", {
+      key: reader.key,
+      body: { scope: { type: "library" }, end_user_id: endUser, initial_message: { content: "Since when the headache?" } },
+    });
     expect(ask.status).toBe(200);
     const given = ask.body.sources.map((s: { chunk_id: string }) => s.chunk_id);
     expect(given.length).toBeGreaterThan(0);
@@ -71,7 +92,9 @@ describe("access audit log", () => {
     expect(byAction["ask.context.read"]).toEqual(expect.arrayContaining([ask.body.session_id, ...given]));
     // "Who read this recording?" answers with every one of those reads.
     const aboutRecording = (await eventsFor(t, tenant.test, `resource_id=${recording}&limit=100`)).map((e) => e.action);
-    expect(new Set(aboutRecording)).toEqual(new Set(["transcription.read", "transcription.redacted.read", "recording.audio.read", "summary.read", "search.results.read", "ask.context.read"]));
+    expect(new Set(aboutRecording)).toEqual(
+      new Set(["transcription.read", "transcription.redacted.read", "recording.audio.read", "summary.read", "search.results.read", "ask.context.read"]),
+    );
     // The query text is never recorded: ids only.
     expect(JSON.stringify(mine)).not.toContain("headache");
   });
@@ -80,7 +103,9 @@ describe("access audit log", () => {
     const { t, tenant, transcription, reader } = await auditedApp();
     t.app.listen({ port: 0, hostname: "127.0.0.1" });
     try {
-      const res = await fetch(`http://127.0.0.1:${t.app.server!.port}/v1/transcriptions/${transcription}`, { headers: { authorization: `Bearer ${reader.key}` } });
+      const res = await fetch(`http://127.0.0.1:${t.app.server!.port}/v1/transcriptions/${transcription}`, {
+        headers: { authorization: `Bearer ${reader.key}` },
+      });
       expect(res.status).toBe(200);
       const [row] = await eventsFor(t, tenant.test, `resource_id=${transcription}`);
       expect(row).toMatchObject({ client_address: "127.0.0.1", request_id: res.headers.get("request-id") });
@@ -142,7 +167,9 @@ describe("access audit log", () => {
     expect(intact.stdout).toContain("audit chain intact");
 
     // Someone with the database file goes around the triggers and rewrites who read what.
-    const target = db.query<{ seq: number; id: string }, []>("SELECT seq, id FROM audit_events WHERE action = 'transcription.read' ORDER BY seq LIMIT 1 OFFSET 1").get()!;
+    const target = db
+      .query<{ seq: number; id: string }, []>("SELECT seq, id FROM audit_events WHERE action = 'transcription.read' ORDER BY seq LIMIT 1 OFFSET 1")
+      .get()!;
     db.run("DROP TRIGGER audit_events_no_update");
     db.query("UPDATE audit_events SET actor_id = 'cred_innocent' WHERE seq = ?").run(target.seq);
     const broken = await auditVerify(t.deps.config.dataDir);
@@ -154,7 +181,9 @@ describe("access audit log", () => {
     const { t, tenant, transcription, reader } = await auditedApp();
     await t.call("GET", `/v1/transcriptions/${transcription}`, { key: reader.key });
     const { db } = t.deps;
-    const row = db.query<{ seq: number; id: string }, []>("SELECT seq, id FROM audit_events WHERE action = 'transcription.read' ORDER BY seq DESC LIMIT 1").get()!;
+    const row = db
+      .query<{ seq: number; id: string }, []>("SELECT seq, id FROM audit_events WHERE action = 'transcription.read' ORDER BY seq DESC LIMIT 1")
+      .get()!;
     expect((await eventsFor(t, tenant.test, `resource_id=${transcription}`)).map((e) => e.id)).toContain(row.id);
     expect(() => db.run("DELETE FROM audit_event_resources")).toThrow(/append-only/);
 

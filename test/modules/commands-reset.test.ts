@@ -127,7 +127,11 @@ describe("Idempotency-Key header on reset and commands (spec 8)", () => {
     const c1 = await t.call("POST", `/v1/devices/${d.id}/commands`, { key: acme.test, headers: cmdHeaders, body: { type: "trigger_upload" } });
     const c2 = await t.call("POST", `/v1/devices/${d.id}/commands`, { key: acme.test, headers: cmdHeaders, body: { type: "trigger_upload" } });
     expect(c2.body.id).toBe(c1.body.id);
-    const stored = t.deps.db.query<{ response_body: string }, []>("SELECT response_body FROM idempotency_keys").all().map((r) => r.response_body).join("\n");
+    const stored = t.deps.db
+      .query<{ response_body: string }, []>("SELECT response_body FROM idempotency_keys")
+      .all()
+      .map((r) => r.response_body)
+      .join("\n");
     expect(stored).not.toContain("rct_");
     expect(stored).not.toContain(first.body.grant_token);
     expect(stored).not.toContain(c1.body.grant_token);

@@ -18,8 +18,29 @@ describe("commands: creation and admission (spec 3.2, 4.2 rules 1-4)", () => {
     await d.heartbeat({ recording_state: { device_state: "idle" } });
     const r = await send(d.id, { type: "start_recording", params: { max_duration_seconds: 600, upload_after_stop: true, app_metadata: { note: "x" } } });
     expect(r.status).toBe(201);
-    expect(Object.keys(r.body).sort()).toEqual(["created_at", "delivered_at", "device_id", "error", "executed_at", "expires_at", "grant_token", "id", "params", "result", "status", "type"]);
-    expect(r.body).toMatchObject({ device_id: d.id, type: "start_recording", status: "pending", result: null, error: null, delivered_at: null, executed_at: null });
+    expect(Object.keys(r.body).sort()).toEqual([
+      "created_at",
+      "delivered_at",
+      "device_id",
+      "error",
+      "executed_at",
+      "expires_at",
+      "grant_token",
+      "id",
+      "params",
+      "result",
+      "status",
+      "type",
+    ]);
+    expect(r.body).toMatchObject({
+      device_id: d.id,
+      type: "start_recording",
+      status: "pending",
+      result: null,
+      error: null,
+      delivered_at: null,
+      executed_at: null,
+    });
     expect(r.body.id).toMatch(/^cmd_/);
     expect(r.body.params).toEqual({ max_duration_seconds: 600, upload_after_stop: true, app_metadata: { note: "x" } });
     expect(Date.parse(r.body.expires_at) - Date.parse(r.body.created_at)).toBe(300_000);

@@ -28,15 +28,43 @@ describe("resolveConfig (contract 2)", () => {
   test("defaults when nothing is set", () => {
     const fresh = makeTenant(t.deps, "fresh-config");
     const c = resolveConfig(t.deps, { projectId: fresh.project.id, mode: "live" });
-    expect(Object.keys(c).sort()).toEqual(["ask_provider", "auto_summarize", "auto_transcribe", "language", "max_speakers", "min_speakers", "redact_webhook_payloads", "retention_audio_days", "retention_transcript_days", "settings", "summary_template"]);
-    expect(c).toMatchObject({ auto_transcribe: true, auto_summarize: true, summary_template: "general", language: null, ask_provider: null, redact_webhook_payloads: false, retention_audio_days: null, retention_transcript_days: null, min_speakers: null, max_speakers: null });
+    expect(Object.keys(c).sort()).toEqual([
+      "ask_provider",
+      "auto_summarize",
+      "auto_transcribe",
+      "language",
+      "max_speakers",
+      "min_speakers",
+      "redact_webhook_payloads",
+      "retention_audio_days",
+      "retention_transcript_days",
+      "settings",
+      "summary_template",
+    ]);
+    expect(c).toMatchObject({
+      auto_transcribe: true,
+      auto_summarize: true,
+      summary_template: "general",
+      language: null,
+      ask_provider: null,
+      redact_webhook_payloads: false,
+      retention_audio_days: null,
+      retention_transcript_days: null,
+      min_speakers: null,
+      max_speakers: null,
+    });
     expect(c.settings.upload.streaming_chunk_kb).toBe(256);
   });
 
   test("the nearest level wins: device over end user over project over organization; settings merge deeply", async () => {
     const { user, device } = await boundDevice();
     const org = organizationOf(t.deps.db, tenant());
-    writeOrganizationConfig(t.deps.db, org, { summary_template: "sales", language: "de", ask_provider: "extractive", settings: { upload: { streaming_chunk_kb: 128, daily_data_limit_mb: 50 } } }, t.clock.now());
+    writeOrganizationConfig(
+      t.deps.db,
+      org,
+      { summary_template: "sales", language: "de", ask_provider: "extractive", settings: { upload: { streaming_chunk_kb: 128, daily_data_limit_mb: 50 } } },
+      t.clock.now(),
+    );
     try {
       let c = resolveConfig(t.deps, tenant(), { deviceId: device.id });
       expect(c).toMatchObject({ summary_template: "sales", language: "de", ask_provider: "extractive" });
@@ -46,12 +74,18 @@ describe("resolveConfig (contract 2)", () => {
       expect(c).toMatchObject({ language: "fr", summary_template: "sales" });
       expect(c.settings.upload).toMatchObject({ streaming_chunk_kb: 512, daily_data_limit_mb: 50 });
 
-      await t.call("PUT", `/v1/config/end-users/${user.id}`, { key: acme.test, body: { language: "es", auto_summarize: false, settings: { upload: { allow_roaming: true } } } });
+      await t.call("PUT", `/v1/config/end-users/${user.id}`, {
+        key: acme.test,
+        body: { language: "es", auto_summarize: false, settings: { upload: { allow_roaming: true } } },
+      });
       c = resolveConfig(t.deps, tenant(), { deviceId: device.id });
       expect(c).toMatchObject({ language: "es", auto_summarize: false });
       expect(c.settings.upload).toMatchObject({ streaming_chunk_kb: 512, daily_data_limit_mb: 50, allow_roaming: true });
 
-      await t.call("PUT", `/v1/config/devices/${device.id}`, { key: acme.test, body: { language: "auto", summary_template: "legal", settings: { upload: { streaming_chunk_kb: 64 } } } });
+      await t.call("PUT", `/v1/config/devices/${device.id}`, {
+        key: acme.test,
+        body: { language: "auto", summary_template: "legal", settings: { upload: { streaming_chunk_kb: 64 } } },
+      });
       c = resolveConfig(t.deps, tenant(), { deviceId: device.id });
       expect(c).toMatchObject({ language: null, summary_template: "legal", auto_summarize: false, ask_provider: "extractive", auto_transcribe: true });
       expect(c.settings.upload).toMatchObject({ streaming_chunk_kb: 64, daily_data_limit_mb: 50, allow_roaming: true });
@@ -81,12 +115,22 @@ describe("resolveConfig (contract 2)", () => {
 
 describe("/config endpoints", () => {
   test("PUT replaces a level, GET shows overrides (null = inherited) and the effective result, DELETE clears", async () => {
-    const put = await t.call("PUT", "/v1/config/project", { key: acme.test, body: { auto_summarize: false, settings: { connection: { upload_network_preference: ["ble"] } } } });
+    const put = await t.call("PUT", "/v1/config/project", {
+      key: acme.test,
+      body: { auto_summarize: false, settings: { connection: { upload_network_preference: ["ble"] } } },
+    });
     expect(put.status).toBe(200);
     expect(put.body).toMatchObject({
       level: "project",
       target_id: acme.project.id,
-      overrides: { auto_transcribe: null, auto_summarize: false, summary_template: null, language: null, ask_provider: null, settings: { connection: { upload_network_preference: ["ble"] } } },
+      overrides: {
+        auto_transcribe: null,
+        auto_summarize: false,
+        summary_template: null,
+        language: null,
+        ask_provider: null,
+        settings: { connection: { upload_network_preference: ["ble"] } },
+      },
       effective: { auto_transcribe: true, auto_summarize: false },
     });
     expect(put.body.effective.settings.connection.upload_network_preference).toEqual(["ble"]);
@@ -153,7 +197,10 @@ describe("/config endpoints", () => {
 
   test("unknown end user or device is 404; a deleted end user's configuration is read-only (409)", async () => {
     expect((await t.call("GET", "/v1/config/end-users/eu_nope", { key: acme.test })).status).toBe(404);
-    expect((await t.call("PUT", "/v1/config/devices/dev_nope", { key: acme.test, body: {} })).body.error).toMatchObject({ code: "not_found", message: "Device not found" });
+    expect((await t.call("PUT", "/v1/config/devices/dev_nope", { key: acme.test, body: {} })).body.error).toMatchObject({
+      code: "not_found",
+      message: "Device not found",
+    });
     const user = (await t.call("POST", "/v1/end-users", { key: acme.test, body: {} })).body;
     await t.call("DELETE", `/v1/end-users/${user.id}`, { key: acme.test });
     expect((await t.call("GET", `/v1/config/end-users/${user.id}`, { key: acme.test })).status).toBe(200);

@@ -14,7 +14,8 @@ export async function boundDevice(t: T, key: string, options: { capabilities?: n
   const bound = await t.call("POST", `/v1/devices/${device.body.id}/bind`, { key, body: { end_user_id: user.body.id } });
   if (bound.status !== 200) throw new Error(`bind failed: ${JSON.stringify(bound.body)}`);
   const token: string = bound.body.device_token;
-  const heartbeat = (body: Record<string, unknown> = {}) => t.call("POST", `/v1/devices/${device.body.id}/heartbeat`, { key: token, body: { channel: "wifi", ...body } });
+  const heartbeat = (body: Record<string, unknown> = {}) =>
+    t.call("POST", `/v1/devices/${device.body.id}/heartbeat`, { key: token, body: { channel: "wifi", ...body } });
   return { id: device.body.id as string, endUserId: user.body.id as string, token, heartbeat };
 }
 

@@ -23,7 +23,11 @@ async function boundDevice() {
   return { device: r.body.device, token: r.body.device_token as string, user };
 }
 function liveDeviceTokens(deviceId: string): number {
-  return t.deps.db.query<{ n: number }, [string]>("SELECT COUNT(*) AS n FROM credentials WHERE device_id = ? AND kind = 'device' AND revoked_at IS NULL").get(deviceId)?.n ?? 0;
+  return (
+    t.deps.db
+      .query<{ n: number }, [string]>("SELECT COUNT(*) AS n FROM credentials WHERE device_id = ? AND kind = 'device' AND revoked_at IS NULL")
+      .get(deviceId)?.n ?? 0
+  );
 }
 
 describe("bind: unbound -> bound", () => {
@@ -68,7 +72,12 @@ describe("bind: unbound -> bound", () => {
 
   test("a replayed bind error is the same error", async () => {
     const { device, user } = await boundDevice();
-    const call = () => t.call("POST", `/v1/devices/${device.id}/bind`, { key: acme.test, body: { end_user_id: user.id }, headers: { "idempotency-key": `rebind-${device.id}` } });
+    const call = () =>
+      t.call("POST", `/v1/devices/${device.id}/bind`, {
+        key: acme.test,
+        body: { end_user_id: user.id },
+        headers: { "idempotency-key": `rebind-${device.id}` },
+      });
     const first = await call();
     const replay = await call();
     expect(first.status).toBe(409);
@@ -88,7 +97,8 @@ describe("bind: unbound -> bound", () => {
   test("Idempotency-Key replays the same response (same token) without issuing another", async () => {
     const device = await newDevice();
     const user = await newEndUser();
-    const call = (body: unknown) => t.call("POST", `/v1/devices/${device.id}/bind`, { key: acme.test, body, headers: { "idempotency-key": `bind-${device.id}` } });
+    const call = (body: unknown) =>
+      t.call("POST", `/v1/devices/${device.id}/bind`, { key: acme.test, body, headers: { "idempotency-key": `bind-${device.id}` } });
     const first = await call({ end_user_id: user.id });
     const replay = await call({ end_user_id: user.id });
     expect(replay.status).toBe(200);
@@ -128,7 +138,11 @@ describe("bind replayed after its token stopped working (decision 013)", () => {
     expect(JSON.stringify(replay.body)).not.toContain(token);
     expect(replay.headers.get("idempotent-replayed")).toBeNull();
     // Binding again with a new key works and gives a new, live token.
-    const again = await t.call("POST", `/v1/devices/${device.id}/bind`, { key: acme.test, body: { end_user_id: user.id }, headers: { "idempotency-key": "bind-again" } });
+    const again = await t.call("POST", `/v1/devices/${device.id}/bind`, {
+      key: acme.test,
+      body: { end_user_id: user.id },
+      headers: { "idempotency-key": "bind-again" },
+    });
     expect(again.status).toBe(200);
     expect(again.body.device_token).not.toBe(token);
     // The old key, replayed now that the device is bound again, still does not hand out the revoked token.

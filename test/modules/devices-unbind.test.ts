@@ -25,15 +25,24 @@ async function queueForWearer(d: Awaited<ReturnType<typeof boundDevice>>) {
 }
 
 function commandStatuses(deviceId: string): string[] {
-  return t.deps.db.query<{ status: string }, [string]>("SELECT status FROM device_commands WHERE device_id = ? ORDER BY id").all(deviceId).map((r) => r.status);
+  return t.deps.db
+    .query<{ status: string }, [string]>("SELECT status FROM device_commands WHERE device_id = ? ORDER BY id")
+    .all(deviceId)
+    .map((r) => r.status);
 }
 
-const complete = (deviceId: string, cmdId: string, rct: string) => t.call("POST", `/v1/devices/${deviceId}/commands/${cmdId}/complete`, { key: rct, body: { status: "executed" } });
+const complete = (deviceId: string, cmdId: string, rct: string) =>
+  t.call("POST", `/v1/devices/${deviceId}/commands/${cmdId}/complete`, { key: rct, body: { status: "executed" } });
 
 function publishedRelease(): string {
   const file = join(makeTempDir(), "fw.bin");
   writeFileSync(file, "image");
-  return addFirmware(t.deps.db, t.deps.config.dataDir, { organizationId: acme.project.organization_id, version: `8.0.${++versions}`, model: "parley_pin", file, publish: true }, t.clock.now()).id;
+  return addFirmware(
+    t.deps.db,
+    t.deps.config.dataDir,
+    { organizationId: acme.project.organization_id, version: `8.0.${++versions}`, model: "parley_pin", file, publish: true },
+    t.clock.now(),
+  ).id;
 }
 
 describe("ending a binding cancels what was queued for the wearer", () => {

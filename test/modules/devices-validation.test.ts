@@ -65,10 +65,30 @@ describe("PATCH /devices/{id}: every settings rule", () => {
     ["streaming_chunk_kb 1024", up({ streaming_chunk_kb: 1024 }), (s) => s.upload.streaming_chunk_kb, 1024],
     ["daily_data_limit_mb 0 (unlimited)", up({ daily_data_limit_mb: 0 }), (s) => s.upload.daily_data_limit_mb, 0],
     ["daily_data_limit_mb 10000", up({ daily_data_limit_mb: 10000 }), (s) => s.upload.daily_data_limit_mb, 10000],
-    ["preference reordered and shortened", conn({ upload_network_preference: ["cellular", "wifi"] }), (s) => s.connection.upload_network_preference, ["cellular", "wifi"]],
-    ["both direct channels off", conn({ enabled_connections: { wifi: false, cellular: false } }), (s) => s.connection.enabled_connections, { wifi: false, cellular: false }],
-    ["heartbeat flags", conn({ heartbeat_enabled_connections: { wifi: false } }), (s) => s.connection.heartbeat_enabled_connections, { wifi: false, cellular: true }],
-    ["off-peak 23:59 to 00:00", offPeak({ enabled: true, start: "23:59", end: "00:00", timezone: "America/Sao_Paulo" }), (s) => s.upload.off_peak_hours, { enabled: true, start: "23:59", end: "00:00", timezone: "America/Sao_Paulo" }],
+    [
+      "preference reordered and shortened",
+      conn({ upload_network_preference: ["cellular", "wifi"] }),
+      (s) => s.connection.upload_network_preference,
+      ["cellular", "wifi"],
+    ],
+    [
+      "both direct channels off",
+      conn({ enabled_connections: { wifi: false, cellular: false } }),
+      (s) => s.connection.enabled_connections,
+      { wifi: false, cellular: false },
+    ],
+    [
+      "heartbeat flags",
+      conn({ heartbeat_enabled_connections: { wifi: false } }),
+      (s) => s.connection.heartbeat_enabled_connections,
+      { wifi: false, cellular: true },
+    ],
+    [
+      "off-peak 23:59 to 00:00",
+      offPeak({ enabled: true, start: "23:59", end: "00:00", timezone: "America/Sao_Paulo" }),
+      (s) => s.upload.off_peak_hours,
+      { enabled: true, start: "23:59", end: "00:00", timezone: "America/Sao_Paulo" },
+    ],
     ["firmware_version 32 chars", { firmware_version: "2".repeat(32) }, () => null, null],
   ];
   test.each(valid)("%s is accepted", async (_name, body, pick, expected) => {

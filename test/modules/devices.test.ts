@@ -57,7 +57,14 @@ describe("devices: create, get, list", () => {
   test("create returns 201 with every field, defaults filled", async () => {
     const r = await t.call("POST", "/v1/devices", {
       key: acme.test,
-      body: { serial_number: "PIN-0001", model: "parley_note", name: "Desk", firmware_version: "1.2.3", mac_address: "aa-bb-cc-dd-ee-ff", metadata: { room: "4" } },
+      body: {
+        serial_number: "PIN-0001",
+        model: "parley_note",
+        name: "Desk",
+        firmware_version: "1.2.3",
+        mac_address: "aa-bb-cc-dd-ee-ff",
+        metadata: { room: "4" },
+      },
     });
     expect(r.status).toBe(201);
     expect(Object.keys(r.body).sort()).toEqual(DEVICE_FIELDS);
@@ -118,7 +125,11 @@ describe("devices: PATCH", () => {
     const d = await newDevice();
     const first = await t.call("PATCH", `/v1/devices/${d.id}`, {
       key: acme.test,
-      body: { firmware_version: "2.0.0", metadata: { a: 1 }, settings: { connection: { power_management: { wifi_idle_timeout_seconds: 600 } }, upload: { streaming_chunk_kb: 512 } } },
+      body: {
+        firmware_version: "2.0.0",
+        metadata: { a: 1 },
+        settings: { connection: { power_management: { wifi_idle_timeout_seconds: 600 } }, upload: { streaming_chunk_kb: 512 } },
+      },
     });
     expect(first.status).toBe(200);
     expect(first.body).toMatchObject({ firmware_version: "2.0.0", metadata: { a: 1 } });
@@ -136,7 +147,10 @@ describe("devices: PATCH", () => {
 
   test("off_peak_hours: a partial window is completed; null switches it off", async () => {
     const d = await newDevice();
-    const on = await t.call("PATCH", `/v1/devices/${d.id}`, { key: acme.test, body: { settings: { upload: { off_peak_hours: { enabled: true, timezone: "Europe/Paris" } } } } });
+    const on = await t.call("PATCH", `/v1/devices/${d.id}`, {
+      key: acme.test,
+      body: { settings: { upload: { off_peak_hours: { enabled: true, timezone: "Europe/Paris" } } } },
+    });
     expect(on.body.settings.upload.off_peak_hours).toEqual({ enabled: true, start: "00:00", end: "06:00", timezone: "Europe/Paris" });
     const moved = await t.call("PATCH", `/v1/devices/${d.id}`, { key: acme.test, body: { settings: { upload: { off_peak_hours: { start: "22:30" } } } } });
     expect(moved.body.settings.upload.off_peak_hours).toEqual({ enabled: true, start: "22:30", end: "06:00", timezone: "Europe/Paris" });

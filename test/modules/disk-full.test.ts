@@ -56,7 +56,13 @@ async function start(floorMb: number): Promise<void> {
   server = Bun.spawn([BUN, "src/cli.ts", "serve"], { cwd: ROOT, env: env(floorMb), stdout: "ignore", stderr: "pipe" });
   for (;;) {
     if (server.exitCode !== null) throw new Error(`server exited ${server.exitCode}: ${await new Response(server.stderr as ReadableStream).text()}`);
-    if (await fetch(`${base}/healthz`).then((r) => r.ok, () => false)) return;
+    if (
+      await fetch(`${base}/healthz`).then(
+        (r) => r.ok,
+        () => false,
+      )
+    )
+      return;
     await Bun.sleep(50);
   }
 }
@@ -101,7 +107,11 @@ const freeBytes = () => {
 
 let key = "";
 const api = (method: string, path: string, body?: unknown) =>
-  fetch(`${base}/v1${path}`, { method, headers: { authorization: `Bearer ${key}`, "content-type": "application/json" }, body: body === undefined ? undefined : JSON.stringify(body) });
+  fetch(`${base}/v1${path}`, {
+    method,
+    headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
 
 beforeAll(() => {
   if (skipReason) return;
@@ -109,65 +119,71 @@ beforeAll(() => {
   key = JSON.parse(cli("keys", "create", "--project", "full", "--mode", "test", "--json")).key;
 });
 
-test.skipIf(skipReason !== null)("a full disk refuses uploads with 507, keeps reads, survives a restart, and the same URL works once space is freed", async () => {
-  await start(0);
-  const audio = fixture("tone-3s.wav");
-  const rec = await (await api("POST", "/recordings", { name: "before the disk filled" })).json();
-  const { upload_url } = await (await api("POST", `/recordings/${rec.id}/upload-url`, { content_type: "audio/wav" })).json();
+test.skipIf(skipReason !== null)(
+  "a full disk refuses uploads with 507, keeps reads, survives a restart, and the same URL works once space is freed",
+  async () => {
+    await start(0);
+    const audio = fixture("tone-3s.wav");
+    const rec = await (await api("POST", "/recordings", { name: "before the disk filled" })).json();
+    const { upload_url } = await (await api("POST", `/recordings/${rec.id}/upload-url`, { content_type: "audio/wav" })).json();
 
-  fillDisk();
-  expect(freeBytes()).toBe(0);
+    fillDisk();
+    expect(freeBytes()).toBe(0);
 
-  // A Content-Length that cannot fit is refused before a byte is read.
-  const upFront = await fetch(upload_url, { method: "PUT", body: audio, headers: { "content-type": "audio/wav" } });
-  expect(upFront.status).toBe(507);
-  expect((await upFront.json()).error.message).toContain("audio volume has 0 MB free");
-  // A chunked body (no length up front) runs into ENOSPC: no 2xx for bytes that did not land; the error names the volume.
-  const refused = await fetch(upload_url, { method: "PUT", body: streamOf(audio), headers: { "content-type": "audio/wav" } });
-  expect(refused.status).toBe(507);
-  expect(refused.headers.get("retry-after")).toBeTruthy();
-  const error = (await refused.json()).error;
-  expect(error.code).toBe("insufficient_storage");
-  expect(error.message).toContain("audio volume is full");
+    // A Content-Length that cannot fit is refused before a byte is read.
+    const upFront = await fetch(upload_url, { method: "PUT", body: audio, headers: { "content-type": "audio/wav" } });
+    expect(upFront.status).toBe(507);
+    expect((await upFront.json()).error.message).toContain("audio volume has 0 MB free");
+    // A chunked body (no length up front) runs into ENOSPC: no 2xx for bytes that did not land; the error names the volume.
+    const refused = await fetch(upload_url, { method: "PUT", body: streamOf(audio), headers: { "content-type": "audio/wav" } });
+    expect(refused.status).toBe(507);
+    expect(refused.headers.get("retry-after")).toBeTruthy();
+    const error = (await refused.json()).error;
+    expect(error.code).toBe("insufficient_storage");
+    expect(error.message).toContain("audio volume is full");
 
-  // Reads keep working and the process is still up.
-  const read = await api("GET", `/recordings/${rec.id}`);
-  expect(read.status).toBe(200);
-  expect((await read.json()).status).toBe("pending");
-  expect(server!.exitCode).toBeNull();
-  const health = await (await fetch(`${base}/healthz`)).json();
-  expect(health.storage.find((v: { volume: string }) => v.volume === "database")).toMatchObject({ free_bytes: 0, low: false });
+    // Reads keep working and the process is still up.
+    const read = await api("GET", `/recordings/${rec.id}`);
+    expect(read.status).toBe(200);
+    expect((await read.json()).status).toBe("pending");
+    expect(server!.exitCode).toBeNull();
+    const health = await (await fetch(`${base}/healthz`)).json();
+    expect(health.storage.find((v: { volume: string }) => v.volume === "database")).toMatchObject({ free_bytes: 0, low: false });
 
-  // A server started on the still-full disk comes back and serves reads.
-  await stop();
-  await start(0);
-  expect((await api("GET", "/recordings")).status).toBe(200);
+    // A server started on the still-full disk comes back and serves reads.
+    await stop();
+    await start(0);
+    expect((await api("GET", "/recordings")).status).toBe(200);
 
-  // Space freed: the very same URL takes the file, and the upload completes.
-  rmSync(filler);
-  const put = await fetch(upload_url, { method: "PUT", body: streamOf(audio), headers: { "content-type": "audio/wav" } });
-  expect(put.status).toBe(200);
-  const done = await api("POST", `/recordings/${rec.id}/upload-complete`, { file_size_bytes: audio.length });
-  expect(done.status).toBe(200);
-  // Verified and kept (the pipeline may already have moved its status on).
-  expect(await done.json()).toMatchObject({ sha256: sha256(audio), file_size_bytes: audio.length });
-});
+    // Space freed: the very same URL takes the file, and the upload completes.
+    rmSync(filler);
+    const put = await fetch(upload_url, { method: "PUT", body: streamOf(audio), headers: { "content-type": "audio/wav" } });
+    expect(put.status).toBe(200);
+    const done = await api("POST", `/recordings/${rec.id}/upload-complete`, { file_size_bytes: audio.length });
+    expect(done.status).toBe(200);
+    // Verified and kept (the pipeline may already have moved its status on).
+    expect(await done.json()).toMatchObject({ sha256: sha256(audio), file_size_bytes: audio.length });
+  },
+);
 
-test.skipIf(skipReason !== null)("below PARLEY_MIN_FREE_MB new uploads are refused up front, naming the floor; the health endpoint says the volume is low", async () => {
-  // A floor just above what is free now: nothing needs filling.
-  const floorMb = Math.ceil(freeBytes() / MB) + 1;
-  await start(floorMb);
-  const rec = await (await api("POST", "/recordings", {})).json();
-  const refused = await api("POST", `/recordings/${rec.id}/upload-url`, { file_size_bytes: 1000 });
-  expect(refused.status).toBe(507);
-  expect(refused.headers.get("retry-after")).toBeTruthy();
-  expect((await refused.json()).error.message).toContain("PARLEY_MIN_FREE_MB");
-  const health = await (await fetch(`${base}/healthz`)).json();
-  expect(health.storage.some((v: { low: boolean }) => v.low)).toBe(true);
-  // `parley doctor` says the same, as a failed check.
-  const doctor = Bun.spawnSync([BUN, "src/cli.ts", "doctor", "--json"], { cwd: ROOT, env: env(floorMb) });
-  const disk = JSON.parse(doctor.stdout.toString()).find((c: { check: string }) => c.check === "disk database");
-  expect(disk).toMatchObject({ ok: false });
-  expect(disk.detail).toContain("PARLEY_MIN_FREE_MB");
-  expect((await api("GET", `/recordings/${rec.id}`)).status).toBe(200);
-});
+test.skipIf(skipReason !== null)(
+  "below PARLEY_MIN_FREE_MB new uploads are refused up front, naming the floor; the health endpoint says the volume is low",
+  async () => {
+    // A floor just above what is free now: nothing needs filling.
+    const floorMb = Math.ceil(freeBytes() / MB) + 1;
+    await start(floorMb);
+    const rec = await (await api("POST", "/recordings", {})).json();
+    const refused = await api("POST", `/recordings/${rec.id}/upload-url`, { file_size_bytes: 1000 });
+    expect(refused.status).toBe(507);
+    expect(refused.headers.get("retry-after")).toBeTruthy();
+    expect((await refused.json()).error.message).toContain("PARLEY_MIN_FREE_MB");
+    const health = await (await fetch(`${base}/healthz`)).json();
+    expect(health.storage.some((v: { low: boolean }) => v.low)).toBe(true);
+    // `parley doctor` says the same, as a failed check.
+    const doctor = Bun.spawnSync([BUN, "src/cli.ts", "doctor", "--json"], { cwd: ROOT, env: env(floorMb) });
+    const disk = JSON.parse(doctor.stdout.toString()).find((c: { check: string }) => c.check === "disk database");
+    expect(disk).toMatchObject({ ok: false });
+    expect(disk.detail).toContain("PARLEY_MIN_FREE_MB");
+    expect((await api("GET", `/recordings/${rec.id}`)).status).toBe(200);
+  },
+);

@@ -13,7 +13,10 @@ beforeAll(async () => {
 
 describe("end users: happy path", () => {
   test("create returns 201 with every field of spec 2.2", async () => {
-    const r = await t.call("POST", "/v1/end-users", { key: acme.test, body: { external_id: "u-1", name: "Ada", email: "ada@example.com", metadata: { tier: "gold" } } });
+    const r = await t.call("POST", "/v1/end-users", {
+      key: acme.test,
+      body: { external_id: "u-1", name: "Ada", email: "ada@example.com", metadata: { tier: "gold" } },
+    });
     expect(r.status).toBe(201);
     expect(r.body.id).toMatch(/^eu_/);
     expect(r.body).toMatchObject({ external_id: "u-1", name: "Ada", email: "ada@example.com", metadata: { tier: "gold" }, deleted_at: null });
@@ -93,7 +96,11 @@ describe("end users: errors", () => {
   });
 
   test("unknown id is 404 not_found", async () => {
-    for (const [m, b] of [["GET", undefined], ["PATCH", { name: "x" }], ["DELETE", undefined]] as const) {
+    for (const [m, b] of [
+      ["GET", undefined],
+      ["PATCH", { name: "x" }],
+      ["DELETE", undefined],
+    ] as const) {
       const r = await t.call(m, "/v1/end-users/eu_nope", { key: acme.test, body: b });
       expect(r.status).toBe(404);
       expect(r.body.error.code).toBe("not_found");

@@ -38,7 +38,9 @@ function filesHolding(dir: string, words: string[]): string[] {
 
 /** The real pipeline on scripted models: every transcribed window says the marker; summaries quote their input. */
 async function erasureApp() {
-  const transcriber = new ScriptedTranscriber({ segments: (pcm) => [{ start: 0, end: pcm.length / 16_000, text: ` The client said ${MARKER} twice.`, confidence: 0.9 }] });
+  const transcriber = new ScriptedTranscriber({
+    segments: (pcm) => [{ start: 0, end: pcm.length / 16_000, text: ` The client said ${MARKER} twice.`, confidence: 0.9 }],
+  });
   const t = await makeTestApp({
     engines: { transcriber, llm: new ScriptedLlm(), embedder: new HashingTestEmbedder() },
     env: { PARLEY_ASK_PROVIDER: "extractive" },
@@ -56,7 +58,11 @@ async function erasureApp() {
 /** A recording uploaded (with an Idempotency-Key), transcribed, summarised and indexed by the real jobs. */
 async function processedRecording(app: Awaited<ReturnType<typeof erasureApp>>, endUserId: string, body: object = {}) {
   const { t, tenant } = app;
-  const created = await t.call("POST", "/v1/recordings", { key: tenant.test, body: { end_user_id: endUserId, ...body }, headers: { "idempotency-key": `rec-${endUserId}` } });
+  const created = await t.call("POST", "/v1/recordings", {
+    key: tenant.test,
+    body: { end_user_id: endUserId, ...body },
+    headers: { "idempotency-key": `rec-${endUserId}` },
+  });
   expect(created.status).toBe(201);
   const bytes = wav(concat(voiced(2), silence(1), voiced(2)));
   await put(t, tenant.test, created.body.id, bytes);
@@ -86,9 +92,15 @@ describe("erasure: deleting a recording erases its content everywhere Parley kee
     const search = await t.call("POST", "/v1/recordings/search", { key: tenant.test, body: { query: "zorbleflax", end_user_id: eu } });
     expect(search.body.results[0]).toMatchObject({ recording_id: rec, chunk_text: expect.stringContaining(MARKER) });
     // Asked about: a session on the recording, and a library session whose answer quotes it.
-    const asked = await t.call("POST", "/v1/ask/sessions", { key: tenant.test, body: { scope: { type: "recording", recording_id: rec }, initial_message: { content: "What did the client say?" } } });
+    const asked = await t.call("POST", "/v1/ask/sessions", {
+      key: tenant.test,
+      body: { scope: { type: "recording", recording_id: rec }, initial_message: { content: "What did the client say?" } },
+    });
     expect(asked.body.message.content).toContain(MARKER);
-    const library = await t.call("POST", "/v1/ask/sessions", { key: tenant.test, body: { scope: { type: "library" }, end_user_id: eu, initial_message: { content: "What about Zorbleflax?" } } });
+    const library = await t.call("POST", "/v1/ask/sessions", {
+      key: tenant.test,
+      body: { scope: { type: "library" }, end_user_id: eu, initial_message: { content: "What about Zorbleflax?" } },
+    });
     expect(library.body.message.parts).toContainEqual(expect.objectContaining({ type: "citation", recording_id: rec, start_ms: expect.any(Number) }));
     // Every event so far waits for delivery.
     fanOutEvents(t.deps.db, t.clock.now());
@@ -98,7 +110,13 @@ describe("erasure: deleting a recording erases its content everywhere Parley kee
     const echoed = t.deps.db.query<DeliveryRow, []>("SELECT * FROM webhook_deliveries WHERE event_type = 'transcription.completed'").get()!;
     expect(leaseDelivery(t.deps.db, echoed.id, "test-worker", t.clock.now(), 60_000)).toBe(true);
     const attempt = { attempted_at: t.clock.now().toISOString(), latency_ms: 5, response_status: 500, response_snippet: `bad input: ${MARKER}`, error: null };
-    recordAttempt(t.deps.db, echoed, "test-worker", { attempt, ok: false, retryDelaysSeconds: [60], disableAfterMs: 86_400_000, streakGapMs: 86_400_000 }, t.clock.now());
+    recordAttempt(
+      t.deps.db,
+      echoed,
+      "test-worker",
+      { attempt, ok: false, retryDelaysSeconds: [60], disableAfterMs: 86_400_000, streakGapMs: 86_400_000 },
+      t.clock.now(),
+    );
 
     const dataDir = t.deps.config.dataDir;
     expect(filesHolding(dataDir, MARKER_WORDS)).not.toEqual([]); // the search below can find what it looks for
@@ -113,7 +131,11 @@ describe("erasure: deleting a recording erases its content everywhere Parley kee
     expect(Object.keys(completed.data).sort()).toEqual(["completed_at", "created_at", "id", "recording_id", "status"]);
     expect(eventsOf(t.deps, "recording.deleted").map((e) => e.data.id)).toEqual([rec]);
     expect(pending()).toBeGreaterThan(5);
-    const replay = await t.call("POST", "/v1/recordings", { key: tenant.test, body: { end_user_id: eu, name: `Visit ${MARKER}`, metadata: { note: MARKER } }, headers: { "idempotency-key": `rec-${eu}` } });
+    const replay = await t.call("POST", "/v1/recordings", {
+      key: tenant.test,
+      body: { end_user_id: eu, name: `Visit ${MARKER}`, metadata: { note: MARKER } },
+      headers: { "idempotency-key": `rec-${eu}` },
+    });
     expect([replay.status, replay.body.error.code, replay.headers.get("idempotent-replayed")]).toEqual([404, "not_found", "true"]);
     expect((await t.call("GET", `/v1/ask/sessions/${asked.body.session_id}`, { key: tenant.test })).status).toBe(404);
     const kept = await t.call("GET", `/v1/ask/sessions/${library.body.session_id}`, { key: tenant.test });

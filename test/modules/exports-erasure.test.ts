@@ -22,7 +22,12 @@ async function archivedApp(env: Record<string, string> = {}) {
   };
   const archiveFile = (id: string) => join(t.deps.config.dataDir, "audio", tenant.project.id, "test", id, "archive");
   const download = (id: string) => t.call("GET", `/v1/exports/${id}/download`, { key });
-  const auditOf = (id: string) => t.deps.db.query<{ action: string; actor_type: string; actor_id: string }, [string]>("SELECT action, actor_type, actor_id FROM audit_events WHERE resource_ids LIKE ? ORDER BY seq").all(`%${id}%`);
+  const auditOf = (id: string) =>
+    t.deps.db
+      .query<{ action: string; actor_type: string; actor_id: string }, [string]>(
+        "SELECT action, actor_type, actor_id FROM audit_events WHERE resource_ids LIKE ? ORDER BY seq",
+      )
+      .all(`%${id}%`);
   return { t, tenant, key, build, archiveFile, download, auditOf };
 }
 

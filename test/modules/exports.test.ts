@@ -12,14 +12,20 @@ import { concat, seedRecording, silence, voiced, wav } from "./pipeline-fixtures
 const CLI = join(import.meta.dir, "..", "..", "src", "cli.ts");
 
 async function parley(args: string[]) {
-  const proc = Bun.spawn([process.execPath, CLI, ...args], { env: { PATH: process.env.PATH ?? "", PARLEY_DATA_DIR: makeTempDir(), PARLEY_LOG_LEVEL: "silent" }, stdout: "pipe", stderr: "pipe" });
+  const proc = Bun.spawn([process.execPath, CLI, ...args], {
+    env: { PATH: process.env.PATH ?? "", PARLEY_DATA_DIR: makeTempDir(), PARLEY_LOG_LEVEL: "silent" },
+    stdout: "pipe",
+    stderr: "pipe",
+  });
   const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
   return { stdout, stderr, code };
 }
 
 /** An end user with two transcribed and summarised recordings. */
 async function exportApp() {
-  const transcriber = new ScriptedTranscriber({ segments: (pcm) => [{ start: 0.5, end: pcm.length / 16_000, text: " Exhibit A was signed on Monday.", confidence: 0.9 }] });
+  const transcriber = new ScriptedTranscriber({
+    segments: (pcm) => [{ start: 0.5, end: pcm.length / 16_000, text: " Exhibit A was signed on Monday.", confidence: 0.9 }],
+  });
   // One speaker: the classic diarizer would tell the fixture's tone bursts apart as voices.
   const t = await makeTestApp({ engines: { transcriber, llm: new ScriptedLlm(), diarizer: new SingleSpeakerDiarizer() } });
   const tenant = makeTenant(t.deps);
@@ -54,14 +60,26 @@ describe("eDiscovery exports", () => {
   test("an end user's export holds audio, transcripts in four formats, summaries, custody and a manifest that matches every file", async () => {
     const { t, key, endUser, audio, recordings, exported } = await exportApp();
     const { done, bytes, file } = await exported({ matter: "Doe v. Roe", end_user_id: endUser });
-    expect(done).toMatchObject({ matter: "Doe v. Roe", end_user_id: endUser, recording_ids: recordings, encrypted: false, sha256: sha256Hex(bytes), size_bytes: bytes.length });
+    expect(done).toMatchObject({
+      matter: "Doe v. Roe",
+      end_user_id: endUser,
+      recording_ids: recordings,
+      encrypted: false,
+      sha256: sha256Hex(bytes),
+      size_bytes: bytes.length,
+    });
     expect(done.download_url).toEndWith(`/v1/exports/${done.id}/download`);
 
     const files = new Map(readZip(bytes).map((e) => [e.name, e.data]));
     const manifest = JSON.parse(new TextDecoder().decode(files.get("manifest.json")!));
     expect(manifest.export).toMatchObject({ id: done.id, matter: "Doe v. Roe", recording_ids: recordings });
     expect(manifest.files.map((f: { path: string }) => f.path).sort()).toEqual([...files.keys()].filter((n) => n !== "manifest.json").sort());
-    for (const f of manifest.files) expect({ path: f.path, size: files.get(f.path)!.length, sha256: sha256Hex(files.get(f.path)!) }).toEqual({ path: f.path, size: f.size, sha256: f.sha256 });
+    for (const f of manifest.files)
+      expect({ path: f.path, size: files.get(f.path)!.length, sha256: sha256Hex(files.get(f.path)!) }).toEqual({
+        path: f.path,
+        size: f.size,
+        sha256: f.sha256,
+      });
 
     const rec = recordings[0]!;
     // Named after the format the upload probe found (a seeded row has none: .bin).

@@ -14,7 +14,12 @@ const bytes = Buffer.from("PARLEY-FW\u0000\u0001\u0002 image body");
 function release(version: string, options: { model?: "parley_pin" | "parley_note"; publish?: boolean } = {}) {
   const file = join(makeTempDir(), `${version}.bin`);
   writeFileSync(file, bytes);
-  return addFirmware(t.deps.db, t.deps.config.dataDir, { organizationId: orgId, version, model: options.model ?? "parley_pin", file, notes: `notes ${version}`, publish: options.publish ?? true }, t.clock.now());
+  return addFirmware(
+    t.deps.db,
+    t.deps.config.dataDir,
+    { organizationId: orgId, version, model: options.model ?? "parley_pin", file, notes: `notes ${version}`, publish: options.publish ?? true },
+    t.clock.now(),
+  );
 }
 
 beforeAll(async () => {
@@ -49,9 +54,23 @@ describe("OTA assignment (spec 2.11, 3.5, 4.2)", () => {
     const d = await boundDevice(t, acme.test);
     const r = await assign(d.id, fw.id);
     expect(r.status).toBe(201);
-    expect(r.body).toMatchObject({ device_id: d.id, firmware_release_id: fw.id, status: "pending", assigned_at: t.clock.now().toISOString(), delivered_at: null, applied_at: null, error_message: null });
+    expect(r.body).toMatchObject({
+      device_id: d.id,
+      firmware_release_id: fw.id,
+      status: "pending",
+      assigned_at: t.clock.now().toISOString(),
+      delivered_at: null,
+      applied_at: null,
+      error_message: null,
+    });
     expect(r.body.id).toMatch(/^ota_/);
-    expect(r.body.firmware).toEqual({ version: "2.0.0", model: "parley_pin", sha256: fw.sha256, size_bytes: fw.size_bytes, download_path: `/v1/devices/${d.id}/ota/${r.body.id}/firmware` });
+    expect(r.body.firmware).toEqual({
+      version: "2.0.0",
+      model: "parley_pin",
+      sha256: fw.sha256,
+      size_bytes: fw.size_bytes,
+      download_path: `/v1/devices/${d.id}/ota/${r.body.id}/firmware`,
+    });
     const again = await assign(d.id, fw.id);
     expect(again.status).toBe(409);
     expect(again.body.error.code).toBe("resource_conflict");
@@ -158,7 +177,15 @@ describe("POST /firmware-releases and /publish (live secret keys only)", () => {
   test("the raw body becomes a draft with its sha256; publish lists it and makes it assignable and downloadable", async () => {
     const r = await upload("version=10.0.0&model=parley_pin&notes=api%20upload", bytes);
     expect(r.status).toBe(201);
-    expect(r.body).toMatchObject({ version: "10.0.0", model: "parley_pin", notes: "api upload", status: "draft", published_at: null, size_bytes: bytes.length, sha256: createHash("sha256").update(bytes).digest("hex") });
+    expect(r.body).toMatchObject({
+      version: "10.0.0",
+      model: "parley_pin",
+      notes: "api upload",
+      status: "draft",
+      published_at: null,
+      size_bytes: bytes.length,
+      sha256: createHash("sha256").update(bytes).digest("hex"),
+    });
     expect(readFileSync(firmwarePath(t.deps.config.dataDir, r.body.id))).toEqual(bytes);
     expect((await t.call("GET", `/v1/firmware-releases/${r.body.id}`, { key: acme.test })).status).toBe(404);
 
@@ -192,7 +219,12 @@ describe("POST /firmware-releases and /publish (live secret keys only)", () => {
     t.deps.db.query("INSERT INTO organizations (id, name, created_at) VALUES ('org_fw_other', 'fw-other', ?)").run(t.clock.now().toISOString());
     const file = join(makeTempDir(), "other.bin");
     writeFileSync(file, bytes);
-    const foreign = addFirmware(t.deps.db, t.deps.config.dataDir, { organizationId: "org_fw_other", version: "1.0.0", model: "parley_pin", file }, t.clock.now());
+    const foreign = addFirmware(
+      t.deps.db,
+      t.deps.config.dataDir,
+      { organizationId: "org_fw_other", version: "1.0.0", model: "parley_pin", file },
+      t.clock.now(),
+    );
     for (const id of [foreign.id, "fw_unknown"]) {
       const r = await t.call("POST", `/v1/firmware-releases/${id}/publish`, { key: acme.live });
       expect([r.status, r.body.error.code]).toEqual([404, "not_found"]);
@@ -205,7 +237,11 @@ describe("POST /firmware-releases and /publish (live secret keys only)", () => {
     expect([dup.status, dup.body.error.code, dup.body.error.param]).toEqual([409, "resource_already_exists", "version"]);
     const empty = await upload("version=11.0.1&model=parley_note", new Uint8Array(0));
     expect([empty.status, empty.body.error.code]).toEqual([422, "validation_error"]);
-    for (const [query, param] of [["version=11.0.2&model=svc_pin", "model"], [`version=${"9".repeat(33)}&model=parley_pin`, "version"], ["model=parley_pin", "version"]]) {
+    for (const [query, param] of [
+      ["version=11.0.2&model=svc_pin", "model"],
+      [`version=${"9".repeat(33)}&model=parley_pin`, "version"],
+      ["model=parley_pin", "version"],
+    ]) {
       const bad = await upload(query as string, bytes);
       expect([bad.status, bad.body.error.param]).toEqual([422, param]);
     }

@@ -16,7 +16,12 @@ describe("GET /v1/health", () => {
     t.clock.advance(30_000);
     const res = await t.call("GET", "/v1/health");
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ status: "degraded", version: pkg.version, database: { ok: true }, queue: { queued: 1, running: 0, dead: 0, oldest_age_seconds: 30 } });
+    expect(res.body).toMatchObject({
+      status: "degraded",
+      version: pkg.version,
+      database: { ok: true },
+      queue: { queued: 1, running: 0, dead: 0, oldest_age_seconds: 30 },
+    });
     expect(res.body.storage.map((v: { volume: string }) => v.volume)).toContain("database");
     // Said as parley runs here: `npm run parley --` in a checkout, as doctor says it (decision 121).
     const cli = runningCli();
@@ -35,11 +40,16 @@ describe("GET /v1/health", () => {
     const own = "/srv/models/clinic-tuned/whisper-de.bin";
     const t = await makeTestApp({ env: { PARLEY_WHISPER_MODEL: own } });
     const res = await t.call("GET", "/v1/health");
-    expect(res.body.models[0]).toEqual({ engine: "transcriber", model: "whisper-de.bin", status: "missing", install: "put the model's file at the path PARLEY_WHISPER_MODEL names" });
+    expect(res.body.models[0]).toEqual({
+      engine: "transcriber",
+      model: "whisper-de.bin",
+      status: "missing",
+      install: "put the model's file at the path PARLEY_WHISPER_MODEL names",
+    });
     expect(JSON.stringify(res.body)).not.toContain("/srv/models");
   });
 
-    test("a database that does not answer is 503 with status degraded; /healthz (liveness) stays 200", async () => {
+  test("a database that does not answer is 503 with status degraded; /healthz (liveness) stays 200", async () => {
     const t = await makeTestApp();
     t.deps.db.exec("ALTER TABLE schema_migrations RENAME TO schema_migrations_gone");
     const res = await t.call("GET", "/v1/health");
@@ -62,16 +72,24 @@ describe("GET /metrics", () => {
 
   test("with PARLEY_METRICS=1: requests by route template, jobs by state, transcription real-time factor, webhook deliveries, in the Prometheus text format", async () => {
     // The webhook points at this box itself (port 9 refuses), which only an allow-listed host may.
-    const t = await makeTestApp({ engines: { transcriber: new ScriptedTranscriber(), llm: new ScriptedLlm() }, env: { PARLEY_METRICS: "1", PARLEY_WEBHOOK_ALLOW_HOSTS: "127.0.0.1" } });
+    const t = await makeTestApp({
+      engines: { transcriber: new ScriptedTranscriber(), llm: new ScriptedLlm() },
+      env: { PARLEY_METRICS: "1", PARLEY_WEBHOOK_ALLOW_HOSTS: "127.0.0.1" },
+    });
     const tenant = makeTenant(t.deps);
-    expect((await t.call("POST", "/v1/webhooks", { key: tenant.test, body: { url: "https://127.0.0.1:9/parley", events: ["recording.uploaded"] } })).status).toBe(201);
+    expect(
+      (await t.call("POST", "/v1/webhooks", { key: tenant.test, body: { url: "https://127.0.0.1:9/parley", events: ["recording.uploaded"] } })).status,
+    ).toBe(201);
     const { recording } = await uploadedRecording(t, tenant.test, wavFixture(concat(voiced(2), silence(1), voiced(2))));
     await t.call("GET", `/v1/recordings/${recording.id}`, { key: tenant.test });
     await t.call("GET", "/no/such/path/123");
     t.deps.queue.enqueue("search.reindex", {});
     fanOutEvents(t.deps.db, t.clock.now());
     // Counted once each response is sent, which app.handle reports a moment after it returns.
-    await waitFor("the last requests counted", () => t.deps.metrics.requests.has("GET /v1/recordings/:id 200") && t.deps.metrics.requests.has("* unmatched 404"));
+    await waitFor(
+      "the last requests counted",
+      () => t.deps.metrics.requests.has("GET /v1/recordings/:id 200") && t.deps.metrics.requests.has("* unmatched 404"),
+    );
     const res = await t.call("GET", "/metrics");
     expect(res.status).toBe(200);
     expect(res.headers.get("content-type")).toStartWith("text/plain; version=0.0.4");
@@ -89,7 +107,11 @@ describe("GET /metrics", () => {
     expect(text).toContain("# TYPE parley_http_request_duration_seconds histogram");
     expect(text).toContain('parley_http_request_duration_seconds_bucket{method="GET",route="/v1/recordings/:id",status="200",le="+Inf"} 1');
     // Every sample line is `name{labels} value` with a number for the value.
-    for (const line of text.trim().split("\n").filter((l) => !l.startsWith("#"))) expect(line).toMatch(/^[a-z_]+(\{[^}]*\})? -?[0-9.e+-]+$/);
+    for (const line of text
+      .trim()
+      .split("\n")
+      .filter((l) => !l.startsWith("#")))
+      expect(line).toMatch(/^[a-z_]+(\{[^}]*\})? -?[0-9.e+-]+$/);
   });
 
   test("request latency is a histogram: cumulative buckets per route from which Prometheus computes a p95", async () => {
@@ -98,8 +120,25 @@ describe("GET /metrics", () => {
     for (const seconds of [0.003, 0.004, 0.2, 0.2, 3]) t.deps.metrics.countRequest("POST", "/v1/heartbeat", 204, seconds);
     const text = (await t.call("GET", "/metrics")).body as string;
     const series = (suffix: string) =>
-      [...text.matchAll(new RegExp(`^parley_http_request_duration_seconds${suffix}\\{method="POST",route="/v1/heartbeat",status="204"(?:,le="([^"]+)")?\\} (\\S+)$`, "gm"))].map((m) => [m[1], Number(m[2])]);
-    expect(Object.fromEntries(series("_bucket"))).toEqual({ "0.005": 2, "0.01": 2, "0.025": 2, "0.05": 2, "0.1": 2, "0.25": 4, "0.5": 4, "1": 4, "2.5": 4, "5": 5, "10": 5, "+Inf": 5 });
+      [
+        ...text.matchAll(
+          new RegExp(`^parley_http_request_duration_seconds${suffix}\\{method="POST",route="/v1/heartbeat",status="204"(?:,le="([^"]+)")?\\} (\\S+)$`, "gm"),
+        ),
+      ].map((m) => [m[1], Number(m[2])]);
+    expect(Object.fromEntries(series("_bucket"))).toEqual({
+      "0.005": 2,
+      "0.01": 2,
+      "0.025": 2,
+      "0.05": 2,
+      "0.1": 2,
+      "0.25": 4,
+      "0.5": 4,
+      "1": 4,
+      "2.5": 4,
+      "5": 5,
+      "10": 5,
+      "+Inf": 5,
+    });
     expect(series("_count")).toEqual([[undefined, 5]]);
     expect(series("_sum")[0]![1]).toBeCloseTo(3.407, 9);
   });

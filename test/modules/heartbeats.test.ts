@@ -22,12 +22,28 @@ describe("heartbeat: what the device reports", () => {
   test("updates the heartbeat columns and forwards recording_state verbatim; absent fields are kept", async () => {
     const d = await boundDevice(t, acme.test);
     const state = { device_state: "recording", recording_id: "r-9", flags: 0x09, connection_type: ["wifi"], custom_vendor_field: { a: [1, 2] } };
-    const r = await d.heartbeat({ battery_percent: 77, storage_used_mb: 120, storage_total_mb: 4096, signal_strength_dbm: -61, firmware_version: "1.4.2", recording_state: state, channel: "cellular" });
+    const r = await d.heartbeat({
+      battery_percent: 77,
+      storage_used_mb: 120,
+      storage_total_mb: 4096,
+      signal_strength_dbm: -61,
+      firmware_version: "1.4.2",
+      recording_state: state,
+      channel: "cellular",
+    });
     expect(r.status).toBe(200);
     expect(Object.keys(r.body).sort()).toEqual(["commands", "ota", "server_time"]);
     expect(r.body).toMatchObject({ commands: [], ota: null, server_time: t.clock.now().toISOString() });
     const device = (await t.call("GET", `/v1/devices/${d.id}`, { key: acme.test })).body;
-    expect(device).toMatchObject({ battery_percent: 77, storage_used_mb: 120, storage_total_mb: 4096, signal_strength_dbm: -61, firmware_version: "1.4.2", recording_state: state, last_heartbeat_at: t.clock.now().toISOString() });
+    expect(device).toMatchObject({
+      battery_percent: 77,
+      storage_used_mb: 120,
+      storage_total_mb: 4096,
+      signal_strength_dbm: -61,
+      firmware_version: "1.4.2",
+      recording_state: state,
+      last_heartbeat_at: t.clock.now().toISOString(),
+    });
     const at = t.clock.now().toISOString();
     t.clock.advance(5_000);
     await d.heartbeat({ battery_percent: 76, channel: "bluetooth" });

@@ -7,7 +7,8 @@ async function heldApp() {
   const tenant = makeTenant(t.deps);
   const key = tenant.test;
   const endUser = (await t.call("POST", "/v1/end-users", { key, body: { name: "Plaintiff" } })).body.id as string;
-  const device = (await t.call("POST", "/v1/devices", { key, body: { serial_number: `SN-${crypto.randomUUID().slice(0, 8)}`, model: "parley_pin" } })).body.id as string;
+  const device = (await t.call("POST", "/v1/devices", { key, body: { serial_number: `SN-${crypto.randomUUID().slice(0, 8)}`, model: "parley_pin" } })).body
+    .id as string;
   const recording = () => seedRecording(t.deps, { projectId: tenant.project.id, mode: "test" }, wav(voiced(1)), { endUserId: endUser, deviceId: device });
   const hold = async (body: object) => {
     const r = await t.call("POST", "/v1/legal-holds", { key, body: { matter: "Doe v. Clinic", ...body } });
@@ -22,7 +23,15 @@ describe("legal holds", () => {
     const { t, key, recording, hold } = await heldApp();
     const rec = await recording();
     const lh = await hold({ recording_id: rec, note: "subpoena 12" });
-    expect(lh).toMatchObject({ matter: "Doe v. Clinic", note: "subpoena 12", recording_id: rec, end_user_id: null, device_id: null, status: "active", released_at: null });
+    expect(lh).toMatchObject({
+      matter: "Doe v. Clinic",
+      note: "subpoena 12",
+      recording_id: rec,
+      end_user_id: null,
+      device_id: null,
+      status: "active",
+      released_at: null,
+    });
     expect(lh.id).toMatch(/^lh_/);
 
     const refused = await t.call("DELETE", `/v1/recordings/${rec}`, { key });
@@ -37,7 +46,10 @@ describe("legal holds", () => {
     expect((await t.call("POST", `/v1/legal-holds/${lh.id}/release`, { key })).body.error.code).toBe("resource_conflict");
     expect((await t.call("DELETE", `/v1/recordings/${rec}`, { key })).status).toBe(204);
 
-    const audited = (await t.call("GET", `/v1/audit-events?resource_id=${lh.id}`, { key })).body.data.map((e: { action: string; resource_ids: string[] }) => [e.action, e.resource_ids]);
+    const audited = (await t.call("GET", `/v1/audit-events?resource_id=${lh.id}`, { key })).body.data.map((e: { action: string; resource_ids: string[] }) => [
+      e.action,
+      e.resource_ids,
+    ]);
     expect(audited).toEqual([
       ["legal_hold.release", [lh.id, rec]],
       ["legal_hold.create", [lh.id, rec]],
@@ -50,7 +62,12 @@ describe("legal holds", () => {
     const onUser = await hold({ end_user_id: endUser });
     for (const path of [`/v1/recordings/${rec}`, `/v1/end-users/${endUser}`]) {
       const r = await t.call("DELETE", path, { key });
-      expect({ path, status: r.status, code: r.body.error.code, names: r.body.error.message.includes(onUser.id) }).toEqual({ path, status: 409, code: "legal_hold_active", names: true });
+      expect({ path, status: r.status, code: r.body.error.code, names: r.body.error.message.includes(onUser.id) }).toEqual({
+        path,
+        status: 409,
+        code: "legal_hold_active",
+        names: true,
+      });
     }
     await t.call("POST", `/v1/legal-holds/${onUser.id}/release`, { key });
 

@@ -65,14 +65,24 @@ export async function seedRecording(deps: Deps, tenant: Tenant, bytes: Uint8Arra
   let storageKey: string | null = null;
   if (bytes) {
     storageKey = `${tenant.projectId}/${tenant.mode}/${id}/original`;
-    await deps.storage.write(storageKey, (async function* () {
-      yield bytes;
-    })());
+    await deps.storage.write(
+      storageKey,
+      (async function* () {
+        yield bytes;
+      })(),
+    );
   }
   // A fixture puts the row straight into the state a test needs, as no API transition could.
   deps.db
     .query("UPDATE recordings SET status = ?, storage_key = ?, file_size_bytes = ?, error = ?, uploaded_at = ? WHERE id = ?")
-    .run(options.status ?? (bytes ? "uploaded" : "pending"), storageKey, bytes?.length ?? null, options.error ? JSON.stringify(options.error) : null, bytes ? at : null, id);
+    .run(
+      options.status ?? (bytes ? "uploaded" : "pending"),
+      storageKey,
+      bytes?.length ?? null,
+      options.error ? JSON.stringify(options.error) : null,
+      bytes ? at : null,
+      id,
+    );
   return id;
 }
 

@@ -20,7 +20,10 @@ beforeAll(async () => {
   other = makeTenant(t.deps, "other");
   mine = (await t.call("POST", "/v1/end-users", { key: acme.test, body: {} })).body.id;
   theirs = (await t.call("POST", "/v1/end-users", { key: acme.test, body: {} })).body.id;
-  for (const [who, endUserId] of [["mine", mine], ["theirs", theirs]] as const) {
+  for (const [who, endUserId] of [
+    ["mine", mine],
+    ["theirs", theirs],
+  ] as const) {
     const rec = await seedRecording(t.deps, { projectId: acme.project.id, mode: "test" }, wav(concat(voiced(2), silence(1), voiced(2))), { endUserId });
     const txn = (await t.call("POST", "/v1/transcriptions", { key: acme.test, body: { recording_id: rec } })).body.id;
     await t.deps.queue.drain();
@@ -85,8 +88,21 @@ describe("pipeline security: keys and tokens", () => {
   });
 
   test("device and upload tokens cannot call these endpoints; no credential is 401", async () => {
-    const device = issueCredential(t.deps.db, { kind: "device", projectId: acme.project.id, mode: "test", deviceId: "dev_x", endUserId: mine, now: t.clock.now() }).token;
-    const upload = issueCredential(t.deps.db, { kind: "upload", projectId: acme.project.id, mode: "test", recordingId: data.mine.rec, now: t.clock.now() }).token;
+    const device = issueCredential(t.deps.db, {
+      kind: "device",
+      projectId: acme.project.id,
+      mode: "test",
+      deviceId: "dev_x",
+      endUserId: mine,
+      now: t.clock.now(),
+    }).token;
+    const upload = issueCredential(t.deps.db, {
+      kind: "upload",
+      projectId: acme.project.id,
+      mode: "test",
+      recordingId: data.mine.rec,
+      now: t.clock.now(),
+    }).token;
     for (const key of [device, upload]) {
       expect((await t.call("POST", "/v1/transcriptions", { key, body: { recording_id: data.mine.rec } })).status).toBe(403);
       expect((await t.call("GET", `/v1/transcriptions/${data.mine.txn}`, { key })).status).toBe(403);

@@ -77,7 +77,8 @@ describe("pipeline: the configuration hierarchy decides auto-processing", () => 
     const eu = (await t.call("POST", "/v1/end-users", { key: tenant.test, body: {} })).body.id;
     const dev = (await t.call("POST", "/v1/devices", { key: tenant.test, body: { serial_number: "SN-CFG-1", model: "parley_pin" } })).body.id;
     expect((await t.call("POST", `/v1/devices/${dev}/bind`, { key: tenant.test, body: { end_user_id: eu } })).status).toBe(200);
-    const org = (value: boolean) => saveOrganizationOverrides(t.deps.db, organizationOf(t.deps.db, scope), { auto_transcribe: value }, t.clock.now().toISOString());
+    const org = (value: boolean) =>
+      saveOrganizationOverrides(t.deps.db, organizationOf(t.deps.db, scope), { auto_transcribe: value }, t.clock.now().toISOString());
     const put = (path: string, body: object) => t.call("PUT", `/v1/config/${path}`, { key: tenant.test, body });
     /** What upload completion does: enqueue transcriptions.auto; then whether a transcription started. */
     const autoStarts = async () => {

@@ -68,18 +68,40 @@ describe("parley projects delete", () => {
     // The project, its keys, rows and stored objects are gone; its data key with them.
     expect((await t.call("GET", `/v1/recordings/${recording.id}`, { key })).status).toBe(401);
     const count = (sql: string) => t.deps.db.query<{ n: number }, [string]>(sql).get(doomed.project.id)!.n;
-    for (const table of ["projects WHERE id", "data_keys WHERE project_id", "recordings WHERE project_id", "end_users WHERE project_id", "devices WHERE project_id", "credentials WHERE project_id", "exports WHERE project_id", "legal_holds WHERE project_id", "webhook_endpoints WHERE project_id", "events WHERE project_id", "idempotency_keys WHERE project_id", "config_overrides WHERE project_id"]) {
+    for (const table of [
+      "projects WHERE id",
+      "data_keys WHERE project_id",
+      "recordings WHERE project_id",
+      "end_users WHERE project_id",
+      "devices WHERE project_id",
+      "credentials WHERE project_id",
+      "exports WHERE project_id",
+      "legal_holds WHERE project_id",
+      "webhook_endpoints WHERE project_id",
+      "events WHERE project_id",
+      "idempotency_keys WHERE project_id",
+      "config_overrides WHERE project_id",
+    ]) {
       expect({ table, n: count(`SELECT count(*) AS n FROM ${table} = ?`) }).toEqual({ table, n: 0 });
     }
     expect(existsSync(join(dataDir, "audio", doomed.project.id))).toBe(false);
     expect((await parley(dataDir, ["projects", "list", "--json"])).stdout).not.toContain("doomed-clinic");
 
     // The copy put back where it was cannot be decrypted, by this server (which had the key cached) or any other.
-    await new LocalStorage(join(dataDir, "audio")).write(storageKey, (async function* () { yield sealedCopy; })());
+    await new LocalStorage(join(dataDir, "audio")).write(
+      storageKey,
+      (async function* () {
+        yield sealedCopy;
+      })(),
+    );
     await expect(readAll(t.deps.storage.read(storageKey))).rejects.toThrow("destroyed");
 
     // Audited as the operator at the CLI: the project and each recording; the chain still holds.
-    const audit = t.deps.db.query<{ action: string; actor_type: string; resource_ids: string }, []>("SELECT action, actor_type, resource_ids FROM audit_events WHERE action IN ('project.delete', 'recording.delete') ORDER BY seq").all();
+    const audit = t.deps.db
+      .query<{ action: string; actor_type: string; resource_ids: string }, []>(
+        "SELECT action, actor_type, resource_ids FROM audit_events WHERE action IN ('project.delete', 'recording.delete') ORDER BY seq",
+      )
+      .all();
     expect(audit.map((a) => [a.action, a.actor_type, JSON.parse(a.resource_ids)])).toEqual([
       ["recording.delete", "operator", [recording.id]],
       ["recording.delete", "operator", [live.recording.id]],
@@ -88,7 +110,9 @@ describe("parley projects delete", () => {
     expect(verifyAuditChain(t.deps.db).ok).toBe(true);
 
     // The other project is untouched.
-    const download = await t.app.handle(new Request(`http://localhost/v1/recordings/${other.recording.id}/audio`, { headers: { authorization: `Bearer ${kept.test}` } }));
+    const download = await t.app.handle(
+      new Request(`http://localhost/v1/recordings/${other.recording.id}/audio`, { headers: { authorization: `Bearer ${kept.test}` } }),
+    );
     expect(sha256(new Uint8Array(await download.arrayBuffer()))).toBe(sha256(other.bytes));
   });
 

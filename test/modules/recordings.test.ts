@@ -1,6 +1,16 @@
 import { beforeAll, describe, expect, test } from "bun:test";
 import { makeTenant, makeTestApp } from "../helpers";
-import { captureAutoTranscriptions, createRecording, deviceToken, eventsOf, fixture, sha256, type T, type Tenant, uploadedRecording } from "./recordings-support";
+import {
+  captureAutoTranscriptions,
+  createRecording,
+  deviceToken,
+  eventsOf,
+  fixture,
+  sha256,
+  type T,
+  type Tenant,
+  uploadedRecording,
+} from "./recordings-support";
 
 let t: T;
 let acme: Tenant;
@@ -14,8 +24,28 @@ beforeAll(async () => {
 });
 
 const FIELDS = [
-  "chunk_count", "codec", "consent_obtained", "created_at", "device_id", "duration_seconds", "end_user_id", "error", "file_size_bytes", "format", "id",
-  "is_streaming", "metadata", "mime_type", "name", "recorded_at", "sha256", "source", "status", "updated_at", "upload_method", "uploaded_at",
+  "chunk_count",
+  "codec",
+  "consent_obtained",
+  "created_at",
+  "device_id",
+  "duration_seconds",
+  "end_user_id",
+  "error",
+  "file_size_bytes",
+  "format",
+  "id",
+  "is_streaming",
+  "metadata",
+  "mime_type",
+  "name",
+  "recorded_at",
+  "sha256",
+  "source",
+  "status",
+  "updated_at",
+  "upload_method",
+  "uploaded_at",
 ];
 
 async function endUser(key = acme.test) {
@@ -27,17 +57,43 @@ describe("recordings: create, get, list", () => {
     const eu = await endUser();
     const r = await t.call("POST", "/v1/recordings", {
       key: acme.test,
-      body: { end_user_id: eu.id, name: "Standup", recorded_at: "2026-01-15T09:00:00+01:00", metadata: { room: "A" }, consent_obtained: true, mime_type: "audio/wav" },
+      body: {
+        end_user_id: eu.id,
+        name: "Standup",
+        recorded_at: "2026-01-15T09:00:00+01:00",
+        metadata: { room: "A" },
+        consent_obtained: true,
+        mime_type: "audio/wav",
+      },
     });
     expect(r.status).toBe(201);
     expect(Object.keys(r.body).sort()).toEqual(FIELDS);
     expect(r.body).toMatchObject({
-      end_user_id: eu.id, device_id: null, name: "Standup", status: "pending", recorded_at: "2026-01-15T08:00:00.000Z", metadata: { room: "A" },
-      source: "api_upload", is_streaming: false, chunk_count: 0, duration_seconds: null, file_size_bytes: null, upload_method: null, error: null,
+      end_user_id: eu.id,
+      device_id: null,
+      name: "Standup",
+      status: "pending",
+      recorded_at: "2026-01-15T08:00:00.000Z",
+      metadata: { room: "A" },
+      source: "api_upload",
+      is_streaming: false,
+      chunk_count: 0,
+      duration_seconds: null,
+      file_size_bytes: null,
+      upload_method: null,
+      error: null,
     });
     expect(r.body.id).toMatch(/^rec_/);
     const event = eventsOf(t, "recording.created").find((e) => e.id === r.body.id);
-    expect(event).toEqual({ id: r.body.id, end_user_id: eu.id, device_id: null, status: "created", consent_obtained: true, metadata: { room: "A" }, created_at: r.body.created_at });
+    expect(event).toEqual({
+      id: r.body.id,
+      end_user_id: eu.id,
+      device_id: null,
+      status: "created",
+      consent_obtained: true,
+      metadata: { room: "A" },
+      created_at: r.body.created_at,
+    });
     expect((await t.call("GET", `/v1/recordings/${r.body.id}`, { key: acme.test })).body).toEqual(r.body);
   });
 
@@ -116,7 +172,10 @@ describe("recordings: errors", () => {
     const eu = await endUser();
     const scoped = acme.key("test", { endUserId: eu.id });
     expect((await t.call("DELETE", `/v1/end-users/${eu.id}`, { key: acme.test })).status).toBe(204);
-    for (const [key, body] of [[acme.test, { end_user_id: eu.id }], [scoped, {}]] as const) {
+    for (const [key, body] of [
+      [acme.test, { end_user_id: eu.id }],
+      [scoped, {}],
+    ] as const) {
       const r = await t.call("POST", "/v1/recordings", { key, body });
       expect(r.status).toBe(409);
       expect(r.body.error).toMatchObject({ code: "resource_conflict", param: "end_user_id" });
@@ -127,7 +186,11 @@ describe("recordings: errors", () => {
   });
 
   test("unknown ids are 404 not_found", async () => {
-    for (const [m, p] of [["GET", ""], ["GET", "/audio"], ["DELETE", ""]] as const) {
+    for (const [m, p] of [
+      ["GET", ""],
+      ["GET", "/audio"],
+      ["DELETE", ""],
+    ] as const) {
       const r = await t.call(m, `/v1/recordings/rec_nope${p}`, { key: acme.test });
       expect(r.status).toBe(404);
       expect(r.body.error.code).toBe("not_found");
@@ -144,7 +207,10 @@ describe("GET /recordings/{id}/audio", () => {
   let id: string;
   let bytes: Uint8Array;
   beforeAll(async () => {
-    ({ recording: { id }, bytes } = await uploadedRecording(t, acme.test, "tone-3s.flac"));
+    ({
+      recording: { id },
+      bytes,
+    } = await uploadedRecording(t, acme.test, "tone-3s.flac"));
   });
   const get = (range?: string) =>
     t.app.handle(new Request(`http://localhost/v1/recordings/${id}/audio`, { headers: { authorization: `Bearer ${acme.test}`, ...(range ? { range } : {}) } }));
@@ -186,7 +252,12 @@ describe("GET /recordings/{id}/audio", () => {
   });
 
   test("each fixture format is served with its type after probing", async () => {
-    for (const [file, type] of [["tone-3s.wav", "audio/wav"], ["tone-3s.mp3", "audio/mpeg"], ["tone-3s.m4a", "audio/mp4"], ["tone-3s.opus", "audio/ogg"]]) {
+    for (const [file, type] of [
+      ["tone-3s.wav", "audio/wav"],
+      ["tone-3s.mp3", "audio/mpeg"],
+      ["tone-3s.m4a", "audio/mp4"],
+      ["tone-3s.opus", "audio/ogg"],
+    ]) {
       const { recording } = await uploadedRecording(t, acme.test, file);
       const r = await t.app.handle(new Request(`http://localhost/v1/recordings/${recording.id}/audio`, { headers: { authorization: `Bearer ${acme.test}` } }));
       expect(r.headers.get("content-type")).toBe(type!);
@@ -219,7 +290,10 @@ describe("DELETE /recordings/{id}", () => {
 });
 
 test("every table that references recordings deletes its rows with the recording (ON DELETE CASCADE)", () => {
-  const tables = t.deps.db.query<{ name: string }, []>("SELECT name FROM sqlite_master WHERE type = 'table'").all().map((r) => r.name);
+  const tables = t.deps.db
+    .query<{ name: string }, []>("SELECT name FROM sqlite_master WHERE type = 'table'")
+    .all()
+    .map((r) => r.name);
   const refs = tables.flatMap((table) =>
     t.deps.db
       .query<{ table: string; on_delete: string }, []>(`SELECT "table", on_delete FROM pragma_foreign_key_list('${table}')`)
@@ -235,7 +309,11 @@ describe("recordings: security", () => {
   test("another project and the other mode see nothing", async () => {
     const { recording } = await uploadedRecording(t, acme.test);
     for (const key of [other.test, other.live, acme.live]) {
-      for (const [m, p] of [["GET", ""], ["GET", "/audio"], ["DELETE", ""]] as const) {
+      for (const [m, p] of [
+        ["GET", ""],
+        ["GET", "/audio"],
+        ["DELETE", ""],
+      ] as const) {
         expect((await t.call(m, `/v1/recordings/${recording.id}${p}`, { key })).status).toBe(404);
       }
       expect((await t.call("GET", "/v1/recordings", { key })).body.data.some((r: any) => r.id === recording.id)).toBe(false);

@@ -42,7 +42,8 @@ describe("redaction rules", () => {
     };
     // A title stays ("Dr. [NAME]"): it says who spoke without saying who they are.
     const whole = (value: string) => value.replace(/^(?:Dr|Mrs)\. /, "");
-    for (const [kind, values] of Object.entries(PLANTED)) for (const value of values) expect({ value, kind: coveredBy(whole(value)) }).toEqual({ value, kind: kind as never });
+    for (const [kind, values] of Object.entries(PLANTED))
+      for (const value of values) expect({ value, kind: coveredBy(whole(value)) }).toEqual({ value, kind: kind as never });
   });
 
   test("a known name is found wherever it stands, in any case, and by its parts", () => {
@@ -69,7 +70,14 @@ describe("redacting a transcript", () => {
       { text: "Good morning, my name is Ada", speaker: "SPEAKER_1" },
       { text: "Lovelace, born March 3rd, 1961.", speaker: "SPEAKER_2" },
     ];
-    const transcript = { text: segments.map((s) => s.text).join(" "), segments, speakers: [{ id: "SPEAKER_1", label: "Speaker 1" }, { id: "SPEAKER_2", label: "Dr. Weber" }] };
+    const transcript = {
+      text: segments.map((s) => s.text).join(" "),
+      segments,
+      speakers: [
+        { id: "SPEAKER_1", label: "Speaker 1" },
+        { id: "SPEAKER_2", label: "Dr. Weber" },
+      ],
+    };
     const out = redactTranscript(transcript);
     expect(out.segments.map((s) => s.text)).toEqual(["Good morning, my name is [NAME]", "[NAME], born [DATE_OF_BIRTH]."]);
     expect(out.speakers.map((s) => s.label)).toEqual(["Speaker 1", "[NAME]"]);

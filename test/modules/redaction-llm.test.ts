@@ -13,11 +13,16 @@ const SPOKEN = [" Zyanya Quispe called about the results, her number is (555) 86
 const UNKNOWN_NAME = "Zyanya Quispe";
 
 /** The redaction pass's answers: what a model that reads well would list, and what a model might make up. */
-const listing = (identifiers: { kind: string; text: string }[]): LlmScript["answer"] => (text, request) => (request.jsonSchema === IDENTIFIERS_SCHEMA ? JSON.stringify({ identifiers }) : text);
+const listing =
+  (identifiers: { kind: string; text: string }[]): LlmScript["answer"] =>
+  (text, request) =>
+    request.jsonSchema === IDENTIFIERS_SCHEMA ? JSON.stringify({ identifiers }) : text;
 
 async function passApp(llm: ScriptedLlm | LlamaLlm | null, config: Record<string, unknown> = {}) {
   const half = (pcm: Float32Array) => pcm.length / 32_000;
-  const transcriber = new ScriptedTranscriber({ segments: (pcm) => SPOKEN.map((text, i) => ({ start: i * half(pcm), end: (i + 1) * half(pcm), text, confidence: 0.9 })) });
+  const transcriber = new ScriptedTranscriber({
+    segments: (pcm) => SPOKEN.map((text, i) => ({ start: i * half(pcm), end: (i + 1) * half(pcm), text, confidence: 0.9 })),
+  });
   // Without llm, the default engine: LlamaLlm on a model file that is not installed.
   const app = await makeTestApp({ engines: llm ? { transcriber, llm } : { transcriber } });
   const tenant = makeTenant(app.deps);
@@ -38,7 +43,11 @@ describe("redaction's model pass (LLM test double)", () => {
     const llm = new ScriptedLlm({ answer: listing([{ kind: "name", text: UNKNOWN_NAME }]) });
     const t = await passApp(llm, { redact_webhook_payloads: true });
     expect(llm.requests.some((r) => r.jsonSchema === IDENTIFIERS_SCHEMA)).toBe(true);
-    expect(llmPassOf(t.app.deps.db, t.scope, t.id)).toMatchObject({ status: "completed", model: "test-scripted-llm", identifiers: [{ kind: "name", text: UNKNOWN_NAME }] });
+    expect(llmPassOf(t.app.deps.db, t.scope, t.id)).toMatchObject({
+      status: "completed",
+      model: "test-scripted-llm",
+      identifiers: [{ kind: "name", text: UNKNOWN_NAME }],
+    });
 
     const plain = await t.get(`/v1/transcriptions/${t.id}`);
     expect(plain.text).toContain(UNKNOWN_NAME);
@@ -89,7 +98,10 @@ describe("redaction's model pass (LLM test double)", () => {
   });
 
   test("a model that fails leaves the rules alone redacting, and the held-back event is still sent", async () => {
-    const t = await passApp(new ScriptedLlm({ answer: listing([]), error: new Error("out of memory") }), { redact_webhook_payloads: true, auto_summarize: false });
+    const t = await passApp(new ScriptedLlm({ answer: listing([]), error: new Error("out of memory") }), {
+      redact_webhook_payloads: true,
+      auto_summarize: false,
+    });
     expect(llmPassOf(t.app.deps.db, t.scope, t.id)).toMatchObject({ status: "failed", identifiers: [], error: "out of memory" });
     expect(t.event("transcription.completed", "id")!.data.text).toContain("her number is [PHONE]");
     expect(await t.passes(`/v1/transcriptions/${t.id}?redacted=true`)).toBe("rules; model=failed");

@@ -18,7 +18,8 @@ describe("retention", () => {
     const patient = (await call("POST", "/v1/end-users", { name: "Patient" })).id;
     const keeper = (await call("POST", "/v1/end-users", { name: "Kept forever" })).id;
     const device = (await call("POST", "/v1/devices", { serial_number: "SN-RETENTION", model: "parley_pin" })).id;
-    const seed = (endUserId: string, deviceId: string | null = null) => seedRecording(t.deps, { projectId: tenant.project.id, mode: "test" }, wav(voiced(1)), { endUserId, deviceId });
+    const seed = (endUserId: string, deviceId: string | null = null) =>
+      seedRecording(t.deps, { projectId: tenant.project.id, mode: "test" }, wav(voiced(1)), { endUserId, deviceId });
 
     const plain = await seed(patient);
     const held = await seed(patient);
@@ -55,7 +56,9 @@ describe("retention", () => {
     expect((await t.call("POST", "/v1/transcriptions", { key, body: { recording_id: transcribed } })).status).toBe(409);
     await t.deps.queue.drain();
     expect(await t.deps.storage.size(`${tenant.project.id}/test/${transcribed}/original`)).toBeNull();
-    expect((await call("GET", "/v1/audit-events?action=recording.audio.expire")).data.map((e: { resource_ids: string[] }) => e.resource_ids)).toEqual([[transcribed]]);
+    expect((await call("GET", "/v1/audit-events?action=recording.audio.expire")).data.map((e: { resource_ids: string[] }) => e.resource_ids)).toEqual([
+      [transcribed],
+    ]);
     // The held recording kept its audio too.
     expect((await t.call("GET", `/v1/recordings/${held}/audio`, { key })).status).toBe(200);
 

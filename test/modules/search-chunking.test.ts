@@ -1,7 +1,13 @@
 import { describe, expect, test } from "bun:test";
 import { chunkSegments, type TranscriptSegment } from "../../src/modules/search/chunking";
 
-const seg = (start: number, end: number, speaker: string | null, text = `words ${start}`): TranscriptSegment => ({ start, end, speaker, text, confidence: 0.9 });
+const seg = (start: number, end: number, speaker: string | null, text = `words ${start}`): TranscriptSegment => ({
+  start,
+  end,
+  speaker,
+  text,
+  confidence: 0.9,
+});
 
 describe("chunking", () => {
   test("cuts on segment boundaries into 30-60 s chunks with a one-segment overlap", () => {

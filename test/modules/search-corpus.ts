@@ -13,7 +13,11 @@ export type Line = [start: number, end: number, speaker: string, text: string];
  * (contract 4); the caller drains the queue. Whisper is too big for CI, so this stands
  * in for the audio -> transcript step only.
  */
-export function seedTranscript(deps: Deps, tenant: Tenant, o: { endUserId: string | null; recordedAt: string | null; lines: Line[]; recordingId?: string; name?: string }) {
+export function seedTranscript(
+  deps: Deps,
+  tenant: Tenant,
+  o: { endUserId: string | null; recordedAt: string | null; lines: Line[]; recordingId?: string; name?: string },
+) {
   const now = deps.clock.now().toISOString();
   const recordingId = o.recordingId ?? seedRecording(deps, tenant, o);
   const transcriptionId = newId("txn_");

@@ -9,7 +9,8 @@ async function keywordOnlyApp() {
   const library = async () => {
     const tenant = makeTenant(t.deps);
     const endUser = (await t.call("POST", "/v1/end-users", { key: tenant.test, body: {} })).body.id as string;
-    const add = (lines: Line[]) => seedTranscript(t.deps, { projectId: tenant.project.id, mode: "test" }, { endUserId: endUser, recordedAt: null, lines }).recordingId;
+    const add = (lines: Line[]) =>
+      seedTranscript(t.deps, { projectId: tenant.project.id, mode: "test" }, { endUserId: endUser, recordedAt: null, lines }).recordingId;
     const search = async (query: string, filters: object = {}) =>
       (await t.call("POST", "/v1/recordings/search", { key: tenant.test, body: { query, end_user_id: endUser, ...filters } })).body.results as any[];
     return { add, search };
@@ -57,7 +58,12 @@ describe("keyword search without an embedding model", () => {
     const lib = await library();
     // 30 s segments make one chunk each: "meeting" is in 5,200 chunks and "agenda" in 5,100
     // (both above the postings budget), "tapir" in one.
-    lib.add(Array.from({ length: 5_200 }, (_, i): Line => [i * 30, i * 30 + 30, "SPEAKER_1", `Meeting note ${i}.${i === 7 ? " A tapir." : ""}${i < 5_100 ? " Agenda." : ""}`]));
+    lib.add(
+      Array.from(
+        { length: 5_200 },
+        (_, i): Line => [i * 30, i * 30 + 30, "SPEAKER_1", `Meeting note ${i}.${i === 7 ? " A tapir." : ""}${i < 5_100 ? " Agenda." : ""}`],
+      ),
+    );
     await t.deps.queue.drain();
     const found = await lib.search("meeting tapir");
     expect(found[0].chunk_text).toContain("tapir");
@@ -96,7 +102,11 @@ describe("BM25 over one end user's library (rankLibrary)", () => {
     for (const lines of [BUDGET, DOCTOR, HIKING]) seedTranscript(t.deps, scope, { endUserId: endUser, recordedAt: null, lines });
     await t.deps.queue.drain();
     const owner = ownerToken(scope, endUser);
-    for (const words of [["marketing", "budget", "quarter"], ["blood", "pressure"], ["hiking", "mountains", "boots"]]) {
+    for (const words of [
+      ["marketing", "budget", "quarter"],
+      ["blood", "pressure"],
+      ["hiking", "mountains", "boots"],
+    ]) {
       const ours = rankLibrary(t.deps.db, owner, words, 5_000);
       const fts = t.deps.db
         .query<{ rowid: number; s: number }, [string]>("SELECT rowid, bm25(chunks_fts, 0.0, 1.0) AS s FROM chunks_fts WHERE chunks_fts MATCH ?")

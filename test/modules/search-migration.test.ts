@@ -14,13 +14,18 @@ const BEFORE_BITS = "0012_search_binary_vectors.sql";
 /** A database as an install had it before migration 0012, with sqlite-vec's table at `dimension`. */
 function databaseBeforeBits(dir: string): Database {
   const db = openDatabase(join(dir, "parley.db"));
-  migrate(db, readMigrations(MIGRATIONS_DIR).filter((m) => m.name < BEFORE_BITS));
+  migrate(
+    db,
+    readMigrations(MIGRATIONS_DIR).filter((m) => m.name < BEFORE_BITS),
+  );
   return db;
 }
 
 const insertVector = (db: Database, rowid: number, v: Float32Array) =>
   db
-    .query("INSERT INTO chunk_vectors (chunk_rowid, project_id, mode, end_user_id, recording_id, recorded_at, embedding) VALUES (?, 'prj_1', 'test', 'eu_1', 'rec_1', '', ?)")
+    .query(
+      "INSERT INTO chunk_vectors (chunk_rowid, project_id, mode, end_user_id, recording_id, recorded_at, embedding) VALUES (?, 'prj_1', 'test', 'eu_1', 'rec_1', '', ?)",
+    )
     .run(rowid, v);
 
 test("migration 0012 backfills the bits of every stored vector, and the quantized scan finds what the exact one does", () => {
@@ -48,7 +53,10 @@ test("an index of another dimension is emptied by migration 0012 and re-embedded
     end_user_id TEXT PARTITION KEY, recording_id TEXT, recorded_at TEXT, embedding FLOAT[96])`);
   db.exec("UPDATE search_index SET model = 'test-hashing-96', dimension = 96, generation = 2");
   db.exec("PRAGMA foreign_keys = OFF");
-  for (const [rowid, text] of [[1, "The blood pressure is high."], [2, "Bring boots for the hike."]] as const) {
+  for (const [rowid, text] of [
+    [1, "The blood pressure is high."],
+    [2, "Bring boots for the hike."],
+  ] as const) {
     db.query(
       `INSERT INTO chunks (rowid, id, project_id, mode, end_user_id, recording_id, transcription_id, seq, start_ms, end_ms, text, owner_token, embedded_generation, created_at)
        VALUES (?, ?, 'prj_1', 'test', 'eu_1', 'rec_1', 'txn_1', ?, 0, 30000, ?, 'o1', 2, '2026-01-01T00:00:00.000Z')`,

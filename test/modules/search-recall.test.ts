@@ -25,7 +25,11 @@ test(`the quantized vector scan (bits, ${rescoredCandidates(K)} candidates resco
   const endUserId = (await t.call("POST", "/v1/end-users", { key: tenant.test, body: {} })).body.id as string;
   const scope = { projectId: tenant.project.id, mode: "test" as const };
   // 30 s segments make one chunk each.
-  seedTranscript(t.deps, scope, { endUserId, recordedAt: null, lines: Array.from({ length: CHUNKS }, (_, i): Line => [i * 30, i * 30 + 30, "SPEAKER_1", `Chunk ${i}.`]) });
+  seedTranscript(t.deps, scope, {
+    endUserId,
+    recordedAt: null,
+    lines: Array.from({ length: CHUNKS }, (_, i): Line => [i * 30, i * 30 + 30, "SPEAKER_1", `Chunk ${i}.`]),
+  });
   await t.deps.queue.drain();
 
   const embed = topicalEmbeddings({ seed: 7, dimension: 384, topics: 10 });

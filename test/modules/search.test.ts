@@ -45,7 +45,17 @@ describe("search: relevance", () => {
 
   test("each result has exactly the fields of spec 2.10", async () => {
     const [first] = (await search({ query: "launch date vendor", end_user_id: ada })).body.results;
-    expect(Object.keys(first).sort()).toEqual(["chunk_id", "chunk_text", "end_ms", "recorded_at", "recording_id", "score", "speaker", "start_ms", "transcription_id"]);
+    expect(Object.keys(first).sort()).toEqual([
+      "chunk_id",
+      "chunk_text",
+      "end_ms",
+      "recorded_at",
+      "recording_id",
+      "score",
+      "speaker",
+      "start_ms",
+      "transcription_id",
+    ]);
     expect(first.chunk_id).toMatch(/^chk_/);
     expect(first.transcription_id).toMatch(/^txn_/);
     expect(first.chunk_text).toContain("vendor is late");
@@ -56,7 +66,8 @@ describe("search: relevance", () => {
   test("limit defaults to 8 and caps the results", async () => {
     expect((await search({ query: "the", end_user_id: ada, limit: 2 })).body.results).toHaveLength(2);
     const cy = (await t.call("POST", "/v1/end-users", { key: acme.test, body: { name: "Cy" } })).body.id;
-    for (let i = 0; i < 12; i++) seedTranscript(t.deps, tenantOf(acme), { endUserId: cy, recordedAt: null, lines: [[0, 5, "SPEAKER_1", `Standup number ${i} about the roadmap.`]] });
+    for (let i = 0; i < 12; i++)
+      seedTranscript(t.deps, tenantOf(acme), { endUserId: cy, recordedAt: null, lines: [[0, 5, "SPEAKER_1", `Standup number ${i} about the roadmap.`]] });
     await t.deps.queue.drain();
     expect((await search({ query: "roadmap", end_user_id: cy, limit: 50 })).body.results).toHaveLength(12);
     expect((await search({ query: "roadmap", end_user_id: cy })).body.results).toHaveLength(8);
@@ -73,7 +84,11 @@ describe("search: relevance", () => {
   });
 
   test("a date filter leaves out recordings without recorded_at, on the vector side as on the keyword side", async () => {
-    const undated = seedTranscript(t.deps, tenantOf(acme), { endUserId: ada, recordedAt: null, lines: [[0, 5, "SPEAKER_1", "The quokkas escaped from the enclosure."]] }).recordingId;
+    const undated = seedTranscript(t.deps, tenantOf(acme), {
+      endUserId: ada,
+      recordedAt: null,
+      lines: [[0, 5, "SPEAKER_1", "The quokkas escaped from the enclosure."]],
+    }).recordingId;
     await t.deps.queue.drain();
     const ids = async (body: object) => (await search({ query: "quokkas escaped", end_user_id: ada, ...body })).body.results.map((x: any) => x.recording_id);
     expect(await ids({})).toContain(undated);
@@ -179,7 +194,9 @@ describe("search: index lifecycle", () => {
     expect(count("SELECT COUNT(*) AS n FROM chunk_vectors")).toBe(count("SELECT COUNT(*) AS n FROM chunks"));
     expect(t.deps.db.query("SELECT model, dimension FROM search_index").get()).toEqual({ model: "test-hashing-96", dimension: 96 });
     // The bits the quantized scan reads were rebuilt with the floats (decision 066).
-    expect(count("SELECT COUNT(*) AS n FROM chunk_vectors WHERE embedding_bits = vec_quantize_binary(embedding)")).toBe(count("SELECT COUNT(*) AS n FROM chunks"));
+    expect(count("SELECT COUNT(*) AS n FROM chunk_vectors WHERE embedding_bits = vec_quantize_binary(embedding)")).toBe(
+      count("SELECT COUNT(*) AS n FROM chunks"),
+    );
     expect((await search({ query: "blood pressure", end_user_id: ada })).body.results[0].recording_id).toBe(recs.doctor);
   });
 });

@@ -11,11 +11,16 @@ import { seedRecording, wav } from "./pipeline-fixtures";
 const talk = conversation(script([0, 1, 0, 1]));
 const bytes = wav(talk.pcm);
 
-const truthAt = (turns: TruthTurn[], t: number) => turns.reduce((best, turn) => (Math.abs((turn.start + turn.end) / 2 - t) < Math.abs((best.start + best.end) / 2 - t) ? turn : best)).speaker;
+const truthAt = (turns: TruthTurn[], t: number) =>
+  turns.reduce((best, turn) => (Math.abs((turn.start + turn.end) / 2 - t) < Math.abs((best.start + best.end) / 2 - t) ? turn : best)).speaker;
 
 let llm: ScriptedLlm;
 
-async function transcribed(script: TranscriberScript, body: object = {}, setup?: (app: Awaited<ReturnType<typeof makeTestApp>>, key: string) => Promise<unknown>) {
+async function transcribed(
+  script: TranscriberScript,
+  body: object = {},
+  setup?: (app: Awaited<ReturnType<typeof makeTestApp>>, key: string) => Promise<unknown>,
+) {
   llm = new ScriptedLlm();
   const app = await makeTestApp({ engines: { transcriber: new ScriptedTranscriber(script), llm } });
   const tenant = makeTenant(app.deps);
@@ -61,7 +66,10 @@ describe("speakers in the pipeline (classic diarizer, espeak-ng speech)", () => 
     expect(txn.segments.map((s: any) => s.speaker)).toEqual(["SPEAKER_1", "SPEAKER_2", "SPEAKER_1", "SPEAKER_2"]);
     // The auto-summary's model is given the transcript line by line, each led by its speaker
     // (its other request is redaction's pass).
-    const prompt = llm.requests.find((r) => r.jsonSchema !== IDENTIFIERS_SCHEMA)!.messages.map((m) => m.content).join("\n");
+    const prompt = llm.requests
+      .find((r) => r.jsonSchema !== IDENTIFIERS_SCHEMA)!
+      .messages.map((m) => m.content)
+      .join("\n");
     for (const s of txn.segments) expect(prompt).toContain(`${s.speaker}: ${s.text}`);
     // Nothing lost or reordered, and each part is where its speaker spoke.
     expect(txn.segments.map((s: any) => s.text).join(" ")).toBe(txn.text);
@@ -73,10 +81,14 @@ describe("speakers in the pipeline (classic diarizer, espeak-ng speech)", () => 
     const asked = await transcribed({ segments: shortSegments }, { max_speakers: 1 });
     expect(asked).toMatchObject({ diarization: "none", speakers: [{ id: "SPEAKER_1", label: "Speaker 1" }] });
     expect(asked.speaker_turns.every((t: any) => t.speaker === "SPEAKER_1")).toBe(true);
-    const configured = await transcribed({ segments: shortSegments }, {}, (app, key) => app.call("PUT", "/v1/config/project", { key, body: { max_speakers: 1 } }));
+    const configured = await transcribed({ segments: shortSegments }, {}, (app, key) =>
+      app.call("PUT", "/v1/config/project", { key, body: { max_speakers: 1 } }),
+    );
     expect(configured.diarization).toBe("none");
     // The request's hint wins over the configuration's.
-    const overridden = await transcribed({ segments: shortSegments }, { min_speakers: 2 }, (app, key) => app.call("PUT", "/v1/config/project", { key, body: { max_speakers: 1 } }));
+    const overridden = await transcribed({ segments: shortSegments }, { min_speakers: 2 }, (app, key) =>
+      app.call("PUT", "/v1/config/project", { key, body: { max_speakers: 1 } }),
+    );
     expect(overridden).toMatchObject({ diarization: "classic" });
     expect(overridden.speakers).toHaveLength(2);
   });
@@ -130,7 +142,10 @@ describe("PATCH /transcriptions/{id}/speakers", () => {
     expect(r.body.segments.map((s: any) => s.speaker)).toEqual(["SPEAKER_1", "Dr. Weber", "SPEAKER_1", "Dr. Weber"]);
     expect((await app.call("GET", `/v1/transcriptions/${id}`, { key })).body).toEqual(r.body);
     expect((await app.call("GET", `/v1/transcriptions/${id}/transcript?format=vtt`, { key })).body).toContain("<v Dr. Weber>");
-    const again = await app.call("PATCH", `/v1/transcriptions/${id}/speakers`, { key, body: { SPEAKER_2: { name: "Dr. Anna Weber" }, SPEAKER_1: { name: "Patient" } } });
+    const again = await app.call("PATCH", `/v1/transcriptions/${id}/speakers`, {
+      key,
+      body: { SPEAKER_2: { name: "Dr. Anna Weber" }, SPEAKER_1: { name: "Patient" } },
+    });
     expect(again.body.segments.map((s: any) => s.speaker)).toEqual(["Patient", "Dr. Anna Weber", "Patient", "Dr. Anna Weber"]);
     expect(again.body.speaker_turns.map((t: any) => t.speaker)).toEqual(["SPEAKER_1", "SPEAKER_2", "SPEAKER_1", "SPEAKER_2"]);
   });
@@ -141,7 +156,11 @@ describe("PATCH /transcriptions/{id}/speakers", () => {
     const rec = await seedRecording(app.deps, { projectId: tenant.project.id, mode: "test" }, wav(conversation(script([1, 1, 1])).pcm));
     const posted = await app.call("POST", "/v1/transcriptions", { key: tenant.test, body: { recording_id: rec } });
     await app.deps.queue.drain();
-    const chunkSpeakers = () => app.deps.db.query<{ speaker: string | null }, [string]>("SELECT speaker FROM chunks WHERE recording_id = ?").all(rec).map((c) => c.speaker);
+    const chunkSpeakers = () =>
+      app.deps.db
+        .query<{ speaker: string | null }, [string]>("SELECT speaker FROM chunks WHERE recording_id = ?")
+        .all(rec)
+        .map((c) => c.speaker);
     expect(chunkSpeakers()).toEqual(["SPEAKER_1"]);
     await app.call("PATCH", `/v1/transcriptions/${posted.body.id}/speakers`, { key: tenant.test, body: { SPEAKER_1: { name: "Ada" } } });
     await app.deps.queue.drain();

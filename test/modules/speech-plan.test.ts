@@ -57,7 +57,11 @@ describe("the speech plan", () => {
 });
 
 test("real speech with silence inserted, on Silero and a generated whisper model: silence is not decoded and every segment lies on speech", async () => {
-  const lines = ["We reviewed the budget for the next quarter.", "I think the clinic needs two more nurses on Fridays.", "Let us meet again on Tuesday and decide."];
+  const lines = [
+    "We reviewed the budget for the next quarter.",
+    "I think the clinic needs two more nurses on Fridays.",
+    "Let us meet again on Tuesday and decide.",
+  ];
   const utterances = lines.map((line, i) => spoken(line, VOICES[i % 2]));
   const gaps = [7, 9];
   const pcm = concat(utterances[0]!, silence(gaps[0]!), utterances[1]!, silence(gaps[1]!), utterances[2]!);
@@ -69,7 +73,10 @@ test("real speech with silence inserted, on Silero and a generated whisper model
   const whisper = new WhisperTranscriber({ model: "tiny", path: ensureTestModels().whisper, gpu: "off", threads: 1, decoding: { temperatureInc: 0 } });
   const heard: number[] = [];
   const transcriber: Transcriber = { model: whisper.model, transcribe: (sent, options) => (heard.push(seconds(sent)), whisper.transcribe(sent, options)) };
-  const result = await transcribePcm({ transcriber, vad: new SileroVad(), diarizer: new SingleSpeakerDiarizer() }, pcm, { language: "en", signal: new AbortController().signal });
+  const result = await transcribePcm({ transcriber, vad: new SileroVad(), diarizer: new SingleSpeakerDiarizer() }, pcm, {
+    language: "en",
+    signal: new AbortController().signal,
+  });
 
   // One call, on the speech alone: the 16 s of inserted silence were not sent.
   expect(heard).toHaveLength(1);

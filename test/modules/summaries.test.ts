@@ -9,7 +9,21 @@ import { makeTenant, makeTestApp, waitFor } from "../helpers";
 import { concat, eventsOf, seedRecording, silence, voiced, wav } from "./pipeline-fixtures";
 
 const RECORD_FIELDS = [
-  "completed_at", "created_at", "error", "failed_at", "format", "id", "model", "prompt_version", "recording_id", "started_at", "status", "structured", "template", "text", "transcription_id",
+  "completed_at",
+  "created_at",
+  "error",
+  "failed_at",
+  "format",
+  "id",
+  "model",
+  "prompt_version",
+  "recording_id",
+  "started_at",
+  "status",
+  "structured",
+  "template",
+  "text",
+  "transcription_id",
 ];
 
 /** An app on real decoding and Silero VAD with scripted test-double models (transcripts and summaries quote their input), one project; `transcribed()` gives a completed transcription of a fresh recording. */
@@ -50,7 +64,16 @@ describe("summaries: happy path", () => {
     expect(list.total).toBe(1);
     const sum = list.data[0];
     expect(Object.keys(sum).sort()).toEqual(RECORD_FIELDS);
-    expect(sum).toMatchObject({ transcription_id: txn.id, recording_id: txn.recording_id, status: "completed", template: "general", format: "summary", prompt_version: "general.v1", model: "test-scripted-llm", error: null });
+    expect(sum).toMatchObject({
+      transcription_id: txn.id,
+      recording_id: txn.recording_id,
+      status: "completed",
+      template: "general",
+      format: "summary",
+      prompt_version: "general.v1",
+      model: "test-scripted-llm",
+      error: null,
+    });
     expect(Object.keys(sum.structured).sort()).toEqual(["action_items", "decisions", "key_points", "summary", "title"]);
     // Rendered from the structured output; the model was given the transcript lines.
     expect(sum.text).toStartWith("# about: [0:00] SPEAKER_1: utterance 1");
@@ -66,7 +89,14 @@ describe("summaries: happy path", () => {
     const { txn } = await s.transcribed({ autoSummarize: false });
     const r = await s.app.call("POST", "/v1/summaries", { key: s.tenant.test, body: { transcription_id: txn.id, template: "clinical" } });
     expect(r.status).toBe(202);
-    expect(r.body).toMatchObject({ status: "processing", template: "clinical", format: "medical_note", text: null, structured: null, prompt_version: "clinical.v1" });
+    expect(r.body).toMatchObject({
+      status: "processing",
+      template: "clinical",
+      format: "medical_note",
+      text: null,
+      structured: null,
+      prompt_version: "clinical.v1",
+    });
     await s.app.deps.queue.drain();
     const done = (await s.app.call("GET", `/v1/summaries/${r.body.id}`, { key: s.tenant.test })).body;
     expect(done.status).toBe("completed");
@@ -127,7 +157,10 @@ describe("summaries: happy path", () => {
 describe("summaries: long transcripts and model output", () => {
   test("a transcript over the context is summarised map-reduce", async () => {
     const sentence = (n: number) => Array.from({ length: 30 }, (_, i) => `w${n}_${i}`).join(" ");
-    const many = await summaryApp({ contextTokens: 800 }, { segments: () => Array.from({ length: 40 }, (_, i) => ({ start: i * 0.1, end: i * 0.1 + 0.1, text: sentence(i), confidence: 0.8 })) });
+    const many = await summaryApp(
+      { contextTokens: 800 },
+      { segments: () => Array.from({ length: 40 }, (_, i) => ({ start: i * 0.1, end: i * 0.1 + 0.1, text: sentence(i), confidence: 0.8 })) },
+    );
     const { txn } = await many.transcribed();
     const sum = (await many.app.call("GET", `/v1/summaries?transcription_id=${txn.id}`, { key: many.tenant.test })).body.data[0];
     expect(sum.status).toBe("completed");
@@ -189,7 +222,10 @@ describe("summaries: failures", () => {
   }
 
   test("an engine error or an answer that is not JSON is processing_error", async () => {
-    expect(await failed({ error: new Error("llama exploded") })).toEqual({ code: "processing_error", message: "Summary failed: llama exploded. Check the engines with: parley doctor." });
+    expect(await failed({ error: new Error("llama exploded") })).toEqual({
+      code: "processing_error",
+      message: "Summary failed: llama exploded. Check the engines with: parley doctor.",
+    });
     expect((await failed({ answer: () => "I cannot do JSON today" })).code).toBe("processing_error");
   });
 

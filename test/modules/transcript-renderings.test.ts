@@ -39,7 +39,12 @@ describe("GET /transcriptions/{id}/transcript", () => {
   test("renders a finished transcription in each format with its content type; 409 before it completes; 422 for another format", async () => {
     // The bursts at 0-2 s and 5-7 s reach the transcriber joined: part 0 lies in the first,
     // parts 1 and 2 in the second, where the speakers change at 5 s and 6.15 s.
-    const segments = () => [[0.2, 1.8], [2.5, 3.5], [3.6, 4.2]].map(([start, end], i) => ({ start: start!, end: end!, text: ` part ${i}`, confidence: 0.8 }));
+    const segments = () =>
+      [
+        [0.2, 1.8],
+        [2.5, 3.5],
+        [3.6, 4.2],
+      ].map(([start, end], i) => ({ start: start!, end: end!, text: ` part ${i}`, confidence: 0.8 }));
     const app = await makeTestApp({ engines: { transcriber: new ScriptedTranscriber({ segments }), diarizer: new TwoSpeakerTestDiarizer([5, 6.15]) } });
     const tenant = makeTenant(app.deps);
     const rec = await seedRecording(app.deps, { projectId: tenant.project.id, mode: "test" }, wav(concat(voiced(2), silence(3), voiced(2))));
@@ -49,7 +54,11 @@ describe("GET /transcriptions/{id}/transcript", () => {
     expect(early.body.error.code).toBe("transcription_not_ready");
     await app.deps.queue.drain();
     const url = (format: string) => `/v1/transcriptions/${posted.body.id}/transcript?format=${format}`;
-    const expected = { srt: ["application/x-subrip", "Speaker 2: part 1"], vtt: ["text/vtt", "<v Speaker 1>part 0"], txt: ["text/plain", "] Speaker 2: part 1"] };
+    const expected = {
+      srt: ["application/x-subrip", "Speaker 2: part 1"],
+      vtt: ["text/vtt", "<v Speaker 1>part 0"],
+      txt: ["text/plain", "] Speaker 2: part 1"],
+    };
     for (const [format, [type, line]] of Object.entries(expected)) {
       const r = await app.call("GET", url(format), { key: tenant.test });
       expect(r.status).toBe(200);

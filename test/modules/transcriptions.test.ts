@@ -25,7 +25,22 @@ function pipelineApp(script: TranscriberScript = {}, env: Record<string, string>
 }
 
 const RECORD_FIELDS = [
-  "completed_at", "created_at", "diarization", "duration_seconds", "error", "failed_at", "id", "language", "model", "recording_id", "segments", "speaker_turns", "speakers", "started_at", "status", "text",
+  "completed_at",
+  "created_at",
+  "diarization",
+  "duration_seconds",
+  "error",
+  "failed_at",
+  "id",
+  "language",
+  "model",
+  "recording_id",
+  "segments",
+  "speaker_turns",
+  "speakers",
+  "started_at",
+  "status",
+  "text",
 ];
 
 let t: TestApp;
@@ -54,7 +69,16 @@ describe("transcriptions: happy path", () => {
     expect(r.status).toBe(202);
     expect(r.body.id).toMatch(/^txn_/);
     expect(Object.keys(r.body).sort()).toEqual(RECORD_FIELDS);
-    expect(r.body).toMatchObject({ recording_id: rec, status: "processing", language: null, text: null, segments: [], speakers: [], error: null, completed_at: null });
+    expect(r.body).toMatchObject({
+      recording_id: rec,
+      status: "processing",
+      language: null,
+      text: null,
+      segments: [],
+      speakers: [],
+      error: null,
+      completed_at: null,
+    });
     expect(r.body.started_at).toBe(r.body.created_at);
     expect(findRecording(t.deps.db, tenant, rec)?.status).toBe("processing");
 
@@ -63,7 +87,15 @@ describe("transcriptions: happy path", () => {
 
     await t.deps.queue.drain();
     const done = (await t.call("GET", `/v1/transcriptions/${r.body.id}`, { key: acme.test })).body;
-    expect(done).toMatchObject({ status: "completed", language: "en", duration_seconds: 7, text: "utterance 1", model: "test-scripted-transcriber", diarization: "none", error: null });
+    expect(done).toMatchObject({
+      status: "completed",
+      language: "en",
+      duration_seconds: 7,
+      text: "utterance 1",
+      model: "test-scripted-transcriber",
+      diarization: "none",
+      error: null,
+    });
     // One call over the two bursts' speech; the segment opens where Silero first hears speech,
     // less the 0.2 s padding, and closes where the second burst ends.
     expect(done.segments).toEqual([{ start: expect.any(Number), end: 7, text: "utterance 1", speaker: "SPEAKER_1", confidence: 0.9 }]);
@@ -73,7 +105,18 @@ describe("transcriptions: happy path", () => {
     expect(findRecording(t.deps.db, tenant, rec)?.status).toBe("completed");
 
     const completed = eventsOf(t.deps, "transcription.completed").find((e) => e.data.id === r.body.id)!;
-    expect(Object.keys(completed.data).sort()).toEqual(["completed_at", "created_at", "duration_seconds", "id", "language", "recording_id", "segments", "speakers", "status", "text"]);
+    expect(Object.keys(completed.data).sort()).toEqual([
+      "completed_at",
+      "created_at",
+      "duration_seconds",
+      "id",
+      "language",
+      "recording_id",
+      "segments",
+      "speakers",
+      "status",
+      "text",
+    ]);
     expect(completed.data.segments).toEqual(done.segments);
     const index = t.deps.db.query("SELECT payload FROM jobs WHERE type = 'search.index_transcription'").all() as { payload: string }[];
     expect(index.map((j) => JSON.parse(j.payload))).toContainEqual({ project_id: tenant.projectId, mode: "test", transcription_id: r.body.id });
@@ -94,7 +137,9 @@ describe("transcriptions: happy path", () => {
     const app = await pipelineApp({ segments });
     const key = makeTenant(app.deps).test;
     const projectId = app.deps.db.query<{ project_id: string }, []>("SELECT project_id FROM credentials ORDER BY created_at LIMIT 1").get()!.project_id;
-    const done = await transcribe(app, key, await seedRecording(app.deps, { projectId, mode: "test" }, wav(concat(voiced(10), silence(10), voiced(10)))), { language: "de" });
+    const done = await transcribe(app, key, await seedRecording(app.deps, { projectId, mode: "test" }, wav(concat(voiced(10), silence(10), voiced(10)))), {
+      language: "de",
+    });
     expect(done.language).toBe("de");
     expect(done.duration_seconds).toBe(30);
     expect(heard).toHaveLength(1);
@@ -114,7 +159,9 @@ describe("transcriptions: happy path", () => {
 
   test("a recording that is nearly all speech is decoded whole: one call over all of it, times as the engine gives them", async () => {
     const heard: number[] = [];
-    const app = await pipelineApp({ segments: (pcm) => (heard.push(pcm.length), [{ start: 0, end: pcm.length / 16_000, text: " all of it", confidence: 0.9 }]) });
+    const app = await pipelineApp({
+      segments: (pcm) => (heard.push(pcm.length), [{ start: 0, end: pcm.length / 16_000, text: " all of it", confidence: 0.9 }]),
+    });
     const key = makeTenant(app.deps).test;
     const projectId = app.deps.db.query<{ project_id: string }, []>("SELECT project_id FROM credentials ORDER BY created_at LIMIT 1").get()!.project_id;
     const done = await transcribe(app, key, await seedRecording(app.deps, { projectId, mode: "test" }, wav(voiced(70))));
@@ -143,7 +190,12 @@ describe("transcriptions: happy path", () => {
     // lies in the first burst, parts 1 and 2 in the second (about 5.1-6.1 s and 6.2-6.8 s of
     // the recording). The speakers take turns at 5 s and 6.15 s: part 0 is SPEAKER_1's, part 1
     // SPEAKER_2's, part 2 SPEAKER_1's again.
-    const segments = () => [[0.2, 1.8], [2.5, 3.5], [3.6, 4.2]].map(([start, end], i) => ({ start: start!, end: end!, text: ` part ${i}`, confidence: 0.8 }));
+    const segments = () =>
+      [
+        [0.2, 1.8],
+        [2.5, 3.5],
+        [3.6, 4.2],
+      ].map(([start, end], i) => ({ start: start!, end: end!, text: ` part ${i}`, confidence: 0.8 }));
     const app = await pipelineApp({ segments }, {}, { diarizer: new TwoSpeakerTestDiarizer([5, 6.15]) });
     const key = makeTenant(app.deps).test;
     const projectId = app.deps.db.query<{ project_id: string }, []>("SELECT project_id FROM credentials ORDER BY created_at LIMIT 1").get()!.project_id;
@@ -249,7 +301,10 @@ describe("transcriptions: errors", () => {
 
 describe("transcriptions: failure codes", () => {
   async function failure(app: TestApp, key: string, bytes: Uint8Array, options: Parameters<typeof seedRecording>[3] = {}) {
-    const appTenant = { projectId: app.deps.db.query<{ project_id: string }, []>("SELECT project_id FROM credentials ORDER BY created_at LIMIT 1").get()!.project_id, mode: "test" as const };
+    const appTenant = {
+      projectId: app.deps.db.query<{ project_id: string }, []>("SELECT project_id FROM credentials ORDER BY created_at LIMIT 1").get()!.project_id,
+      mode: "test" as const,
+    };
     const rec = await seedRecording(app.deps, appTenant, bytes, options);
     const done = await transcribe(app, key, rec);
     expect(done.status).toBe("failed");
@@ -279,7 +334,10 @@ describe("transcriptions: failure codes", () => {
   test("an engine error is processing_error pointing at parley doctor; a missing model names the install command", async () => {
     const broken = await pipelineApp({ error: new Error("whisper exploded") });
     const key = makeTenant(broken.deps).test;
-    expect(await failure(broken, key, speech)).toEqual({ code: "processing_error", message: "Transcription failed: whisper exploded. Check the engines with: parley doctor." });
+    expect(await failure(broken, key, speech)).toEqual({
+      code: "processing_error",
+      message: "Transcription failed: whisper exploded. Check the engines with: parley doctor.",
+    });
     const missing = await pipelineApp({ error: new MissingModelError("whisper-base.en", "whisper", "models/ggml-base.en.bin") });
     const error = await failure(missing, makeTenant(missing.deps).test, speech);
     expect(error.code).toBe("processing_error");

@@ -11,7 +11,14 @@ const BUN = process.execPath;
 const dataDir = makeTempDir("parley-crash-");
 const port = 20_000 + Math.floor(Math.random() * 20_000);
 const base = `http://127.0.0.1:${port}`;
-const env = { ...process.env, PARLEY_DATA_DIR: dataDir, PARLEY_PORT: String(port), PARLEY_LOG_LEVEL: "silent", PARLEY_RATE_LIMIT_PER_SECOND: "0", PARLEY_RATE_LIMIT_PER_MINUTE: "0" };
+const env = {
+  ...process.env,
+  PARLEY_DATA_DIR: dataDir,
+  PARLEY_PORT: String(port),
+  PARLEY_LOG_LEVEL: "silent",
+  PARLEY_RATE_LIMIT_PER_SECOND: "0",
+  PARLEY_RATE_LIMIT_PER_MINUTE: "0",
+};
 
 let server: ReturnType<typeof Bun.spawn> | null = null;
 afterAll(() => server?.kill(9));
@@ -49,7 +56,11 @@ test("kill -9 mid-PUT and mid-verification never leaves a bad 'uploaded' recordi
   cli("projects", "create", "crash");
   const key = JSON.parse(cli("keys", "create", "--project", "crash", "--mode", "test", "--json")).key as string;
   const api = (method: string, path: string, body?: unknown) =>
-    fetch(`${base}/v1${path}`, { method, headers: { authorization: `Bearer ${key}`, "content-type": "application/json" }, body: body === undefined ? undefined : JSON.stringify(body) });
+    fetch(`${base}/v1${path}`, {
+      method,
+      headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
   await start();
 
   const rec = await (await api("POST", "/recordings", {})).json();

@@ -52,7 +52,10 @@ describe("the Content-Type of the PUT", () => {
       const big = await makeTestApp();
       const tenant = makeTenant(big.deps, `ct-${type.replace(/\W/g, "-")}`);
       const rec = await createRecording(big, tenant.test);
-      const u = await big.call("POST", `/v1/recordings/${rec.id}/upload-url`, { key: tenant.test, body: type === "application/octet-stream" ? {} : { content_type: type } });
+      const u = await big.call("POST", `/v1/recordings/${rec.id}/upload-url`, {
+        key: tenant.test,
+        body: type === "application/octet-stream" ? {} : { content_type: type },
+      });
       // Exactly the headers the response names: with no content_type, application/octet-stream.
       expect(u.body.headers).toEqual({ "Content-Type": type });
       const head = new Uint8Array(300 * 1024).fill(7);
@@ -164,9 +167,16 @@ describe("streaming chunks share one size limit", () => {
     const rec = await createRecording(t, acme.test);
     const bytes = new Uint8Array(900).fill(3);
     for (const i of [0, 1]) await put(t, acme.test, rec.id, bytes.slice(i * 450, (i + 1) * 450), { chunk_index: i });
-    const lowered = buildDeps({ ...t.deps.config, uploads: { ...t.deps.config.uploads, maxBytes: 800 } }, { clock: t.clock, log: createLogger("silent"), engines: t.deps.engines });
+    const lowered = buildDeps(
+      { ...t.deps.config, uploads: { ...t.deps.config.uploads, maxBytes: 800 } },
+      { clock: t.clock, log: createLogger("silent"), engines: t.deps.engines },
+    );
     const res = await createApp(lowered).handle(
-      new Request(`http://localhost/v1/recordings/${rec.id}/upload-complete`, { method: "POST", headers: { authorization: `Bearer ${acme.test}`, "content-type": "application/json" }, body: "{}" }),
+      new Request(`http://localhost/v1/recordings/${rec.id}/upload-complete`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${acme.test}`, "content-type": "application/json" },
+        body: "{}",
+      }),
     );
     lowered.db.close();
     expect(res.status).toBe(413);

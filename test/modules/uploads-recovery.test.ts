@@ -36,7 +36,8 @@ beforeAll(async () => {
 
 const complete = (id: string, body: Record<string, unknown> = {}) => t.call("POST", `/v1/recordings/${id}/upload-complete`, { key: acme.test, body });
 const statusOf = async (id: string) => (await t.call("GET", `/v1/recordings/${id}`, { key: acme.test })).body.status;
-const verifyJobs = (id: string) => t.deps.db.query<{ state: string }, [string]>("SELECT state FROM jobs WHERE dedupe_key = ? ORDER BY created_at, id").all(`verify:${id}`);
+const verifyJobs = (id: string) =>
+  t.deps.db.query<{ state: string }, [string]>("SELECT state FROM jobs WHERE dedupe_key = ? ORDER BY created_at, id").all(`verify:${id}`);
 
 /** A second process on the same data directory, as after a restart: same database and storage, a new queue. */
 function restart() {
@@ -98,7 +99,9 @@ describe("verification interrupted by a crash", () => {
     expect((await complete(rec.id, body)).status).toBe(425);
     // The dead process had leased the job and started it: its lease has not run out yet.
     const lease = new Date(t.clock.now().getTime() + 60_000).toISOString();
-    t.deps.db.query("UPDATE jobs SET state = 'running', attempts = 1, leased_by = 'wrk_dead', lease_until = ? WHERE dedupe_key = ?").run(lease, `verify:${rec.id}`);
+    t.deps.db
+      .query("UPDATE jobs SET state = 'running', attempts = 1, leased_by = 'wrk_dead', lease_until = ? WHERE dedupe_key = ?")
+      .run(lease, `verify:${rec.id}`);
     expect(await t.deps.queue.drain()).toBe(0);
     expect((await complete(rec.id, body)).status).toBe(425);
 
@@ -133,7 +136,9 @@ describe("streaming chunks lost from storage", () => {
     const bytes = fixture("tone-3s.wav");
     const parts = [bytes.slice(0, 30_000), bytes.slice(30_000, 60_000), bytes.slice(60_000)];
     for (const i of [0, 1, 2]) await put(t, acme.test, rec.id, parts[i]!, { chunk_index: i });
-    const keys = t.deps.db.query<{ storage_key: string }, [string]>("SELECT storage_key FROM recording_chunks WHERE recording_id = ? ORDER BY chunk_index").all(rec.id);
+    const keys = t.deps.db
+      .query<{ storage_key: string }, [string]>("SELECT storage_key FROM recording_chunks WHERE recording_id = ? ORDER BY chunk_index")
+      .all(rec.id);
     await t.deps.storage.remove(keys[0]!.storage_key);
     await t.deps.storage.remove(keys[2]!.storage_key);
     const first = await complete(rec.id);
@@ -163,10 +168,11 @@ describe("repairing an integrity failure", () => {
     expect(await statusOf(rec.id)).toBe("integrity_failure");
     return { rec, bytes };
   }
-  const storedKeys = (id: string) => [
-    ...t.deps.db.query<{ k: string }, [string]>("SELECT storage_key AS k FROM recordings WHERE id = ? AND storage_key IS NOT NULL").all(id),
-    ...t.deps.db.query<{ k: string }, [string]>("SELECT storage_key AS k FROM recording_chunks WHERE recording_id = ?").all(id),
-  ].map((r) => r.k);
+  const storedKeys = (id: string) =>
+    [
+      ...t.deps.db.query<{ k: string }, [string]>("SELECT storage_key AS k FROM recordings WHERE id = ? AND storage_key IS NOT NULL").all(id),
+      ...t.deps.db.query<{ k: string }, [string]>("SELECT storage_key AS k FROM recording_chunks WHERE recording_id = ?").all(id),
+    ].map((r) => r.k);
 
   test("a fresh URL drops the bad bytes: completing before a new PUT is staging_missing, never the old bytes accepted", async () => {
     const { rec, bytes } = await failedVerification(null);

@@ -1,6 +1,18 @@
 import { beforeAll, describe, expect, test } from "bun:test";
 import { makeTenant, makeTestApp } from "../helpers";
-import { captureAutoTranscriptions, createRecording, deviceToken, eventsOf, fixture, pathOf, put, sha256, type T, type Tenant, uploadedRecording } from "./recordings-support";
+import {
+  captureAutoTranscriptions,
+  createRecording,
+  deviceToken,
+  eventsOf,
+  fixture,
+  pathOf,
+  put,
+  sha256,
+  type T,
+  type Tenant,
+  uploadedRecording,
+} from "./recordings-support";
 
 let t: T;
 let acme: Tenant;
@@ -81,7 +93,9 @@ describe("the PUT to the upload URL", () => {
     const r = await small.call("PUT", pathOf(u.body.upload_url), { rawBody: body });
     expect(r.status).toBe(413);
     expect(r.body.error.code).toBe("payload_too_large");
-    expect((await small.call("POST", `/v1/recordings/${rec.id}/upload-complete`, { key: tenant.test, body: {} })).body.error.code).toBe("encrypted_upload_v2_staging_missing");
+    expect((await small.call("POST", `/v1/recordings/${rec.id}/upload-complete`, { key: tenant.test, body: {} })).body.error.code).toBe(
+      "encrypted_upload_v2_staging_missing",
+    );
     // With a Content-Length the PUT is refused before it starts, and the URL stays usable.
     const u2 = await small.call("POST", `/v1/recordings/${rec.id}/upload-url`, { key: tenant.test, body: {} });
     expect((await small.call("PUT", pathOf(u2.body.upload_url), { rawBody: new Uint8Array(1001), headers: { "content-length": "1001" } })).status).toBe(413);
@@ -140,10 +154,30 @@ describe("upload-complete", () => {
     await t.deps.queue.drain();
     const done = await complete(rec.id, body);
     expect(done.status).toBe(200);
-    expect(done.body).toMatchObject({ id: rec.id, status: "uploaded", file_size_bytes: bytes.length, sha256: sha256(bytes), format: "mp3", codec: "mp3", duration_seconds: 3, error: null });
+    expect(done.body).toMatchObject({
+      id: rec.id,
+      status: "uploaded",
+      file_size_bytes: bytes.length,
+      sha256: sha256(bytes),
+      format: "mp3",
+      codec: "mp3",
+      duration_seconds: 3,
+      error: null,
+    });
     expect(done.body.uploaded_at).not.toBeNull();
     const event = eventsOf(t, "recording.uploaded").find((e) => e.id === rec.id);
-    expect(Object.keys(event).sort()).toEqual(["device_id", "duration_seconds", "end_user_id", "ended_at", "file_size_bytes", "format", "id", "started_at", "status", "uploaded_at"]);
+    expect(Object.keys(event).sort()).toEqual([
+      "device_id",
+      "duration_seconds",
+      "end_user_id",
+      "ended_at",
+      "file_size_bytes",
+      "format",
+      "id",
+      "started_at",
+      "status",
+      "uploaded_at",
+    ]);
     expect(event).toMatchObject({ status: "uploaded", format: "mp3", file_size_bytes: bytes.length, started_at: "2026-01-15T10:00:00.000Z" });
     // 3 s of tone; ffmpeg reads 3.1 from the mp3 header (encoder padding), the built-in decoder counts 3.0 (decision 091).
     expect(event.duration_seconds).toBeGreaterThan(2.9);
@@ -294,7 +328,9 @@ describe("streaming uploads", () => {
     for (const i of [0, 1]) await put(t, acme.test, rec.id, parts[i]!, { chunk_index: i });
     const body = { sha256: sha256(bytes) };
     expect((await complete(rec.id, body)).status).toBe(425);
-    const lost = t.deps.db.query<{ storage_key: string }, [string]>("SELECT storage_key FROM recording_chunks WHERE recording_id = ? AND chunk_index = 1").get(rec.id)!;
+    const lost = t.deps.db
+      .query<{ storage_key: string }, [string]>("SELECT storage_key FROM recording_chunks WHERE recording_id = ? AND chunk_index = 1")
+      .get(rec.id)!;
     await t.deps.storage.remove(lost.storage_key);
     await t.deps.queue.drain();
     const r = await complete(rec.id, body);
@@ -334,9 +370,12 @@ test("the periodic sweep removes what a crash between a PUT's write and its row 
   const [received, orphan] = [rows.find((r) => r.received_at), rows.find((r) => !r.received_at)];
   // The crash: the object landed under the URL's key, the row never heard of it.
   const orphanKey = received.storage_key.replace(received.credential_id, orphan.credential_id);
-  await t.deps.storage.write(orphanKey, (async function* () {
-    yield new Uint8Array(10);
-  })());
+  await t.deps.storage.write(
+    orphanKey,
+    (async function* () {
+      yield new Uint8Array(10);
+    })(),
+  );
   await t.runTask("sweep-partial-uploads");
   expect(await t.deps.storage.size(orphanKey)).toBe(10);
   t.clock.advance((t.deps.config.uploads.tokenTtlSeconds + 86_400) * 1000 + 1);

@@ -7,14 +7,16 @@ import { seedRecording, wav } from "./pipeline-fixtures";
 
 // Known voices on real speech: espeak-ng voices through the real decoder, VAD, classic
 // diarizer and its voiceprints; only the transcriber is scripted.
-const shortSegments = (pcm: Float32Array) => Array.from({ length: Math.floor(pcm.length / 16_000) }, (_, i) => ({ start: i, end: i + 1, text: ` word${i}`, confidence: 0.9 }));
+const shortSegments = (pcm: Float32Array) =>
+  Array.from({ length: Math.floor(pcm.length / 16_000) }, (_, i) => ({ start: i, end: i + 1, text: ` word${i}`, confidence: 0.9 }));
 /** Lines from `from` on, so a later recording says other sentences than the sample. */
 const talk = (speakers: number[], from: number): Turn[] => speakers.map((speaker, i) => ({ speaker, text: LINES[(from + i) % LINES.length]! }));
 
 async function voicesApp() {
   const app = await makeTestApp({ engines: { transcriber: new ScriptedTranscriber({ segments: shortSegments }), llm: new ScriptedLlm() } });
   const tenant = makeTenant(app.deps);
-  const seed = (turns: Turn[], endUserId: string | null = null) => seedRecording(app.deps, { projectId: tenant.project.id, mode: "test" }, wav(conversation(turns).pcm), { endUserId });
+  const seed = (turns: Turn[], endUserId: string | null = null) =>
+    seedRecording(app.deps, { projectId: tenant.project.id, mode: "test" }, wav(conversation(turns).pcm), { endUserId });
   const transcribe = async (rec: string) => {
     const r = await app.call("POST", "/v1/transcriptions", { key: tenant.test, body: { recording_id: rec } });
     await app.deps.queue.drain();

@@ -47,12 +47,20 @@ function deliverySuite(tls: TlsFiles) {
    * The receiver is on this box, so its address is an allowed host; `dns` stands in for DNS.
    */
   async function setup(env: Record<string, string> = {}, dns?: Resolver) {
-    const t = await makeTestApp({ env: { PARLEY_WEBHOOK_RETRY_DELAYS: "60,300", PARLEY_WEBHOOK_TIMEOUT_MS: "2000", PARLEY_WEBHOOK_ALLOW_HOSTS: "127.0.0.1", ...env }, dns });
+    const t = await makeTestApp({
+      env: { PARLEY_WEBHOOK_RETRY_DELAYS: "60,300", PARLEY_WEBHOOK_TIMEOUT_MS: "2000", PARLEY_WEBHOOK_ALLOW_HOSTS: "127.0.0.1", ...env },
+      dns,
+    });
     const acme = makeTenant(t.deps);
     receiver.behave(() => ({ status: 200 }));
     receiver.received.length = 0;
-    const emit = (type: EventType = "recording.created", data: Record<string, unknown> = { id: "rec_1" }, mode: Mode = "test", projectId = acme.project.id, deps: Deps = t.deps) =>
-      deps.db.transaction(() => recordEvent(deps, { projectId, mode }, type, data, deps.clock.now()))();
+    const emit = (
+      type: EventType = "recording.created",
+      data: Record<string, unknown> = { id: "rec_1" },
+      mode: Mode = "test",
+      projectId = acme.project.id,
+      deps: Deps = t.deps,
+    ) => deps.db.transaction(() => recordEvent(deps, { projectId, mode }, type, data, deps.clock.now()))();
     const hook = async (path: string, body: Record<string, unknown> = {}, key = acme.test) => {
       const r = await t.call("POST", "/v1/webhooks", { key, body: { url: `${receiver.url}${path}`, events: ["*"], ...body } });
       expect(r.status).toBe(201);
@@ -71,19 +79,35 @@ function deliverySuite(tls: TlsFiles) {
       await drain();
       expect(receiver.received).toHaveLength(1);
       const got = receiver.received[0]!;
-      expect(JSON.parse(got.body)).toEqual({ id: event.id, type: "recording.uploaded", created_at: event.created_at, data: { id: "rec_9", duration_seconds: 12.5, format: "wav" } });
+      expect(JSON.parse(got.body)).toEqual({
+        id: event.id,
+        type: "recording.uploaded",
+        created_at: event.created_at,
+        data: { id: "rec_9", duration_seconds: 12.5, format: "wav" },
+      });
       expect(got.headers.get("content-type")).toBe("application/json");
       expect(got.headers.get("x-parley-signature")).toBe(`sha256=${createHmac("sha256", wh.secret).update(got.body).digest("hex")}`);
       const id = got.headers.get("webhook-id")!;
       const ts = got.headers.get("webhook-timestamp")!;
       expect(id).toBe(event.id);
-      const standard = createHmac("sha256", Buffer.from(wh.secret.slice(6), "base64")).update(`${id}.${ts}.${got.body}`).digest("base64");
+      const standard = createHmac("sha256", Buffer.from(wh.secret.slice(6), "base64"))
+        .update(`${id}.${ts}.${got.body}`)
+        .digest("base64");
       expect(got.headers.get("webhook-signature")).toBe(`v1,${standard}`);
       // A tampered body would not verify.
-      expect(createHmac("sha256", wh.secret).update(got.body.replace("rec_9", "rec_8")).digest("hex")).not.toBe(got.headers.get("x-parley-signature")!.slice(7));
+      expect(createHmac("sha256", wh.secret).update(got.body.replace("rec_9", "rec_8")).digest("hex")).not.toBe(
+        got.headers.get("x-parley-signature")!.slice(7),
+      );
       const log = await deliveries(wh.id);
       expect(log.data).toHaveLength(1);
-      expect(log.data[0]).toMatchObject({ webhook_id: wh.id, event_id: event.id, event_type: "recording.uploaded", status: "succeeded", attempt_count: 1, next_attempt_at: null });
+      expect(log.data[0]).toMatchObject({
+        webhook_id: wh.id,
+        event_id: event.id,
+        event_type: "recording.uploaded",
+        status: "succeeded",
+        attempt_count: 1,
+        next_attempt_at: null,
+      });
       expect(log.data[0].last_attempt).toMatchObject({ response_status: 200, response_snippet: "ok", error: null });
       expect(log.data[0].last_attempt.latency_ms).toBeNumber();
     });
@@ -210,7 +234,10 @@ function deliverySuite(tls: TlsFiles) {
     });
 
     test("an address that cannot be reached gives way to the name's next one", async () => {
-      const { emit, drain, deliveries, t, acme } = await setup({ PARLEY_WEBHOOK_ALLOW_HOSTS: "receiver.test" }, standInDns({ "receiver.test": ["::1", "127.0.0.1"] }));
+      const { emit, drain, deliveries, t, acme } = await setup(
+        { PARLEY_WEBHOOK_ALLOW_HOSTS: "receiver.test" },
+        standInDns({ "receiver.test": ["::1", "127.0.0.1"] }),
+      );
       const wh = (await t.call("POST", "/v1/webhooks", { key: acme.test, body: { url: `https://receiver.test:${port()}/hooks/second`, events: ["*"] } })).body;
       emit();
       await drain();
@@ -353,7 +380,9 @@ function deliverySuite(tls: TlsFiles) {
       receiver.behave(() => ({ status: 200 }));
       await drain(restarted);
       expect(receiver.received.map((r) => JSON.parse(r.body).id)).toEqual([event.id, event.id]);
-      expect(receiver.received[1]!.headers.get("x-parley-signature")).toBe(`sha256=${createHmac("sha256", wh.secret).update(receiver.received[1]!.body).digest("hex")}`);
+      expect(receiver.received[1]!.headers.get("x-parley-signature")).toBe(
+        `sha256=${createHmac("sha256", wh.secret).update(receiver.received[1]!.body).digest("hex")}`,
+      );
       expect((await deliveries(wh.id)).data[0]).toMatchObject({ status: "succeeded", attempt_count: 2 });
       restarted.db.close();
     });
@@ -395,7 +424,9 @@ function deliverySuite(tls: TlsFiles) {
       // Errors and isolation.
       expect((await t.call("POST", `/v1/webhooks/${wh.id}/deliveries/whd_nope/retry`, { key: acme.test })).status).toBe(404);
       expect((await t.call("POST", `/v1/webhooks/${wh.id}/deliveries/${failed.id}/retry`, { key: acme.live })).status).toBe(404);
-      expect((await t.call("POST", `/v1/webhooks/${wh.id}/deliveries/${failed.id}/retry`, { key: acme.key("test", { scopes: ["webhooks:read"] }) })).status).toBe(403);
+      expect(
+        (await t.call("POST", `/v1/webhooks/${wh.id}/deliveries/${failed.id}/retry`, { key: acme.key("test", { scopes: ["webhooks:read"] }) })).status,
+      ).toBe(403);
     });
 
     test("an endpoint failing for 3 days is disabled; a successful manual retry enables it again", async () => {
@@ -429,7 +460,11 @@ function deliverySuite(tls: TlsFiles) {
       receiver.behave(() => ({ status: 200 }));
       expect((await t.call("POST", `/v1/webhooks/${wh.id}/deliveries/${log[0].id}/retry`, { key: acme.test })).status).toBe(202);
       await drain();
-      expect((await t.call("GET", `/v1/webhooks/${wh.id}`, { key: acme.test })).body).toMatchObject({ status: "enabled", disabled_at: null, failing_since: null });
+      expect((await t.call("GET", `/v1/webhooks/${wh.id}`, { key: acme.test })).body).toMatchObject({
+        status: "enabled",
+        disabled_at: null,
+        failing_since: null,
+      });
     });
 
     test("failures days apart are not continuous failure: a failure after a quiet spell starts a new streak", async () => {

@@ -116,7 +116,8 @@ describe("webhook targets: PARLEY_WEBHOOK_ALLOW_HOSTS", () => {
 });
 
 describe("webhook targets: checked again before each attempt", () => {
-  const emit = (app: App, projectId: string) => app.deps.db.transaction(() => recordEvent(app.deps, { projectId, mode: "test" }, "recording.created", { id: "rec_x" }, app.clock.now()))();
+  const emit = (app: App, projectId: string) =>
+    app.deps.db.transaction(() => recordEvent(app.deps, { projectId, mode: "test" }, "recording.created", { id: "rec_x" }, app.clock.now()))();
 
   test("a name that rebinds to loopback after creation is a failed attempt with the refusal, nothing read back", async () => {
     const rebinding = standInDns({ "flip.example.com": (n) => (n === 1 ? ["93.184.215.14"] : ["127.0.0.1"]) });

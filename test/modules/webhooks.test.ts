@@ -32,8 +32,26 @@ describe("webhooks: happy path", () => {
     expect(r.status).toBe(201);
     expect(r.body.id).toMatch(/^wh_/);
     expect(r.body.secret).toMatch(/^whsec_[A-Za-z0-9+/]{32}$/);
-    expect(r.body).toMatchObject({ url: URL_OK, events: ["recording.uploaded", "transcription.completed"], include_device_events: false, status: "enabled", disabled_at: null, failing_since: null });
-    expect(Object.keys(r.body).sort()).toEqual(["created_at", "disabled_at", "events", "failing_since", "id", "include_device_events", "secret", "status", "updated_at", "url"]);
+    expect(r.body).toMatchObject({
+      url: URL_OK,
+      events: ["recording.uploaded", "transcription.completed"],
+      include_device_events: false,
+      status: "enabled",
+      disabled_at: null,
+      failing_since: null,
+    });
+    expect(Object.keys(r.body).sort()).toEqual([
+      "created_at",
+      "disabled_at",
+      "events",
+      "failing_since",
+      "id",
+      "include_device_events",
+      "secret",
+      "status",
+      "updated_at",
+      "url",
+    ]);
     const row = t.deps.db.query<{ secret_sealed: string }, [string]>("SELECT secret_sealed FROM webhook_endpoints WHERE id = ?").get(r.body.id)!;
     expect(row.secret_sealed).not.toContain(r.body.secret.slice(6));
     expect(decryptWithServerSecret(t.deps.serverSecret, row.secret_sealed)).toBe(r.body.secret);
@@ -78,7 +96,6 @@ describe("webhooks: happy path", () => {
     expect(long.status).toBe(422);
     expect(long.body.error).toMatchObject({ code: "validation_error", param: "url" });
   });
-
 });
 
 describe("webhooks: validation", () => {
@@ -140,12 +157,15 @@ describe("webhooks: validation", () => {
       expect(r.body.error.message).toContain("private networks");
     });
 
-    test.each(["https://93.184.215.14/h", "https://198.20.0.1/h", "https://[2606:2800:21f:cb07:6820:80da:af6b:8b2c]/h", "https://[::ffff:93.184.215.14]/h", "https://[64:ff9b::5db8:d70e]/h"])(
-      "accepts the public address %s",
-      async (url) => {
-        expect((await strict.call("POST", "/v1/webhooks", { key: tenant.test, body: { url, events: ["*"] } })).status).toBe(201);
-      },
-    );
+    test.each([
+      "https://93.184.215.14/h",
+      "https://198.20.0.1/h",
+      "https://[2606:2800:21f:cb07:6820:80da:af6b:8b2c]/h",
+      "https://[::ffff:93.184.215.14]/h",
+      "https://[64:ff9b::5db8:d70e]/h",
+    ])("accepts the public address %s", async (url) => {
+      expect((await strict.call("POST", "/v1/webhooks", { key: tenant.test, body: { url, events: ["*"] } })).status).toBe(201);
+    });
 
     test("a DNS lookup that hangs is a 422 after the timeout, not a hung request", async () => {
       const hangs = () => new Promise<never>(() => {});
@@ -206,7 +226,14 @@ describe("webhooks: security", () => {
   test("end-user-scoped keys and device tokens cannot manage webhooks", async () => {
     const eu = (await t.call("POST", "/v1/end-users", { key: acme.test, body: {} })).body;
     const scoped = acme.key("test", { endUserId: eu.id });
-    const device = issueCredential(t.deps.db, { kind: "device", projectId: acme.project.id, mode: "test", deviceId: "dev_x", endUserId: eu.id, now: t.clock.now() }).token;
+    const device = issueCredential(t.deps.db, {
+      kind: "device",
+      projectId: acme.project.id,
+      mode: "test",
+      deviceId: "dev_x",
+      endUserId: eu.id,
+      now: t.clock.now(),
+    }).token;
     for (const key of [scoped, device]) {
       const r = await create(key, { url: URL_OK, events: ["*"] });
       expect(r.status).toBe(403);
@@ -227,9 +254,13 @@ describe("webhooks: delivery log retention", () => {
     const tenant = { projectId: acme.project.id, mode: "test" as const };
     for (let i = 0; i < 3; i++) t.deps.db.transaction(() => recordEvent(t.deps, tenant, "recording.created", { id: `rec_${i}` }, t.clock.now()))();
     fanOutEvents(t.deps.db, t.clock.now());
-    const ids = t.deps.db.query<{ id: string }, [string]>("SELECT id FROM webhook_deliveries WHERE endpoint_id = ? ORDER BY id").all(w.id).map((r) => r.id);
+    const ids = t.deps.db
+      .query<{ id: string }, [string]>("SELECT id FROM webhook_deliveries WHERE endpoint_id = ? ORDER BY id")
+      .all(w.id)
+      .map((r) => r.id);
     expect(ids).toHaveLength(3);
-    const end = (id: string, status: string, at: Date) => t.deps.db.query("UPDATE webhook_deliveries SET status = ?, completed_at = ? WHERE id = ?").run(status, at.toISOString(), id);
+    const end = (id: string, status: string, at: Date) =>
+      t.deps.db.query("UPDATE webhook_deliveries SET status = ?, completed_at = ? WHERE id = ?").run(status, at.toISOString(), id);
     end(ids[0]!, "succeeded", t.clock.now());
     end(ids[1]!, "failed", new Date(t.clock.now().getTime() + 86_400_000));
     t.clock.advance(30 * 86_400_000);
@@ -240,7 +271,8 @@ describe("webhooks: delivery log retention", () => {
 });
 
 describe("webhooks: attempts refused before any request", () => {
-  const emitIn = (deps: typeof t.deps, projectId: string) => deps.db.transaction(() => recordEvent(deps, { projectId, mode: "test" }, "recording.created", { id: "rec_x" }, deps.clock.now()))();
+  const emitIn = (deps: typeof t.deps, projectId: string) =>
+    deps.db.transaction(() => recordEvent(deps, { projectId, mode: "test" }, "recording.created", { id: "rec_x" }, deps.clock.now()))();
 
   test("a secret that cannot be unsealed is a recorded failed attempt, not a crash", async () => {
     const app = await makeTestApp();
@@ -259,7 +291,10 @@ describe("webhooks: attempts refused before any request", () => {
     const tenant = makeTenant(app.deps);
     const w = (await app.call("POST", "/v1/webhooks", { key: tenant.test, body: { url: "https://10.9.8.7/x", events: ["*"] } })).body;
     emitIn(app.deps, tenant.project.id);
-    const strict = buildDeps(loadConfig({ PARLEY_DATA_DIR: app.deps.config.dataDir, PARLEY_LOG_LEVEL: "silent", PARLEY_WEBHOOK_DENY_PRIVATE: "1" }), { clock: app.clock, log: createLogger("silent") });
+    const strict = buildDeps(loadConfig({ PARLEY_DATA_DIR: app.deps.config.dataDir, PARLEY_LOG_LEVEL: "silent", PARLEY_WEBHOOK_DENY_PRIVATE: "1" }), {
+      clock: app.clock,
+      log: createLogger("silent"),
+    });
     try {
       await strict.webhooks.drain();
     } finally {
@@ -276,7 +311,12 @@ describe("webhooks: due deliveries are shared fairly", () => {
   // Offers named project.endpoint.n, due in that order within each endpoint.
   const offers = (spec: Record<string, number>): Offer[] =>
     Object.entries(spec).flatMap(([endpoint, n]) =>
-      Array.from({ length: n }, (_, i) => ({ id: `${endpoint}.${i}`, endpoint_id: endpoint, project_id: endpoint.split(".")[0]!, next_attempt_at: `2026-01-01T00:00:0${i}.000Z` })),
+      Array.from({ length: n }, (_, i) => ({
+        id: `${endpoint}.${i}`,
+        endpoint_id: endpoint,
+        project_id: endpoint.split(".")[0]!,
+        next_attempt_at: `2026-01-01T00:00:0${i}.000Z`,
+      })),
     );
   const limits = { perEndpoint: 2, perProject: 3, limit: 64, busyEndpoints: {}, busyProjects: {} };
 

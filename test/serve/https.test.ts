@@ -36,8 +36,20 @@ async function startHttps(env: Record<string, string>, ca: () => string[]): Prom
     async () => {
       if (server.proc.exitCode !== null) throw new Error(`parley serve exited ${server.proc.exitCode}: ${server.stderr()}`);
       // Before the server has made its certificate there is nothing to trust yet.
-      const trusted = (() => { try { return ca(); } catch { return null; } })();
-      return trusted !== null && fetch(`${https}/healthz`, { tls: { ca: trusted } }).then((r) => r.ok, () => false);
+      const trusted = (() => {
+        try {
+          return ca();
+        } catch {
+          return null;
+        }
+      })();
+      return (
+        trusted !== null &&
+        fetch(`${https}/healthz`, { tls: { ca: trusted } }).then(
+          (r) => r.ok,
+          () => false,
+        )
+      );
     },
     60_000,
   );
@@ -49,7 +61,12 @@ async function httpsApi(env: Record<string, string>, base: string, ca: string[])
   await parley(["projects", "create", "clinic"], env);
   const key = JSON.parse((await parley(["keys", "create", "--project", "clinic", "--mode", "test", "--json"], env)).stdout).key as string;
   return (method: string, path: string, body?: unknown) =>
-    fetch(`${base}/v1${path}`, { method, tls: { ca }, headers: { authorization: `Bearer ${key}`, "content-type": "application/json" }, body: body === undefined ? undefined : JSON.stringify(body) });
+    fetch(`${base}/v1${path}`, {
+      method,
+      tls: { ca },
+      headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
 }
 
 const fingerprint = (files: TlsFiles) => new X509Certificate(readFileSync(files.cert)).fingerprint256;
@@ -105,7 +122,9 @@ test("the operator's certificate: presented as configured, HSTS, a device upload
   });
   const slowPut = fetch(slowUrl, { method: "PUT", body, duplex: "half", tls } as RequestInit);
   const tmp = join(dataDir, "audio", ".tmp");
-  await waitFor("the slow upload's first bytes on disk", () => readdirSync(tmp, { recursive: true, encoding: "utf8" }).some((f) => statSync(join(tmp, f)).size > 0));
+  await waitFor("the slow upload's first bytes on disk", () =>
+    readdirSync(tmp, { recursive: true, encoding: "utf8" }).some((f) => statSync(join(tmp, f)).size > 0),
+  );
 
   // SIGHUP: the files behind the links change outside the watched folder, so only the signal tells.
   copyFileSync(second.key, first.key);
@@ -119,7 +138,10 @@ test("the operator's certificate: presented as configured, HSTS, a device upload
   expect((await slowPut).status).toBe(200);
   // A keep-alive connection from before the reload is closed when the retired server's last
   // request ends; a request sent on it that instant is reset and retried, as after any restart.
-  await waitFor("the slow upload verified", async () => (await api("POST", `/recordings/${slow.id}/upload-complete`, completion).catch(() => null))?.status === 200);
+  await waitFor(
+    "the slow upload verified",
+    async () => (await api("POST", `/recordings/${slow.id}/upload-complete`, completion).catch(() => null))?.status === 200,
+  );
 
   // A key that does not fit the certificate (a renewal half done) is refused; the last good pair stays.
   copyFileSync(third.key, first.key);
@@ -128,7 +150,10 @@ test("the operator's certificate: presented as configured, HSTS, a device upload
   expect(await presentedFingerprint(port)).toBe(fingerprint(second));
 
   // A renewal the certbot way: new links renamed over the old ones in live/, no signal.
-  for (const [name, target] of [["key.pem", third.key], ["cert.pem", third.cert]] as const) {
+  for (const [name, target] of [
+    ["key.pem", third.key],
+    ["cert.pem", third.cert],
+  ] as const) {
     symlinkSync(target, join(files.live, `${name}.new`));
     renameSync(join(files.live, `${name}.new`), join(files.live, name));
   }
@@ -168,10 +193,14 @@ test("PARLEY_TLS=auto: a self-signed certificate made on first start, logged, pr
 test("plain HTTP on 0.0.0.0: the start log warns that the network sees everything unencrypted", async () => {
   const env = { PARLEY_DATA_DIR: makeTempDir(), PARLEY_PORT: String(freePort()), PARLEY_HOST: "0.0.0.0" };
   const server = spawnServer(env);
-  await waitFor("the warning", () => {
-    if (server.proc.exitCode !== null) throw new Error(`parley serve exited: ${server.stderr()}`);
-    return server.stderr().includes("listens beyond loopback on plain HTTP");
-  }, 60_000);
+  await waitFor(
+    "the warning",
+    () => {
+      if (server.proc.exitCode !== null) throw new Error(`parley serve exited: ${server.stderr()}`);
+      return server.stderr().includes("listens beyond loopback on plain HTTP");
+    },
+    60_000,
+  );
   server.proc.kill("SIGTERM");
   expect(await server.proc.exited).toBe(0);
 }, 60_000);

@@ -66,7 +66,12 @@ test("SIGTERM mid-transcription: the job goes back to the queue, the transcripti
   await waitFor("the upload verified", async () => (await api("POST", `/recordings/${rec.id}/upload-complete`, completion)).status === 200);
 
   const db = new Database(join(dataDir, "parley.db"), { readonly: true });
-  const job = () => db.query<{ state: string; attempts: number; last_error: string | null }, []>("SELECT state, attempts, last_error FROM jobs WHERE type = 'transcriptions.run'").get();
+  const job = () =>
+    db
+      .query<{ state: string; attempts: number; last_error: string | null }, []>(
+        "SELECT state, attempts, last_error FROM jobs WHERE type = 'transcriptions.run'",
+      )
+      .get();
   await waitFor("the transcription job running", () => job()?.state === "running");
   server.proc.kill("SIGTERM");
   expect(await server.proc.exited).toBe(0);
@@ -82,7 +87,10 @@ test("SIGTERM mid-transcription: the job goes back to the queue, the transcripti
   await waitFor("the transcription completed after the restart", () => status() !== "processing", 120_000);
   const txn = await (await api("GET", `/transcriptions/${transcriptionId}`)).json();
   expect(txn).toMatchObject({ status: "completed", error: null });
-  expect(db.query("SELECT type FROM events WHERE type LIKE 'transcription.%' ORDER BY created_at, id").all()).toEqual([{ type: "transcription.started" }, { type: "transcription.completed" }]);
+  expect(db.query("SELECT type FROM events WHERE type LIKE 'transcription.%' ORDER BY created_at, id").all()).toEqual([
+    { type: "transcription.started" },
+    { type: "transcription.completed" },
+  ]);
   expect(job()).toMatchObject({ state: "done", attempts: 1 });
   db.close();
   again.proc.kill("SIGTERM");

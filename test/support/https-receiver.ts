@@ -27,7 +27,10 @@ export function makeTestCa(dir = mkdtempSync(join(tmpdir(), "parley-tls-")), nam
   writeFileSync(join(dir, "ext.cnf"), "subjectAltName=IP:127.0.0.1,DNS:localhost,DNS:receiver.test\nbasicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\n");
   openssl(["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", "ca.key", "-out", "ca.pem", "-days", "2", "-subj", `/CN=${name}`], dir);
   openssl(["req", "-newkey", "rsa:2048", "-nodes", "-keyout", "server.key", "-out", "server.csr", "-subj", "/CN=127.0.0.1"], dir);
-  openssl(["x509", "-req", "-in", "server.csr", "-CA", "ca.pem", "-CAkey", "ca.key", "-CAcreateserial", "-out", "server.pem", "-days", "2", "-extfile", "ext.cnf"], dir);
+  openssl(
+    ["x509", "-req", "-in", "server.csr", "-CA", "ca.pem", "-CAkey", "ca.key", "-CAcreateserial", "-out", "server.pem", "-days", "2", "-extfile", "ext.cnf"],
+    dir,
+  );
   return tlsFilesIn(dir);
 }
 

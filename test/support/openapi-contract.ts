@@ -47,7 +47,11 @@ export class OpenApiContract {
     const path = new URL(url, "http://localhost").pathname;
     const found = this.templates.find((t) => t.method === method.toLowerCase() && t.pattern.test(path));
     if (!found) return null;
-    return { key: `${found.method} ${found.path}`, pointer: `/paths/${escape(found.path)}/${found.method}`, operation: this.document.paths[found.path]?.[found.method] as Operation };
+    return {
+      key: `${found.method} ${found.path}`,
+      pointer: `/paths/${escape(found.path)}/${found.method}`,
+      operation: this.document.paths[found.path]?.[found.method] as Operation,
+    };
   }
 
   /**
@@ -59,7 +63,8 @@ export class OpenApiContract {
     const { responses } = op.operation;
     const status = String(reply.status);
     const declaredAs = status in responses ? status : reply.status >= 400 ? `${status[0]}XX` : null;
-    if (!declaredAs || !responses[declaredAs]) return `${op.key} answered ${status}, which it does not declare (declared: ${Object.keys(responses).join(", ")})`;
+    if (!declaredAs || !responses[declaredAs])
+      return `${op.key} answered ${status}, which it does not declare (declared: ${Object.keys(responses).join(", ")})`;
     const pointer = this.resolve(`${op.pointer}/responses/${declaredAs}`);
     const response = resolvePointer(this.document, pointer) as ResponseObject & { content?: Record<string, unknown>; headers?: Record<string, unknown> };
     // Parley's own headers (components.headers) a response sends must be declared on it, so a generated client knows them.
@@ -68,7 +73,8 @@ export class OpenApiContract {
     if (!response.content) return reply.body === null ? null : `${op.key} ${status} declares no body but sent ${JSON.stringify(reply.body).slice(0, 200)}`;
     const type = reply.headers.get("content-type")?.split(";")[0]!.trim().toLowerCase();
     const declaredTypes = Object.keys(response.content).map((t) => t.split(";")[0]!.trim());
-    if (type && !declaredTypes.some((t) => t === type || (t.endsWith("/*") && type.startsWith(t.slice(0, -1))))) return `${op.key} ${status} answered ${type}, declared ${declaredTypes.join(", ")}`;
+    if (type && !declaredTypes.some((t) => t === type || (t.endsWith("/*") && type.startsWith(t.slice(0, -1)))))
+      return `${op.key} ${status} answered ${type}, declared ${declaredTypes.join(", ")}`;
     if (!("application/json" in response.content)) return null;
     const validate = this.validator(`${pointer}/content/application~1json/schema`);
     if (validate(reply.body)) return null;

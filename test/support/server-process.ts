@@ -54,7 +54,10 @@ export async function startServer(env: Record<string, string>, options: { umask?
   const server = spawnServer(env, options);
   await waitFor(`parley serve on ${server.base}`, async () => {
     if (server.proc.exitCode !== null) throw new Error(`parley serve exited ${server.proc.exitCode}: ${server.stderr()}`);
-    return fetch(`${server.base}/healthz`).then((r) => r.ok, () => false);
+    return fetch(`${server.base}/healthz`).then(
+      (r) => r.ok,
+      () => false,
+    );
   });
   return server;
 }
@@ -72,5 +75,9 @@ export async function apiClient(env: Record<string, string>, base: string) {
   const created = await parley(["keys", "create", "--project", "clinic", "--mode", "test", "--json"], env);
   const key = JSON.parse(created.stdout).key as string;
   return (method: string, path: string, body?: unknown) =>
-    fetch(`${base}/v1${path}`, { method, headers: { authorization: `Bearer ${key}`, "content-type": "application/json" }, body: body === undefined ? undefined : JSON.stringify(body) });
+    fetch(`${base}/v1${path}`, {
+      method,
+      headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
 }

@@ -42,7 +42,9 @@ describe("the self-signed certificate", () => {
     const dir = makeTempDir();
     writeFileSync(join(dir, "c.pem"), pem);
     // Only a certificate whose times are now valid verifies: check against its own validity.
-    expect(execFileSync("openssl", ["verify", "-attime", String(notBefore.getTime() / 1000 + 60), "-CAfile", join(dir, "c.pem"), join(dir, "c.pem")]).toString()).toContain(": OK");
+    expect(
+      execFileSync("openssl", ["verify", "-attime", String(notBefore.getTime() / 1000 + 60), "-CAfile", join(dir, "c.pem"), join(dir, "c.pem")]).toString(),
+    ).toContain(": OK");
   });
 
   test("addresses are encoded as 4 or 16 bytes, IPv6 shorthand expanded", () => {

@@ -34,7 +34,8 @@ describe("configuration", () => {
 describe("plain HTTP beyond loopback", () => {
   test("warned of on every address but loopback, never under TLS", () => {
     for (const host of ["127.0.0.1", "127.0.1.1", "localhost", "::1", "[::1]"]) expect(plainHttpWarning({ host, tls: null })).toBeNull();
-    for (const host of ["0.0.0.0", "::", "192.168.1.20", "clinic-box"]) expect(plainHttpWarning({ host, tls: null })).toContain(`PARLEY_HOST=${host} listens beyond loopback on plain HTTP`);
+    for (const host of ["0.0.0.0", "::", "192.168.1.20", "clinic-box"])
+      expect(plainHttpWarning({ host, tls: null })).toContain(`PARLEY_HOST=${host} listens beyond loopback on plain HTTP`);
     expect(plainHttpWarning({ host: "0.0.0.0", tls: { mode: "auto" } })).toBeNull();
   });
 

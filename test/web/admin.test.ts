@@ -4,7 +4,8 @@ import { createAdmin } from "../../src/modules/admins/service";
 import { type Dashboard, hasChromium, onPage, screenshot, signIn, startDashboard } from "./support";
 
 /** Calls /v1 with a key, outside the browser: does the key work? */
-const withKey = (d: Dashboard, key: string, path = "/v1/end-users") => fetch(`${d.base}${path}`, { headers: { authorization: `Bearer ${key}` } }).then((r) => r.status);
+const withKey = (d: Dashboard, key: string, path = "/v1/end-users") =>
+  fetch(`${d.base}${path}`, { headers: { authorization: `Bearer ${key}` } }).then((r) => r.status);
 
 async function fillSignIn(page: Page, base: string, email: string, password: string) {
   await page.goto(`${base}/dashboard`);
@@ -154,9 +155,19 @@ describe.skipIf(!hasChromium)("administrators in a real browser", () => {
     const page = await d.newSignedInPage();
     await onPage(page, "csrf", async () => {
       const statuses = await page.evaluate(async () => {
-        const post = (headers: Record<string, string>) => fetch("/v1/end-users", { method: "POST", headers: { "content-type": "application/json", ...headers }, body: JSON.stringify({ name: "Mallory" }) }).then((r) => r.status);
+        const post = (headers: Record<string, string>) =>
+          fetch("/v1/end-users", {
+            method: "POST",
+            headers: { "content-type": "application/json", ...headers },
+            body: JSON.stringify({ name: "Mallory" }),
+          }).then((r) => r.status);
         const session = await fetch("/dashboard/api/session").then((r) => r.json());
-        return { without: await post({}), wrong: await post({ "x-csrf-token": "0".repeat(64) }), right: await post({ "x-csrf-token": session.csrf_token }), read: await fetch("/v1/end-users").then((r) => r.status) };
+        return {
+          without: await post({}),
+          wrong: await post({ "x-csrf-token": "0".repeat(64) }),
+          right: await post({ "x-csrf-token": session.csrf_token }),
+          read: await fetch("/v1/end-users").then((r) => r.status),
+        };
       });
       expect(statuses).toEqual({ without: 403, wrong: 403, right: 201, read: 200 });
     });
@@ -183,8 +194,15 @@ describe.skipIf(!hasChromium)("administrators in a real browser", () => {
 
   test("System shows the doctor's checks, models with their install commands, disk and failed jobs with reasons", async () => {
     d.deps.db
-      .query("INSERT INTO jobs (id, type, payload, state, attempts, max_attempts, run_at, last_error, created_at, updated_at) VALUES ('job_dead1', 'transcriptions.run', ?, 'dead', 3, 3, ?, 'model_failure: whisper crashed', ?, ?)")
-      .run(JSON.stringify({ project_id: d.tenant!.project.id, mode: "test", transcription_id: "txn_x1" }), d.clock.now().toISOString(), d.clock.now().toISOString(), d.clock.now().toISOString());
+      .query(
+        "INSERT INTO jobs (id, type, payload, state, attempts, max_attempts, run_at, last_error, created_at, updated_at) VALUES ('job_dead1', 'transcriptions.run', ?, 'dead', 3, 3, ?, 'model_failure: whisper crashed', ?, ?)",
+      )
+      .run(
+        JSON.stringify({ project_id: d.tenant!.project.id, mode: "test", transcription_id: "txn_x1" }),
+        d.clock.now().toISOString(),
+        d.clock.now().toISOString(),
+        d.clock.now().toISOString(),
+      );
     const page = await d.newSignedInPage();
     await onPage(page, "system", async () => {
       await page.getByRole("link", { name: "System", exact: true }).click();
@@ -221,7 +239,10 @@ describe.skipIf(!hasChromium)("administrators in a real browser", () => {
       await page.keyboard.press("Enter");
       await page.getByLabel("New key", { exact: true }).waitFor();
       const revoked = await page.getByRole("cell", { name: "revoked", exact: true }).count();
-      await page.getByRole("button", { name: /^Revoke/ }).first().focus();
+      await page
+        .getByRole("button", { name: /^Revoke/ })
+        .first()
+        .focus();
       await page.keyboard.press("Enter");
       await page.getByRole("dialog").waitFor();
       await page.keyboard.press("Escape");
@@ -233,7 +254,10 @@ describe.skipIf(!hasChromium)("administrators in a real browser", () => {
   test("at 390 px wide no page of the shell overflows sideways", async () => {
     const page = await d.newSignedInPage({ phone: true });
     await onPage(page, "phone", async () => {
-      for (const [name, heading] of [["keys", "Keys"], ["system", "System"]] as const) {
+      for (const [name, heading] of [
+        ["keys", "Keys"],
+        ["system", "System"],
+      ] as const) {
         await page.goto(`${d.base}/dashboard#/${name}`);
         // This page's own heading: the page before it has an h1 too.
         await page.getByRole("heading", { name: heading, exact: true, level: 1 }).waitFor();

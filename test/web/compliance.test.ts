@@ -76,7 +76,11 @@ describe.skipIf(!hasChromium)("compliance in the dashboard", () => {
       await download.waitFor();
       const archive = await page.request.get(new URL((await download.getAttribute("href"))!, d.base).toString());
       expect(archive.status()).toBe(200);
-      expect(Buffer.from(await archive.body()).subarray(0, 2).toString()).toBe("PK");
+      expect(
+        Buffer.from(await archive.body())
+          .subarray(0, 2)
+          .toString(),
+      ).toBe("PK");
     });
   });
 });

@@ -22,7 +22,8 @@ describe.skipIf(!hasChromium)("devices in the dashboard", () => {
   /** A registered device bound to Ada, and a heartbeat sender with its device token. */
   async function wearable(serial: string, capabilities = 0x03) {
     const key = d.tenant!.test;
-    const device = (await d.call("POST", "/v1/devices", { key, body: { serial_number: serial, model: "parley_pin", name: `Pin ${serial}`, capabilities } })).body;
+    const device = (await d.call("POST", "/v1/devices", { key, body: { serial_number: serial, model: "parley_pin", name: `Pin ${serial}`, capabilities } }))
+      .body;
     const token = (await d.call("POST", `/v1/devices/${device.id}/bind`, { key, body: { end_user_id: endUserId } })).body.device_token as string;
     const beat = async (body: Record<string, unknown> = {}) => {
       const r = await d.call("POST", `/v1/devices/${device.id}/heartbeat`, { key: token, body: { channel: "wifi", ...body } });
@@ -42,7 +43,13 @@ describe.skipIf(!hasChromium)("devices in the dashboard", () => {
       const live = page.getByRole("region", { name: "Live state" });
       await live.getByText("offline").waitFor();
 
-      await pin.beat({ battery_percent: 77, storage_used_mb: 300, storage_total_mb: 4096, signal_strength_dbm: -61, recording_state: { device_state: "idle" } });
+      await pin.beat({
+        battery_percent: 77,
+        storage_used_mb: 300,
+        storage_total_mb: 4096,
+        signal_strength_dbm: -61,
+        recording_state: { device_state: "idle" },
+      });
       await live.getByText("online").waitFor();
       await live.getByText("77%").waitFor();
       await live.getByText("-61 dBm").waitFor();
@@ -52,7 +59,10 @@ describe.skipIf(!hasChromium)("devices in the dashboard", () => {
       const delivered = await pin.beat({ recording_state: { device_state: "idle" } });
       expect(delivered.commands.map((c) => c.type)).toEqual(["start_recording"]);
       await commandRow(page, "delivered").waitFor();
-      await pin.beat({ recording_state: { device_state: "recording", initiated_by: "remote" }, command_results: [{ command_id: delivered.commands[0]!.id, status: "executed" }] });
+      await pin.beat({
+        recording_state: { device_state: "recording", initiated_by: "remote" },
+        command_results: [{ command_id: delivered.commands[0]!.id, status: "executed" }],
+      });
       await commandRow(page, "executed").waitFor();
       await live.getByText("recording", { exact: true }).waitFor();
 

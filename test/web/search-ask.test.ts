@@ -28,11 +28,15 @@ describe.skipIf(!hasChromium)("search and ask in the dashboard", () => {
     await d.deps.queue.drain();
     const txn = (await d.call("GET", `/v1/transcriptions?recording_id=${recordingId}`, { key })).body.data[0];
     expect(txn.status).toBe("completed");
-    word = txn.segments.map((s: { text: string }) => s.text).join(" ").match(/[a-z0-9]{3,}/i)![0];
+    word = txn.segments
+      .map((s: { text: string }) => s.text)
+      .join(" ")
+      .match(/[a-z0-9]{3,}/i)![0];
   }, 120_000);
   afterAll(() => d?.stop());
 
-  const audioState = (page: Page) => page.evaluate(() => ({ t: document.querySelector("audio")!.currentTime, paused: document.querySelector("audio")!.paused }));
+  const audioState = (page: Page) =>
+    page.evaluate(() => ({ t: document.querySelector("audio")!.currentTime, paused: document.querySelector("audio")!.paused }));
 
   test("search an end user's library; a result opens its recording at the chunk's offset", async () => {
     await onPage(await d.newSignedInPage(), "search", async (page) => {
@@ -40,7 +44,10 @@ describe.skipIf(!hasChromium)("search and ask in the dashboard", () => {
       await page.getByLabel("End user", { exact: true }).selectOption({ label: "Ada Lovelace" });
       await page.getByLabel("Search for", { exact: true }).fill(word);
       await page.getByRole("button", { name: "Search", exact: true }).click();
-      const hit = page.getByRole("region", { name: "Search results" }).getByRole("link", { name: new RegExp(recordingId) }).first();
+      const hit = page
+        .getByRole("region", { name: "Search results" })
+        .getByRole("link", { name: new RegExp(recordingId) })
+        .first();
       await hit.waitFor();
       const href = (await hit.getAttribute("href"))!;
       const offsetMs = Number(new URLSearchParams(href.split("?")[1]).get("t"));
@@ -93,7 +100,11 @@ describe.skipIf(!hasChromium)("search and ask in the dashboard", () => {
       await page.getByLabel("Provider", { exact: true }).selectOption({ label: "Extractive (quotes, no model)" });
       await page.getByLabel("Question", { exact: true }).fill(word);
       await page.getByRole("button", { name: "Ask", exact: true }).click();
-      await page.getByRole("log", { name: "Conversation" }).getByRole("link", { name: new RegExp(`^Play ${recordingId} from`) }).first().waitFor();
+      await page
+        .getByRole("log", { name: "Conversation" })
+        .getByRole("link", { name: new RegExp(`^Play ${recordingId} from`) })
+        .first()
+        .waitFor();
       expect(await page.getByText("About 1 selected recording").count()).toBe(1);
       expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
     });

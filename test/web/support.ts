@@ -44,7 +44,12 @@ export async function startDashboard(options: Parameters<typeof makeTestApp>[0] 
   const tenant = options.project === null ? null : makeTenant(t.deps, options.project ?? "acme");
   if (options.admin !== false) await createAdmin(t.deps.db, ADMIN.email, ADMIN.password, t.clock.now());
   const listenOptions = { port: 0, hostname: "127.0.0.1", maxRequestBodySize: t.deps.config.uploads.maxBytes, idleTimeout: 255, reusePort: false as const };
-  const listener = listenWithCertificate(t.app, listenOptions, certificateSource(t.deps.config, () => t.clock.now(), t.deps.log), t.deps.log);
+  const listener = listenWithCertificate(
+    t.app,
+    listenOptions,
+    certificateSource(t.deps.config, () => t.clock.now(), t.deps.log),
+    t.deps.log,
+  );
   const base = listener.url;
   const browser = await launchChromium();
   return {

@@ -84,7 +84,9 @@ function webhookSuite(tls: TlsFiles) {
 
         // Disabled after days of failures (set here, as the dispatcher would): Re-enable retries the newest delivery.
         const id = (await d.call("GET", "/v1/webhooks", { key: d.tenant!.test })).body.data[0].id;
-        d.deps.db.query("UPDATE webhook_endpoints SET disabled_at = ?, failing_since = ? WHERE id = ?").run(new Date().toISOString(), new Date(Date.now() - 4 * 86_400_000).toISOString(), id);
+        d.deps.db
+          .query("UPDATE webhook_endpoints SET disabled_at = ?, failing_since = ? WHERE id = ?")
+          .run(new Date().toISOString(), new Date(Date.now() - 4 * 86_400_000).toISOString(), id);
         await endpoint.getByText("after 3 days of failures").waitFor();
         await endpoint.getByRole("button", { name: "Re-enable", exact: true }).click();
         await waitFor("the endpoint re-enabled", async () => {

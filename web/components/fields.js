@@ -20,7 +20,13 @@ export function field(label, control, { param, hint } = {}) {
   }
   control.setAttribute("aria-describedby", described.join(" "));
   const checkbox = control.type === "checkbox";
-  const wrap = h("div", { class: checkbox ? "field check" : "field" }, ...(checkbox ? [control, h("label", { for: id }, label)] : [h("label", { for: id }, label), control]), ...parts, error);
+  const wrap = h(
+    "div",
+    { class: checkbox ? "field check" : "field" },
+    ...(checkbox ? [control, h("label", { for: id }, label)] : [h("label", { for: id }, label), control]),
+    ...parts,
+    error,
+  );
   if (param) wrap.dataset.param = param;
   return wrap;
 }

@@ -39,7 +39,12 @@ export async function render(view, ctx) {
   if (ctx.signal.aborted) return; // left while loading: the next page owns the view
   view.replaceChildren(
     h("h1", {}, "Ask"),
-    h("div", { class: "ask-layout" }, h("div", { class: "ask-main" }, session ? h("p", { class: "muted" }, scopeText(session, owner)) : null, log, failure, form), recent),
+    h(
+      "div",
+      { class: "ask-layout" },
+      h("div", { class: "ask-main" }, session ? h("p", { class: "muted" }, scopeText(session, owner)) : null, log, failure, form),
+      recent,
+    ),
   );
   if (session) {
     const history = await ctx.api(`/ask/sessions/${session.id}/messages`, { query: { limit: 100 } });
@@ -112,7 +117,9 @@ function savedIn(err) {
 /** What to do next, in the dashboard: the API's message ends with how an API client retries, which is not for this page. */
 const NEXT_STEP = {
   transcription_not_ready: ["Wait until the recording's transcript is complete, then ask again below."],
-  transcript_too_large: ["Ask about the end user's library or selected recordings instead (those read only the passages that match), or choose a model with a larger context."],
+  transcript_too_large: [
+    "Ask about the end user's library or selected recordings instead (those read only the passages that match), or choose a model with a larger context.",
+  ],
 };
 
 /** Why a question got no answer, and that it is saved in this chat. */
@@ -124,11 +131,24 @@ function unansweredNotice(err, sessionId) {
     h("a", { href: "#/system" }, "System"),
     " says what is missing).",
   ];
-  return h("div", { class: "warning unanswered", role: "alert" }, h("p", {}, h("strong", {}, "No answer. "), reason), h("p", {}, "Your question is saved in this chat. ", ...next));
+  return h(
+    "div",
+    { class: "warning unanswered", role: "alert" },
+    h("p", {}, h("strong", {}, "No answer. "), reason),
+    h("p", {}, "Your question is saved in this chat. ", ...next),
+  );
 }
 
 function followUpForm(ctx, session, log) {
-  const form = h("form", { class: "stack ask-form", novalidate: "" }, providerField(session.last_provider ?? ""), questionField(), h("button", { type: "submit" }, "Ask"), h("p", { role: "status", class: "muted" }), formAlert());
+  const form = h(
+    "form",
+    { class: "stack ask-form", novalidate: "" },
+    providerField(session.last_provider ?? ""),
+    questionField(),
+    h("button", { type: "submit" }, "Ask"),
+    h("p", { role: "status", class: "muted" }),
+    formAlert(),
+  );
   onSubmit(form, async (el) => {
     const body = message(el);
     form.parentElement.querySelector(".unanswered")?.remove();
@@ -177,7 +197,18 @@ async function recentSessions(ctx, current) {
     h("h2", {}, "Recent chats"),
     h("p", {}, h("a", { href: "#/ask" }, "New chat")),
     page.data.length
-      ? h("ul", {}, ...page.data.map((s) => h("li", {}, h("a", { href: `#/ask?session=${s.id}`, "aria-current": s.id === current ? "page" : null }, s.title), h("span", { class: "muted" }, ` ${when(s.last_message_at ?? s.created_at)}`))))
+      ? h(
+          "ul",
+          {},
+          ...page.data.map((s) =>
+            h(
+              "li",
+              {},
+              h("a", { href: `#/ask?session=${s.id}`, "aria-current": s.id === current ? "page" : null }, s.title),
+              h("span", { class: "muted" }, ` ${when(s.last_message_at ?? s.created_at)}`),
+            ),
+          ),
+        )
       : h("p", { class: "muted" }, "No chats yet."),
   );
 }

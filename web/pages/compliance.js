@@ -32,7 +32,11 @@ export async function render(view, ctx) {
       { title: "Status", cell: (x) => statusBadge(x.status) },
       { title: "Placed", cell: (x) => when(x.created_at) },
       { title: "Note", cell: (x) => x.note ?? "—" },
-      { title: "", cell: (x) => (x.status === "active" ? h("button", { type: "button", onclick: () => release(ctx, x, holds) }, `Release ${x.matter}`) : when(x.released_at)) },
+      {
+        title: "",
+        cell: (x) =>
+          x.status === "active" ? h("button", { type: "button", onclick: () => release(ctx, x, holds) }, `Release ${x.matter}`) : when(x.released_at),
+      },
     ],
   });
   const audit = pagedTable({
@@ -61,7 +65,13 @@ export async function render(view, ctx) {
       { title: "Covers", cell: (x) => (x.end_user_id ? names.link("end_user_id", x.end_user_id) : `${x.recording_ids.length} recordings`) },
       { title: "Status", cell: (x) => statusBadge(x.status) },
       { title: "Started", cell: (x) => when(x.created_at) },
-      { title: "Archive", cell: (x) => (x.status === "completed" ? h("a", { href: apiUrl(`/exports/${x.id}/download`), download: `${x.id}.zip` }, `Download ${x.matter ?? x.id}`) : x.error?.message ?? "—") },
+      {
+        title: "Archive",
+        cell: (x) =>
+          x.status === "completed"
+            ? h("a", { href: apiUrl(`/exports/${x.id}/download`), download: `${x.id}.zip` }, `Download ${x.matter ?? x.id}`)
+            : (x.error?.message ?? "—"),
+      },
       { title: "SHA-256", cell: (x) => (x.sha256 ? h("code", { class: "ids" }, x.sha256) : "—") },
     ],
   });
@@ -75,11 +85,19 @@ export async function render(view, ctx) {
     h("h2", {}, "Retention"),
     await retentionForm(ctx),
     h("h2", {}, "Exports"),
-    h("p", { class: "muted" }, "An archive of the original audio, transcripts (JSON, SRT, VTT, TXT), summaries, the chain of custody from the audit log and a manifest with every file's SHA-256. Check it with parley export verify."),
+    h(
+      "p",
+      { class: "muted" },
+      "An archive of the original audio, transcripts (JSON, SRT, VTT, TXT), summaries, the chain of custody from the audit log and a manifest with every file's SHA-256. Check it with parley export verify.",
+    ),
     exports.el,
     exportForm(ctx, exports),
     h("h2", {}, "Audit log"),
-    h("p", { class: "muted" }, "Every read of audio, transcripts, summaries, search results and Ask context, every deletion, hold and key change. Give a recording's id to see who accessed it."),
+    h(
+      "p",
+      { class: "muted" },
+      "Every read of audio, transcripts, summaries, search results and Ask context, every deletion, hold and key change. Give a recording's id to see who accessed it.",
+    ),
     auditFilters(ctx),
     audit.el,
   );
@@ -102,8 +120,14 @@ async function retentionForm(ctx) {
   const form = h(
     "form",
     { class: "stack", novalidate: "" },
-    field("Delete audio after (days)", textInput("retention_audio_days", value("retention_audio_days"), { autocomplete: "off" }), { param: "retention_audio_days", hint: `Now: ${level.effective.retention_audio_days ?? "kept"}. Empty inherits; keep keeps forever.` }),
-    field("Delete transcripts after (days)", textInput("retention_transcript_days", value("retention_transcript_days"), { autocomplete: "off" }), { param: "retention_transcript_days", hint: `Now: ${level.effective.retention_transcript_days ?? "kept"}.` }),
+    field("Delete audio after (days)", textInput("retention_audio_days", value("retention_audio_days"), { autocomplete: "off" }), {
+      param: "retention_audio_days",
+      hint: `Now: ${level.effective.retention_audio_days ?? "kept"}. Empty inherits; keep keeps forever.`,
+    }),
+    field("Delete transcripts after (days)", textInput("retention_transcript_days", value("retention_transcript_days"), { autocomplete: "off" }), {
+      param: "retention_transcript_days",
+      hint: `Now: ${level.effective.retention_transcript_days ?? "kept"}.`,
+    }),
     h("button", { type: "submit" }, "Save retention"),
     formAlert(),
   );
@@ -135,13 +159,18 @@ function exportForm(ctx, table) {
     field("End user id", textInput("end_user_id", "", { autocomplete: "off" }), { param: "end_user_id", hint: "Everything of this end user (eu_…)." }),
     field("Created after", textInput("created_after", "", { autocomplete: "off" }), { param: "created_after", hint: "ISO time, optional" }),
     field("Created before", textInput("created_before", "", { autocomplete: "off" }), { param: "created_before" }),
-    field("Passphrase", h("input", { type: "password", name: "passphrase", autocomplete: "new-password" }), { param: "passphrase", hint: "Optional: encrypts the archive (12 characters or more)." }),
+    field("Passphrase", h("input", { type: "password", name: "passphrase", autocomplete: "new-password" }), {
+      param: "passphrase",
+      hint: "Optional: encrypts the archive (12 characters or more).",
+    }),
     h("button", { type: "submit" }, "Start export"),
     formAlert(),
   );
   form.addEventListener("submit", async (e) => {
     e.preventDefault();
-    const body = Object.fromEntries([...new FormData(form)].filter(([, v]) => String(v).trim() !== "").map(([k, v]) => [k, k === "passphrase" ? String(v) : String(v).trim()]));
+    const body = Object.fromEntries(
+      [...new FormData(form)].filter(([, v]) => String(v).trim() !== "").map(([k, v]) => [k, k === "passphrase" ? String(v) : String(v).trim()]),
+    );
     try {
       await ctx.api("/exports", { method: "POST", body });
       form.reset();

@@ -29,7 +29,12 @@ export async function render(view, ctx) {
   view.replaceChildren(
     h("p", { class: "back" }, h("a", { href: "#/devices" }, "← Devices")),
     title,
-    h("div", { class: "device-grid" }, h("section", { class: "panel", "aria-labelledby": "live-h" }, h("h2", { id: "live-h" }, "Live state"), live), binding.el),
+    h(
+      "div",
+      { class: "device-grid" },
+      h("section", { class: "panel", "aria-labelledby": "live-h" }, h("h2", { id: "live-h" }, "Live state"), live),
+      binding.el,
+    ),
     commands.el,
     settingsEditor(ctx, device),
     ota.el,
@@ -59,7 +64,10 @@ function liveFacts(device, state, names) {
     ["Signal", orDash(device.signal_strength_dbm, " dBm")],
     ["Pending on device", orDash(rs.pending_recordings)],
     ["Last heartbeat", `${when(device.last_heartbeat_at)}${state?.last_seen_by ? ` over ${state.last_seen_by}` : ""}`],
-    ["Binding", h("span", {}, statusBadge(device.status), device.end_user_id ? " to " : "", device.end_user_id ? names.link("end_user_id", device.end_user_id) : "")],
+    [
+      "Binding",
+      h("span", {}, statusBadge(device.status), device.end_user_id ? " to " : "", device.end_user_id ? names.link("end_user_id", device.end_user_id) : ""),
+    ],
     ["Model", device.model],
     ["Firmware", orDash(device.firmware_version)],
     ["Serial", device.serial_number],

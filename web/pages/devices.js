@@ -32,7 +32,15 @@ export async function render(view, ctx) {
       { title: "Last heartbeat", cell: (d) => when(d.last_heartbeat_at) },
     ],
   });
-  const statusFilter = select("status", [["", "Any"], ["bound", "Bound"], ["unbound", "Unbound"]], status);
+  const statusFilter = select(
+    "status",
+    [
+      ["", "Any"],
+      ["bound", "Bound"],
+      ["unbound", "Unbound"],
+    ],
+    status,
+  );
   statusFilter.addEventListener("change", () => ctx.navigate(devicesHash(serial, statusFilter.value)));
   if (ctx.signal.aborted) return; // left while loading: the next page owns the view
   view.replaceChildren(
@@ -69,7 +77,11 @@ function registerForm(ctx) {
   form.addEventListener("submit", async (e) => {
     e.preventDefault();
     const data = Object.fromEntries(new FormData(form));
-    const body = { serial_number: String(data.serial_number).trim(), model: data.model, ...(String(data.name).trim() ? { name: String(data.name).trim() } : {}) };
+    const body = {
+      serial_number: String(data.serial_number).trim(),
+      model: data.model,
+      ...(String(data.name).trim() ? { name: String(data.name).trim() } : {}),
+    };
     try {
       const device = await ctx.api("/devices", { method: "POST", body });
       ctx.navigate(`#/devices/${device.id}`);

@@ -45,7 +45,12 @@ export async function render(view, ctx) {
       ["Email", user.email],
       ["Created", when(user.created_at)],
     ]),
-    h("p", { class: "actions" }, h("a", { href: `#/search?${q}`, class: "button" }, "Search their library"), h("a", { href: `#/ask?${q}`, class: "button" }, "Ask about their library")),
+    h(
+      "p",
+      { class: "actions" },
+      h("a", { href: `#/search?${q}`, class: "button" }, "Search their library"),
+      h("a", { href: `#/ask?${q}`, class: "button" }, "Ask about their library"),
+    ),
     h("h2", {}, "Devices"),
     devices.el,
     h("h2", {}, "Recordings"),

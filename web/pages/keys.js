@@ -20,7 +20,12 @@ function typeOf(key, endUsers) {
 }
 
 function createForm(scopes, endUsers, onCreated) {
-  const scopeBoxes = h("fieldset", { class: "scopes" }, h("legend", {}, "Scopes"), scopes.map((s) => h("label", {}, h("input", { type: "checkbox", name: "scope", value: s }), s)));
+  const scopeBoxes = h(
+    "fieldset",
+    { class: "scopes" },
+    h("legend", {}, "Scopes"),
+    scopes.map((s) => h("label", {}, h("input", { type: "checkbox", name: "scope", value: s }), s)),
+  );
   // An end-user key needs an end user to be confined to: with none yet, say where they are made.
   const endUserField = h(
     "div",
@@ -29,15 +34,35 @@ function createForm(scopes, endUsers, onCreated) {
       "label",
       {},
       "End user",
-      h("select", { name: "end_user_id", "aria-label": "End user", "aria-describedby": endUsers.length ? null : "no-end-users" }, h("option", { value: "" }, endUsers.length ? "Choose an end user" : "No end users yet"), endUsers.map((u) => h("option", { value: u.id }, `${u.name ?? u.external_id ?? u.id} (${u.id})`))),
+      h(
+        "select",
+        { name: "end_user_id", "aria-label": "End user", "aria-describedby": endUsers.length ? null : "no-end-users" },
+        h("option", { value: "" }, endUsers.length ? "Choose an end user" : "No end users yet"),
+        endUsers.map((u) => h("option", { value: u.id }, `${u.name ?? u.external_id ?? u.id} (${u.id})`)),
+      ),
     ),
-    endUsers.length ? null : h("p", { class: "hint muted", id: "no-end-users" }, "This project has no end users in this mode yet: ", h("a", { href: "#/end-users" }, "create one on End users"), " first, then come back for its key."),
+    endUsers.length
+      ? null
+      : h(
+          "p",
+          { class: "hint muted", id: "no-end-users" },
+          "This project has no end users in this mode yet: ",
+          h("a", { href: "#/end-users" }, "create one on End users"),
+          " first, then come back for its key.",
+        ),
   );
   const form = h(
     "form",
     { class: "card", "aria-labelledby": "create-key-title" },
     h("h2", { id: "create-key-title" }, "Create a key"),
-    h("fieldset", {}, h("legend", {}, "Type"), TYPES.map(([value, label, help], i) => h("label", {}, h("input", { type: "radio", name: "type", value, checked: i === 0 }), `${label} `, h("span", { class: "muted" }, `(${help})`)))),
+    h(
+      "fieldset",
+      {},
+      h("legend", {}, "Type"),
+      TYPES.map(([value, label, help], i) =>
+        h("label", {}, h("input", { type: "radio", name: "type", value, checked: i === 0 }), `${label} `, h("span", { class: "muted" }, `(${help})`)),
+      ),
+    ),
     scopeBoxes,
     endUserField,
     h("label", {}, "Name (optional)", h("input", { name: "name", maxlength: 200, autocomplete: "off", placeholder: "e.g. clinic EHR bridge" })),
@@ -56,7 +81,8 @@ function createForm(scopes, endUsers, onCreated) {
     const type = form.elements.type.value;
     const ticked = [...form.querySelectorAll("input[name=scope]:checked")].map((c) => c.value);
     if (type === "restricted" && !ticked.length) return showFormError(form, { param: "scope", message: "Tick at least one scope." });
-    if (type === "end_user" && !form.elements.end_user_id.value) return showFormError(form, { param: "end_user_id", message: "Choose the end user this key is confined to." });
+    if (type === "end_user" && !form.elements.end_user_id.value)
+      return showFormError(form, { param: "end_user_id", message: "Choose the end user this key is confined to." });
     const body = {
       kind: type === "restricted" ? "restricted" : "secret",
       scopes: type === "restricted" ? ticked : undefined,

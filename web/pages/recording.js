@@ -28,10 +28,19 @@ export async function render(view, ctx) {
   await names.load([rec]);
   const t = ctx.query.get("t");
   const heading = h("h1", {}, rec.name ?? rec.id, " ", statusBadge(rec.status));
-  const transcript = h("section", { class: "transcript", "aria-labelledby": "txn-h" }, h("h2", { id: "txn-h" }, "Transcript"), h("p", { class: "muted" }, "Loading…"));
+  const transcript = h(
+    "section",
+    { class: "transcript", "aria-labelledby": "txn-h" },
+    h("h2", { id: "txn-h" }, "Transcript"),
+    h("p", { class: "muted" }, "Loading…"),
+  );
   // Before its upload completes a recording has no audio to play.
   const hasAudio = !["pending", "streaming"].includes(rec.status);
-  const media = h("div", { class: "media" }, hasAudio ? transcriptPlayer({ src: apiUrl(`${path}/audio`), segments: [] }).audio : h("p", { class: "muted" }, "No audio uploaded yet."));
+  const media = h(
+    "div",
+    { class: "media" },
+    hasAudio ? transcriptPlayer({ src: apiUrl(`${path}/audio`), segments: [] }).audio : h("p", { class: "muted" }, "No audio uploaded yet."),
+  );
   const alert = formAlert();
   const summaries = summariesPanel(ctx);
   if (ctx.signal.aborted) return; // left while loading: the next page owns the view
@@ -95,7 +104,11 @@ export async function render(view, ctx) {
   function showTranscription(txn) {
     const title = h("h2", { id: "txn-h" }, "Transcript ", txn ? statusBadge(txn.status) : "");
     if (!txn || txn.status !== "completed") {
-      const note = !txn ? "No transcript yet." : txn.status === "processing" ? "Transcribing… this page updates when it is done." : `Transcription failed: ${txn.error?.message ?? "unknown error"}`;
+      const note = !txn
+        ? "No transcript yet."
+        : txn.status === "processing"
+          ? "Transcribing… this page updates when it is done."
+          : `Transcription failed: ${txn.error?.message ?? "unknown error"}`;
       transcript.replaceChildren(title, h("p", { class: txn?.status === "failed" ? "error" : "muted", role: "status" }, note));
       return;
     }
@@ -104,7 +117,13 @@ export async function render(view, ctx) {
     const toggle = h("div", { class: "field check" }, hide, h("label", { for: "hide-identifiers" }, "Hide identifiers"));
     const body = h("div", {});
     const passes = h("p", { class: "muted hint", role: "status" });
-    transcript.replaceChildren(title, h("p", { class: "muted" }, `${txn.language ?? ""} · ${txn.speakers.length} speaker${txn.speakers.length === 1 ? "" : "s"} · ${txn.model ?? ""}`), toggle, passes, body);
+    transcript.replaceChildren(
+      title,
+      h("p", { class: "muted" }, `${txn.language ?? ""} · ${txn.speakers.length} speaker${txn.speakers.length === 1 ? "" : "s"} · ${txn.model ?? ""}`),
+      toggle,
+      passes,
+      body,
+    );
     // Each view is read from the API, which audits it: the original as a read, the redacted one as a redacted read.
     async function show(at, autoplay) {
       let shown = txn;
@@ -129,7 +148,12 @@ export async function render(view, ctx) {
 
 /** Whose recording it is, from which device, when and how long: "Simulated wearer 2 · Ward pin 2 · 27/11/2026, 09:01 · 0:12". */
 function byline(rec, names) {
-  const parts = [rec.end_user_id ? names.link("end_user_id", rec.end_user_id) : "No end user", rec.device_id ? names.link("device_id", rec.device_id) : null, when(rec.recorded_at ?? rec.created_at), rec.duration_seconds == null ? null : duration(rec.duration_seconds)];
+  const parts = [
+    rec.end_user_id ? names.link("end_user_id", rec.end_user_id) : "No end user",
+    rec.device_id ? names.link("device_id", rec.device_id) : null,
+    when(rec.recorded_at ?? rec.created_at),
+    rec.duration_seconds == null ? null : duration(rec.duration_seconds),
+  ];
   return parts.filter(Boolean).flatMap((p, i) => (i ? [" · ", p] : [p]));
 }
 

@@ -37,7 +37,9 @@ export async function render(view, ctx) {
     await names.load(found.results.map((r) => ({ recording_id: r.recording_id })));
     results.replaceChildren(
       h("h2", {}, `${found.results.length} result${found.results.length === 1 ? "" : "s"}`),
-      found.results.length ? h("ol", { class: "results" }, ...found.results.map((r) => result(r, names))) : h("p", { class: "muted", role: "status" }, ...(await whyNothing(ctx, endUser, q))),
+      found.results.length
+        ? h("ol", { class: "results" }, ...found.results.map((r) => result(r, names)))
+        : h("p", { class: "muted", role: "status" }, ...(await whyNothing(ctx, endUser, q))),
     );
   } catch (err) {
     showError(form, err);
@@ -59,10 +61,19 @@ async function whyNothing(ctx, endUserId, q) {
   const who = user.name ?? user.external_id ?? user.id;
   const missing = (engine) => (health?.models ?? []).some((m) => m.engine === engine && m.install);
   const system = h("a", { href: "#/system" }, "System");
-  if (!any.data.length) return [`${who} has no recordings yet, so there is nothing to search: upload one for them on `, h("a", { href: `#/recordings?end_user_id=${encodeURIComponent(user.id)}` }, "Recordings"), " or bind a device to them."];
+  if (!any.data.length)
+    return [
+      `${who} has no recordings yet, so there is nothing to search: upload one for them on `,
+      h("a", { href: `#/recordings?end_user_id=${encodeURIComponent(user.id)}` }, "Recordings"),
+      " or bind a device to them.",
+    ];
   if (!done.data.length) {
     return missing("transcriber")
-      ? [`None of ${who}'s recordings has a completed transcript: the transcription model is not installed (see `, system, "). Install it, then reprocess them."]
+      ? [
+          `None of ${who}'s recordings has a completed transcript: the transcription model is not installed (see `,
+          system,
+          "). Install it, then reprocess them.",
+        ]
       : [`None of ${who}'s recordings has a completed transcript yet (still processing, or failed): search reads transcripts.`];
   }
   const words = missing("embedder") ? [" The embedding model is not installed, so the search matched words only, not meanings (see ", system, ")."] : [];

@@ -33,11 +33,21 @@ function jobsSection(id, title, jobs, empty) {
     when(j.state === "dead" ? j.updated_at : j.created_at),
     j.error ?? "—",
   ]);
-  return h("section", { "aria-labelledby": id }, h("h2", { id }, title), jobs.length ? table(title, ["Job", "State", "For", "Attempts", "When", "Reason"], rows) : h("p", { class: "muted" }, empty));
+  return h(
+    "section",
+    { "aria-labelledby": id },
+    h("h2", { id }, title),
+    jobs.length ? table(title, ["Job", "State", "For", "Attempts", "When", "Reason"], rows) : h("p", { class: "muted" }, empty),
+  );
 }
 
 export async function render(view, ctx) {
-  const checksSection = h("section", { "aria-labelledby": "doctor-title", "aria-busy": "true" }, h("h2", { id: "doctor-title" }, "Checks (parley doctor)"), h("p", { class: "muted" }, "Running the checks…"));
+  const checksSection = h(
+    "section",
+    { "aria-labelledby": "doctor-title", "aria-busy": "true" },
+    h("h2", { id: "doctor-title" }, "Checks (parley doctor)"),
+    h("p", { class: "muted" }, "Running the checks…"),
+  );
   const live = h("div");
   view.append(h("h1", {}, "System"), live, checksSection);
   // The report refreshes every few seconds (jobs move); the doctor's checks run once a visit.

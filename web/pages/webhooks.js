@@ -11,7 +11,12 @@ export async function render(view, ctx) {
   const list = h("div", { class: "endpoints" });
   const once = h("div", { class: "once", hidden: true, role: "status" });
   if (ctx.signal.aborted) return; // left while loading: the next page owns the view
-  view.replaceChildren(h("h1", {}, "Webhooks"), once, createForm(ctx, once, () => load()), list);
+  view.replaceChildren(
+    h("h1", {}, "Webhooks"),
+    once,
+    createForm(ctx, once, () => load()),
+    list,
+  );
 
   let cards = [];
   async function load() {
@@ -44,7 +49,11 @@ function createForm(ctx, once, onCreated) {
   form.addEventListener("submit", async (e) => {
     e.preventDefault();
     const picked = all.checked ? ["*"] : [...form.querySelectorAll("input[name=event]:checked")].map((b) => b.value);
-    const body = { url: form.elements.url.value.trim(), events: picked, ...(form.elements.include_device_events.checked ? { include_device_events: true } : {}) };
+    const body = {
+      url: form.elements.url.value.trim(),
+      events: picked,
+      ...(form.elements.include_device_events.checked ? { include_device_events: true } : {}),
+    };
     try {
       const created = await ctx.api("/webhooks", { method: "POST", body });
       showSecret(once, created);
@@ -61,6 +70,10 @@ function createForm(ctx, once, onCreated) {
 /** The signing secret comes back once, on creation: shown here with a copy button, never again. */
 function showSecret(once, created) {
   const value = h("input", { type: "text", readonly: "", value: created.secret, class: "secret" });
-  once.replaceChildren(h("p", {}, h("strong", {}, "Signing secret for ", created.url, ", shown only this once.")), field("Signing secret", value), copyButton(created.secret, "Copy secret"));
+  once.replaceChildren(
+    h("p", {}, h("strong", {}, "Signing secret for ", created.url, ", shown only this once.")),
+    field("Signing secret", value),
+    copyButton(created.secret, "Copy secret"),
+  );
   once.hidden = false;
 }

@@ -87,7 +87,10 @@ export async function adminCommand(deps: Deps, args: string[]): Promise<void> {
       console.log(`removed administrator ${admin.email}; their sessions ended`);
       // The last one gone: setup is open again, with a new token (the old one was spent, decision 115).
       const token = openSetupToken(deps.db, now());
-      if (token) console.log(`no administrator left: setup is open again at ${deps.config.publicUrl}/dashboard; away from the box it needs this one-time setup token: ${token} (or run parley admin create EMAIL)`);
+      if (token)
+        console.log(
+          `no administrator left: setup is open again at ${deps.config.publicUrl}/dashboard; away from the box it needs this one-time setup token: ${token} (or run parley admin create EMAIL)`,
+        );
       return;
     }
     default:

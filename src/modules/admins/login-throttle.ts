@@ -34,7 +34,9 @@ export class LoginThrottle {
       const f = this.live(key, now);
       if (f && f.count >= max) {
         const retryAfter = Math.max(1, Math.ceil((f.last + this.windowMs - now) / 1000));
-        throw new ApiError("rate_limited", `Too many failed sign-ins: try again in ${Math.ceil(retryAfter / 60)} minute(s).`, { headers: { "retry-after": String(retryAfter) } });
+        throw new ApiError("rate_limited", `Too many failed sign-ins: try again in ${Math.ceil(retryAfter / 60)} minute(s).`, {
+          headers: { "retry-after": String(retryAfter) },
+        });
       }
     }
     if (this.failures.size > 10_000) this.forgetOld(now);

@@ -42,7 +42,9 @@ export function adminRoutes(deps: Deps) {
       async ({ request, server, body, set }) => {
         if (!sessions.setupOpen()) throw new ApiError("resource_conflict", "Setup is done: an administrator exists. Sign in instead.");
         if (!fromLoopback(server, request) && !sessions.isSetupToken(body.token)) {
-          throw new ApiError("forbidden", "Setup works from the appliance itself, or with the setup token printed in the server's log at start.", { param: "token" });
+          throw new ApiError("forbidden", "Setup works from the appliance itself, or with the setup token printed in the server's log at start.", {
+            param: "token",
+          });
         }
         // Creating it spends the setup token (migration 0022's trigger), as any new administrator does.
         const admin = await createFirstAdmin(db, body.email, body.password, deps.clock.now());
@@ -75,11 +77,7 @@ export function adminRoutes(deps: Deps) {
       set.headers["set-cookie"] = sessionCookie("", 0, isHttps(request));
       set.status = 204;
     })
-    .put(
-      "/session/tenant",
-      ({ session, body }) => sessions.describe(sessions.select(session, body.project_id, body.mode)),
-      { body: selectTenantBody },
-    )
+    .put("/session/tenant", ({ session, body }) => sessions.describe(sessions.select(session, body.project_id, body.mode)), { body: selectTenantBody })
     .post(
       "/projects",
       ({ body, set }) => {

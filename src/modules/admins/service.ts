@@ -16,13 +16,16 @@ export const hashPassword = (password: string): Promise<string> => Bun.password.
 
 function normalEmail(email: string): string {
   const trimmed = email.trim();
-  if (!EMAIL.test(trimmed) || trimmed.length > 254) throw new ApiError("validation_error", "Give an email address such as admin@clinic.example.", { param: "email" });
+  if (!EMAIL.test(trimmed) || trimmed.length > 254)
+    throw new ApiError("validation_error", "Give an email address such as admin@clinic.example.", { param: "email" });
   return trimmed.toLowerCase();
 }
 
 function checkPassword(password: string): void {
-  if (password.length < MIN_PASSWORD_LENGTH) throw new ApiError("validation_error", `A password has at least ${MIN_PASSWORD_LENGTH} characters.`, { param: "password" });
-  if (password.length > MAX_PASSWORD_LENGTH) throw new ApiError("validation_error", `A password has at most ${MAX_PASSWORD_LENGTH} characters.`, { param: "password" });
+  if (password.length < MIN_PASSWORD_LENGTH)
+    throw new ApiError("validation_error", `A password has at least ${MIN_PASSWORD_LENGTH} characters.`, { param: "password" });
+  if (password.length > MAX_PASSWORD_LENGTH)
+    throw new ApiError("validation_error", `A password has at most ${MAX_PASSWORD_LENGTH} characters.`, { param: "password" });
 }
 
 /** Makes an administrator; emails are unique, case-insensitively. */
@@ -41,10 +44,12 @@ export async function createFirstAdmin(db: Database, email: string, password: st
   const normal = normalEmail(email);
   checkPassword(password);
   const hash = await hashPassword(password);
-  return db.transaction(() => {
-    if (countAdmins(db) > 0) throw new ApiError("resource_conflict", "Setup is done: an administrator exists. Sign in instead.");
-    return insertAdmin(db, normal, hash, now);
-  }).immediate();
+  return db
+    .transaction(() => {
+      if (countAdmins(db) > 0) throw new ApiError("resource_conflict", "Setup is done: an administrator exists. Sign in instead.");
+      return insertAdmin(db, normal, hash, now);
+    })
+    .immediate();
 }
 
 function existing(db: Database, email: string) {
@@ -73,12 +78,14 @@ export async function resetAdminPassword(db: Database, email: string, password: 
  * It is spent when any administrator comes to exist (decision 115).
  */
 export function openSetupToken(db: Database, now: Date): string | null {
-  return db.transaction(() => {
-    if (countAdmins(db) > 0) return null;
-    const token = newSecret("setup_");
-    saveSetupTokenHash(db, sha256Hex(token), now);
-    return token;
-  }).immediate();
+  return db
+    .transaction(() => {
+      if (countAdmins(db) > 0) return null;
+      const token = newSecret("setup_");
+      saveSetupTokenHash(db, sha256Hex(token), now);
+      return token;
+    })
+    .immediate();
 }
 
 /** Removes an administrator and their sessions. */

@@ -58,7 +58,14 @@ export type SessionRow = {
 export function insertSession(db: Database, adminId: string, tokenHash: string, projectId: string | null, now: Date): string {
   const id = newId("ses_", now.getTime());
   const at = now.toISOString();
-  db.query("INSERT INTO admin_sessions (id, admin_id, token_hash, project_id, mode, created_at, last_seen_at) VALUES (?, ?, ?, ?, 'test', ?, ?)").run(id, adminId, tokenHash, projectId, at, at);
+  db.query("INSERT INTO admin_sessions (id, admin_id, token_hash, project_id, mode, created_at, last_seen_at) VALUES (?, ?, ?, ?, 'test', ?, ?)").run(
+    id,
+    adminId,
+    tokenHash,
+    projectId,
+    at,
+    at,
+  );
   return id;
 }
 

@@ -17,7 +17,9 @@ function clock(ms: number): string {
 }
 
 export function renderPassages(passages: Passage[]): string {
-  return passages.map((p) => `[${p.n}] (recording ${p.recordingId}, ${clock(p.startMs)}-${clock(p.endMs)}${p.speaker ? `, ${p.speaker}` : ""}) ${p.text}`).join("\n");
+  return passages
+    .map((p) => `[${p.n}] (recording ${p.recordingId}, ${clock(p.startMs)}-${clock(p.endMs)}${p.speaker ? `, ${p.speaker}` : ""}) ${p.text}`)
+    .join("\n");
 }
 
 /** The chat for one turn: instructions and passages, the earlier turns, then the question. */
@@ -79,10 +81,15 @@ export function extractiveAnswer(question: string, passages: Passage[], ranked: 
   const words = new Set(queryWords(question).filter((w) => w.length > 2));
   const scored = passages.map((p, i) => ({ p, i, score: overlap(words, p.text) }));
   // Retrieved passages come ranked already (meaning and keywords); a whole transcript is ranked here by shared words.
-  const best = (ranked ? scored.filter((s) => s.score > 0 || words.size === 0) : scored.filter((s) => s.score > 0).sort((a, b) => b.score - a.score || a.i - b.i)).slice(0, 3);
+  const best = (
+    ranked ? scored.filter((s) => s.score > 0 || words.size === 0) : scored.filter((s) => s.score > 0).sort((a, b) => b.score - a.score || a.i - b.i)
+  ).slice(0, 3);
   if (best.length === 0) return "The recordings in this conversation do not mention that.";
   const quotes = best.map(({ p }) => {
-    const sentences = p.text.match(/[^.!?]+[.!?]*/g)?.map((s) => s.trim()).filter(Boolean) ?? [p.text];
+    const sentences = p.text
+      .match(/[^.!?]+[.!?]*/g)
+      ?.map((s) => s.trim())
+      .filter(Boolean) ?? [p.text];
     const sentence = sentences.reduce((a, b) => (overlap(words, b) > overlap(words, a) ? b : a));
     return `- "${sentence}" [${p.n}]`;
   });

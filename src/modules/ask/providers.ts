@@ -15,7 +15,9 @@ export type PreparedTurn = { provider: AskProvider; llm: Llm | null; messages: C
 function llmFor(deps: Pick<Deps, "engines">, provider: Exclude<AskProvider, "extractive">): Llm {
   if (provider === "llama_cpp") return deps.engines.llm;
   if (!deps.engines.remoteLlm) {
-    throw new ApiError("invalid_request", "The openai_compatible provider is not configured on this server (PARLEY_OPENAI_BASE_URL and PARLEY_OPENAI_MODEL).", { param: "provider" });
+    throw new ApiError("invalid_request", "The openai_compatible provider is not configured on this server (PARLEY_OPENAI_BASE_URL and PARLEY_OPENAI_MODEL).", {
+      param: "provider",
+    });
   }
   return deps.engines.remoteLlm;
 }
@@ -53,7 +55,10 @@ export async function prepareTurn(
       if (history.length > 0) history = history.slice(2);
       else if (!wholeTranscript && passages.length > 0) passages = passages.slice(0, -1);
       else if (wholeTranscript) {
-        throw new ApiError("transcript_too_large", `The recording's transcript does not fit the ${provider} model's context window of ${budget + ANSWER_TOKENS} tokens.`);
+        throw new ApiError(
+          "transcript_too_large",
+          `The recording's transcript does not fit the ${provider} model's context window of ${budget + ANSWER_TOKENS} tokens.`,
+        );
       } else break;
       messages = buildPrompt(passages, history, question);
     }
@@ -66,7 +71,13 @@ export async function prepareTurn(
 /** Runs a prepared turn; model errors become 502 model_failure. */
 export async function runTurn(turn: PreparedTurn): Promise<Answer> {
   if (!turn.llm) {
-    return { text: extractiveAnswer(turn.question, turn.passages, turn.ranked), tokens: { input: 0, output: 0, cached: 0 }, model: "extractive", provider: "extractive", finishReason: "stop" };
+    return {
+      text: extractiveAnswer(turn.question, turn.passages, turn.ranked),
+      tokens: { input: 0, output: 0, cached: 0 },
+      model: "extractive",
+      provider: "extractive",
+      finishReason: "stop",
+    };
   }
   try {
     const completion = await turn.llm.complete({ messages: turn.messages, maxTokens: ANSWER_TOKENS, temperature: 0.2, interactive: true });

@@ -8,7 +8,8 @@ import { idParam, noContent } from "../../http/schemas";
 import { askMessageSchema, askResultSchema, askSessionSchema, createSessionBody, listSessionsQuery, messageBody } from "./schema";
 import { createSession, deleteSession, getSession, listMessages, listSessions, postMessage } from "./service";
 
-const ERRORS = "404 unknown session or recording; 409 transcription_not_ready (recording scope); 413 transcript_too_large; 502 model_failure (the question is kept: retry).";
+const ERRORS =
+  "404 unknown session or recording; 409 transcription_not_ready (recording scope); 413 transcript_too_large; 502 model_failure (the question is kept: retry).";
 
 export function askRoutes(deps: Deps) {
   return new Elysia({ name: "parley.ask", detail: { tags: ["Ask"] } })
@@ -50,17 +51,13 @@ export function askRoutes(deps: Deps) {
       },
       { params: idParam, response: noContent, detail: { summary: "Delete an Ask session", description: "Scope ask:write. Its messages go with it." } },
     )
-    .post(
-      "/ask/sessions/:id/messages",
-      ({ principal, params, body }) => postMessage(deps, authorize(principal, "ask:write"), params.id, body),
-      {
-        idempotent: true,
-        params: idParam,
-        body: messageBody,
-        response: { 200: askResultSchema },
-        detail: { summary: "Ask a question in a session", description: `Scope ask:write. Earlier turns are part of the prompt. ${ERRORS}` },
-      },
-    )
+    .post("/ask/sessions/:id/messages", ({ principal, params, body }) => postMessage(deps, authorize(principal, "ask:write"), params.id, body), {
+      idempotent: true,
+      params: idParam,
+      body: messageBody,
+      response: { 200: askResultSchema },
+      detail: { summary: "Ask a question in a session", description: `Scope ask:write. Earlier turns are part of the prompt. ${ERRORS}` },
+    })
     .get("/ask/sessions/:id/messages", ({ principal, params, query }) => listMessages(deps, authorize(principal, "ask:read"), params.id, query), {
       params: idParam,
       query: z.object(pageQuery),

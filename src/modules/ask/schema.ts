@@ -10,7 +10,10 @@ export type AskProvider = (typeof ASK_PROVIDERS)[number];
 export const messageBody = z.object({
   content: z.string().min(1).max(10_000),
   provider: z.enum(ASK_PROVIDERS).optional(),
-  context_refs: z.array(z.object({ type: z.literal("recording"), id: z.string().min(1).max(100) })).max(20).optional(),
+  context_refs: z
+    .array(z.object({ type: z.literal("recording"), id: z.string().min(1).max(100) }))
+    .max(20)
+    .optional(),
 });
 export type MessageBody = z.infer<typeof messageBody>;
 

@@ -15,7 +15,16 @@ import { requireEndUser, retrieveChunks } from "../search/service";
 import { latestCompletedTranscription } from "../transcriptions/service";
 import { contentOf, type Passage, toParts } from "./answer";
 import { type PreparedTurn, prepareTurn, runTurn } from "./providers";
-import { type AskMessage, type AskProvider, type AskResult, type AskSession, type CreateSessionBody, type ListSessionsQuery, type MessageBody, TITLE_MAX } from "./schema";
+import {
+  type AskMessage,
+  type AskProvider,
+  type AskResult,
+  type AskSession,
+  type CreateSessionBody,
+  type ListSessionsQuery,
+  type MessageBody,
+  TITLE_MAX,
+} from "./schema";
 import {
   appendMessage,
   conversation,
@@ -108,7 +117,12 @@ export async function createSession(deps: AskDeps, principal: Principal, body: C
 }
 
 /** What the model reads for this session's scope: the whole transcript, or retrieved passages. */
-async function gatherPassages(deps: AskDeps, tenant: Tenant, session: AskSession, query: string): Promise<{ passages: Passage[]; sources: SearchResult[]; read: string[] }> {
+async function gatherPassages(
+  deps: AskDeps,
+  tenant: Tenant,
+  session: AskSession,
+  query: string,
+): Promise<{ passages: Passage[]; sources: SearchResult[]; read: string[] }> {
   if (session.scope.type === "recording") {
     const recordingId = session.scope.recording_ids[0]!;
     if (!findRecording(deps.db, tenant, recordingId)) throw new ApiError("resource_not_found", `The session's recording ${recordingId} was deleted.`);
@@ -120,7 +134,11 @@ async function gatherPassages(deps: AskDeps, tenant: Tenant, session: AskSession
   }
   const filter = { ...tenant, endUserId: session.end_user_id!, recordingIds: session.scope.type === "selected" ? session.scope.recording_ids : undefined };
   const sources = await retrieveChunks(deps, filter, query, RETRIEVED_PASSAGES);
-  return { passages: sources.map((s, i) => ({ n: i + 1, recordingId: s.recording_id, startMs: s.start_ms, endMs: s.end_ms, speaker: s.speaker, text: s.chunk_text })), sources, read: [] };
+  return {
+    passages: sources.map((s, i) => ({ n: i + 1, recordingId: s.recording_id, startMs: s.start_ms, endMs: s.end_ms, speaker: s.speaker, text: s.chunk_text })),
+    sources,
+    read: [],
+  };
 }
 
 /** Earlier turns as chat messages; a question left unanswered by a failed turn is skipped. */
@@ -129,7 +147,10 @@ function historyOf(messages: AskMessage[]): ChatMessage[] {
 }
 
 async function askInSession(deps: AskDeps, principal: Principal, session: AskSession, body: MessageBody): Promise<AskResult> {
-  const provider: AskProvider = body.provider ?? (resolveLoadedConfig(deps.db, principal, { endUserId: session.end_user_id }).ask_provider as AskProvider | null) ?? deps.config.ask.defaultProvider;
+  const provider: AskProvider =
+    body.provider ??
+    (resolveLoadedConfig(deps.db, principal, { endUserId: session.end_user_id }).ask_provider as AskProvider | null) ??
+    deps.config.ask.defaultProvider;
   const earlier = conversation(deps.db, principal, session.id);
   // A follow-up ("and when was that?") retrieves better with the previous question beside it.
   const previousQuestion = [...earlier].reverse().find((m) => m.role === "user")?.content ?? "";
@@ -138,7 +159,12 @@ async function askInSession(deps: AskDeps, principal: Principal, session: AskSes
   // tokens is a model failure like any other, reported after the question is stored.
   let turn: PreparedTurn | ApiError;
   try {
-    turn = await prepareTurn(deps, provider, { passages, history: historyOf(earlier), question: body.content, wholeTranscript: session.scope.type === "recording" });
+    turn = await prepareTurn(deps, provider, {
+      passages,
+      history: historyOf(earlier),
+      question: body.content,
+      wholeTranscript: session.scope.type === "recording",
+    });
   } catch (err) {
     if (!(err instanceof ApiError && err.status >= 500)) throw err;
     turn = err;
@@ -218,7 +244,12 @@ export function deleteSession(deps: Pick<Deps, "db" | "audit">, principal: Princ
 }
 
 /** A session's messages: questions and answers quote transcripts, so the read is audited. */
-export async function listMessages(deps: Pick<Deps, "db" | "audit">, principal: Principal, id: string, page: { limit: number; cursor?: string }): Promise<Page<AskMessage>> {
+export async function listMessages(
+  deps: Pick<Deps, "db" | "audit">,
+  principal: Principal,
+  id: string,
+  page: { limit: number; cursor?: string },
+): Promise<Page<AskMessage>> {
   const messages = listMessageRows(deps.db, principal, getSession(deps, principal, id).id, page);
   if (messages.data.length > 0) await deps.audit.access(principal, "ask.messages.read", [id, ...messages.data.map((m) => m.id)]);
   return messages;

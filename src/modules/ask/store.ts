@@ -71,11 +71,24 @@ export function insertSession(db: Database, tenant: Tenant, s: AskSession): void
   db.query(
     `INSERT INTO ask_sessions (id, project_id, mode, end_user_id, scope_type, recording_ids, recording_title, title, created_at, updated_at)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-  ).run(s.id, tenant.projectId, tenant.mode, s.end_user_id, s.scope.type, JSON.stringify(s.scope.recording_ids), s.scope.recording_title, s.title, s.created_at, s.updated_at);
+  ).run(
+    s.id,
+    tenant.projectId,
+    tenant.mode,
+    s.end_user_id,
+    s.scope.type,
+    JSON.stringify(s.scope.recording_ids),
+    s.scope.recording_title,
+    s.title,
+    s.created_at,
+    s.updated_at,
+  );
 }
 
 export function findSession(db: Database, tenant: Tenant, id: string): AskSession | null {
-  const row = db.query<SessionRow, [string, string, string]>("SELECT * FROM ask_sessions WHERE id = ? AND project_id = ? AND mode = ?").get(id, tenant.projectId, tenant.mode);
+  const row = db
+    .query<SessionRow, [string, string, string]>("SELECT * FROM ask_sessions WHERE id = ? AND project_id = ? AND mode = ?")
+    .get(id, tenant.projectId, tenant.mode);
   return row ? toSession(row) : null;
 }
 
@@ -100,11 +113,13 @@ export function listSessionRows(db: Database, tenant: Tenant, endUserId: string 
  */
 export function appendMessage(db: Database, tenant: Tenant, m: AskMessage, sources: SearchResult[]): boolean {
   return db.transaction(() => {
-    const moved = db.query(
-      `UPDATE ask_sessions SET message_count = message_count + 1, last_message_at = ?, updated_at = ?,
+    const moved = db
+      .query(
+        `UPDATE ask_sessions SET message_count = message_count + 1, last_message_at = ?, updated_at = ?,
          last_model = COALESCE(?, last_model), last_provider = COALESCE(?, last_provider)
        WHERE id = ? AND project_id = ? AND mode = ?`,
-    ).run(m.created_at, m.created_at, m.model, m.provider, m.session_id, tenant.projectId, tenant.mode);
+      )
+      .run(m.created_at, m.created_at, m.model, m.provider, m.session_id, tenant.projectId, tenant.mode);
     if (moved.changes === 0) return false;
     db.query(
       `INSERT INTO ask_messages (id, session_id, project_id, mode, role, content, parts, context_refs, sources, tokens, model, provider, finish_reason, created_at)

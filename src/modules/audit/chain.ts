@@ -70,7 +70,12 @@ export function verifyChain(rows: Iterable<AuditRow>): ChainVerdict {
     const bad = (reason: string): ChainVerdict => ({ ok: false, rows: count, seq: row.seq, id: row.id, reason });
     if (hashOf(row) !== row.hash) return bad("its content does not match its hash (the row was altered)");
     const expectedPrev = previous ? previous.hash : GENESIS_HASH;
-    if (row.prev_hash !== expectedPrev) return bad(previous ? `its prev_hash is not the hash of row ${previous.seq} (a row before it was altered, removed or inserted)` : "the first row does not start from the genesis hash (rows before it were removed)");
+    if (row.prev_hash !== expectedPrev)
+      return bad(
+        previous
+          ? `its prev_hash is not the hash of row ${previous.seq} (a row before it was altered, removed or inserted)`
+          : "the first row does not start from the genesis hash (rows before it were removed)",
+      );
     if (previous && row.seq !== previous.seq + 1) return bad(`row ${previous.seq + 1} is missing`);
     previous = row;
   }

@@ -43,6 +43,10 @@ export function verifyAuditChain(db: Database): ChainVerdict {
 }
 
 /** An export's chain-of-custody record: every audit row naming its recordings or itself, with their hashes, and the chain's head. */
-export function custodyOf(db: Database, tenant: Tenant, ids: readonly string[]): { chain_head: { sequence: number; hash: string } | null; events: AuditEvent[] } {
+export function custodyOf(
+  db: Database,
+  tenant: Tenant,
+  ids: readonly string[],
+): { chain_head: { sequence: number; hash: string } | null; events: AuditEvent[] } {
   return { chain_head: chainHead(db), events: auditRowsAbout(db, tenant, ids).map(toAuditEvent) };
 }

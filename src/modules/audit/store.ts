@@ -78,7 +78,8 @@ export function resourceIndexMismatch(db: Database): { seq: number; id: string; 
        WHERE NOT EXISTS (SELECT 1 FROM audit_event_resources x WHERE x.resource_id = r.value AND x.seq = e.seq) ORDER BY e.seq LIMIT 1`,
     )
     .get();
-  if (missing) return { seq: missing.seq, id: missing.id, reason: `the resource index lacks its ${missing.resource_id} (the row is hidden from the resource filter)` };
+  if (missing)
+    return { seq: missing.seq, id: missing.id, reason: `the resource index lacks its ${missing.resource_id} (the row is hidden from the resource filter)` };
   const extra = db
     .query<{ seq: number; id: string; resource_id: string }, []>(
       `SELECT x.seq, coalesce(row.id, '(no such row)') AS id, x.resource_id FROM audit_event_resources x LEFT JOIN audit_events row ON row.seq = x.seq

@@ -15,7 +15,8 @@ import { cancelCommand, completeReset, createCommand, createResetCommand, getCom
 function keepCommandId(deps: Deps): IdempotentOptions {
   return {
     store: (command: Command) => ({ id: command.id }),
-    replay: (kept: { id: string }, { principal, params }: ReplayContext<{ id: string }>) => getCommand(deps, authorize(principal, "devices:write"), params.id, kept.id),
+    replay: (kept: { id: string }, { principal, params }: ReplayContext<{ id: string }>) =>
+      getCommand(deps, authorize(principal, "devices:write"), params.id, kept.id),
   };
 }
 
@@ -61,7 +62,11 @@ export function commandsRoutes(deps: Deps) {
     .post(
       "/devices/:id/commands/:cmd_id/cancel",
       ({ principal, params }) => cancelCommand(deps, authorize(principal, "devices:write"), params.id, params.cmd_id, clock.now()),
-      { params: commandParams, response: { 200: commandSchema }, detail: { summary: "Cancel a command", description: "Scope devices:write. Pending or delivered only; 409 resource_conflict otherwise." } },
+      {
+        params: commandParams,
+        response: { 200: commandSchema },
+        detail: { summary: "Cancel a command", description: "Scope devices:write. Pending or delivered only; 409 resource_conflict otherwise." },
+      },
     )
     .post(
       "/devices/:id/reset",
@@ -90,7 +95,8 @@ export function commandsRoutes(deps: Deps) {
         response: { 200: commandSchema },
         detail: {
           summary: "Acknowledge a factory reset",
-          description: "Only the command's rct_ credential, once. An executed reset unbinds the device. 403 for any other credential; 409 resource_conflict when already acknowledged or no longer open.",
+          description:
+            "Only the command's rct_ credential, once. An executed reset unbinds the device. 403 for any other credential; 409 resource_conflict when already acknowledged or no longer open.",
         },
       },
     );

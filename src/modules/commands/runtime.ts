@@ -41,7 +41,10 @@ export function reconcileRecordingCommands(db: Database, tenant: Tenant, open: r
     if (!row.delivered_at || row.delivered_at >= at) continue;
     const wantsRecording = row.type === "start_recording";
     if ((deviceState === "recording") === wantsRecording) {
-      transitionCommand(db, tenant, row.id, ["delivered"], "executed", { result: JSON.stringify({ reconciled: true, device_state: deviceState }), executed_at: at });
+      transitionCommand(db, tenant, row.id, ["delivered"], "executed", {
+        result: JSON.stringify({ reconciled: true, device_state: deviceState }),
+        executed_at: at,
+      });
     } else if (now.getTime() - Date.parse(row.delivered_at) >= RECONCILE_GRACE_MS) {
       const error = {
         code: "state_mismatch",

@@ -9,7 +9,17 @@ import { newId } from "../../ids";
 import { type BindingDeps, type DeviceRow, endBinding, loadDeviceRow } from "../devices/service";
 import type { GrantKeys } from "../grants/signing";
 import { type Command, type CreateCommandBody, type ListCommandsQuery, type ResetCompletionBody } from "./schema";
-import { type CommandRow, cancelOpenCommands, findCommand, findCommandByIdempotencyKey, insertCommand, listCommandRows, openCommands, revokeResetCredential, transitionCommand } from "./store";
+import {
+  type CommandRow,
+  cancelOpenCommands,
+  findCommand,
+  findCommandByIdempotencyKey,
+  insertCommand,
+  listCommandRows,
+  openCommands,
+  revokeResetCredential,
+  transitionCommand,
+} from "./store";
 
 /** What other modules (devices and heartbeats) use of the commands store: through this service, never the store itself (decision 083). */
 export { openCommands } from "./store";
@@ -77,7 +87,11 @@ function admit(device: DeviceRow, now: Date): void {
     throw new ApiError("invalid_request", `Device ${device.id} is not bound to an end user; bind it before sending commands.`, { status: 409 });
   }
   if (!device.last_heartbeat_at) {
-    throw new ApiError("invalid_request", `Device ${device.id} has never sent a heartbeat; commands are accepted only from a device heard from in the last 60 seconds.`, { status: 409 });
+    throw new ApiError(
+      "invalid_request",
+      `Device ${device.id} has never sent a heartbeat; commands are accepted only from a device heard from in the last 60 seconds.`,
+      { status: 409 },
+    );
   }
   const age = now.getTime() - Date.parse(device.last_heartbeat_at);
   if (age >= ADMISSION_MAX_AGE_MS) {
@@ -95,7 +109,13 @@ export function isRecording(device: Pick<DeviceRow, "recording_state">): boolean
 }
 
 /** POST /devices/{id}/commands. A repeated idempotency_key returns the earlier command (replayed: true). */
-export function createCommand(deps: CommandDeps, principal: Principal, deviceId: string, body: CreateCommandBody, now: Date): { command: Command; replayed: boolean } {
+export function createCommand(
+  deps: CommandDeps,
+  principal: Principal,
+  deviceId: string,
+  body: CreateCommandBody,
+  now: Date,
+): { command: Command; replayed: boolean } {
   const { db } = deps;
   const { type } = body;
   return db.transaction(() => {
@@ -162,7 +182,14 @@ export function createResetCommand(deps: CommandDeps, principal: Principal, devi
  * one call an rct_ credential can make, once, for its own command. An executed reset
  * unbinds the device (its token was wiped with everything else) and cancels what else was queued.
  */
-export function completeReset(deps: CommandDeps & BindingDeps, principal: Principal, deviceId: string, commandId: string, body: ResetCompletionBody, now: Date): Command {
+export function completeReset(
+  deps: CommandDeps & BindingDeps,
+  principal: Principal,
+  deviceId: string,
+  commandId: string,
+  body: ResetCompletionBody,
+  now: Date,
+): Command {
   const { db } = deps;
   requireOwnResetCredential(principal, deviceId, commandId);
   return db.transaction(() => {

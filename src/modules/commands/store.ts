@@ -108,7 +108,9 @@ export function cancelOpenCommands(store: CredentialStore, tenant: Tenant, devic
   const open = db.query<{ id: string }, [string]>("SELECT id FROM device_commands WHERE device_id = ? AND status IN ('pending', 'delivered')").all(deviceId);
   revokeCredentials(store, { kinds: ["reset"], deviceId, commandIds: open.map((c) => c.id) }, new Date(now));
   return db
-    .query("UPDATE device_commands SET status = 'cancelled', cancelled_at = ? WHERE device_id = ? AND status IN ('pending', 'delivered') AND project_id = ? AND mode = ?")
+    .query(
+      "UPDATE device_commands SET status = 'cancelled', cancelled_at = ? WHERE device_id = ? AND status IN ('pending', 'delivered') AND project_id = ? AND mode = ?",
+    )
     .run(now, deviceId, tenant.projectId, tenant.mode).changes;
 }
 

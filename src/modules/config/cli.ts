@@ -80,7 +80,9 @@ export function configCommand(deps: Deps, args: string[]): void {
   const now = deps.clock.now();
   const read = () => (scope.organization ? readOrganizationConfig(deps.db, scope.organizationId) : readConfigLevel(deps, scope.tenant, scope.target));
   const write = (overrides: ConfigOverrides | null) =>
-    scope.organization ? writeOrganizationConfig(deps.db, scope.organizationId, overrides, now) : writeConfigLevel(deps, scope.tenant, scope.target, overrides, now);
+    scope.organization
+      ? writeOrganizationConfig(deps.db, scope.organizationId, overrides, now)
+      : writeConfigLevel(deps, scope.tenant, scope.target, overrides, now);
   let result = read();
   if (action === "set" || action === "unset") {
     if (assignments.length === 0) throw new UsageError(USAGE);

@@ -47,9 +47,7 @@ const connectionPatch = z.strictObject({
     .max(3)
     .refine((a) => new Set(a).size === a.length, "must not repeat a network")
     .optional(),
-  power_management: z
-    .strictObject({ wifi_idle_timeout_seconds: idleTimeout.optional(), cellular_idle_timeout_seconds: idleTimeout.optional() })
-    .optional(),
+  power_management: z.strictObject({ wifi_idle_timeout_seconds: idleTimeout.optional(), cellular_idle_timeout_seconds: idleTimeout.optional() }).optional(),
 });
 
 const uploadFields = {

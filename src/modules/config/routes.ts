@@ -63,7 +63,10 @@ export function configRoutes(deps: Deps) {
       params: idParam,
       body: configBody,
       response,
-      detail: { summary: "Replace a device's configuration", description: "Scope config:write. Absent or null keys inherit; settings are the device's own overrides (as PATCH /devices writes)." },
+      detail: {
+        summary: "Replace a device's configuration",
+        description: "Scope config:write. Absent or null keys inherit; settings are the device's own overrides (as PATCH /devices writes).",
+      },
     })
     .delete("/config/devices/:id", ({ principal, params }) => write(principal, { level: "device", id: params.id }, null), {
       params: idParam,

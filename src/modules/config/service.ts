@@ -26,7 +26,16 @@ export { findOrganizationOverrides, findOverrides, organizationOf } from "./stor
 /** What resolving a device's configuration needs: the connection, and the devices' rows through deviceSource. */
 export type ConfigDeps = Pick<Deps, "db" | "deviceSource">;
 
-const DEFAULTS = { auto_transcribe: true, auto_summarize: true, summary_template: "general", language: null, ask_provider: null, redact_webhook_payloads: false, min_speakers: null, max_speakers: null } as const;
+const DEFAULTS = {
+  auto_transcribe: true,
+  auto_summarize: true,
+  summary_template: "general",
+  language: null,
+  ask_provider: null,
+  redact_webhook_payloads: false,
+  min_speakers: null,
+  max_speakers: null,
+} as const;
 
 /** A retention setting's effective value: "keep" and unset both keep forever (null). */
 const days = (value: number | "keep" | undefined): number | null => (typeof value === "number" ? value : null);
@@ -165,7 +174,14 @@ export function readConfigLevel(deps: ConfigDeps, tenant: Tenant, target: Config
 const actorFrom = (who: Principal | Actor): Actor => ("credentialId" in who ? actorOf(who) : who);
 
 /** Replaces a level's overrides with `overrides` (PUT), or removes them all (null: DELETE); audited as `who`. */
-export function writeConfigLevel(deps: ConfigDeps, tenant: Tenant, target: ConfigTarget, overrides: ConfigOverrides | null, now: Date, who: Principal | Actor = operatorActor()): ConfigLevelView {
+export function writeConfigLevel(
+  deps: ConfigDeps,
+  tenant: Tenant,
+  target: ConfigTarget,
+  overrides: ConfigOverrides | null,
+  now: Date,
+  who: Principal | Actor = operatorActor(),
+): ConfigLevelView {
   const { db } = deps;
   return db.transaction(() => {
     const located = locate(deps, tenant, target);
@@ -184,7 +200,13 @@ export function readOrganizationConfig(db: Database, organizationId: string): Co
   return view(locateOrganization(db, organizationId));
 }
 
-export function writeOrganizationConfig(db: Database, organizationId: string, overrides: ConfigOverrides | null, now: Date, who: Principal | Actor = operatorActor()): ConfigLevelView {
+export function writeOrganizationConfig(
+  db: Database,
+  organizationId: string,
+  overrides: ConfigOverrides | null,
+  now: Date,
+  who: Principal | Actor = operatorActor(),
+): ConfigLevelView {
   return db.transaction(() => {
     if (overrides) saveOrganizationOverrides(db, organizationId, overrides, now.toISOString());
     else deleteOrganizationOverrides(db, organizationId);

@@ -32,7 +32,9 @@ export function deleteOrganizationOverrides(db: Database, organizationId: string
 export function findOverrides(db: Database, tenant: Tenant, level: TenantLevel, targetId: string): StoredOverrides | null {
   return parse(
     db
-      .query<Row, [string, string, string, string]>("SELECT overrides, updated_at FROM config_overrides WHERE project_id = ? AND mode = ? AND level = ? AND target_id = ?")
+      .query<Row, [string, string, string, string]>(
+        "SELECT overrides, updated_at FROM config_overrides WHERE project_id = ? AND mode = ? AND level = ? AND target_id = ?",
+      )
       .get(tenant.projectId, tenant.mode, level, targetId),
   );
 }
@@ -45,5 +47,10 @@ export function saveOverrides(db: Database, tenant: Tenant, level: TenantLevel, 
 }
 
 export function deleteOverrides(db: Database, tenant: Tenant, level: TenantLevel, targetId: string): void {
-  db.query("DELETE FROM config_overrides WHERE project_id = ? AND mode = ? AND level = ? AND target_id = ?").run(tenant.projectId, tenant.mode, level, targetId);
+  db.query("DELETE FROM config_overrides WHERE project_id = ? AND mode = ? AND level = ? AND target_id = ?").run(
+    tenant.projectId,
+    tenant.mode,
+    level,
+    targetId,
+  );
 }

@@ -14,7 +14,12 @@ const SECURITY_HEADERS = {
   "referrer-policy": "no-referrer",
 };
 
-const TYPES: Record<string, string> = { html: "text/html; charset=utf-8", js: "text/javascript; charset=utf-8", css: "text/css; charset=utf-8", svg: "image/svg+xml" };
+const TYPES: Record<string, string> = {
+  html: "text/html; charset=utf-8",
+  js: "text/javascript; charset=utf-8",
+  css: "text/css; charset=utf-8",
+  svg: "image/svg+xml",
+};
 
 function serve(path: string): Response {
   const body = ASSETS[path];
@@ -32,26 +37,31 @@ const MAX_JUDGED = 500;
  * browser's clock (decision 135). The Device body stays as the spec pins it.
  */
 function judgeReachability(heartbeats: string[], now: Date): { online: boolean[]; server_time: string } {
-  if (heartbeats.length > MAX_JUDGED) throw new ApiError("invalid_request", `At most ${MAX_JUDGED} last_heartbeat_at values per request.`, { param: "last_heartbeat_at" });
+  if (heartbeats.length > MAX_JUDGED)
+    throw new ApiError("invalid_request", `At most ${MAX_JUDGED} last_heartbeat_at values per request.`, { param: "last_heartbeat_at" });
   const bad = heartbeats.find((at) => Number.isNaN(Date.parse(at)));
-  if (bad !== undefined) throw new ApiError("invalid_request", `last_heartbeat_at must be a date-time; got ${JSON.stringify(bad)}.`, { param: "last_heartbeat_at" });
+  if (bad !== undefined)
+    throw new ApiError("invalid_request", `last_heartbeat_at must be a date-time; got ${JSON.stringify(bad)}.`, { param: "last_heartbeat_at" });
   return { online: heartbeats.map((at) => isOnline(at, now)), server_time: now.toISOString() };
 }
 
 /** The dashboard's own data, for administrators' sessions only: the System page's and the reachability badges'. */
 function systemRoutes(deps: Deps, diagnose: Diagnose) {
-  return new Elysia({ prefix: "/dashboard/api" })
-    .use(dashboardSessionOnly(deps))
-    .get("/reachability", ({ request }) => judgeReachability(new URL(request.url).searchParams.getAll("last_heartbeat_at"), deps.clock.now()))
-    .get("/system", () => systemReport(deps))
-    // Apart: the checks load each engine's model for real (once per process), which can take a while the first time.
-    .get("/system/checks", () => systemChecks(deps, diagnose));
+  return (
+    new Elysia({ prefix: "/dashboard/api" })
+      .use(dashboardSessionOnly(deps))
+      .get("/reachability", ({ request }) => judgeReachability(new URL(request.url).searchParams.getAll("last_heartbeat_at"), deps.clock.now()))
+      .get("/system", () => systemReport(deps))
+      // Apart: the checks load each engine's model for real (once per process), which can take a while the first time.
+      .get("/system/checks", () => systemChecks(deps, diagnose))
+  );
 }
 
 /** `parley doctor` beside a running server asks it for the checks of its own settings and engines (decision 119). */
 function doctorRoutes(deps: Deps, diagnose: Diagnose) {
   return new Elysia({ prefix: "/dashboard/api" }).get("/system/doctor", ({ request, query }) => {
-    if (!isDoctorToken(deps.serverSecret, request.headers.get(DOCTOR_HEADER))) throw new ApiError("unauthorized", "Only parley doctor, run with this server's data dir and secret, may ask for its checks here.");
+    if (!isDoctorToken(deps.serverSecret, request.headers.get(DOCTOR_HEADER)))
+      throw new ApiError("unauthorized", "Only parley doctor, run with this server's data dir and secret, may ask for its checks here.");
     return systemChecks(deps, diagnose, { verify: query.verify === "1" });
   });
 }

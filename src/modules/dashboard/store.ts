@@ -31,5 +31,9 @@ export function failedJobs(db: Database, limit: number): JobLine[] {
  * error (JSON {code, message}). Read once per System page visit, not polled: no index serves it.
  */
 export function failedRecordings(db: Database): { count: number; latest: string | null } {
-  return db.query<{ count: number; latest: string | null }, []>("SELECT count(*) AS count, (SELECT error FROM recordings WHERE status = 'failed' ORDER BY updated_at DESC LIMIT 1) AS latest FROM recordings WHERE status = 'failed'").get()!;
+  return db
+    .query<{ count: number; latest: string | null }, []>(
+      "SELECT count(*) AS count, (SELECT error FROM recordings WHERE status = 'failed' ORDER BY updated_at DESC LIMIT 1) AS latest FROM recordings WHERE status = 'failed'",
+    )
+    .get()!;
 }

@@ -45,8 +45,12 @@ function failedWork(deps: Deps, dead: number): Check[] {
     latest = recordings.latest ? `; the latest: ${(JSON.parse(recordings.latest) as { message?: string }).message ?? recordings.latest}` : "";
   } catch {}
   return [
-    dead ? { check: "failed jobs", ok: true, warning: true, detail: `${dead} job(s) gave up after their retries (listed under Failed jobs)` } : { check: "failed jobs", ok: true, detail: "none" },
-    recordings.count ? { check: "failed recordings", ok: true, warning: true, detail: `${recordings.count} recording(s) failed processing${latest}` } : { check: "failed recordings", ok: true, detail: "none" },
+    dead
+      ? { check: "failed jobs", ok: true, warning: true, detail: `${dead} job(s) gave up after their retries (listed under Failed jobs)` }
+      : { check: "failed jobs", ok: true, detail: "none" },
+    recordings.count
+      ? { check: "failed recordings", ok: true, warning: true, detail: `${recordings.count} recording(s) failed processing${latest}` }
+      : { check: "failed recordings", ok: true, detail: "none" },
   ];
 }
 
@@ -57,7 +61,9 @@ function failedWork(deps: Deps, dead: number): Check[] {
  */
 export async function systemChecks(deps: Deps, diagnose: Diagnose, options: { verify?: boolean } = {}) {
   const health = healthReport(deps);
-  const checks = [databaseCheck(health.database.ok), ...(await diagnose(deps, options)), ...(health.queue ? failedWork(deps, health.queue.dead) : [])].map(withVerdict);
+  const checks = [databaseCheck(health.database.ok), ...(await diagnose(deps, options)), ...(health.queue ? failedWork(deps, health.queue.dead) : [])].map(
+    withVerdict,
+  );
   return { verdict: worstVerdict(checks.map((c) => c.verdict)), checks };
 }
 

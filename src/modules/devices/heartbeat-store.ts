@@ -7,7 +7,14 @@ import type { DeviceRow } from "./store";
 /** What a heartbeat reports onto the device row; null keeps the stored value (recording_state: see `recordingStateSent`). */
 export type HeartbeatColumns = Pick<
   DeviceRow,
-  "battery_percent" | "storage_used_mb" | "storage_total_mb" | "signal_strength_dbm" | "firmware_version" | "recording_state" | "last_seen_by" | "last_synced_by"
+  | "battery_percent"
+  | "storage_used_mb"
+  | "storage_total_mb"
+  | "signal_strength_dbm"
+  | "firmware_version"
+  | "recording_state"
+  | "last_seen_by"
+  | "last_synced_by"
 > & {
   /** recording_state may be sent as null to clear it, so absence is told apart by this flag. */
   recordingStateSent: boolean;
@@ -20,7 +27,13 @@ export type HeartbeatColumns = Pick<
  * device has commands or an OTA assignment in flight: most heartbeats have neither, and
  * then skip the statements that would find, settle and hand them over.
  */
-export type HeartbeatDevice = { id: string; end_user_id: string | null; low_battery_notified_at: string | null; has_open_commands: 0 | 1; has_ota_in_flight: 0 | 1 };
+export type HeartbeatDevice = {
+  id: string;
+  end_user_id: string | null;
+  low_battery_notified_at: string | null;
+  has_open_commands: 0 | 1;
+  has_ota_in_flight: 0 | 1;
+};
 
 /**
  * Writes what a heartbeat reported onto a bound, undeleted device row and clears the
@@ -79,6 +92,8 @@ export function findNewlyOfflineDevices(db: Database, before: string): OfflineCa
 /** Marks the device reported offline; false when a heartbeat or another sweep got there first. */
 export function markOfflineNotified(db: Database, deviceId: string, lastHeartbeatAt: string, at: string): boolean {
   return (
-    db.query("UPDATE devices SET offline_notified_at = ? WHERE id = ? AND offline_notified_at IS NULL AND last_heartbeat_at = ?").run(at, deviceId, lastHeartbeatAt).changes === 1
+    db
+      .query("UPDATE devices SET offline_notified_at = ? WHERE id = ? AND offline_notified_at IS NULL AND last_heartbeat_at = ?")
+      .run(at, deviceId, lastHeartbeatAt).changes === 1
   );
 }

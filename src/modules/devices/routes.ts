@@ -4,7 +4,17 @@ import type { Deps } from "../../deps";
 import { authentication, authorize } from "../../http/auth";
 import { idempotency, type ReplayContext } from "../../http/idempotency";
 import { idParam, noContent } from "../../http/schemas";
-import { bindDeviceBody, boundDeviceSchema, createDeviceBody, deviceSchema, deviceSettingsViewSchema, deviceStateSchema, deviceTokenSchema, listDevicesQuery, updateDeviceBody } from "./schema";
+import {
+  bindDeviceBody,
+  boundDeviceSchema,
+  createDeviceBody,
+  deviceSchema,
+  deviceSettingsViewSchema,
+  deviceStateSchema,
+  deviceTokenSchema,
+  listDevicesQuery,
+  updateDeviceBody,
+} from "./schema";
 import { pageOf } from "../../http/pagination";
 import {
   assertBindTokenLive,
@@ -34,7 +44,15 @@ export function devicesRoutes(deps: Deps) {
         set.status = 201;
         return createDevice(db, caller, body, clock.now());
       },
-      { idempotent: true, response: { 201: deviceSchema }, body: createDeviceBody, detail: { summary: "Register a device", description: "Scope devices:write. Idempotency-Key supported. 409 resource_already_exists on a serial number ever used in this project and mode." } },
+      {
+        idempotent: true,
+        response: { 201: deviceSchema },
+        body: createDeviceBody,
+        detail: {
+          summary: "Register a device",
+          description: "Scope devices:write. Idempotency-Key supported. 409 resource_already_exists on a serial number ever used in this project and mode.",
+        },
+      },
     )
     .get("/devices", ({ principal, query }) => listDevices(db, authorize(principal, "devices:read"), query), {
       query: listDevicesQuery,
@@ -58,7 +76,11 @@ export function devicesRoutes(deps: Deps) {
         deleteDevice(deps, authorize(principal, "devices:write"), params.id, clock.now());
         set.status = 204;
       },
-      { params: idParam, response: noContent, detail: { summary: "Delete a device", description: "Scope devices:write. Soft delete: the serial number stays reserved; device tokens are revoked." } },
+      {
+        params: idParam,
+        response: noContent,
+        detail: { summary: "Delete a device", description: "Scope devices:write. Soft delete: the serial number stays reserved; device tokens are revoked." },
+      },
     )
     .get("/devices/:id/state", ({ principal, params }) => getDeviceState(deps, authorize(principal, "devices:read"), params.id), {
       params: idParam,
@@ -103,6 +125,10 @@ export function devicesRoutes(deps: Deps) {
     .post(
       "/devices/:id/token/refresh",
       ({ principal, params }) => refreshDeviceToken(deps, authorize(principal, "devices:write", { tokens: ["device"] }), params.id, clock.now()),
-      { params: idParam, response: { 200: deviceTokenSchema }, detail: { summary: "Rotate the device token", description: "Device token of this device only. The old token stops working." } },
+      {
+        params: idParam,
+        response: { 200: deviceTokenSchema },
+        detail: { summary: "Rotate the device token", description: "Device token of this device only. The old token stops working." },
+      },
     );
 }

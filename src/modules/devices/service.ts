@@ -14,7 +14,20 @@ import { loadEndUser } from "../end-users/service";
 import type { CreateDeviceBody, Device, DeviceSettingsView, DeviceState, ListDevicesQuery, UpdateDeviceBody } from "./schema";
 import { CAPABILITY } from "./schema";
 import { mergeSettings } from "../config/device-settings";
-import { type DeviceRow, deviceSettingsOverrides, deviceTokenIsLive, deviceTokenRecord, findDeviceBySerial, findDeviceRow, findDeviceStateRow, insertDevice, listDeviceRows, toDevice, toDeviceState, updateDeviceFields } from "./store";
+import {
+  type DeviceRow,
+  deviceSettingsOverrides,
+  deviceTokenIsLive,
+  deviceTokenRecord,
+  findDeviceBySerial,
+  findDeviceRow,
+  findDeviceStateRow,
+  insertDevice,
+  listDeviceRows,
+  toDevice,
+  toDeviceState,
+  updateDeviceFields,
+} from "./store";
 import { isOnline } from "./reachability";
 
 /** What other modules (commands, recordings and heartbeats) use of the devices store: through this service, never the store itself (decision 083); config reads it through deviceSource. */
@@ -23,7 +36,12 @@ export { type DeviceRow, findDeviceRow } from "./store";
 export { findNewlyOfflineDevices, type HeartbeatDevice, markOfflineNotified, setLowBatteryNotified, writeHeartbeat } from "./heartbeat-store";
 
 /** A row as configuration sees it: its own settings overrides and its bound end user. */
-const configured = (row: DeviceRow): ConfiguredDevice => ({ id: row.id, end_user_id: row.end_user_id, settings: deviceSettingsOverrides(row), updated_at: row.updated_at });
+const configured = (row: DeviceRow): ConfiguredDevice => ({
+  id: row.id,
+  end_user_id: row.end_user_id,
+  settings: deviceSettingsOverrides(row),
+  updated_at: row.updated_at,
+});
 
 /** The devices' rows as config reads and writes them (config's DeviceSource, in Deps: config sits below devices, decision 083). */
 export const deviceSource: DeviceSource = {
@@ -173,7 +191,10 @@ export function assertBindTokenLive(db: Database, principal: Principal, id: stri
       `The device token this bind returned was replaced by a token refresh (POST /devices/${id}/token/refresh); the device holds the current one, and the binding still stands.`,
     );
   }
-  throw new ApiError("resource_conflict", `This bind was undone by a later unbind, and the device token it returned is revoked. To bind the device again, send a new Idempotency-Key.`);
+  throw new ApiError(
+    "resource_conflict",
+    `This bind was undone by a later unbind, and the device token it returned is revoked. To bind the device again, send a new Idempotency-Key.`,
+  );
 }
 
 /** Spec 3.1 bound -> unbound: the device token is revoked, end_user_id becomes null, open commands are cancelled. */
@@ -197,7 +218,9 @@ export function unbindDevice(deps: BindingDeps, principal: Principal, id: string
 function releaseDevicesOfEndUser(deps: BindingDeps, tenant: Tenant, endUserId: string, now: Date): number {
   const { db } = deps;
   const ids = db
-    .query<{ id: string }, [string, string, string]>("SELECT id FROM devices WHERE project_id = ? AND mode = ? AND end_user_id = ? AND status = 'bound' AND deleted_at IS NULL")
+    .query<{ id: string }, [string, string, string]>(
+      "SELECT id FROM devices WHERE project_id = ? AND mode = ? AND end_user_id = ? AND status = 'bound' AND deleted_at IS NULL",
+    )
     .all(tenant.projectId, tenant.mode, endUserId)
     .map((r) => r.id);
   for (const id of ids) endBinding(deps, tenant, id, now);

@@ -61,7 +61,19 @@ export function toDevice(row: DeviceRow, settings: DeviceSettings): Device {
 }
 
 /** The columns GET /state shows, and end_user_id for end-user confinement. */
-export type DeviceStateRow = Pick<DeviceRow, "id" | "end_user_id" | "recording_state" | "battery_percent" | "storage_used_mb" | "storage_total_mb" | "last_heartbeat_at" | "last_synced_at" | "last_seen_by" | "last_synced_by">;
+export type DeviceStateRow = Pick<
+  DeviceRow,
+  | "id"
+  | "end_user_id"
+  | "recording_state"
+  | "battery_percent"
+  | "storage_used_mb"
+  | "storage_total_mb"
+  | "last_heartbeat_at"
+  | "last_synced_at"
+  | "last_seen_by"
+  | "last_synced_by"
+>;
 
 /** GET /state is polled every few seconds per device: it reads its ten columns, not the whole row. */
 export function findDeviceStateRow(db: Database, tenant: Tenant, id: string): DeviceStateRow | null {
@@ -92,13 +104,29 @@ export function deviceSettingsOverrides(row: DeviceRow): SettingsOverrides {
   return JSON.parse(row.settings);
 }
 
-export type NewDevice = Pick<DeviceRow, "id" | "serial_number" | "name" | "model" | "firmware_version" | "mac_address" | "capabilities" | "metadata" | "created_at">;
+export type NewDevice = Pick<
+  DeviceRow,
+  "id" | "serial_number" | "name" | "model" | "firmware_version" | "mac_address" | "capabilities" | "metadata" | "created_at"
+>;
 
 export function insertDevice(db: Database, tenant: Tenant, d: NewDevice): void {
   db.query(
     `INSERT INTO devices (id, project_id, mode, serial_number, name, model, firmware_version, mac_address, capabilities, metadata, created_at, updated_at)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-  ).run(d.id, tenant.projectId, tenant.mode, d.serial_number, d.name, d.model, d.firmware_version, d.mac_address, d.capabilities, d.metadata, d.created_at, d.created_at);
+  ).run(
+    d.id,
+    tenant.projectId,
+    tenant.mode,
+    d.serial_number,
+    d.name,
+    d.model,
+    d.firmware_version,
+    d.mac_address,
+    d.capabilities,
+    d.metadata,
+    d.created_at,
+    d.created_at,
+  );
 }
 
 /** A device of the tenant that is not deleted, or null. */
@@ -110,7 +138,9 @@ export function findDeviceRow(db: Database, tenant: Tenant, id: string): DeviceR
 
 /** Any device ever registered with this serial, deleted ones included (serials are reserved for life). */
 export function findDeviceBySerial(db: Database, tenant: Tenant, serial: string): DeviceRow | null {
-  return db.query<DeviceRow, [string, string, string]>("SELECT * FROM devices WHERE serial_number = ? AND project_id = ? AND mode = ?").get(serial, tenant.projectId, tenant.mode);
+  return db
+    .query<DeviceRow, [string, string, string]>("SELECT * FROM devices WHERE serial_number = ? AND project_id = ? AND mode = ?")
+    .get(serial, tenant.projectId, tenant.mode);
 }
 
 export function updateDeviceFields(
@@ -139,7 +169,9 @@ export function deviceTokenIsLive(db: Database, credentialId: string): boolean {
 /** When a device token was issued and whether it was revoked since; null once purged (a week after revocation). */
 export function deviceTokenRecord(db: Database, deviceId: string, token: string): { created_at: string; revoked_at: string | null } | null {
   return db
-    .query<{ created_at: string; revoked_at: string | null }, [string, string]>("SELECT created_at, revoked_at FROM credentials WHERE token_hash = ? AND kind = 'device' AND device_id = ?")
+    .query<{ created_at: string; revoked_at: string | null }, [string, string]>(
+      "SELECT created_at, revoked_at FROM credentials WHERE token_hash = ? AND kind = 'device' AND device_id = ?",
+    )
     .get(sha256Hex(token), deviceId);
 }
 

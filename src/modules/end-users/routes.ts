@@ -19,7 +19,12 @@ export function endUsersRoutes(deps: Deps) {
         set.status = 201;
         return createEndUser(db, caller, body, clock.now());
       },
-      { idempotent: true, response: { 201: endUserSchema }, body: createEndUserBody, detail: { summary: "Create an end user", description: "Scope end_users:write. Idempotency-Key supported." } },
+      {
+        idempotent: true,
+        response: { 201: endUserSchema },
+        body: createEndUserBody,
+        detail: { summary: "Create an end user", description: "Scope end_users:write. Idempotency-Key supported." },
+      },
     )
     .get("/end-users", ({ principal, query }) => listEndUsers(db, authorize(principal, "end_users:read"), query), {
       query: listEndUsersQuery,
@@ -44,6 +49,10 @@ export function endUsersRoutes(deps: Deps) {
         deleteEndUser(deps, caller, params.id, clock.now());
         set.status = 204;
       },
-      { params: idParam, response: noContent, detail: { summary: "Delete an end user", description: "Scope end_users:write. Read-only afterwards; data retained; its devices are unbound." } },
+      {
+        params: idParam,
+        response: noContent,
+        detail: { summary: "Delete an end user", description: "Scope end_users:write. Read-only afterwards; data retained; its devices are unbound." },
+      },
     );
 }

@@ -58,7 +58,12 @@ export function getEndUser(db: Database, principal: Principal, id: string): EndU
 
 export function listEndUsers(db: Database, principal: Principal, query: ListEndUsersQuery): Page<EndUser> {
   const page: PageRequest = { limit: query.limit, cursor: query.cursor };
-  return listEndUserRows(db, principal, { externalId: query.external_id, includeDeleted: query.include_deleted === "true", onlyId: confineToEndUser(principal) }, page);
+  return listEndUserRows(
+    db,
+    principal,
+    { externalId: query.external_id, includeDeleted: query.include_deleted === "true", onlyId: confineToEndUser(principal) },
+    page,
+  );
 }
 
 export function updateEndUser(db: Database, principal: Principal, id: string, body: UpdateEndUserBody, now: Date): EndUser {
@@ -96,7 +101,9 @@ export function deleteEndUser(deps: Pick<Deps, "db" | "queue" | "cascades" | "au
     deps.cascades.check("endUserDeleted", deletion); // legal holds, before anything is touched
     markEndUserDeleted(db, principal, id, now.toISOString());
     const erased = findEndUser(db, principal, id);
-    rewriteStoredResponses(db, principal, id, (stored) => ((stored.body as { id?: unknown } | null)?.id === id ? { status: stored.status, body: erased } : null));
+    rewriteStoredResponses(db, principal, id, (stored) =>
+      (stored.body as { id?: unknown } | null)?.id === id ? { status: stored.status, body: erased } : null,
+    );
     // Its devices are released (devices registers on this cascade: it sits above end users).
     deps.cascades.fire("endUserDeleted", deletion);
     deps.audit.record(principal, principal, "end_user.delete", [id]);

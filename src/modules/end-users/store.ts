@@ -26,7 +26,9 @@ export function insertEndUser(db: Database, tenant: Tenant, user: EndUser): void
 }
 
 export function findEndUser(db: Database, tenant: Tenant, id: string): EndUser | null {
-  const row = db.query<EndUserRow, [string, string, string]>("SELECT * FROM end_users WHERE id = ? AND project_id = ? AND mode = ?").get(id, tenant.projectId, tenant.mode);
+  const row = db
+    .query<EndUserRow, [string, string, string]>("SELECT * FROM end_users WHERE id = ? AND project_id = ? AND mode = ?")
+    .get(id, tenant.projectId, tenant.mode);
   return row ? toEndUser(row) : null;
 }
 

@@ -40,7 +40,8 @@ export async function* archiveEntries(deps: Pick<Deps, "db" | "storage">, tenant
     }
     const dir = `recordings/${id}`;
     yield { name: `${dir}/recording.json`, data: json(toRecording(recording)) };
-    if (recording.storage_key && HAS_AUDIO.includes(recording.status)) yield { name: `${dir}/audio.${recording.format ?? "bin"}`, data: chunksOf(deps.storage.read(recording.storage_key)) };
+    if (recording.storage_key && HAS_AUDIO.includes(recording.status))
+      yield { name: `${dir}/audio.${recording.format ?? "bin"}`, data: chunksOf(deps.storage.read(recording.storage_key)) };
     for (const t of listTranscriptionRows(db, tenant, { recordingId: id }, ALL).data.filter((t) => t.status === "completed")) {
       yield { name: `${dir}/transcripts/${t.id}.json`, data: json(t) };
       yield { name: `${dir}/transcripts/${t.id}.srt`, data: text(toSrt(t.segments)) };

@@ -62,8 +62,15 @@ export function exportsRoutes(deps: Deps) {
       params: idParam,
       detail: {
         summary: "Download an export",
-        description: "Scope exports:read. The zip (application/zip), or its encrypted form (application/octet-stream), as an attachment with X-Content-Type-Options: nosniff and Content-Security-Policy: sandbox; 409 resource_conflict until completed; 404 not_found once the archive is deleted or expired. Every download is audited. `parley export verify FILE` re-checks it.",
-        responses: { 200: binaryResponse("The archive: a zip, or its encrypted form as bytes", ["application/zip", "application/octet-stream"], ["ETag", "Content-Disposition"]) },
+        description:
+          "Scope exports:read. The zip (application/zip), or its encrypted form (application/octet-stream), as an attachment with X-Content-Type-Options: nosniff and Content-Security-Policy: sandbox; 409 resource_conflict until completed; 404 not_found once the archive is deleted or expired. Every download is audited. `parley export verify FILE` re-checks it.",
+        responses: {
+          200: binaryResponse(
+            "The archive: a zip, or its encrypted form as bytes",
+            ["application/zip", "application/octet-stream"],
+            ["ETag", "Content-Disposition"],
+          ),
+        },
       },
     });
 }

@@ -63,7 +63,11 @@ export function createExport(deps: ExportDeps, principal: Principal, body: Creat
   return db.transaction(() => {
     const ids = selection(db, principal, body);
     const id = newId("exp_", now.getTime());
-    const filter: ExportFilter = { end_user_id: body.end_user_id ?? null, created_after: iso(body.created_after) ?? null, created_before: iso(body.created_before) ?? null };
+    const filter: ExportFilter = {
+      end_user_id: body.end_user_id ?? null,
+      created_after: iso(body.created_after) ?? null,
+      created_before: iso(body.created_before) ?? null,
+    };
     insertExport(db, principal, {
       id,
       matter: body.matter ?? null,
@@ -97,7 +101,12 @@ export async function downloadExport(deps: Pick<Deps, "db" | "audit" | "storage"
   const row = loadExport(deps.db, principal, id);
   // The record stays, the archive is gone (decision 107): 404, as for anything not there to download.
   if (row.status === "deleted") throw new ApiError("not_found", `The archive of export ${id} was deleted at ${row.erased_at}.`, { param: "id" });
-  if (row.status === "expired") throw new ApiError("not_found", `The archive of export ${id} expired and was erased at ${row.erased_at} (PARLEY_EXPORT_RETENTION_DAYS); start a new export.`, { param: "id" });
+  if (row.status === "expired")
+    throw new ApiError(
+      "not_found",
+      `The archive of export ${id} expired and was erased at ${row.erased_at} (PARLEY_EXPORT_RETENTION_DAYS); start a new export.`,
+      { param: "id" },
+    );
   if (row.status !== "completed" || !row.storage_key) throw new ApiError("resource_conflict", `Export ${id} is ${row.status}; download it once completed.`);
   await deps.audit.access(principal, "export.download", [id]);
   const name = `${id}.zip${row.encrypted ? ".parleyx" : ""}`;

@@ -25,7 +25,11 @@ export type ExportRow = {
   erased_at: string | null;
 };
 
-export function insertExport(db: Database, tenant: Tenant, row: Pick<ExportRow, "id" | "matter" | "filter" | "recording_ids" | "encrypted" | "passphrase_sealed" | "created_by" | "created_at">): void {
+export function insertExport(
+  db: Database,
+  tenant: Tenant,
+  row: Pick<ExportRow, "id" | "matter" | "filter" | "recording_ids" | "encrypted" | "passphrase_sealed" | "created_by" | "created_at">,
+): void {
   db.query(
     `INSERT INTO exports (id, project_id, mode, status, matter, filter, recording_ids, encrypted, passphrase_sealed, created_by, created_at)
      VALUES (?, ?, ?, 'processing', ?, ?, ?, ?, ?, ?, ?)`,
@@ -33,7 +37,9 @@ export function insertExport(db: Database, tenant: Tenant, row: Pick<ExportRow, 
 }
 
 export function findExport(db: Database, tenant: Tenant, id: string): ExportRow | null {
-  return db.query<ExportRow, [string, string, string]>("SELECT * FROM exports WHERE project_id = ? AND mode = ? AND id = ?").get(tenant.projectId, tenant.mode, id);
+  return db
+    .query<ExportRow, [string, string, string]>("SELECT * FROM exports WHERE project_id = ? AND mode = ? AND id = ?")
+    .get(tenant.projectId, tenant.mode, id);
 }
 
 export function listExportRows<T>(db: Database, tenant: Tenant, page: PageRequest, present: (row: ExportRow) => T): Page<T> {
@@ -42,17 +48,17 @@ export function listExportRows<T>(db: Database, tenant: Tenant, page: PageReques
 
 /** The end of a build: the archive's key, hash and size, and the passphrase forgotten. */
 export function completeExport(db: Database, id: string, result: { storage_key: string; sha256: string; size_bytes: number }, at: string): void {
-  db.query("UPDATE exports SET status = 'completed', storage_key = ?, sha256 = ?, size_bytes = ?, passphrase_sealed = NULL, completed_at = ? WHERE id = ? AND status = 'processing'").run(
-    result.storage_key,
-    result.sha256,
-    result.size_bytes,
-    at,
-    id,
-  );
+  db.query(
+    "UPDATE exports SET status = 'completed', storage_key = ?, sha256 = ?, size_bytes = ?, passphrase_sealed = NULL, completed_at = ? WHERE id = ? AND status = 'processing'",
+  ).run(result.storage_key, result.sha256, result.size_bytes, at, id);
 }
 
 export function failExport(db: Database, id: string, error: { code: string; message: string }, at: string): void {
-  db.query("UPDATE exports SET status = 'failed', error = ?, passphrase_sealed = NULL, failed_at = ? WHERE id = ? AND status = 'processing'").run(JSON.stringify(error), at, id);
+  db.query("UPDATE exports SET status = 'failed', error = ?, passphrase_sealed = NULL, failed_at = ? WHERE id = ? AND status = 'processing'").run(
+    JSON.stringify(error),
+    at,
+    id,
+  );
 }
 
 /** The archive erased (decision 107): `deleted` by DELETE, `expired` by retention; the row stays as the record. */

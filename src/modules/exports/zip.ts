@@ -49,7 +49,24 @@ export async function* zipStream(entries: AsyncIterable<ZipEntry>, at: Date, onE
   for await (const entry of entries) {
     const name = new TextEncoder().encode(entry.name);
     const start = offset;
-    yield emit(record([[0x04034b50, 4], [20, 2], [FLAGS, 2], [0, 2], [time, 2], [date, 2], [0, 4], [0, 4], [0, 4], [name.length, 2], [0, 2]], name));
+    yield emit(
+      record(
+        [
+          [0x04034b50, 4],
+          [20, 2],
+          [FLAGS, 2],
+          [0, 2],
+          [time, 2],
+          [date, 2],
+          [0, 4],
+          [0, 4],
+          [0, 4],
+          [name.length, 2],
+          [0, 2],
+        ],
+        name,
+      ),
+    );
     let crc = 0;
     let size = 0;
     const hash = new Bun.CryptoHasher("sha256");
@@ -59,14 +76,55 @@ export async function* zipStream(entries: AsyncIterable<ZipEntry>, at: Date, onE
       hash.update(chunk);
       yield emit(chunk);
     }
-    yield emit(record([[0x08074b50, 4], [crc, 4], [size, 4], [size, 4]]));
-    central.push(record([[0x02014b50, 4], [20, 2], [20, 2], [FLAGS, 2], [0, 2], [time, 2], [date, 2], [crc, 4], [size, 4], [size, 4], [name.length, 2], [0, 2], [0, 2], [0, 2], [0, 2], [0, 4], [start, 4]], name));
+    yield emit(
+      record([
+        [0x08074b50, 4],
+        [crc, 4],
+        [size, 4],
+        [size, 4],
+      ]),
+    );
+    central.push(
+      record(
+        [
+          [0x02014b50, 4],
+          [20, 2],
+          [20, 2],
+          [FLAGS, 2],
+          [0, 2],
+          [time, 2],
+          [date, 2],
+          [crc, 4],
+          [size, 4],
+          [size, 4],
+          [name.length, 2],
+          [0, 2],
+          [0, 2],
+          [0, 2],
+          [0, 2],
+          [0, 4],
+          [start, 4],
+        ],
+        name,
+      ),
+    );
     count++;
     onEntry({ name: entry.name, size, sha256: hash.digest("hex") });
   }
   const directoryStart = offset;
   for (const c of central) yield emit(c);
-  yield emit(record([[0x06054b50, 4], [0, 2], [0, 2], [count, 2], [count, 2], [offset - directoryStart, 4], [directoryStart, 4], [0, 2]]));
+  yield emit(
+    record([
+      [0x06054b50, 4],
+      [0, 2],
+      [0, 2],
+      [count, 2],
+      [count, 2],
+      [offset - directoryStart, 4],
+      [directoryStart, 4],
+      [0, 2],
+    ]),
+  );
 }
 
 /** The entries of a stored zip (what zipStream writes), from its central directory; throws on anything else. */

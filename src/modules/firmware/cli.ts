@@ -24,7 +24,12 @@ export async function firmwareCommand(deps: Deps, args: string[]): Promise<void>
   if (sub === "add") {
     const model = values.model as (typeof DEVICE_MODELS)[number];
     if (!values.version || !values.file || !DEVICE_MODELS.includes(model)) throw new UsageError(USAGE);
-    const release = addFirmware(deps.db, deps.config.dataDir, { organizationId: org.id, version: values.version, model, file: values.file, notes: values.notes, publish: values.publish }, deps.clock.now());
+    const release = addFirmware(
+      deps.db,
+      deps.config.dataDir,
+      { organizationId: org.id, version: values.version, model, file: values.file, notes: values.notes, publish: values.publish },
+      deps.clock.now(),
+    );
     printRecord(release, json);
   } else if (sub === "publish") {
     const id = positionals[0];

@@ -10,10 +10,26 @@ import { newId } from "../../ids";
 import { loadDeviceRow } from "../devices/service";
 import { firmwarePath } from "./releases";
 import type { OtaAssignment } from "./schema";
-import { cancelInFlightOta, type FirmwareRow, findFirmware, findInFlightOta, findOta, IN_FLIGHT, insertOta, listOtaRows, type OtaRow, transitionOta } from "./store";
+import {
+  cancelInFlightOta,
+  type FirmwareRow,
+  findFirmware,
+  findInFlightOta,
+  findOta,
+  IN_FLIGHT,
+  insertOta,
+  listOtaRows,
+  type OtaRow,
+  transitionOta,
+} from "./store";
 
 /** What a device reports about an assignment in its heartbeat (`ota_status`, decision 026). */
-export type OtaReport = { ota_id: string; status: "downloading" | "installing" | "applied" | "failed"; progress_percent?: number; error_message?: string | null };
+export type OtaReport = {
+  ota_id: string;
+  status: "downloading" | "installing" | "applied" | "failed";
+  progress_percent?: number;
+  error_message?: string | null;
+};
 
 function present(db: Database, row: OtaRow): OtaAssignment {
   const fw = db.query<FirmwareRow, [string]>("SELECT * FROM firmware_releases WHERE id = ?").get(row.firmware_release_id) as FirmwareRow;
@@ -27,7 +43,13 @@ function present(db: Database, row: OtaRow): OtaAssignment {
     applied_at: row.applied_at,
     error_message: row.error_message,
     progress: row.progress ? JSON.parse(row.progress) : null,
-    firmware: { version: fw.version, model: fw.model, sha256: fw.sha256, size_bytes: fw.size_bytes, download_path: `/v1/devices/${row.device_id}/ota/${row.id}/firmware` },
+    firmware: {
+      version: fw.version,
+      model: fw.model,
+      sha256: fw.sha256,
+      size_bytes: fw.size_bytes,
+      download_path: `/v1/devices/${row.device_id}/ota/${row.id}/firmware`,
+    },
   };
 }
 
@@ -38,10 +60,13 @@ export function assignOta(db: Database, principal: Principal, deviceId: string, 
     const release = findFirmware(db, principal.organizationId, firmwareReleaseId);
     if (!release?.published_at) throw new ApiError("not_found", "FirmwareRelease not found", { param: "firmware_release_id" });
     if (release.model !== device.model) {
-      throw new ApiError("invalid_request", `Firmware ${release.version} is for ${release.model}; this device is a ${device.model}.`, { param: "firmware_release_id" });
+      throw new ApiError("invalid_request", `Firmware ${release.version} is for ${release.model}; this device is a ${device.model}.`, {
+        param: "firmware_release_id",
+      });
     }
     const current = findInFlightOta(db, principal, deviceId);
-    if (current) throw new ApiError("resource_conflict", `OTA assignment ${current.id} is already in flight (${current.status}); cancel it or wait for it to finish.`);
+    if (current)
+      throw new ApiError("resource_conflict", `OTA assignment ${current.id} is already in flight (${current.status}); cancel it or wait for it to finish.`);
     const id = newId("ota_", now.getTime());
     insertOta(db, principal, { id, device_id: deviceId, firmware_release_id: release.id, assigned_at: now.toISOString() });
     return present(db, findOta(db, principal, deviceId, id) as OtaRow);
@@ -82,7 +107,14 @@ export function cancelOta(db: Database, principal: Principal, deviceId: string, 
  * is harmless). Not over a Bluetooth relay: the spec has the device receive nothing while
  * the phone app holds it.
  */
-export function otaForHeartbeat(db: Database, tenant: Tenant, deviceId: string, report: OtaReport | undefined, relayed: boolean, now: Date): OtaAssignment | null {
+export function otaForHeartbeat(
+  db: Database,
+  tenant: Tenant,
+  deviceId: string,
+  report: OtaReport | undefined,
+  relayed: boolean,
+  now: Date,
+): OtaAssignment | null {
   const at = now.toISOString();
   if (report) {
     const row = findOta(db, tenant, deviceId, report.ota_id);
@@ -90,7 +122,11 @@ export function otaForHeartbeat(db: Database, tenant: Tenant, deviceId: string, 
       const deliveredAt = row.delivered_at ?? at;
       if (report.status === "applied") transitionOta(db, tenant, row.id, IN_FLIGHT, "applied", { applied_at: at, delivered_at: deliveredAt });
       else if (report.status === "failed") {
-        transitionOta(db, tenant, row.id, IN_FLIGHT, "failed", { failed_at: at, delivered_at: deliveredAt, error_message: report.error_message ?? "The device reported a failed update." });
+        transitionOta(db, tenant, row.id, IN_FLIGHT, "failed", {
+          failed_at: at,
+          delivered_at: deliveredAt,
+          error_message: report.error_message ?? "The device reported a failed update.",
+        });
       } else {
         const progress: OtaAssignment["progress"] = { stage: report.status, percent: report.progress_percent ?? null, reported_at: at };
         transitionOta(db, tenant, row.id, IN_FLIGHT, "delivered", { delivered_at: deliveredAt, progress: JSON.stringify(progress) });
@@ -110,7 +146,12 @@ export function otaForHeartbeat(db: Database, tenant: Tenant, deviceId: string, 
  * assignment failed with that message, so the operator sees it on the assignment, and the
  * server log names the missing path. Retrying could not help until someone restores it.
  */
-export function firmwareDownload(deps: Pick<Deps, "db" | "config" | "log">, principal: Principal, deviceId: string, otaId: string): { path: string; sha256: string; version: string } {
+export function firmwareDownload(
+  deps: Pick<Deps, "db" | "config" | "log">,
+  principal: Principal,
+  deviceId: string,
+  otaId: string,
+): { path: string; sha256: string; version: string } {
   const { db } = deps;
   requireOwnDeviceToken(principal, deviceId, "Only the device's own token downloads its firmware.");
   const row = findOta(db, principal, deviceId, otaId);

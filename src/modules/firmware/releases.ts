@@ -51,7 +51,15 @@ function checkNewRelease(db: Database, r: ReleaseMeta): void {
  * repeated here, in the insert's transaction, because an upload streams for a while after
  * the first check; the loser's file is removed.
  */
-function recordRelease(db: Database, dataDir: string, r: ReleaseMeta, id: string, image: { sha256: string; size: number }, publish: boolean, now: Date): FirmwareRelease {
+function recordRelease(
+  db: Database,
+  dataDir: string,
+  r: ReleaseMeta,
+  id: string,
+  image: { sha256: string; size: number },
+  publish: boolean,
+  now: Date,
+): FirmwareRelease {
   const at = now.toISOString();
   const row: FirmwareRow = {
     id,
@@ -97,7 +105,13 @@ export function addFirmware(db: Database, dataDir: string, r: NewRelease, now: D
  * memory, never half a file under a release id), hashing it on the way, and records a
  * draft. Over FIRMWARE_MAX_BYTES is 413 and leaves nothing behind.
  */
-export async function uploadFirmware(db: Database, dataDir: string, r: ReleaseMeta, body: ReadableStream<Uint8Array> | null, now: Date): Promise<FirmwareRelease> {
+export async function uploadFirmware(
+  db: Database,
+  dataDir: string,
+  r: ReleaseMeta,
+  body: ReadableStream<Uint8Array> | null,
+  now: Date,
+): Promise<FirmwareRelease> {
   checkNewRelease(db, r);
   const id = newId("fw_", now.getTime());
   const images = new LocalStorage(dataDir);
@@ -125,7 +139,10 @@ export async function uploadFirmware(db: Database, dataDir: string, r: ReleaseMe
 
 /** Who may create and publish releases through the API: the organization's writer (access.ts). */
 export function authorizeReleaseWriter(principal: Principal): Principal {
-  requireOrganizationWriter(principal, "Firmware releases belong to the whole organization: only a live secret key (sk_live_) not scoped to an end user can create or publish them.");
+  requireOrganizationWriter(
+    principal,
+    "Firmware releases belong to the whole organization: only a live secret key (sk_live_) not scoped to an end user can create or publish them.",
+  );
   return principal;
 }
 
@@ -137,7 +154,12 @@ export function publishRelease(db: Database, organizationId: string, id: string,
 }
 
 /** GET /firmware-releases: API keys see only published releases. */
-export function listReleases(db: Database, organizationId: string, filter: { model?: string; publishedOnly: boolean }, page: PageRequest): Page<FirmwareRelease> {
+export function listReleases(
+  db: Database,
+  organizationId: string,
+  filter: { model?: string; publishedOnly: boolean },
+  page: PageRequest,
+): Page<FirmwareRelease> {
   const result = listFirmwareRows(db, organizationId, filter, page);
   return { ...result, data: result.data.map(presentFirmware) };
 }

@@ -26,14 +26,26 @@ export function firmwareRoutes(deps: Deps) {
       {
         query: z.object({ ...pageQuery, model: z.enum(DEVICE_MODELS).optional() }),
         response: { 200: pageOf(firmwareReleaseSchema) },
-        detail: { summary: "List published firmware releases", description: "Scope firmware:read. The organization's published releases, newest first. Releases are added with `parley firmware add` or POST /firmware-releases." },
+        detail: {
+          summary: "List published firmware releases",
+          description:
+            "Scope firmware:read. The organization's published releases, newest first. Releases are added with `parley firmware add` or POST /firmware-releases.",
+        },
       },
     )
-    .post("/firmware-releases/:id/publish", ({ principal, params }) => publishRelease(db, authorizeReleaseWriter(principal).organizationId, params.id, clock.now()), {
-      params: idParam,
-      response: { 200: firmwareReleaseSchema },
-      detail: { summary: "Publish a firmware release", description: "Live secret key only. Makes a draft assignable and listed; publishing again is a no-op. 404 not_found for a release of another organization or unknown." },
-    })
+    .post(
+      "/firmware-releases/:id/publish",
+      ({ principal, params }) => publishRelease(db, authorizeReleaseWriter(principal).organizationId, params.id, clock.now()),
+      {
+        params: idParam,
+        response: { 200: firmwareReleaseSchema },
+        detail: {
+          summary: "Publish a firmware release",
+          description:
+            "Live secret key only. Makes a draft assignable and listed; publishing again is a no-op. 404 not_found for a release of another organization or unknown.",
+        },
+      },
+    )
     .get("/firmware-releases/:id", ({ principal, params }) => getPublishedRelease(db, authorize(principal, "firmware:read").organizationId, params.id), {
       params: idParam,
       response: { 200: firmwareReleaseSchema },
@@ -52,7 +64,8 @@ export function firmwareRoutes(deps: Deps) {
         response: { 201: otaAssignmentSchema },
         detail: {
           summary: "Assign firmware over the air",
-          description: "Scope devices:write. 201 pending assignment. 404 not_found (FirmwareRelease not found) for an unknown or unpublished release; 409 resource_conflict while one is in flight.",
+          description:
+            "Scope devices:write. 201 pending assignment. 404 not_found (FirmwareRelease not found) for an unknown or unpublished release; 409 resource_conflict while one is in flight.",
         },
       },
     )
@@ -67,11 +80,15 @@ export function firmwareRoutes(deps: Deps) {
       response: { 200: otaAssignmentSchema },
       detail: { summary: "Get an OTA assignment", description: "Scope devices:read." },
     })
-    .post("/devices/:id/ota/:ota_id/cancel", ({ principal, params }) => cancelOta(db, authorize(principal, "devices:write"), params.id, params.ota_id, clock.now()), {
-      params: otaParams,
-      response: { 200: otaAssignmentSchema },
-      detail: { summary: "Cancel an OTA assignment", description: "Scope devices:write. Pending or delivered only; 409 resource_conflict otherwise." },
-    })
+    .post(
+      "/devices/:id/ota/:ota_id/cancel",
+      ({ principal, params }) => cancelOta(db, authorize(principal, "devices:write"), params.id, params.ota_id, clock.now()),
+      {
+        params: otaParams,
+        response: { 200: otaAssignmentSchema },
+        detail: { summary: "Cancel an OTA assignment", description: "Scope devices:write. Pending or delivered only; 409 resource_conflict otherwise." },
+      },
+    )
     .get(
       "/devices/:id/ota/:ota_id/firmware",
       ({ principal, params, set }) => {
@@ -85,7 +102,8 @@ export function firmwareRoutes(deps: Deps) {
         params: otaParams,
         detail: {
           summary: "Download assigned firmware",
-          description: "Device token of this device only, while the assignment is in flight. application/octet-stream as an attachment (nosniff, CSP sandbox). Header X-Firmware-SHA256. A Range resumes a broken download (206). 404 not_found when the assignment is not in flight or the release's image is missing on the server.",
+          description:
+            "Device token of this device only, while the assignment is in flight. application/octet-stream as an attachment (nosniff, CSP sandbox). Header X-Firmware-SHA256. A Range resumes a broken download (206). 404 not_found when the assignment is not in flight or the release's image is missing on the server.",
           ...headerParameters(["Range"]),
           responses: {
             200: binaryResponse("The firmware image", undefined, FIRMWARE_HEADERS),

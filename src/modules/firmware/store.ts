@@ -56,7 +56,12 @@ export function publishFirmware(db: Database, id: string, now: string): void {
   db.query("UPDATE firmware_releases SET published_at = ? WHERE id = ? AND published_at IS NULL").run(now, id);
 }
 
-export function listFirmwareRows(db: Database, organizationId: string, filter: { model?: string; publishedOnly: boolean }, page: PageRequest): Page<FirmwareRow> {
+export function listFirmwareRows(
+  db: Database,
+  organizationId: string,
+  filter: { model?: string; publishedOnly: boolean },
+  page: PageRequest,
+): Page<FirmwareRow> {
   const where = ["organization_id = ?"];
   const params: string[] = [organizationId];
   if (filter.publishedOnly) where.push("published_at IS NOT NULL");
@@ -118,10 +123,7 @@ export function transitionOta(
 
 /** A deleted device's assignment in flight is cancelled: nothing can fetch or report it any more. */
 export function cancelInFlightOta(db: Database, tenant: Tenant, deviceId: string, now: string): void {
-  db.query("UPDATE ota_assignments SET status = 'cancelled', cancelled_at = ? WHERE device_id = ? AND status IN ('pending', 'delivered') AND project_id = ? AND mode = ?").run(
-    now,
-    deviceId,
-    tenant.projectId,
-    tenant.mode,
-  );
+  db.query(
+    "UPDATE ota_assignments SET status = 'cancelled', cancelled_at = ? WHERE device_id = ? AND status IN ('pending', 'delivered') AND project_id = ? AND mode = ?",
+  ).run(now, deviceId, tenant.projectId, tenant.mode);
 }

@@ -17,7 +17,13 @@ export function issueWifiGrant(db: Database, keys: GrantKeys, principal: Princip
   if ((device.capabilities & CAPABILITY.WIFI_UPLOAD) === 0) {
     throw new ApiError("device_not_wifi_capable", `Device ${device.id} lacks the WiFi upload capability (0x02).`);
   }
-  return sign(keys, principal, { typ: "wifi_config", dev: device.id, sn: device.serial_number, jti: randomBytes(16).toString("base64url") }, expiresInSeconds, now);
+  return sign(
+    keys,
+    principal,
+    { typ: "wifi_config", dev: device.id, sn: device.serial_number, jti: randomBytes(16).toString("base64url") },
+    expiresInSeconds,
+    now,
+  );
 }
 
 /**
@@ -25,7 +31,15 @@ export function issueWifiGrant(db: Database, keys: GrantKeys, principal: Princip
  * pairing (not a factory reset). Bound to the nonce the device generated and showed over
  * Bluetooth, so a grant works once, on that device, for that request only.
  */
-export function issueDeprovisionGrant(db: Database, keys: GrantKeys, principal: Principal, deviceId: string, nonce: string, expiresInSeconds: number, now: Date): Grant {
+export function issueDeprovisionGrant(
+  db: Database,
+  keys: GrantKeys,
+  principal: Principal,
+  deviceId: string,
+  nonce: string,
+  expiresInSeconds: number,
+  now: Date,
+): Grant {
   const device = loadDeviceRow(db, principal, deviceId);
   return sign(keys, principal, { typ: "deprovision", dev: device.id, sn: device.serial_number, nonce }, expiresInSeconds, now);
 }

@@ -7,10 +7,18 @@ import { countDeliveries, countJobs, oldestUnfinishedJob } from "./store";
 
 /** A label value in the exposition format: backslash, quote and newline escaped. */
 const label = (v: string | number) => `"${String(v).replace(/\\/g, "\\\\").replace(/"/g, '\\"').replace(/\n/g, "\\n")}"`;
-const labels = (l: Record<string, string | number>) => `{${Object.entries(l).map(([k, v]) => `${k}=${label(v)}`).join(",")}}`;
+const labels = (l: Record<string, string | number>) =>
+  `{${Object.entries(l)
+    .map(([k, v]) => `${k}=${label(v)}`)
+    .join(",")}}`;
 
 /** One metric family: its HELP and TYPE lines, then its samples. */
-function family(name: string, type: "counter" | "gauge" | "histogram", help: string, samples: [suffix: string, labels: Record<string, string | number>, value: number][]): string {
+function family(
+  name: string,
+  type: "counter" | "gauge" | "histogram",
+  help: string,
+  samples: [suffix: string, labels: Record<string, string | number>, value: number][],
+): string {
   const lines = [`# HELP ${name} ${help}`, `# TYPE ${name} ${type}`];
   for (const [suffix, l, value] of samples) lines.push(`${name}${suffix}${Object.keys(l).length ? labels(l) : ""} ${value}`);
   return lines.join("\n");
@@ -35,18 +43,39 @@ export function renderMetrics(deps: Deps): string {
         const l = { method: r.method, route: r.route, status: r.status };
         let below = 0;
         const buckets = LATENCY_BUCKETS.map((le, i) => ["_bucket", { ...l, le }, (below += r.buckets[i]!)]);
-        return [...buckets, ["_bucket", { ...l, le: "+Inf" }, r.count], ["_sum", l, r.seconds], ["_count", l, r.count]] as [string, Record<string, string | number>, number][];
+        return [...buckets, ["_bucket", { ...l, le: "+Inf" }, r.count], ["_sum", l, r.seconds], ["_count", l, r.count]] as [
+          string,
+          Record<string, string | number>,
+          number,
+        ][];
       }),
     ),
-    family("parley_jobs", "gauge", "Jobs queued, running or dead, by type.", countJobs(deps.db).map((j) => ["", { type: j.type, state: j.state }, j.count])),
-    family("parley_job_oldest_unfinished_age_seconds", "gauge", "Age of the oldest queued or running job (0 when none).", [["", {}, oldest === null ? 0 : Math.max(0, (deps.clock.now().getTime() - Date.parse(oldest)) / 1000)]]),
+    family(
+      "parley_jobs",
+      "gauge",
+      "Jobs queued, running or dead, by type.",
+      countJobs(deps.db).map((j) => ["", { type: j.type, state: j.state }, j.count]),
+    ),
+    family("parley_job_oldest_unfinished_age_seconds", "gauge", "Age of the oldest queued or running job (0 when none).", [
+      ["", {}, oldest === null ? 0 : Math.max(0, (deps.clock.now().getTime() - Date.parse(oldest)) / 1000)],
+    ]),
     family("parley_transcriptions_completed_total", "counter", "Transcriptions completed since the process started.", [["", {}, t.count]]),
     family("parley_transcription_audio_seconds_total", "counter", "Audio transcribed since the process started, in seconds.", [["", {}, t.audioSeconds]]),
-    family("parley_transcription_processing_seconds_total", "counter", "Wall time spent decoding and transcribing it, in seconds.", [["", {}, t.processingSeconds]]),
-    family("parley_transcription_real_time_factor", "gauge", "Processing time over audio time since the process started (below 1: faster than real time; 0 before the first).", [
-      ["", {}, t.audioSeconds > 0 ? t.processingSeconds / t.audioSeconds : 0],
+    family("parley_transcription_processing_seconds_total", "counter", "Wall time spent decoding and transcribing it, in seconds.", [
+      ["", {}, t.processingSeconds],
     ]),
-    family("parley_webhook_deliveries", "gauge", "Webhook deliveries kept, by outcome: pending (being retried), succeeded, failed (gave up).", countDeliveries(deps.db).map((d) => ["", { outcome: d.status }, d.count])),
+    family(
+      "parley_transcription_real_time_factor",
+      "gauge",
+      "Processing time over audio time since the process started (below 1: faster than real time; 0 before the first).",
+      [["", {}, t.audioSeconds > 0 ? t.processingSeconds / t.audioSeconds : 0]],
+    ),
+    family(
+      "parley_webhook_deliveries",
+      "gauge",
+      "Webhook deliveries kept, by outcome: pending (being retried), succeeded, failed (gave up).",
+      countDeliveries(deps.db).map((d) => ["", { outcome: d.status }, d.count]),
+    ),
     family(
       "parley_volume_free_bytes",
       "gauge",

@@ -33,7 +33,8 @@ export function healthRoutes(deps: Deps) {
     .get(
       "/metrics",
       () => {
-        if (!deps.config.metrics) throw new ApiError("not_found", "Metrics are off: start the server with PARLEY_METRICS=1 to count requests and serve /metrics.");
+        if (!deps.config.metrics)
+          throw new ApiError("not_found", "Metrics are off: start the server with PARLEY_METRICS=1 to count requests and serve /metrics.");
         return new Response(renderMetrics(deps), { headers: { "content-type": PROMETHEUS_TEXT } });
       },
       {
@@ -41,7 +42,12 @@ export function healthRoutes(deps: Deps) {
           summary: "Prometheus metrics",
           description:
             "No key; 404 unless the server runs with PARLEY_METRICS=1. Requests by method, route template and status (count and seconds), jobs by type and state, the oldest unfinished job's age, transcription real-time factor, webhook deliveries by outcome, free bytes per volume. Labels never name a project, key or id.",
-          responses: { 200: { description: "The Prometheus text exposition format, version 0.0.4", content: { [PROMETHEUS_TEXT]: { schema: { type: "string" as const } } } } },
+          responses: {
+            200: {
+              description: "The Prometheus text exposition format, version 0.0.4",
+              content: { [PROMETHEUS_TEXT]: { schema: { type: "string" as const } } },
+            },
+          },
         },
       },
     );

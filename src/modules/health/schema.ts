@@ -1,6 +1,8 @@
 import { z } from "zod";
 
-const modelStatus = z.enum(["installed", "bundled", "missing", "partial", "mismatch"]).describe("installed only when every file is in place and is the model the name says (mismatch: a file under the name that is another model)");
+const modelStatus = z
+  .enum(["installed", "bundled", "missing", "partial", "mismatch"])
+  .describe("installed only when every file is in place and is the model the name says (mismatch: a file under the name that is another model)");
 
 /** GET /v1/health: public, so it holds counts and names, never a path, key, project or content. */
 export const healthSchema = z
@@ -14,15 +16,19 @@ export const healthSchema = z
         engine: z.enum(["transcriber", "llm", "embedder", "vad"]),
         model: z.string(),
         status: modelStatus,
-        install: z.string().nullable().describe("the command that installs it, while it is not installed (missing, partial or mismatch), as parley runs on this machine"),
+        install: z
+          .string()
+          .nullable()
+          .describe("the command that installs it, while it is not installed (missing, partial or mismatch), as parley runs on this machine"),
       }),
     ),
-    queue: z.object({
-      queued: z.number().int(),
-      running: z.number().int(),
-      dead: z.number().int(),
-      oldest_age_seconds: z.number().nullable().describe("age of the oldest queued or running job; null when none"),
-    })
+    queue: z
+      .object({
+        queued: z.number().int(),
+        running: z.number().int(),
+        dead: z.number().int(),
+        oldest_age_seconds: z.number().nullable().describe("age of the oldest queued or running job; null when none"),
+      })
       .nullable()
       .describe("null when the database does not answer"),
   })

@@ -15,7 +15,12 @@ export const VERSION: string = pkg.version;
 type ModelReport = Health["models"][number];
 
 /** The setting that names each engine's model: where an operator's own file goes, said without its path. */
-const SETTING: Record<ModelReport["engine"], string> = { transcriber: "PARLEY_WHISPER_MODEL", llm: "PARLEY_LLM_MODEL", embedder: "PARLEY_EMBEDDING_MODEL", vad: "" };
+const SETTING: Record<ModelReport["engine"], string> = {
+  transcriber: "PARLEY_WHISPER_MODEL",
+  llm: "PARLEY_LLM_MODEL",
+  embedder: "PARLEY_EMBEDDING_MODEL",
+  vad: "",
+};
 
 /** One configured model by the one rule of "installed" (decision 120); an operator's own file (a path) is named by its file name only. */
 function reportModel(modelsDir: string, engine: ModelReport["engine"], name: string): ModelReport {
@@ -26,7 +31,12 @@ function reportModel(modelsDir: string, engine: ModelReport["engine"], name: str
 
 function models(deps: Deps): ModelReport[] {
   const { modelsDir, models: m } = deps.config;
-  return [reportModel(modelsDir, "transcriber", m.whisper), reportModel(modelsDir, "llm", m.llm), reportModel(modelsDir, "embedder", m.embedding), reportModel(modelsDir, "vad", "silero-vad")];
+  return [
+    reportModel(modelsDir, "transcriber", m.whisper),
+    reportModel(modelsDir, "llm", m.llm),
+    reportModel(modelsDir, "embedder", m.embedding),
+    reportModel(modelsDir, "vad", "silero-vad"),
+  ];
 }
 
 function queue(deps: Deps): NonNullable<Health["queue"]> {
@@ -46,7 +56,11 @@ export function healthReport(deps: Deps): Health {
   const installed = models(deps);
   const jobs = database.ok ? queue(deps) : null;
   // Judged as doctor and the System page judge the same things (decision 119): degraded when one of them fails.
-  const checks: Check[] = [databaseCheck(database.ok), ...diskChecks(deps.config), ...installed.map((m) => ({ check: m.engine, ok: modelFilesOk(m.status), detail: m.status }))];
+  const checks: Check[] = [
+    databaseCheck(database.ok),
+    ...diskChecks(deps.config),
+    ...installed.map((m) => ({ check: m.engine, ok: modelFilesOk(m.status), detail: m.status })),
+  ];
   const degraded = worstVerdict(checks.map(verdictOf)) === "fail";
   return { status: degraded ? "degraded" : "ok", version: VERSION, database, storage, models: installed, queue: jobs };
 }

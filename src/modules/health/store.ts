@@ -17,7 +17,11 @@ export function databaseAnswers(db: Database): boolean {
 
 /** Jobs not yet done (queued, running) and dead ones, by type and state; done jobs are history, not load. */
 export function countJobs(db: Database): { type: string; state: string; count: number }[] {
-  return db.query<{ type: string; state: string; count: number }, []>("SELECT type, state, count(*) AS count FROM jobs WHERE state IN ('queued', 'running', 'dead') GROUP BY type, state ORDER BY type, state").all();
+  return db
+    .query<{ type: string; state: string; count: number }, []>(
+      "SELECT type, state, count(*) AS count FROM jobs WHERE state IN ('queued', 'running', 'dead') GROUP BY type, state ORDER BY type, state",
+    )
+    .all();
 }
 
 /** When the oldest unfinished job was enqueued, or null when none waits. */

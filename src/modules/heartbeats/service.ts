@@ -85,7 +85,13 @@ export function reportOfflineDevices(deps: Outbox, now: Date): number {
       if (!markOfflineNotified(db, d.id, lastHeartbeat, now.toISOString())) return;
       const lastSync = d.last_synced_at ?? lastHeartbeat;
       const hours = Math.floor((now.getTime() - Date.parse(lastSync)) / 3_600_000);
-      recordEvent(deps, { projectId: d.project_id, mode: d.mode as Tenant["mode"] }, "device.offline", { id: d.id, end_user_id: d.end_user_id, last_sync_at: lastSync, hours_offline: hours }, now);
+      recordEvent(
+        deps,
+        { projectId: d.project_id, mode: d.mode as Tenant["mode"] },
+        "device.offline",
+        { id: d.id, end_user_id: d.end_user_id, last_sync_at: lastSync, hours_offline: hours },
+        now,
+      );
       reported++;
     })();
   }

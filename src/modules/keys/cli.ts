@@ -27,7 +27,10 @@ export function keysCommand(deps: Deps, args: string[]): void {
   switch (positionals[0]) {
     case "create": {
       if (!values.project || (values.mode !== "test" && values.mode !== "live")) throw new UsageError(USAGE);
-      const scopes = values.scopes?.split(",").map((s) => s.trim()).filter(Boolean);
+      const scopes = values.scopes
+        ?.split(",")
+        .map((s) => s.trim())
+        .filter(Boolean);
       // An empty --scopes must not fall through to a full-access secret key.
       if (scopes?.length === 0) throw new UsageError(`--scopes needs at least one scope.\n${USAGE}`);
       const key = createApiKey(
@@ -36,7 +39,10 @@ export function keysCommand(deps: Deps, args: string[]): void {
         deps.clock.now(),
       );
       // JSON keeps null (the API's "no restriction"); people read what `keys list` says.
-      printRecord({ id: key.id, key: key.key, hint: key.hint, mode: key.mode, scopes: json ? key.scopes : scopesText(key.scopes), end_user_id: key.end_user_id }, json);
+      printRecord(
+        { id: key.id, key: key.key, hint: key.hint, mode: key.mode, scopes: json ? key.scopes : scopesText(key.scopes), end_user_id: key.end_user_id },
+        json,
+      );
       if (!json) console.error("This is the only time the full key is shown. Store it now.");
       return;
     }
@@ -44,7 +50,12 @@ export function keysCommand(deps: Deps, args: string[]): void {
       if (!values.project) throw new UsageError(USAGE);
       const keys = listApiKeys(deps.db, values.project);
       if (json) console.log(JSON.stringify(keys));
-      else if (keys.length) console.log(formatTable(keys.map((k) => [k.id, k.hint, k.mode, scopesText(k.scopes), k.end_user_id ? `end user ${k.end_user_id}` : "", k.revoked_at ? "REVOKED" : ""])));
+      else if (keys.length)
+        console.log(
+          formatTable(
+            keys.map((k) => [k.id, k.hint, k.mode, scopesText(k.scopes), k.end_user_id ? `end user ${k.end_user_id}` : "", k.revoked_at ? "REVOKED" : ""]),
+          ),
+        );
       return;
     }
     case "revoke": {
@@ -65,7 +76,9 @@ export function keysCommand(deps: Deps, args: string[]): void {
         lock.release();
       }
       console.log(`re-wrapped ${r.rewrapped} project data key(s) from master key ${r.from.id} to ${r.to.id}; no audio was rewritten.`);
-      console.log(`Start the server with PARLEY_MASTER_KEY_FILE=${values["new-key-file"]}, and keep that file safe and apart from backups: without it no audio can be read.`);
+      console.log(
+        `Start the server with PARLEY_MASTER_KEY_FILE=${values["new-key-file"]}, and keep that file safe and apart from backups: without it no audio can be read.`,
+      );
       return;
     }
     default:

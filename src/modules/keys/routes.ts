@@ -28,9 +28,17 @@ export function keysRoutes(deps: Deps) {
       ({ session, body, set }) => {
         const tenant = tenantOf(session);
         // Stated, not inferred: a restricted key whose scopes were all unticked must not become a secret key.
-        if (body.kind === "restricted" && !body.scopes?.length) throw new ApiError("validation_error", "A restricted key needs at least one scope.", { param: "scopes" });
-        if (body.kind === "secret" && body.scopes?.length) throw new ApiError("validation_error", "A secret key holds every scope; choose restricted to name some.", { param: "scopes" });
-        const key = createTenantKey(db, tenant, { name: body.name ?? undefined, scopes: body.scopes, endUserId: body.end_user_id ?? undefined }, clock.now(), adminActor(session));
+        if (body.kind === "restricted" && !body.scopes?.length)
+          throw new ApiError("validation_error", "A restricted key needs at least one scope.", { param: "scopes" });
+        if (body.kind === "secret" && body.scopes?.length)
+          throw new ApiError("validation_error", "A secret key holds every scope; choose restricted to name some.", { param: "scopes" });
+        const key = createTenantKey(
+          db,
+          tenant,
+          { name: body.name ?? undefined, scopes: body.scopes, endUserId: body.end_user_id ?? undefined },
+          clock.now(),
+          adminActor(session),
+        );
         deps.log.info("dashboard: API key created", { key_id: key.id, admin_id: session.adminId, project_id: tenant.projectId, mode: tenant.mode });
         set.status = 201;
         return key;

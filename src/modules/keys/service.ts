@@ -10,7 +10,15 @@ import { findProjectByName } from "../projects/service";
 
 const API_KEY_KINDS = ["secret", "restricted"] as const;
 
-export type ApiKey = { id: string; hint: string; mode: Mode; scopes: string[] | null; end_user_id: string | null; created_at: string; revoked_at: string | null };
+export type ApiKey = {
+  id: string;
+  hint: string;
+  mode: Mode;
+  scopes: string[] | null;
+  end_user_id: string | null;
+  created_at: string;
+  revoked_at: string | null;
+};
 export type CreatedApiKey = Omit<ApiKey, "created_at" | "revoked_at"> & { key: string };
 
 export type CreateKeyInput = { project: string; mode: Mode; scopes?: string[]; endUserId?: string; name?: string };
@@ -33,10 +41,12 @@ export function createTenantKey(db: Database, tenant: Tenant, input: Omit<Create
 
 function createKeyIn(db: Database, tenant: Tenant, input: Omit<CreateKeyInput, "project" | "mode">, now: Date, where: string, actor: Actor): CreatedApiKey {
   const unknown = (input.scopes ?? []).filter((s) => !isScope(s));
-  if (unknown.length) throw new ApiError("validation_error", `Unknown scope(s): ${unknown.join(", ")}. Known scopes: ${SCOPES.join(", ")}.`, { param: "scopes" });
+  if (unknown.length)
+    throw new ApiError("validation_error", `Unknown scope(s): ${unknown.join(", ")}. Known scopes: ${SCOPES.join(", ")}.`, { param: "scopes" });
   if (input.endUserId) {
     const endUser = findEndUser(db, tenant, input.endUserId);
-    if (!endUser || endUser.deleted_at) throw new ApiError("not_found", `No end user ${input.endUserId} in ${where} (${tenant.mode} mode).`, { param: "end_user_id" });
+    if (!endUser || endUser.deleted_at)
+      throw new ApiError("not_found", `No end user ${input.endUserId} in ${where} (${tenant.mode} mode).`, { param: "end_user_id" });
   }
   const scopes = input.scopes?.length ? [...new Set(input.scopes)] : null;
   const issued = db.transaction(() => {
@@ -61,7 +71,10 @@ export function listApiKeys(db: Database, projectName: string): ApiKey[] {
   return listApiKeyRows(db, { projectId: project.id }).map(({ name: _name, ...k }) => parseScopes(k));
 }
 
-const parseScopes = <K extends { scopes: string | null }>(k: K): Omit<K, "scopes"> & { scopes: string[] | null } => ({ ...k, scopes: k.scopes ? JSON.parse(k.scopes) : null });
+const parseScopes = <K extends { scopes: string | null }>(k: K): Omit<K, "scopes"> & { scopes: string[] | null } => ({
+  ...k,
+  scopes: k.scopes ? JSON.parse(k.scopes) : null,
+});
 
 /** A tenant's API keys, newest first, by hint (the full key was shown once); revoked ones too. */
 export function listTenantKeys(db: Database, tenant: Tenant): (ApiKey & { name: string | null })[] {
@@ -87,7 +100,8 @@ export function revokeTenantKey(store: CredentialStore, tenant: Tenant, keyId: s
 function liveKeyOf(db: Database, ref: string): { id: string; hint: string } {
   const by = ref.startsWith("key_") ? { id: ref } : ref.includes("...") ? { hint: ref } : { token: ref };
   const keys = findLiveApiKeys(db, by);
-  if (keys.length > 1) throw new ApiError("validation_error", `${keys.length} live API keys have the hint ${ref} (${keys.map((k) => k.id).join(", ")}); revoke one by its id.`);
+  if (keys.length > 1)
+    throw new ApiError("validation_error", `${keys.length} live API keys have the hint ${ref} (${keys.map((k) => k.id).join(", ")}); revoke one by its id.`);
   if (keys[0]) return keys[0];
   if ("token" in by) throw new ApiError("not_found", `No live API key has the value given (${hintOf(ref)}).`);
   throw new ApiError("not_found", "hint" in by ? `No live API key has the hint ${ref}.` : `No live API key ${ref}.`);

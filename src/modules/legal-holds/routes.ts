@@ -40,6 +40,9 @@ export function legalHoldsRoutes(deps: Deps) {
     .post("/legal-holds/:id/release", ({ principal, params }) => releaseLegalHold(deps, authorize(principal, "legal_holds:write"), params.id), {
       params: idParam,
       response: { 200: legalHoldSchema },
-      detail: { summary: "Release a legal hold", description: "Scope legal_holds:write. The hold stays on record as released; 409 resource_conflict when already released. Audited." },
+      detail: {
+        summary: "Release a legal hold",
+        description: "Scope legal_holds:write. The hold stays on record as released; 409 resource_conflict when already released. Audited.",
+      },
     });
 }

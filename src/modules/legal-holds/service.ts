@@ -10,7 +10,16 @@ import { loadDeviceRow } from "../devices/service";
 import { loadEndUser } from "../end-users/service";
 import { loadRecording } from "../recordings/service";
 import type { CreateLegalHoldBody, LegalHold, ListLegalHoldsQuery } from "./schema";
-import { activeHoldCovering, findLegalHold, type HoldScope, insertLegalHold, listActiveHoldsOfProject, listLegalHoldRows, markReleased, toLegalHold } from "./store";
+import {
+  activeHoldCovering,
+  findLegalHold,
+  type HoldScope,
+  insertLegalHold,
+  listActiveHoldsOfProject,
+  listLegalHoldRows,
+  markReleased,
+  toLegalHold,
+} from "./store";
 
 type HoldDeps = Pick<Deps, "db" | "clock" | "audit">;
 
@@ -19,7 +28,8 @@ const TARGETS = ["end_user_id", "device_id", "recording_id"] as const;
 /** The hold's target, loaded as the caller may see it (404 resource_not_found naming the field otherwise). */
 function locateTarget(db: Database, principal: Principal, body: CreateLegalHoldBody) {
   const named = TARGETS.filter((field) => body[field] !== undefined);
-  if (named.length !== 1) throw new ApiError("validation_error", "Name exactly one of end_user_id, device_id or recording_id.", { param: named[1] ?? "end_user_id" });
+  if (named.length !== 1)
+    throw new ApiError("validation_error", "Name exactly one of end_user_id, device_id or recording_id.", { param: named[1] ?? "end_user_id" });
   if (body.recording_id) {
     const r = loadRecording(db, principal, body.recording_id, bodyField("recording_id"));
     return { recording_id: r.id, recording_end_user_id: r.end_user_id, recording_device_id: r.device_id, end_user_id: null, device_id: null };
@@ -75,7 +85,11 @@ export function releaseLegalHold(deps: HoldDeps, principal: Principal, id: strin
 
 function refuseIfHeld(db: Database, tenant: Tenant, scope: HoldScope, what: string): void {
   const hold = activeHoldCovering(db, tenant, scope);
-  if (hold) throw new ApiError("legal_hold_active", `${what} is under legal hold ${hold.id}; nothing was deleted. Release the hold first (POST /v1/legal-holds/${hold.id}/release).`);
+  if (hold)
+    throw new ApiError(
+      "legal_hold_active",
+      `${what} is under legal hold ${hold.id}; nothing was deleted. Release the hold first (POST /v1/legal-holds/${hold.id}/release).`,
+    );
 }
 
 /** A project under any active hold, in either mode, is not deleted (decision 107): the refusal names every hold. */
@@ -83,7 +97,10 @@ function refuseProjectIfHeld(db: Database, projectId: string): void {
   const holds = listActiveHoldsOfProject(db, projectId);
   if (holds.length === 0) return;
   const named = holds.map((h) => `${h.id} (${h.mode}, matter ${JSON.stringify(h.matter)})`).join(", ");
-  throw new ApiError("legal_hold_active", `Project ${projectId} is under legal hold: ${named}; nothing was deleted. Release the hold${holds.length > 1 ? "s" : ""} first (POST /v1/legal-holds/{id}/release).`);
+  throw new ApiError(
+    "legal_hold_active",
+    `Project ${projectId} is under legal hold: ${named}; nothing was deleted. Release the hold${holds.length > 1 ? "s" : ""} first (POST /v1/legal-holds/{id}/release).`,
+  );
 }
 
 /**
@@ -95,7 +112,11 @@ function refuseProjectIfHeld(db: Database, projectId: string): void {
 export function registerLegalHoldCascades(deps: Pick<Deps, "db" | "cascades">): void {
   const { db } = deps;
   deps.cascades.guard("recordingErased", "legal-holds", ({ tenant, recording }) => refuseIfHeld(db, tenant, { recording }, `Recording ${recording.id}`));
-  deps.cascades.guard("endUserDeleted", "legal-holds", ({ tenant, endUserId }) => refuseIfHeld(db, tenant, { endUserId }, `End user ${endUserId} (or one of their recordings)`));
-  deps.cascades.guard("deviceDeleted", "legal-holds", ({ tenant, deviceId }) => refuseIfHeld(db, tenant, { deviceId }, `Device ${deviceId} (or one of its recordings)`));
+  deps.cascades.guard("endUserDeleted", "legal-holds", ({ tenant, endUserId }) =>
+    refuseIfHeld(db, tenant, { endUserId }, `End user ${endUserId} (or one of their recordings)`),
+  );
+  deps.cascades.guard("deviceDeleted", "legal-holds", ({ tenant, deviceId }) =>
+    refuseIfHeld(db, tenant, { deviceId }, `Device ${deviceId} (or one of its recordings)`),
+  );
   deps.cascades.guard("projectDeleted", "legal-holds", ({ projectId }) => refuseProjectIfHeld(db, projectId));
 }

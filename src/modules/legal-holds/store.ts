@@ -38,15 +38,36 @@ export function insertLegalHold(db: Database, tenant: Tenant, row: Omit<LegalHol
   db.query(
     `INSERT INTO legal_holds (id, project_id, mode, matter, note, end_user_id, device_id, recording_id, recording_end_user_id, recording_device_id, created_by, created_at)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-  ).run(row.id, tenant.projectId, tenant.mode, row.matter, row.note, row.end_user_id, row.device_id, row.recording_id, row.recording_end_user_id, row.recording_device_id, row.created_by, row.created_at);
+  ).run(
+    row.id,
+    tenant.projectId,
+    tenant.mode,
+    row.matter,
+    row.note,
+    row.end_user_id,
+    row.device_id,
+    row.recording_id,
+    row.recording_end_user_id,
+    row.recording_device_id,
+    row.created_by,
+    row.created_at,
+  );
 }
 
 export function findLegalHold(db: Database, tenant: Tenant, id: string): LegalHoldRow | null {
-  return db.query<LegalHoldRow, [string, string, string]>("SELECT * FROM legal_holds WHERE project_id = ? AND mode = ? AND id = ?").get(tenant.projectId, tenant.mode, id);
+  return db
+    .query<LegalHoldRow, [string, string, string]>("SELECT * FROM legal_holds WHERE project_id = ? AND mode = ? AND id = ?")
+    .get(tenant.projectId, tenant.mode, id);
 }
 
 export function markReleased(db: Database, tenant: Tenant, id: string, at: string, by: string | null): void {
-  db.query("UPDATE legal_holds SET released_at = ?, released_by = ? WHERE project_id = ? AND mode = ? AND id = ? AND released_at IS NULL").run(at, by, tenant.projectId, tenant.mode, id);
+  db.query("UPDATE legal_holds SET released_at = ?, released_by = ? WHERE project_id = ? AND mode = ? AND id = ? AND released_at IS NULL").run(
+    at,
+    by,
+    tenant.projectId,
+    tenant.mode,
+    id,
+  );
 }
 
 export function listLegalHoldRows(db: Database, tenant: Tenant, status: "active" | "released" | undefined, page: PageRequest): Page<LegalHold> {
@@ -80,7 +101,9 @@ export function activeHoldCovering(db: Database, tenant: Tenant, scope: HoldScop
   // Numbered parameters after the condition's: ?1 is reused above, so the tenant takes explicit numbers.
   const n = params.length;
   return db
-    .query<LegalHoldRow, SQLQueryBindings[]>(`SELECT * FROM legal_holds WHERE ${condition} AND project_id = ?${n + 1} AND mode = ?${n + 2} AND released_at IS NULL ORDER BY created_at, id LIMIT 1`)
+    .query<LegalHoldRow, SQLQueryBindings[]>(
+      `SELECT * FROM legal_holds WHERE ${condition} AND project_id = ?${n + 1} AND mode = ?${n + 2} AND released_at IS NULL ORDER BY created_at, id LIMIT 1`,
+    )
     .get(...params, tenant.projectId, tenant.mode);
 }
 

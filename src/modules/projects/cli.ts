@@ -16,7 +16,13 @@ async function deleteCommand(deps: Deps, name: string, confirmed: boolean, json:
   const deletion = deleteProject(deps, name, deps.clock.now(), { dryRun: !confirmed });
   const { project, recordings } = deletion;
   if (confirmed) await deps.storage.removePrefix(`${project.id}/`);
-  const record = { id: project.id, name: project.name, recordings_erased: recordings, data_key: confirmed ? "destroyed" : "would be destroyed", deleted: confirmed };
+  const record = {
+    id: project.id,
+    name: project.name,
+    recordings_erased: recordings,
+    data_key: confirmed ? "destroyed" : "would be destroyed",
+    deleted: confirmed,
+  };
   if (confirmed || json) printRecord(record, json);
   if (confirmed) return;
   if (!json) {

@@ -20,7 +20,12 @@ class DryRun extends Error {}
  * read. A job removes every stored object under the project's prefix. Audited as `actor`.
  * A dry run does all of it, counts, and rolls back.
  */
-export function deleteProject(deps: Pick<Deps, "db" | "cascades" | "queue">, name: string, now: Date, options: { dryRun?: boolean; actor?: Actor } = {}): ProjectDeletion {
+export function deleteProject(
+  deps: Pick<Deps, "db" | "cascades" | "queue">,
+  name: string,
+  now: Date,
+  options: { dryRun?: boolean; actor?: Actor } = {},
+): ProjectDeletion {
   const { db } = deps;
   const project = findProjectByName(db, name);
   if (!project) throw new ApiError("not_found", `No project named ${name}.`, { param: "name" });

@@ -8,7 +8,11 @@ export const DEFAULT_ORGANIZATION = "default";
 
 /** The organization every project belongs to; created on first start. */
 export function ensureDefaultOrganization(db: Database, now: Date): Organization {
-  db.query("INSERT INTO organizations (id, name, created_at) VALUES (?, ?, ?) ON CONFLICT(name) DO NOTHING").run(newId("org_", now.getTime()), DEFAULT_ORGANIZATION, now.toISOString());
+  db.query("INSERT INTO organizations (id, name, created_at) VALUES (?, ?, ?) ON CONFLICT(name) DO NOTHING").run(
+    newId("org_", now.getTime()),
+    DEFAULT_ORGANIZATION,
+    now.toISOString(),
+  );
   return db.query<Organization, [string]>("SELECT * FROM organizations WHERE name = ?").get(DEFAULT_ORGANIZATION)!;
 }
 

@@ -44,7 +44,11 @@ export function parseRange(header: string | null, size: number): ByteRange | nul
  */
 export async function downloadAudio(deps: Deps, principal: Principal, id: string, rangeHeader: string | null): Promise<Response> {
   const r = loadRecording(deps.db, principal, id);
-  if (r.audio_erased_at) throw new ApiError("resource_conflict", `The audio of recording ${id} was erased by retention at ${r.audio_erased_at}; its transcripts and summaries remain.`);
+  if (r.audio_erased_at)
+    throw new ApiError(
+      "resource_conflict",
+      `The audio of recording ${id} was erased by retention at ${r.audio_erased_at}; its transcripts and summaries remain.`,
+    );
   if (!HAS_AUDIO.includes(r.status) || !r.storage_key) {
     throw new ApiError("resource_conflict", `Recording ${id} has no uploaded audio yet (status ${r.status}).`);
   }

@@ -17,12 +17,26 @@ export const SOURCES = ["device", "app_import", "api_upload"] as const;
  * never used as a download's Content-Type, and a stored text/html or CR/LF is refused up front.
  */
 const AUDIO_TYPES = new Set([
-  "audio/wav", "audio/x-wav", "audio/wave", "audio/vnd.wave",
-  "audio/mpeg", "audio/mp3", "audio/x-mpeg",
-  "audio/flac", "audio/x-flac",
-  "audio/ogg", "audio/opus", "video/ogg",
-  "audio/mp4", "audio/m4a", "audio/x-m4a", "audio/aac", "audio/x-aac", "video/mp4",
-  "audio/webm", "video/webm",
+  "audio/wav",
+  "audio/x-wav",
+  "audio/wave",
+  "audio/vnd.wave",
+  "audio/mpeg",
+  "audio/mp3",
+  "audio/x-mpeg",
+  "audio/flac",
+  "audio/x-flac",
+  "audio/ogg",
+  "audio/opus",
+  "video/ogg",
+  "audio/mp4",
+  "audio/m4a",
+  "audio/x-m4a",
+  "audio/aac",
+  "audio/x-aac",
+  "video/mp4",
+  "audio/webm",
+  "video/webm",
 ]);
 const MEDIA_TYPE = /^([a-z]+\/[a-z0-9.+-]+)(?:[ \t]*;[ \t]*codecs=(?:"[\w.+, -]*"|[\w.+-]+))?$/i;
 
@@ -36,7 +50,9 @@ const audioMimeType = z
   .string()
   .max(255)
   .refine(isAudioMimeType, `must be the audio or video type of a format Parley decodes (${[...AUDIO_TYPES].join(", ")}), with at most a codecs parameter`)
-  .describe("The audio's media type, one of a format Parley decodes (audio/wav, audio/mpeg, audio/flac, audio/ogg, audio/opus, audio/mp4, audio/x-m4a, audio/aac, audio/webm, video/webm, video/mp4 and their common aliases), optionally with a codecs parameter; anything else is 422. Informational: downloads are sent as the type the decoder identified.");
+  .describe(
+    "The audio's media type, one of a format Parley decodes (audio/wav, audio/mpeg, audio/flac, audio/ogg, audio/opus, audio/mp4, audio/x-m4a, audio/aac, audio/webm, video/webm, video/mp4 and their common aliases), optionally with a codecs parameter; anything else is 422. Informational: downloads are sent as the type the decoder identified.",
+  );
 
 export const createRecordingBody = z.object({
   end_user_id: z.string().min(1).max(100).nullish(),
@@ -97,7 +113,12 @@ export type RecordingError = z.infer<typeof failureSchema>;
 
 export const uploadUrlBody = z.object({
   /** Echoed as the PUT's Content-Type (any type: the bytes are stored, never served as it); a header value, so no control characters. */
-  content_type: z.string().min(1).max(255).regex(/^[\x20-\x7e]+$/, "printable ASCII, as a header value is").optional(),
+  content_type: z
+    .string()
+    .min(1)
+    .max(255)
+    .regex(/^[\x20-\x7e]+$/, "printable ASCII, as a header value is")
+    .optional(),
   /** When given, the PUT must carry exactly this many bytes; empty bodies are refused, so at least 1. */
   file_size_bytes: z.number().int().min(1).optional(),
   /** Streaming uploads: the URL is for this numbered chunk (0-based) rather than the whole file. */
@@ -106,7 +127,10 @@ export const uploadUrlBody = z.object({
 export type UploadUrlBody = z.infer<typeof uploadUrlBody>;
 
 export const uploadCompleteBody = z.object({
-  sha256: z.string().regex(/^[0-9a-f]{64}$/, "lowercase hex SHA-256 of the whole file").optional(),
+  sha256: z
+    .string()
+    .regex(/^[0-9a-f]{64}$/, "lowercase hex SHA-256 of the whole file")
+    .optional(),
   file_size_bytes: z.number().int().min(0).optional(),
   upload_attempt_id: z.string().min(1).max(255).optional(),
   client_version: z.string().min(1).max(255).optional(),
@@ -120,5 +144,7 @@ export const uploadUrlSchema = z
 export type UploadUrl = z.infer<typeof uploadUrlSchema>;
 
 /** Body of a successful PUT to an upload URL. */
-export const uploadReceiptSchema = z.object({ recording_id: z.string(), chunk_index: z.number().int().nullable(), file_size_bytes: z.number().int() }).meta({ id: "UploadReceipt" });
+export const uploadReceiptSchema = z
+  .object({ recording_id: z.string(), chunk_index: z.number().int().nullable(), file_size_bytes: z.number().int() })
+  .meta({ id: "UploadReceipt" });
 export type UploadReceipt = z.infer<typeof uploadReceiptSchema>;

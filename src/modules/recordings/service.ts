@@ -17,7 +17,16 @@ import { findRecording, insertRecording, listRecordingRows, recordExaminedAudio,
 /** What other modules (transcriptions, search and Ask) use of the recordings store: through this service, never the store itself (decision 083). */
 /** The one erasure of a recording, for retention and project deletion too (decision 133). */
 export { eraseRecording } from "./erasure";
-export { findRecording, listRecordingOwners, listRecordingsMadeBefore, type RecordingOwner, selectRecordings, setProcessingStatus, type StoredRecording, toRecording } from "./store";
+export {
+  findRecording,
+  listRecordingOwners,
+  listRecordingsMadeBefore,
+  type RecordingOwner,
+  selectRecordings,
+  setProcessingStatus,
+  type StoredRecording,
+  toRecording,
+} from "./store";
 
 /**
  * POST /recordings. A device token fixes device_id and end_user_id (body values are
@@ -32,7 +41,8 @@ export function createRecording(deps: Deps, principal: Principal, body: CreateRe
   if (!byDevice && endUserId) {
     const endUser = loadEndUser(db, principal, endUserId, bodyField("end_user_id"));
     // Spec 2.2: a deleted end user is read-only, so nothing new is recorded for it. (Its devices' tokens were revoked with it.)
-    if (endUser.deleted_at) throw new ApiError("resource_conflict", `End user ${endUserId} is deleted; no recordings can be added to it.`, { param: "end_user_id" });
+    if (endUser.deleted_at)
+      throw new ApiError("resource_conflict", `End user ${endUserId} is deleted; no recordings can be added to it.`, { param: "end_user_id" });
   }
   if (!byDevice && deviceId && !findDeviceRow(db, principal, deviceId)) {
     throw new ApiError("resource_not_found", notFound.device(deviceId), { param: "device_id" });

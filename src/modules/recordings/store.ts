@@ -98,12 +98,16 @@ export function insertRecording(db: Database, tenant: Tenant, r: Recording): voi
  * Unbounded: a verification normally lasts seconds, so only a handful are pending at once.
  */
 export function listPendingVerifications(db: Database): { id: string; project_id: string; mode: Tenant["mode"] }[] {
-  return db.query<{ id: string; project_id: string; mode: Tenant["mode"] }, []>("SELECT id, project_id, mode FROM recordings WHERE verification = 'pending'").all();
+  return db
+    .query<{ id: string; project_id: string; mode: Tenant["mode"] }, []>("SELECT id, project_id, mode FROM recordings WHERE verification = 'pending'")
+    .all();
 }
 
 /** A recording of the tenant's project and mode, or null. Other modules use it to load the audio behind a recording. */
 export function findRecording(db: Database, tenant: Tenant, id: string): StoredRecording | null {
-  const row = db.query<Row, [string, string, string]>("SELECT * FROM recordings WHERE id = ? AND project_id = ? AND mode = ?").get(id, tenant.projectId, tenant.mode);
+  const row = db
+    .query<Row, [string, string, string]>("SELECT * FROM recordings WHERE id = ? AND project_id = ? AND mode = ?")
+    .get(id, tenant.projectId, tenant.mode);
   return row ? toStored(row) : null;
 }
 
@@ -130,13 +134,35 @@ const VERIFYING = "status IN ('pending', 'streaming') AND verification = 'pendin
 const HAS_VERIFIED_AUDIO = "status IN ('uploaded', 'processing', 'completed', 'failed')";
 
 /** A whole-file PUT landed: its object becomes the staged file (replacing an earlier one). */
-export function stageWholeFile(db: Database, tenant: Tenant, id: string, staged: { storageKey: string; size: number; mimeType: string | null }, now: Date): void {
-  transition(db, tenant, id, "stageWholeFile", `${TAKING_BYTES} AND is_streaming = 0`, { storage_key: staged.storageKey, staged_size: staged.size, mime_type: staged.mimeType }, now);
+export function stageWholeFile(
+  db: Database,
+  tenant: Tenant,
+  id: string,
+  staged: { storageKey: string; size: number; mimeType: string | null },
+  now: Date,
+): void {
+  transition(
+    db,
+    tenant,
+    id,
+    "stageWholeFile",
+    `${TAKING_BYTES} AND is_streaming = 0`,
+    { storage_key: staged.storageKey, staged_size: staged.size, mime_type: staged.mimeType },
+    now,
+  );
 }
 
 /** upload-complete accepted: the completion is kept and verification is pending. */
 export function acceptCompletion(db: Database, tenant: Tenant, id: string, completion: Completion, now: Date): void {
-  transition(db, tenant, id, "acceptCompletion", `${TAKING_BYTES} AND completion IS NULL`, { completion: JSON.stringify(completion), verification: "pending" }, now);
+  transition(
+    db,
+    tenant,
+    id,
+    "acceptCompletion",
+    `${TAKING_BYTES} AND completion IS NULL`,
+    { completion: JSON.stringify(completion), verification: "pending" },
+    now,
+  );
 }
 
 /** What verification measured of the stored original. */
@@ -175,8 +201,22 @@ export function markUploaded(db: Database, tenant: Tenant, id: string, audio: Ve
 }
 
 /** Audio verified while no decoder could run, examined at a later decode: its length and format, which verification left null (decision 086). */
-export function recordExaminedAudio(db: Database, tenant: Tenant, id: string, audio: { durationSeconds: number; format: string; codec: string }, now: Date): void {
-  transition(db, tenant, id, "recordExaminedAudio", `${HAS_VERIFIED_AUDIO} AND format IS NULL`, { duration_seconds: audio.durationSeconds, format: audio.format, codec: audio.codec }, now);
+export function recordExaminedAudio(
+  db: Database,
+  tenant: Tenant,
+  id: string,
+  audio: { durationSeconds: number; format: string; codec: string },
+  now: Date,
+): void {
+  transition(
+    db,
+    tenant,
+    id,
+    "recordExaminedAudio",
+    `${HAS_VERIFIED_AUDIO} AND format IS NULL`,
+    { duration_seconds: audio.durationSeconds, format: audio.format, codec: audio.codec },
+    now,
+  );
 }
 
 /** Verification found bytes other than the client described. */
@@ -191,7 +231,15 @@ export function dropCompletion(db: Database, tenant: Tenant, id: string, keepSto
 
 /** The repair of spec 3.3: a recording in integrity_failure takes a fresh upload. */
 export function reopenForUpload(db: Database, tenant: Tenant, id: string, streaming: boolean, now: Date): void {
-  transition(db, tenant, id, "reopenForUpload", "status = 'integrity_failure'", { status: streaming ? "streaming" : "pending", completion: null, error: null, storage_key: null, staged_size: null }, now);
+  transition(
+    db,
+    tenant,
+    id,
+    "reopenForUpload",
+    "status = 'integrity_failure'",
+    { status: streaming ? "streaming" : "pending", completion: null, error: null, storage_key: null, staged_size: null },
+    now,
+  );
 }
 
 /**
@@ -199,9 +247,20 @@ export function reopenForUpload(db: Database, tenant: Tenant, id: string, stream
  * pipeline calls it); back to `uploaded` when a transcription failed for a cause that is not
  * the audio's (decision 129).
  */
-export function setProcessingStatus(db: Database, tenant: Tenant, id: string, outcome: { status: "processing" | "uploaded" | "completed" } | { status: "failed"; error: RecordingError }, now: Date): void {
+export function setProcessingStatus(
+  db: Database,
+  tenant: Tenant,
+  id: string,
+  outcome: { status: "processing" | "uploaded" | "completed" } | { status: "failed"; error: RecordingError },
+  now: Date,
+): void {
   // A failed recording says why (its transcription's error); a completion clears an earlier failure's; processing and a return to uploaded keep it (decision 086).
-  const patch: Patch = outcome.status === "failed" ? { status: "failed", error: JSON.stringify(outcome.error) } : outcome.status === "completed" ? { status: "completed", error: null } : { status: outcome.status };
+  const patch: Patch =
+    outcome.status === "failed"
+      ? { status: "failed", error: JSON.stringify(outcome.error) }
+      : outcome.status === "completed"
+        ? { status: "completed", error: null }
+        : { status: outcome.status };
   transition(db, tenant, id, `setProcessingStatus(${outcome.status})`, HAS_VERIFIED_AUDIO, patch, now);
 }
 
@@ -253,7 +312,9 @@ export function upsertChunk(db: Database, tenant: Tenant, recordingId: string, c
   // chunk_count only grows (one past the highest index seen): recounting rows would forget chunks
   // whose objects were lost (deleteChunkRows), and a re-sent early chunk would hide a missing last one.
   const changed = db
-    .query(`UPDATE recordings SET chunk_count = MAX(chunk_count, ?), is_streaming = 1, status = 'streaming', updated_at = ? WHERE id = ? AND project_id = ? AND mode = ? AND ${TAKING_BYTES}`)
+    .query(
+      `UPDATE recordings SET chunk_count = MAX(chunk_count, ?), is_streaming = 1, status = 'streaming', updated_at = ? WHERE id = ? AND project_id = ? AND mode = ? AND ${TAKING_BYTES}`,
+    )
     .run(chunk.chunk_index + 1, now.toISOString(), recordingId, tenant.projectId, tenant.mode).changes;
   if (!changed) throw new RecordingStateError(`recording ${recordingId}: a chunk cannot be added in its current state`);
   return previous && previous.storage_key !== chunk.storage_key ? previous.storage_key : null;
@@ -307,7 +368,11 @@ export function listRecordingsMadeBefore(db: Database, owner: RecordingOwner, cu
 }
 
 /** A tenant's recordings of one end user, or with the given ids, created within a period: an export's selection, oldest first. */
-export function selectRecordings(db: Database, tenant: Tenant, filter: { endUserId?: string; ids?: string[]; createdAfter?: string; createdBefore?: string }): StoredRecording[] {
+export function selectRecordings(
+  db: Database,
+  tenant: Tenant,
+  filter: { endUserId?: string; ids?: string[]; createdAfter?: string; createdBefore?: string },
+): StoredRecording[] {
   const where = ["project_id = ?", "mode = ?"];
   const params: SQLQueryBindings[] = [tenant.projectId, tenant.mode];
   const add = (clause: string, value: string | undefined) => {
@@ -319,12 +384,21 @@ export function selectRecordings(db: Database, tenant: Tenant, filter: { endUser
   add("id IN (SELECT value FROM json_each(?))", filter.ids && JSON.stringify(filter.ids));
   add("created_at >= ?", filter.createdAfter);
   add("created_at < ?", filter.createdBefore);
-  return db.query<Row, SQLQueryBindings[]>(`SELECT * FROM recordings WHERE ${where.join(" AND ")} ORDER BY created_at, id`).all(...params).map(toStored);
+  return db
+    .query<Row, SQLQueryBindings[]>(`SELECT * FROM recordings WHERE ${where.join(" AND ")} ORDER BY created_at, id`)
+    .all(...params)
+    .map(toStored);
 }
 
 /** Retention's partial erasure: the recording no longer refers to stored audio. */
 export function markAudioErased(db: Database, tenant: Tenant, id: string, at: string): void {
-  db.query("UPDATE recordings SET storage_key = NULL, audio_erased_at = ?, updated_at = ? WHERE project_id = ? AND mode = ? AND id = ?").run(at, at, tenant.projectId, tenant.mode, id);
+  db.query("UPDATE recordings SET storage_key = NULL, audio_erased_at = ?, updated_at = ? WHERE project_id = ? AND mode = ? AND id = ?").run(
+    at,
+    at,
+    tenant.projectId,
+    tenant.mode,
+    id,
+  );
 }
 
 /** Every recording of a project, both modes, with its mode: what deleting the project erases. */

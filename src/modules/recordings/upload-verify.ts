@@ -20,7 +20,9 @@ export type VerifyPayload = JobContracts[typeof VERIFY_UPLOAD_JOB];
  * recording is still pending: that is how a job that died after its last attempt is revived.
  */
 export function enqueueVerification(queue: JobQueue, tenant: Tenant, id: string): void {
-  queue.enqueue(VERIFY_UPLOAD_JOB, { project_id: tenant.projectId, mode: tenant.mode, recording_id: id } satisfies VerifyPayload, { dedupeKey: `verify:${id}` });
+  queue.enqueue(VERIFY_UPLOAD_JOB, { project_id: tenant.projectId, mode: tenant.mode, recording_id: id } satisfies VerifyPayload, {
+    dedupeKey: `verify:${id}`,
+  });
 }
 
 /** The key of the object a streaming upload's chunks are stitched into (deterministic, so a rerun overwrites it). */
@@ -66,7 +68,8 @@ async function assemble(deps: Deps, tenant: Tenant, r: StoredRecording): Promise
 
 function mismatch(wanted: Completion, actual: { size: number; sha256: string }): string | null {
   if (wanted.sha256 && wanted.sha256 !== actual.sha256) return `sha256 is ${actual.sha256}, not the ${wanted.sha256} the client sent`;
-  if (wanted.file_size_bytes !== null && wanted.file_size_bytes !== actual.size) return `${actual.size} bytes arrived, not the ${wanted.file_size_bytes} the client sent`;
+  if (wanted.file_size_bytes !== null && wanted.file_size_bytes !== actual.size)
+    return `${actual.size} bytes arrived, not the ${wanted.file_size_bytes} the client sent`;
   return null;
 }
 
@@ -93,7 +96,8 @@ export async function verifyUpload(deps: Deps, tenant: Tenant, id: string): Prom
       // uploaded and says why its audio is unexamined (decision 086). Any other failure
       // (ffmpeg killed, storage down) passes, and is thrown for the job to retry.
       if (err instanceof UndecodableAudioError) audioError = { code: "audio_format_unsupported", message: err.message };
-      else if (err instanceof DecoderUnavailableError) audioError = { code: "processing_error", message: `The upload is verified by size and SHA-256, but its audio could not be examined. ${err.message}` };
+      else if (err instanceof DecoderUnavailableError)
+        audioError = { code: "processing_error", message: `The upload is verified by size and SHA-256, but its audio could not be examined. ${err.message}` };
       else throw err;
     }
   }
@@ -161,5 +165,6 @@ export async function verifyUpload(deps: Deps, tenant: Tenant, id: string): Prom
 
 /** The job's handler (src/background.ts registers it). */
 export function verifyUploadJob(deps: Deps) {
-  return ({ payload }: Job<JobContracts[typeof VERIFY_UPLOAD_JOB]>) => verifyUpload(deps, { projectId: payload.project_id, mode: payload.mode }, payload.recording_id);
+  return ({ payload }: Job<JobContracts[typeof VERIFY_UPLOAD_JOB]>) =>
+    verifyUpload(deps, { projectId: payload.project_id, mode: payload.mode }, payload.recording_id);
 }

@@ -63,12 +63,18 @@ const CAPITALISED = "[A-Z][a-z'’-]+";
 const RULES: readonly Rule[] = [
   { kind: "email", pattern: /\b[\w.%+-]+@[\w-]+(?:\.[\w-]+)*\.[a-z]{2,}\b/gi },
   // As speech comes out of a transcriber: "ada dot lovelace at example dot com".
-  { kind: "email", pattern: /\b[a-z0-9]+(?:\s+dot\s+[a-z0-9]+)*\s+at\s+[a-z0-9-]+(?:\s+dot\s+[a-z0-9-]+)*\s+dot\s+(?:com|org|net|edu|gov|de|uk|fr|es|it|nl|io)\b/gi },
+  {
+    kind: "email",
+    pattern: /\b[a-z0-9]+(?:\s+dot\s+[a-z0-9]+)*\s+at\s+[a-z0-9-]+(?:\s+dot\s+[a-z0-9-]+)*\s+dot\s+(?:com|org|net|edu|gov|de|uk|fr|es|it|nl|io)\b/gi,
+  },
   { kind: "iban", pattern: /\b[A-Z]{2}\d{2}(?:\s?[A-Z0-9]{4}){2,7}(?:\s?[A-Z0-9]{1,4})?\b/g, accept: ibanValid },
   { kind: "card_number", pattern: /\b\d(?:[ -]?\d){12,18}\b/g, accept: luhn },
   {
     kind: "date_of_birth",
-    pattern: new RegExp(`\\b(?:born(?:\\s+on)?|birth\\s*(?:date|day)?|date\\s+of\\s+birth|d\\.?o\\.?b\\.?|geboren(?:\\s+am)?)\\s*(?:is|was|:)?\\s*(${DATE})`, "gi"),
+    pattern: new RegExp(
+      `\\b(?:born(?:\\s+on)?|birth\\s*(?:date|day)?|date\\s+of\\s+birth|d\\.?o\\.?b\\.?|geboren(?:\\s+am)?)\\s*(?:is|was|:)?\\s*(${DATE})`,
+      "gi",
+    ),
     group: 1,
   },
   {
@@ -80,18 +86,58 @@ const RULES: readonly Rule[] = [
   { kind: "record_number", pattern: /\b(?:MRN|PID|CASE)[-#]?\d{4,}\b/g },
   {
     kind: "address",
-    pattern: new RegExp(`\\b\\d{1,5}[a-z]?\\s+(?:${CAPITALISED}\\s+){1,3}${STREET_SUFFIX}\\b\\.?(?:,?\\s+${anyCase("(?:apt|apartment|suite|unit)")}\\.?\\s*\\w+)?`, "g"),
+    pattern: new RegExp(
+      `\\b\\d{1,5}[a-z]?\\s+(?:${CAPITALISED}\\s+){1,3}${STREET_SUFFIX}\\b\\.?(?:,?\\s+${anyCase("(?:apt|apartment|suite|unit)")}\\.?\\s*\\w+)?`,
+      "g",
+    ),
   },
   // German-style: "Hauptstraße 5", "Am Lindenweg 12a".
   { kind: "address", pattern: /\b[A-ZÄÖÜ][a-zäöüß]+(?:straße|strasse|str\.|weg|gasse|platz|allee|ring|damm)\s+\d{1,4}[a-z]?\b/g },
   // Phone numbers: 7 to 15 digits with the usual separators; a date is not one.
-  { kind: "phone", pattern: /(?:\+\d{1,3}[\s.-]?)?(?:\(\d{1,4}\)[\s.-]?)?\d{2,5}(?:[\s.-]\d{2,8}){1,4}\b|\b\d{7,12}\b/g, accept: (m) => digitsOf(m).length >= 7 && digitsOf(m).length <= 15 },
+  {
+    kind: "phone",
+    pattern: /(?:\+\d{1,3}[\s.-]?)?(?:\(\d{1,4}\)[\s.-]?)?\d{2,5}(?:[\s.-]\d{2,8}){1,4}\b|\b\d{7,12}\b/g,
+    accept: (m) => digitsOf(m).length >= 7 && digitsOf(m).length <= 15,
+  },
   { kind: "name", pattern: new RegExp(`\\b${TITLE}\\.?\\s+((?:${CAPITALISED}\\s+)?${CAPITALISED})`, "g"), group: 1 },
-  { kind: "name", pattern: new RegExp(`\\b${anyCase("(?:my name is|i am|i'm|this is|name's|patient is|client is)")}\\s+(${CAPITALISED}(?:\\s+${CAPITALISED})?)`, "g"), group: 1, accept: (m) => !COMMON_CAPITALISED.has(m.split(/\s/)[0]!.toLowerCase()) && !new RegExp(`^${TITLE}$`).test(m.split(/\s/)[0]!) },
+  {
+    kind: "name",
+    pattern: new RegExp(`\\b${anyCase("(?:my name is|i am|i'm|this is|name's|patient is|client is)")}\\s+(${CAPITALISED}(?:\\s+${CAPITALISED})?)`, "g"),
+    group: 1,
+    accept: (m) => !COMMON_CAPITALISED.has(m.split(/\s/)[0]!.toLowerCase()) && !new RegExp(`^${TITLE}$`).test(m.split(/\s/)[0]!),
+  },
 ];
 
 // Words a transcriber capitalises that follow "this is" / "I'm" and are not names.
-const COMMON_CAPITALISED = new Set(["the", "a", "an", "it", "not", "going", "sorry", "fine", "here", "just", "so", "very", "okay", "ok", "good", "great", "yes", "no", "what", "that", "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]);
+const COMMON_CAPITALISED = new Set([
+  "the",
+  "a",
+  "an",
+  "it",
+  "not",
+  "going",
+  "sorry",
+  "fine",
+  "here",
+  "just",
+  "so",
+  "very",
+  "okay",
+  "ok",
+  "good",
+  "great",
+  "yes",
+  "no",
+  "what",
+  "that",
+  "monday",
+  "tuesday",
+  "wednesday",
+  "thursday",
+  "friday",
+  "saturday",
+  "sunday",
+]);
 
 const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 
@@ -114,16 +160,27 @@ function knownNames(text: string, names: readonly string[]): PiiSpan[] {
     for (const part of trimmed.split(/\s+/)) if (part.replace(/\W/g, "").length >= 3) parts.add(part);
   }
   if (parts.size === 0) return [];
-  const alternatives = [...parts].sort((a, b) => b.length - a.length).map(escapeRegExp).join("|");
-  return [...text.matchAll(new RegExp(`(?<![\\p{L}\\p{N}])(?:${alternatives})(?![\\p{L}\\p{N}])`, "giu"))].map((m) => ({ start: m.index!, end: m.index! + m[0].length, kind: "name" as const }));
+  const alternatives = [...parts]
+    .sort((a, b) => b.length - a.length)
+    .map(escapeRegExp)
+    .join("|");
+  return [...text.matchAll(new RegExp(`(?<![\\p{L}\\p{N}])(?:${alternatives})(?![\\p{L}\\p{N}])`, "giu"))].map((m) => ({
+    start: m.index!,
+    end: m.index! + m[0].length,
+    kind: "name" as const,
+  }));
 }
 
 /** Where a string stands verbatim as whole words (case-sensitive: "Will" the name, not "will"). */
 export function verbatimMatches(text: string, value: string): { start: number; end: number }[] {
-  return [...text.matchAll(new RegExp(`(?<![\\p{L}\\p{N}])${escapeRegExp(value)}(?![\\p{L}\\p{N}])`, "gu"))].map((m) => ({ start: m.index!, end: m.index! + m[0].length }));
+  return [...text.matchAll(new RegExp(`(?<![\\p{L}\\p{N}])${escapeRegExp(value)}(?![\\p{L}\\p{N}])`, "gu"))].map((m) => ({
+    start: m.index!,
+    end: m.index! + m[0].length,
+  }));
 }
 
-const foundIdentifiers = (text: string, found: readonly FoundIdentifier[]): PiiSpan[] => found.flatMap(({ kind, text: value }) => verbatimMatches(text, value).map((at) => ({ ...at, kind })));
+const foundIdentifiers = (text: string, found: readonly FoundIdentifier[]): PiiSpan[] =>
+  found.flatMap(({ kind, text: value }) => verbatimMatches(text, value).map((at) => ({ ...at, kind })));
 
 /** Overlapping spans merged into one, which keeps the kind of the span that starts first. */
 function merge(spans: PiiSpan[]): PiiSpan[] {

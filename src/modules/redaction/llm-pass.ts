@@ -28,7 +28,9 @@ export const IDENTIFIERS_SCHEMA = {
   required: ["identifiers"],
 };
 
-const LONGEST_ANSWER = JSON.stringify({ identifiers: Array.from({ length: MAX_ITEMS }, () => ({ kind: "record_number", text: "Ada Lovelace, 12 Baker Street ".repeat(2).slice(0, MAX_LENGTH) })) });
+const LONGEST_ANSWER = JSON.stringify({
+  identifiers: Array.from({ length: MAX_ITEMS }, () => ({ kind: "record_number", text: "Ada Lovelace, 12 Baker Street ".repeat(2).slice(0, MAX_LENGTH) })),
+});
 
 /**
  * Whether a string the model gave may be redacted: it stands in the text it was given
@@ -72,7 +74,11 @@ export async function findIdentifiersWithLlm(llm: Llm, lines: string[], run: Run
   const budget = context - outputTokens - FRAMING_TOKENS - (await llm.countTokens(PROMPT));
   if (budget < 32) throw new LlmPassFailure(`The model's context (${context} tokens) is too small for the redaction pass.`);
   const found = new Map<string, FoundIdentifier>();
-  for (const chunk of await chunkLines(llm, lines.filter((l) => l.trim()), budget)) {
+  for (const chunk of await chunkLines(
+    llm,
+    lines.filter((l) => l.trim()),
+    budget,
+  )) {
     const completion = await llm.complete({
       messages: [
         { role: "system", content: PROMPT },

@@ -69,6 +69,11 @@ export function runRetention(deps: Deps): void {
   const { expired, audioErased, held } = report;
   const archives = expireExportArchives(deps, deps.clock.now());
   if (expired.length + audioErased.length + held.length + archives.length > 0) {
-    deps.log.info("retention run", { expired: expired.length, audio_erased: audioErased.length, kept_under_hold: held.length, export_archives_expired: archives.length });
+    deps.log.info("retention run", {
+      expired: expired.length,
+      audio_erased: audioErased.length,
+      kept_under_hold: held.length,
+      export_archives_expired: archives.length,
+    });
   }
 }

@@ -52,7 +52,11 @@ export async function retrieveChunks(deps: SearchDeps, filter: ChunkFilter, quer
   const fused = new Map<number, number>();
   for (const list of lists) list.forEach((rowid, rank) => fused.set(rowid, (fused.get(rowid) ?? 0) + 1 / (RRF_K + rank + 1)));
   const best = [...fused].sort((a, b) => b[1] - a[1] || a[0] - b[0]).slice(0, limit);
-  const rows = chunksByRowid(deps.db, filter, best.map(([rowid]) => rowid));
+  const rows = chunksByRowid(
+    deps.db,
+    filter,
+    best.map(([rowid]) => rowid),
+  );
   return best.flatMap(([rowid, score]) => {
     const row = rows.get(rowid);
     if (!row) return [];
@@ -83,6 +87,11 @@ export async function searchRecordings(deps: SearchDeps & Pick<Deps, "audit">, p
   };
   const results = await retrieveChunks(deps, filter, body.query, body.limit);
   // The chunk ids and their recordings, never the query: it may itself name a patient.
-  if (results.length > 0) await deps.audit.access(principal, "search.results.read", results.flatMap((r) => [r.chunk_id, r.recording_id]));
+  if (results.length > 0)
+    await deps.audit.access(
+      principal,
+      "search.results.read",
+      results.flatMap((r) => [r.chunk_id, r.recording_id]),
+    );
   return { results };
 }

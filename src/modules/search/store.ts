@@ -71,7 +71,15 @@ export function adoptIndexModel(db: Database, model: string, now: Date): void {
   db.query("UPDATE search_index SET model = ?, updated_at = ? WHERE id = 1").run(model, now.toISOString());
 }
 
-export type PendingChunk = { rowid: number; project_id: string; mode: string; end_user_id: string | null; recording_id: string; recorded_at: string | null; text: string };
+export type PendingChunk = {
+  rowid: number;
+  project_id: string;
+  mode: string;
+  end_user_id: string | null;
+  recording_id: string;
+  recorded_at: string | null;
+  text: string;
+};
 
 /** Chunks without a vector of the current generation, optionally of one recording. */
 export function pendingChunks(db: Database, generation: number, limit: number, recordingId?: string): PendingChunk[] {
@@ -192,7 +200,8 @@ const COMMON_COUNT_CAP = 4 * POSTINGS_BUDGET;
 
 const ownerChunkCount = (counts: DocumentCounts, owner: string) => counts.count(owner, "", `owner_token : "${owner}"`);
 const indexDocumentCount = (counts: DocumentCounts, word: string, cap: number) => counts.count(ANY_OWNER, `${cap} ${word}`, `text : ${quoted(word)}`, cap);
-const ownerHasWord = (counts: DocumentCounts, owner: string, word: string) => counts.count(owner, word, `owner_token : "${owner}" AND text : ${quoted(word)}`, 1) > 0;
+const ownerHasWord = (counts: DocumentCounts, owner: string, word: string) =>
+  counts.count(owner, word, `owner_token : "${owner}" AND text : ${quoted(word)}`, 1) > 0;
 
 /**
  * The words worth searching in a large library, rarest first. They are counted over the
@@ -281,7 +290,12 @@ export function keywordCandidates({ db, searchCounts }: SearchStore, filter: Chu
   if (total === 0) return [];
   if (total <= POSTINGS_BUDGET) {
     const scores = rankLibrary(db, owner, words, POSTINGS_BUDGET);
-    return firstWithinFilter(db, filter, [...scores].sort((a, b) => b[1] - a[1] || b[0] - a[0]).map(([rowid]) => rowid), limit);
+    return firstWithinFilter(
+      db,
+      filter,
+      [...scores].sort((a, b) => b[1] - a[1] || b[0] - a[0]).map(([rowid]) => rowid),
+      limit,
+    );
   }
   const useful = informativeWords(searchCounts, owner, words);
   if (useful.length === 0) return [];

@@ -64,7 +64,11 @@ export function rebuildVectorTable(db: Database, model: string, dimension: numbe
   db.exec(`CREATE VIRTUAL TABLE chunk_vectors USING vec0(
     chunk_rowid INTEGER PRIMARY KEY, project_id TEXT PARTITION KEY, mode TEXT PARTITION KEY, end_user_id TEXT PARTITION KEY,
     recording_id TEXT, recorded_at TEXT, embedding FLOAT[${dimension}], embedding_bits BIT[${dimension}])`);
-  db.query("UPDATE search_index SET model = ?, dimension = ?, generation = generation + 1, updated_at = ? WHERE id = 1").run(model, dimension, now.toISOString());
+  db.query("UPDATE search_index SET model = ?, dimension = ?, generation = generation + 1, updated_at = ? WHERE id = 1").run(
+    model,
+    dimension,
+    now.toISOString(),
+  );
 }
 
 /** Stores vectors made under `generation`; a no-op if a re-index started meanwhile (their dimension may be stale). */
@@ -146,8 +150,16 @@ function rescore(db: Database, candidates: Neighbour[], query: Float32Array, k: 
  * are not neighbours in any useful sense and are left out. `candidates` (quantized scan
  * only) is there for bench/search.ts to weigh other budgets.
  */
-export function vectorCandidates(store: SearchStore, filter: ChunkFilter, vector: Float32Array, k: number, scan: VectorScan, candidates = rescoredCandidates(k)): number[] {
+export function vectorCandidates(
+  store: SearchStore,
+  filter: ChunkFilter,
+  vector: Float32Array,
+  k: number,
+  scan: VectorScan,
+  candidates = rescoredCandidates(k),
+): number[] {
   const query = unit(vector);
-  const nearest = scan === "exact" ? knn(store.db, filter, "embedding", query, k) : rescore(store.db, bitCandidates(store, filter, query, candidates), query, k);
+  const nearest =
+    scan === "exact" ? knn(store.db, filter, "embedding", query, k) : rescore(store.db, bitCandidates(store, filter, query, candidates), query, k);
   return nearest.filter((r) => r.distance < NO_SIMILARITY).map((r) => r.chunk_rowid);
 }

@@ -91,7 +91,8 @@ export async function generateSummary(llm: Llm, template: Template, segments: Se
   } catch {
     throw new SummaryFailure("processing_error", `The model's answer was not valid JSON (finish reason ${completion.finishReason}).`);
   }
-  if (!structured || typeof structured !== "object" || Array.isArray(structured)) throw new SummaryFailure("processing_error", "The model's answer was not a JSON object.");
+  if (!structured || typeof structured !== "object" || Array.isArray(structured))
+    throw new SummaryFailure("processing_error", "The model's answer was not a JSON object.");
   const output = structured as Record<string, unknown>;
   return { structured: output, text: renderSummary(template, output), model: llm.model, mapCalls };
 }

@@ -65,7 +65,13 @@ export function runSummary(deps: Deps) {
       if (!settle(now)) return;
       const record = findStoredSummary(db, tenant, id)!.record;
       const redact = event === "summary.completed" && resolveConfig(deps, tenant, { endUserId: stored.endUserId }).redact_webhook_payloads;
-      recordEvent(deps, tenant, event, eventData(redact ? redactSummary(record, identifiersFound(db, tenant, record.transcription_id)) : record, SUMMARY_EVENT_FIELDS[event]), now);
+      recordEvent(
+        deps,
+        tenant,
+        event,
+        eventData(redact ? redactSummary(record, identifiersFound(db, tenant, record.transcription_id)) : record, SUMMARY_EVENT_FIELDS[event]),
+        now,
+      );
     })();
   };
 }
@@ -95,4 +101,3 @@ export function autoSummarize(deps: Deps) {
     })();
   };
 }
-

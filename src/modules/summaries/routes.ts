@@ -37,20 +37,25 @@ export function summariesRoutes(deps: Deps) {
       response: { 200: pageOf(summarySchema) },
       detail: { summary: "List summaries", description: "Scope summaries:read. Filter by transcription_id; newest first." },
     })
-    .get("/summaries/:id", async ({ principal, params, query, set }) => {
-      const tenant = authorize(principal, "summaries:read");
-      const redacted = query.redacted === "true";
-      const summary = await getSummary(deps, tenant, params.id, { redacted });
-      if (redacted) set.headers[REDACTION_HEADER] = redactionPasses(deps.db, tenant, summary.transcription_id);
-      return summary;
-    }, {
-      params: idParam,
-      query: redactedQuery,
-      response: { 200: summarySchema },
-      detail: {
-        ...responseHeaders({ 200: ["Parley-Redaction"] }),
-        summary: "Get a summary",
-        description: "Scope summaries:read. Poll status, or wait for the summary.* events. With redacted=true, identifiers in the text and structured output are replaced by their kind ([NAME], [PHONE], ...); the Parley-Redaction header says which passes found them, as for its transcription.",
+    .get(
+      "/summaries/:id",
+      async ({ principal, params, query, set }) => {
+        const tenant = authorize(principal, "summaries:read");
+        const redacted = query.redacted === "true";
+        const summary = await getSummary(deps, tenant, params.id, { redacted });
+        if (redacted) set.headers[REDACTION_HEADER] = redactionPasses(deps.db, tenant, summary.transcription_id);
+        return summary;
       },
-    });
+      {
+        params: idParam,
+        query: redactedQuery,
+        response: { 200: summarySchema },
+        detail: {
+          ...responseHeaders({ 200: ["Parley-Redaction"] }),
+          summary: "Get a summary",
+          description:
+            "Scope summaries:read. Poll status, or wait for the summary.* events. With redacted=true, identifiers in the text and structured output are replaced by their kind ([NAME], [PHONE], ...); the Parley-Redaction header says which passes found them, as for its transcription.",
+        },
+      },
+    );
 }

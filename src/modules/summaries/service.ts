@@ -26,7 +26,14 @@ export type RunSummaryPayload = JobContracts[typeof RUN_SUMMARY_JOB];
  * existing one for that transcription and template re-run under the same id (its earlier
  * result is replaced). Records summary.started and enqueues the job. Call inside a transaction.
  */
-export function startSummary(deps: Pick<Deps, "db" | "queue" | "events">, tenant: Tenant, transcription: Transcription, endUserId: string | null, templateName: TemplateName, now: Date): Summary {
+export function startSummary(
+  deps: Pick<Deps, "db" | "queue" | "events">,
+  tenant: Tenant,
+  transcription: Transcription,
+  endUserId: string | null,
+  templateName: TemplateName,
+  now: Date,
+): Summary {
   const { db } = deps;
   const template = TEMPLATES[templateName];
   const at = now.toISOString();
@@ -72,11 +79,21 @@ export function startSummary(deps: Pick<Deps, "db" | "queue" | "events">, tenant
 export function createSummary(deps: Pick<Deps, "db" | "queue" | "events">, principal: Principal, body: CreateSummaryBody, now: Date): Summary {
   const { db } = deps;
   return db.transaction(() => {
-    const stored = visible(principal, findStoredTranscription(db, principal, body.transcription_id), (t) => ownedBy(t.endUserId), notFound.transcription(body.transcription_id), bodyField("transcription_id"));
+    const stored = visible(
+      principal,
+      findStoredTranscription(db, principal, body.transcription_id),
+      (t) => ownedBy(t.endUserId),
+      notFound.transcription(body.transcription_id),
+      bodyField("transcription_id"),
+    );
     if (stored.record.status !== "completed") {
-      throw new ApiError("transcription_not_ready", `Transcription ${stored.record.id} is ${stored.record.status}; only a completed transcription can be summarised.`, {
-        param: "transcription_id",
-      });
+      throw new ApiError(
+        "transcription_not_ready",
+        `Transcription ${stored.record.id} is ${stored.record.status}; only a completed transcription can be summarised.`,
+        {
+          param: "transcription_id",
+        },
+      );
     }
     return startSummary(deps, principal, stored.record, stored.endUserId, body.template, now);
   })();
@@ -91,7 +108,12 @@ export async function getSummary(deps: Pick<Deps, "db" | "audit">, principal: Pr
 
 /** A page of summaries, text included: the read of every one on it is audited. */
 export async function listSummaries(deps: Pick<Deps, "db" | "audit">, principal: Principal, query: ListSummariesQuery): Promise<Page<Summary>> {
-  const page = listSummaryRows(deps.db, principal, { transcriptionId: query.transcription_id, endUserId: confineToEndUser(principal) }, { limit: query.limit, cursor: query.cursor });
+  const page = listSummaryRows(
+    deps.db,
+    principal,
+    { transcriptionId: query.transcription_id, endUserId: confineToEndUser(principal) },
+    { limit: query.limit, cursor: query.cursor },
+  );
   if (page.data.length > 0) await deps.audit.access(principal, "summary.read", page.data.flatMap(summaryResources));
   return page;
 }

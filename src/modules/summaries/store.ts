@@ -39,7 +39,9 @@ function toStored(row: SummaryRow): StoredSummary {
 }
 
 export function findStoredSummary(db: Database, tenant: Tenant, id: string): StoredSummary | null {
-  const row = db.query<SummaryRow, [string, string, string]>("SELECT * FROM summaries WHERE id = ? AND project_id = ? AND mode = ?").get(id, tenant.projectId, tenant.mode);
+  const row = db
+    .query<SummaryRow, [string, string, string]>("SELECT * FROM summaries WHERE id = ? AND project_id = ? AND mode = ?")
+    .get(id, tenant.projectId, tenant.mode);
   return row ? toStored(row) : null;
 }
 
@@ -54,7 +56,20 @@ export function insertSummary(db: Database, tenant: Tenant, s: Summary, endUserI
   db.query(
     `INSERT INTO summaries (id, project_id, mode, transcription_id, recording_id, end_user_id, template, format, status, run, prompt_version, created_at, started_at)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?)`,
-  ).run(s.id, tenant.projectId, tenant.mode, s.transcription_id, s.recording_id, endUserId, s.template, s.format, s.status, s.prompt_version, s.created_at, s.started_at);
+  ).run(
+    s.id,
+    tenant.projectId,
+    tenant.mode,
+    s.transcription_id,
+    s.recording_id,
+    endUserId,
+    s.template,
+    s.format,
+    s.status,
+    s.prompt_version,
+    s.created_at,
+    s.started_at,
+  );
 }
 
 /** Replacement: the same summary back to processing under a new run number; returns that number. */
@@ -70,7 +85,13 @@ export function restartSummary(db: Database, tenant: Tenant, id: string, promptV
 }
 
 /** processing -> completed for this run only; false when a newer run replaced it (or it is gone). */
-export function markSummaryCompleted(db: Database, tenant: Tenant, id: string, run: number, result: { text: string; structured: object; model: string; completed_at: string }): boolean {
+export function markSummaryCompleted(
+  db: Database,
+  tenant: Tenant,
+  id: string,
+  run: number,
+  result: { text: string; structured: object; model: string; completed_at: string },
+): boolean {
   return (
     db
       .query(
@@ -84,7 +105,9 @@ export function markSummaryCompleted(db: Database, tenant: Tenant, id: string, r
 export function markSummaryFailed(db: Database, tenant: Tenant, id: string, run: number, error: Summary["error"], failedAt: string): boolean {
   return (
     db
-      .query("UPDATE summaries SET status = 'failed', error = ?, failed_at = ? WHERE id = ? AND project_id = ? AND mode = ? AND run = ? AND status = 'processing'")
+      .query(
+        "UPDATE summaries SET status = 'failed', error = ?, failed_at = ? WHERE id = ? AND project_id = ? AND mode = ? AND run = ? AND status = 'processing'",
+      )
       .run(JSON.stringify(error), failedAt, id, tenant.projectId, tenant.mode, run).changes === 1
   );
 }

@@ -15,7 +15,15 @@ import { knownVoices } from "../voices/service";
 import { type PipelineResult, SAMPLE_RATE, TranscriptionFailure, transcribePcm } from "./pipeline";
 import { eventData, TRANSCRIPTION_EVENT_FIELDS, type Transcription } from "./schema";
 import { HAS_AUDIO, type RunTranscriptionPayload, startTranscription } from "./service";
-import { findStoredTranscription, findTranscription, hasTranscription, latestCompletedTranscription, markTranscriptionCompleted, markTranscriptionFailed, type StoredTranscription } from "./store";
+import {
+  findStoredTranscription,
+  findTranscription,
+  hasTranscription,
+  latestCompletedTranscription,
+  markTranscriptionCompleted,
+  markTranscriptionFailed,
+  type StoredTranscription,
+} from "./store";
 import { diedTooOften, limitFor, TimeLimitError, withTimeLimit } from "./time-limit";
 
 /** Enqueued by the recordings module when a recording's upload is verified (contract 3). */
@@ -31,9 +39,13 @@ function toFailure(err: unknown): TranscriptionFailure {
   if (err instanceof TimeLimitError) return new TranscriptionFailure("timeout", err.message);
   if (err instanceof UndecodableAudioError) return new TranscriptionFailure("audio_format_unsupported", `The audio could not be decoded: ${err.message}`);
   // Their messages are written for the reader (the install command, the setting, the languages to use).
-  if (err instanceof MissingModelError || err instanceof DecoderUnavailableError || err instanceof UnsupportedLanguageError) return new TranscriptionFailure("processing_error", err.message);
+  if (err instanceof MissingModelError || err instanceof DecoderUnavailableError || err instanceof UnsupportedLanguageError)
+    return new TranscriptionFailure("processing_error", err.message);
   // An engine that crashed: the operator's first step is the check of every engine.
-  return new TranscriptionFailure("processing_error", `Transcription failed: ${err instanceof Error ? err.message : String(err)}. Check the engines with: parley doctor.`);
+  return new TranscriptionFailure(
+    "processing_error",
+    `Transcription failed: ${err instanceof Error ? err.message : String(err)}. Check the engines with: parley doctor.`,
+  );
 }
 
 /**
@@ -58,24 +70,38 @@ function speakerHint(deps: Deps, tenant: Tenant, stored: StoredTranscription, re
   return { minSpeakers: config.min_speakers, maxSpeakers: config.max_speakers };
 }
 
-async function transcribeRecording(deps: Deps, tenant: Tenant, stored: StoredTranscription, recording: StoredRecording, cancel: AbortSignal): Promise<PipelineResult> {
+async function transcribeRecording(
+  deps: Deps,
+  tenant: Tenant,
+  stored: StoredTranscription,
+  recording: StoredRecording,
+  cancel: AbortSignal,
+): Promise<PipelineResult> {
   if (recording.error?.code === "audio_format_unsupported") throw new TranscriptionFailure("audio_format_unsupported", recording.error.message);
   const key = recording.storage_key;
   if (!key) throw new TranscriptionFailure("processing_error", `Recording ${recording.id} has no stored audio.`);
   const processing = deps.config.processing;
   // Until the audio is decoded its length is unknown: the fixed allowance covers decoding.
   // Time queued behind another job's engine call is left out of the limit (PARLEY_JOB_CONCURRENCY > 1).
-  return withTimeLimit(limitFor(processing, 0), async ({ signal, setLimit, excludeWait }) => {
-    const pcm = await deps.storage.withLocalFile(key, async (path) => {
-      const decoded = await deps.engines.audio.decodePcm16k(path, signal);
-      await examineLate(deps, tenant, recording, path);
-      return decoded;
-    });
-    setLimit(limitFor(processing, pcm.length / SAMPLE_RATE));
-    return transcribePcm(deps.engines, pcm, { language: stored.requestedLanguage, signal, excludeWait, speakers: speakerHint(deps, tenant, stored, recording),
-      voices: knownVoices(deps.db, tenant, deps.engines.diarizer.kind, recording.end_user_id),
-    });
-  }, cancel);
+  return withTimeLimit(
+    limitFor(processing, 0),
+    async ({ signal, setLimit, excludeWait }) => {
+      const pcm = await deps.storage.withLocalFile(key, async (path) => {
+        const decoded = await deps.engines.audio.decodePcm16k(path, signal);
+        await examineLate(deps, tenant, recording, path);
+        return decoded;
+      });
+      setLimit(limitFor(processing, pcm.length / SAMPLE_RATE));
+      return transcribePcm(deps.engines, pcm, {
+        language: stored.requestedLanguage,
+        signal,
+        excludeWait,
+        speakers: speakerHint(deps, tenant, stored, recording),
+        voices: knownVoices(deps.db, tenant, deps.engines.diarizer.kind, recording.end_user_id),
+      });
+    },
+    cancel,
+  );
 }
 
 /**
@@ -97,7 +123,8 @@ function complete(deps: Deps, tenant: Tenant, stored: StoredTranscription, recor
     deps.queue.enqueue("search.index_transcription", job, { dedupeKey: `search.index_transcription:${record.id}` });
     const pass = llmPassRuns(deps);
     const announceLater = pass && config.redact_webhook_payloads;
-    if (pass) deps.queue.enqueue("transcriptions.redaction_pass", { ...job, announce: announceLater }, { dedupeKey: `transcriptions.redaction_pass:${record.id}` });
+    if (pass)
+      deps.queue.enqueue("transcriptions.redaction_pass", { ...job, announce: announceLater }, { dedupeKey: `transcriptions.redaction_pass:${record.id}` });
     if (!announceLater) announceCompleted(deps, tenant, record, config, now);
   })();
 }

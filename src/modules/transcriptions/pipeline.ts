@@ -54,7 +54,11 @@ export async function transcribePcm(
 
   // The language it reports is the one it used, which may not be the one asked for (an
   // English-only model asked for de transcribes, and reports, en).
-  const result = await engines.transcriber.transcribe(planAudio(plan, pcm, SAMPLE_RATE), { language: options.language ?? undefined, signal: options.signal, excludeWait: options.excludeWait });
+  const result = await engines.transcriber.transcribe(planAudio(plan, pcm, SAMPLE_RATE), {
+    language: options.language ?? undefined,
+    signal: options.signal,
+    excludeWait: options.excludeWait,
+  });
   const raw: Omit<Segment, "speaker">[] = [];
   for (const s of result.segments) {
     const text = s.text.trim();

@@ -29,7 +29,9 @@ export function renderSrt(t: Rendered): string {
 export function renderVtt(t: Rendered): string {
   const name = speakerNames(t);
   // A voice annotation ends at ">"; a name cannot carry one.
-  const cues = t.segments.map((s) => `${timestamp(s.start, ".")} --> ${timestamp(s.end, ".")}\n<v ${name(s.speaker).replace(/[<>]/g, "")}>${s.text.replace(/</g, "&lt;")}\n`);
+  const cues = t.segments.map(
+    (s) => `${timestamp(s.start, ".")} --> ${timestamp(s.end, ".")}\n<v ${name(s.speaker).replace(/[<>]/g, "")}>${s.text.replace(/</g, "&lt;")}\n`,
+  );
   return ["WEBVTT\n", ...cues].join("\n");
 }
 

@@ -39,23 +39,27 @@ export function transcriptionsRoutes(deps: Deps) {
       response: { 200: pageOf(transcriptionSchema) },
       detail: { summary: "List transcriptions", description: "Scope transcriptions:read. Filter by recording_id; newest first." },
     })
-    .get("/transcriptions/:id", async ({ principal, params, query, set }) => {
-      const tenant = authorize(principal, "transcriptions:read");
-      const redacted = query.redacted === "true";
-      const transcription = await getTranscription(deps, tenant, params.id, { redacted });
-      if (redacted) set.headers[REDACTION_HEADER] = redactionPasses(deps.db, tenant, transcription.id);
-      return transcription;
-    }, {
-      params: idParam,
-      query: redactedQuery,
-      response: { 200: transcriptionSchema },
-      detail: {
-        ...responseHeaders({ 200: ["Parley-Redaction"] }),
-        summary: "Get a transcription",
-        description:
-          "Scope transcriptions:read. Poll status, or wait for the transcription.* events. With redacted=true, names, dates of birth, phone numbers, emails, addresses, record and case numbers, IBANs and card numbers in the text and segments are replaced by their kind ([NAME], [PHONE], ...); the Parley-Redaction header says which passes found them: `rules; model=completed`, `model=failed` or `model=not_run` (the local language model's pass has not run on it).",
+    .get(
+      "/transcriptions/:id",
+      async ({ principal, params, query, set }) => {
+        const tenant = authorize(principal, "transcriptions:read");
+        const redacted = query.redacted === "true";
+        const transcription = await getTranscription(deps, tenant, params.id, { redacted });
+        if (redacted) set.headers[REDACTION_HEADER] = redactionPasses(deps.db, tenant, transcription.id);
+        return transcription;
       },
-    })
+      {
+        params: idParam,
+        query: redactedQuery,
+        response: { 200: transcriptionSchema },
+        detail: {
+          ...responseHeaders({ 200: ["Parley-Redaction"] }),
+          summary: "Get a transcription",
+          description:
+            "Scope transcriptions:read. Poll status, or wait for the transcription.* events. With redacted=true, names, dates of birth, phone numbers, emails, addresses, record and case numbers, IBANs and card numbers in the text and segments are replaced by their kind ([NAME], [PHONE], ...); the Parley-Redaction header says which passes found them: `rules; model=completed`, `model=failed` or `model=not_run` (the local language model's pass has not run on it).",
+        },
+      },
+    )
     .patch("/transcriptions/:id/speakers", ({ principal, params, body }) => nameSpeakers(deps, authorize(principal, "transcriptions:write"), params.id, body), {
       params: idParam,
       body: nameSpeakersBody,

@@ -31,7 +31,7 @@ export const nameSpeakersBody = z
     /** remember: also keep the speaker's voiceprint under a known voice of this name, made if new. */
     z.strictObject({ name: z.string().trim().min(1).max(100), remember: z.boolean().optional() }),
   )
-  .refine((b) => Object.keys(b).length > 0, "name at least one speaker, e.g. {\"SPEAKER_2\": {\"name\": \"Dr. Weber\"}}");
+  .refine((b) => Object.keys(b).length > 0, 'name at least one speaker, e.g. {"SPEAKER_2": {"name": "Dr. Weber"}}');
 export type NameSpeakersBody = z.infer<typeof nameSpeakersBody>;
 
 export const transcriptQuery = z.object({ format: z.enum(["srt", "vtt", "txt"]).default("txt") });

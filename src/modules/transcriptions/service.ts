@@ -71,7 +71,12 @@ export function startTranscription(
 }
 
 /** POST /transcriptions: a new transcription of the recording (reprocessing keeps the earlier ones). */
-export function createTranscription(deps: Pick<Deps, "db" | "queue" | "events">, principal: Principal, body: CreateTranscriptionBody, now: Date): Transcription {
+export function createTranscription(
+  deps: Pick<Deps, "db" | "queue" | "events">,
+  principal: Principal,
+  body: CreateTranscriptionBody,
+  now: Date,
+): Transcription {
   const { db } = deps;
   return db.transaction(() => {
     const recording = loadRecording(db, principal, body.recording_id, bodyField("recording_id"));
@@ -79,13 +84,19 @@ export function createTranscription(deps: Pick<Deps, "db" | "queue" | "events">,
       throw new ApiError("resource_conflict", `Recording ${recording.id} has no uploaded audio yet (status ${recording.status}).`, { param: "recording_id" });
     }
     if (recording.audio_erased_at) {
-      throw new ApiError("resource_conflict", `The audio of recording ${recording.id} was erased by retention; it cannot be transcribed again.`, { param: "recording_id" });
+      throw new ApiError("resource_conflict", `The audio of recording ${recording.id} was erased by retention; it cannot be transcribed again.`, {
+        param: "recording_id",
+      });
     }
     const running = findProcessingTranscription(db, principal, recording.id);
     if (running) {
-      throw new ApiError("resource_conflict", `Transcription ${running.id} of recording ${recording.id} is still processing; reprocess it once that one has ended.`, {
-        param: "recording_id",
-      });
+      throw new ApiError(
+        "resource_conflict",
+        `Transcription ${running.id} of recording ${recording.id} is still processing; reprocess it once that one has ended.`,
+        {
+          param: "recording_id",
+        },
+      );
     }
     return startTranscription(deps, principal, recording, body.language ?? null, now, { minSpeakers: body.min_speakers, maxSpeakers: body.max_speakers });
   })();
@@ -97,14 +108,24 @@ export function findVisibleTranscription(db: Database, principal: Principal, id:
 }
 
 /** A transcription the caller may see (end-user-scoped keys: only their end user's); with `redacted`, identifiers (rules, and the model's pass when it ran) replaced by their kind. The read is audited, the original and the redacted view apart. */
-export async function getTranscription(deps: Pick<Deps, "db" | "audit">, principal: Principal, id: string, options: { redacted?: boolean } = {}): Promise<Transcription> {
+export async function getTranscription(
+  deps: Pick<Deps, "db" | "audit">,
+  principal: Principal,
+  id: string,
+  options: { redacted?: boolean } = {},
+): Promise<Transcription> {
   const transcription = findVisibleTranscription(deps.db, principal, id);
   await deps.audit.access(principal, options.redacted ? "transcription.redacted.read" : "transcription.read", [transcription.id, transcription.recording_id]);
   return options.redacted ? redactTranscript(transcription, identifiersFound(deps.db, principal, transcription.id)) : transcription;
 }
 
 /** GET /transcriptions/{id}/transcript: the finished transcript as SRT, WebVTT or text, with speaker names; audited as a read. */
-export async function renderTranscript(deps: Pick<Deps, "db" | "audit">, principal: Principal, id: string, format: TranscriptFormat): Promise<{ body: string; contentType: string }> {
+export async function renderTranscript(
+  deps: Pick<Deps, "db" | "audit">,
+  principal: Principal,
+  id: string,
+  format: TranscriptFormat,
+): Promise<{ body: string; contentType: string }> {
   const transcription = await getTranscription(deps, principal, id);
   if (transcription.status !== "completed") {
     throw new ApiError("transcription_not_ready", `Transcription ${id} is ${transcription.status}; a transcript is rendered once it has completed.`);
@@ -114,7 +135,17 @@ export async function renderTranscript(deps: Pick<Deps, "db" | "audit">, princip
 
 /** A page of transcriptions, text included: the read of every one on it is audited. */
 export async function listTranscriptions(deps: Pick<Deps, "db" | "audit">, principal: Principal, query: ListTranscriptionsQuery): Promise<Page<Transcription>> {
-  const page = listTranscriptionRows(deps.db, principal, { recordingId: query.recording_id, endUserId: confineToEndUser(principal) }, { limit: query.limit, cursor: query.cursor });
-  if (page.data.length > 0) await deps.audit.access(principal, "transcription.read", page.data.flatMap((t) => [t.id, t.recording_id]));
+  const page = listTranscriptionRows(
+    deps.db,
+    principal,
+    { recordingId: query.recording_id, endUserId: confineToEndUser(principal) },
+    { limit: query.limit, cursor: query.cursor },
+  );
+  if (page.data.length > 0)
+    await deps.audit.access(
+      principal,
+      "transcription.read",
+      page.data.flatMap((t) => [t.id, t.recording_id]),
+    );
   return page;
 }

@@ -46,11 +46,15 @@ function splitAtChanges(segment: Unlabelled, changes: Change[]): Unlabelled[] {
   // edges[i]: the estimated time between word i-1 and word i.
   const edges: number[] = [segment.start];
   for (const w of words) edges.push(edges.at(-1)! + w.length * perLetter);
-  const cuts = [...new Set(inside.map((c) => {
-    let nearest = 1;
-    for (let i = 1; i < words.length; i++) if (Math.abs(edges[i]! - c) < Math.abs(edges[nearest]! - c)) nearest = i;
-    return nearest;
-  }))].sort((a, b) => a - b);
+  const cuts = [
+    ...new Set(
+      inside.map((c) => {
+        let nearest = 1;
+        for (let i = 1; i < words.length; i++) if (Math.abs(edges[i]! - c) < Math.abs(edges[nearest]! - c)) nearest = i;
+        return nearest;
+      }),
+    ),
+  ].sort((a, b) => a - b);
   const round = (x: number) => Math.round(x * 1000) / 1000;
   return [0, ...cuts].map((from, i) => {
     const to = [...cuts, words.length][i]!;

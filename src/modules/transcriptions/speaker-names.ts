@@ -21,9 +21,14 @@ function loadForNaming(deps: NamingDeps, principal: Principal, id: string, body:
   }
   for (const [speakerId, { name }] of Object.entries(body)) {
     if (!transcription.speakers.some((s) => s.id === speakerId)) {
-      throw new ApiError("validation_error", `Transcription ${id} has no speaker ${speakerId}; its speakers are ${transcription.speakers.map((s) => s.id).join(", ")}.`, { param: speakerId });
+      throw new ApiError(
+        "validation_error",
+        `Transcription ${id} has no speaker ${speakerId}; its speakers are ${transcription.speakers.map((s) => s.id).join(", ")}.`,
+        { param: speakerId },
+      );
     }
-    if (SPEAKER_ID.test(name)) throw new ApiError("validation_error", `A speaker's name cannot look like a speaker id (${name}).`, { param: `${speakerId}.name` });
+    if (SPEAKER_ID.test(name))
+      throw new ApiError("validation_error", `A speaker's name cannot look like a speaker id (${name}).`, { param: `${speakerId}.name` });
     const taken = transcription.speakers.find((s) => s.id !== speakerId && !body[s.id] && shown(s) === name);
     if (taken) throw new ApiError("validation_error", `${name} already names ${taken.id} of this transcription.`, { param: `${speakerId}.name` });
   }
@@ -38,13 +43,17 @@ async function printsToRemember(deps: NamingDeps, principal: Principal, transcri
   const remembered = Object.keys(body).filter((speakerId) => body[speakerId]!.remember);
   if (remembered.length === 0) return new Map();
   const printer = deps.engines.diarizer.voiceprints;
-  if (!printer) throw new ApiError("resource_conflict", `The diarizer in use (${deps.engines.diarizer.kind}) keeps no voiceprints; name the speakers without remember.`);
+  if (!printer)
+    throw new ApiError("resource_conflict", `The diarizer in use (${deps.engines.diarizer.kind}) keeps no voiceprints; name the speakers without remember.`);
   const key = findRecording(deps.db, principal, transcription.recording_id)?.storage_key;
   if (!key) throw new ApiError("resource_conflict", `The audio of recording ${transcription.recording_id} is gone; name the speakers without remember.`);
   const pcm = await deps.storage.withLocalFile(key, (path) => deps.engines.audio.decodePcm16k(path));
   const prints = new Map<string, number[]>();
   for (const speakerId of remembered) {
-    const print = await printer.voiceprint(pcm, transcription.speaker_turns.filter((t) => t.speaker === speakerId));
+    const print = await printer.voiceprint(
+      pcm,
+      transcription.speaker_turns.filter((t) => t.speaker === speakerId),
+    );
     if (!print) throw new ApiError("validation_error", `${speakerId} speaks too little (under 2 s) to remember the voice.`, { param: `${speakerId}.remember` });
     prints.set(speakerId, print);
   }

@@ -40,7 +40,8 @@ export function planSpeech(regions: SpeechRegion[], durationSeconds: number, who
   const speech = padded.reduce((sum, r) => sum + (r.end - r.start), 0);
   const speechFraction = durationSeconds > 0 ? speech / durationSeconds : 0;
   if (padded.length === 0) return { mode: "speech", spans: [], speechFraction, seconds: 0 };
-  if (speechFraction > wholeFileFraction) return { mode: "whole", spans: [{ start: 0, end: durationSeconds, at: 0 }], speechFraction, seconds: durationSeconds };
+  if (speechFraction > wholeFileFraction)
+    return { mode: "whole", spans: [{ start: 0, end: durationSeconds, at: 0 }], speechFraction, seconds: durationSeconds };
   let at = 0;
   const spans = padded.map((r) => {
     const span = { ...r, at };

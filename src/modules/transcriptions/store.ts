@@ -68,7 +68,9 @@ export function insertTranscription(db: Database, tenant: Tenant, t: Transcripti
 }
 
 export function findStoredTranscription(db: Database, tenant: Tenant, id: string): StoredTranscription | null {
-  const row = db.query<TranscriptionRow, [string, string, string]>("SELECT * FROM transcriptions WHERE id = ? AND project_id = ? AND mode = ?").get(id, tenant.projectId, tenant.mode);
+  const row = db
+    .query<TranscriptionRow, [string, string, string]>("SELECT * FROM transcriptions WHERE id = ? AND project_id = ? AND mode = ?")
+    .get(id, tenant.projectId, tenant.mode);
   return row ? toStored(row) : null;
 }
 
@@ -90,7 +92,9 @@ export function latestCompletedTranscription(db: Database, tenant: Tenant, recor
 
 export function findProcessingTranscription(db: Database, tenant: Tenant, recordingId: string): Transcription | null {
   const row = db
-    .query<TranscriptionRow, [string, string, string]>("SELECT * FROM transcriptions WHERE recording_id = ? AND project_id = ? AND mode = ? AND status = 'processing'")
+    .query<TranscriptionRow, [string, string, string]>(
+      "SELECT * FROM transcriptions WHERE recording_id = ? AND project_id = ? AND mode = ? AND status = 'processing'",
+    )
     .get(recordingId, tenant.projectId, tenant.mode);
   return row ? toStored(row).record : null;
 }
@@ -100,7 +104,9 @@ export function markTranscriptionCompleted(
   db: Database,
   tenant: Tenant,
   id: string,
-  result: Pick<Transcription, "language" | "text" | "duration_seconds" | "segments" | "speakers" | "speaker_turns" | "model" | "diarization"> & { completed_at: string },
+  result: Pick<Transcription, "language" | "text" | "duration_seconds" | "segments" | "speakers" | "speaker_turns" | "model" | "diarization"> & {
+    completed_at: string;
+  },
 ): boolean {
   return (
     db
@@ -126,7 +132,13 @@ export function markTranscriptionCompleted(
 }
 
 /** New speaker labels of a completed transcription (its segments carry them too). */
-export function replaceTranscriptionSpeakers(db: Database, tenant: Tenant, id: string, segments: Transcription["segments"], speakers: Transcription["speakers"]): void {
+export function replaceTranscriptionSpeakers(
+  db: Database,
+  tenant: Tenant,
+  id: string,
+  segments: Transcription["segments"],
+  speakers: Transcription["speakers"],
+): void {
   db.query("UPDATE transcriptions SET segments = ?, speakers = ? WHERE id = ? AND project_id = ? AND mode = ? AND status = 'completed'").run(
     JSON.stringify(segments),
     JSON.stringify(speakers),
@@ -137,7 +149,14 @@ export function replaceTranscriptionSpeakers(db: Database, tenant: Tenant, id: s
 }
 
 /** processing -> failed; false when the row is no longer processing. */
-export function markTranscriptionFailed(db: Database, tenant: Tenant, id: string, error: Transcription["error"], failedAt: string, durationSeconds: number | null): boolean {
+export function markTranscriptionFailed(
+  db: Database,
+  tenant: Tenant,
+  id: string,
+  error: Transcription["error"],
+  failedAt: string,
+  durationSeconds: number | null,
+): boolean {
   return (
     db
       .query(
@@ -166,7 +185,9 @@ export function listTranscriptionRows(db: Database, tenant: Tenant, filter: Tran
 
 /** Whether the recording has any transcription (auto-transcription starts only the first). */
 export function hasTranscription(db: Database, tenant: Tenant, recordingId: string): boolean {
-  return !!db.query("SELECT 1 FROM transcriptions WHERE recording_id = ? AND project_id = ? AND mode = ? LIMIT 1").get(recordingId, tenant.projectId, tenant.mode);
+  return !!db
+    .query("SELECT 1 FROM transcriptions WHERE recording_id = ? AND project_id = ? AND mode = ? LIMIT 1")
+    .get(recordingId, tenant.projectId, tenant.mode);
 }
 
 /**

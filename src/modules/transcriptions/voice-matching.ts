@@ -8,7 +8,14 @@ export type KnownVoice = { id: string; name: string; prints: number[][] };
 /** Each speaker's voiceprint over all of their turns (null: too little speech). */
 export async function speakerPrints(printer: Voiceprinter, pcm16k: Float32Array, turns: SpeakerTurn[]): Promise<Map<string, number[] | null>> {
   const prints = new Map<string, number[] | null>();
-  for (const id of new Set(turns.map((t) => t.speaker))) prints.set(id, await printer.voiceprint(pcm16k, turns.filter((t) => t.speaker === id)));
+  for (const id of new Set(turns.map((t) => t.speaker)))
+    prints.set(
+      id,
+      await printer.voiceprint(
+        pcm16k,
+        turns.filter((t) => t.speaker === id),
+      ),
+    );
   return prints;
 }
 

@@ -44,7 +44,10 @@ export function voicesRoutes(deps: Deps) {
       params: idParam,
       body: updateVoiceBody,
       response: { 200: voiceSchema },
-      detail: { summary: "Rename or relink a known voice", description: "Scope voices:write. Absent fields are kept; end_user_id null unlinks. Transcripts already labelled keep the old name." },
+      detail: {
+        summary: "Rename or relink a known voice",
+        description: "Scope voices:write. Absent fields are kept; end_user_id null unlinks. Transcripts already labelled keep the old name.",
+      },
     })
     .delete(
       "/voices/:id",
@@ -52,7 +55,11 @@ export function voicesRoutes(deps: Deps) {
         deleteVoice(db, authorize(principal, "voices:write"), params.id);
         set.status = 204;
       },
-      { params: idParam, response: noContent, detail: { summary: "Delete a known voice", description: "Scope voices:write. Its voiceprints are erased with it." } },
+      {
+        params: idParam,
+        response: noContent,
+        detail: { summary: "Delete a known voice", description: "Scope voices:write. Its voiceprints are erased with it." },
+      },
     )
     .post(
       "/voices/:id/samples",

@@ -33,7 +33,14 @@ function linkedEndUser(db: Database, principal: Principal, endUserId: string | n
 export function createVoice(db: Database, principal: Principal, body: CreateVoiceBody, now: Date): Voice {
   const at = now.toISOString();
   return db.transaction(() => {
-    const voice: Voice = { id: newId("vox_", now.getTime()), name: body.name, end_user_id: linkedEndUser(db, principal, body.end_user_id), sample_count: 0, created_at: at, updated_at: at };
+    const voice: Voice = {
+      id: newId("vox_", now.getTime()),
+      name: body.name,
+      end_user_id: linkedEndUser(db, principal, body.end_user_id),
+      sample_count: 0,
+      created_at: at,
+      updated_at: at,
+    };
     insertVoice(db, principal, voice);
     return voice;
   })();
@@ -99,20 +106,36 @@ export function rememberVoice(db: Database, tenant: Tenant, voice: { name: strin
  * POST /voices/{id}/samples: a voiceprint of the speech from start_ms to end_ms of a
  * recording, by the diarizer in use. The span should hold only this voice.
  */
-export async function addSample(deps: Pick<Deps, "db" | "storage" | "engines">, principal: Principal, id: string, body: AddSampleBody, now: Date): Promise<Voice> {
+export async function addSample(
+  deps: Pick<Deps, "db" | "storage" | "engines">,
+  principal: Principal,
+  id: string,
+  body: AddSampleBody,
+  now: Date,
+): Promise<Voice> {
   const { db } = deps;
   getVoice(db, principal, id);
   const recording = loadRecording(db, principal, body.recording_id, bodyField("recording_id"));
   const printer = deps.engines.diarizer.voiceprints;
   if (!printer) throw new ApiError("resource_conflict", `The diarizer in use (${deps.engines.diarizer.kind}) keeps no voiceprints.`);
-  if (!recording.storage_key || !VERIFIED_AUDIO.has(recording.status)) throw new ApiError("resource_conflict", `Recording ${recording.id} has no uploaded audio yet.`, { param: "recording_id" });
+  if (!recording.storage_key || !VERIFIED_AUDIO.has(recording.status))
+    throw new ApiError("resource_conflict", `Recording ${recording.id} has no uploaded audio yet.`, { param: "recording_id" });
   const key = recording.storage_key;
   const pcm = await deps.storage.withLocalFile(key, (path) => deps.engines.audio.decodePcm16k(path));
   const seconds = pcm.length / 16_000;
-  if (body.end_ms / 1000 > seconds + 0.05) throw new ApiError("validation_error", `The recording lasts ${Math.round(seconds * 1000)} ms; end_ms is past its end.`, { param: "end_ms" });
+  if (body.end_ms / 1000 > seconds + 0.05)
+    throw new ApiError("validation_error", `The recording lasts ${Math.round(seconds * 1000)} ms; end_ms is past its end.`, { param: "end_ms" });
   const print = await printer.voiceprint(pcm, [{ start: body.start_ms / 1000, end: body.end_ms / 1000 }]);
   if (!print) throw new ApiError("validation_error", "The span holds too little speech to tell a voice by (at least 2 s of it).", { param: "end_ms" });
-  return db.transaction(() => addVoiceprint(db, principal, getVoice(db, principal, id), { kind: deps.engines.diarizer.kind, print, recordingId: recording.id, startMs: body.start_ms, endMs: body.end_ms }, now))();
+  return db.transaction(() =>
+    addVoiceprint(
+      db,
+      principal,
+      getVoice(db, principal, id),
+      { kind: deps.engines.diarizer.kind, print, recordingId: recording.id, startMs: body.start_ms, endMs: body.end_ms },
+      now,
+    ),
+  )();
 }
 
 /** Erasure: a recording's prints go with it, an end user's voices with them (decision 098). */

@@ -24,20 +24,33 @@ export function insertVoice(db: Database, tenant: Tenant, v: Voice): void {
 }
 
 export function findVoice(db: Database, tenant: Tenant, id: string): Voice | null {
-  const row = db.query<VoiceRow & { sample_count: number }, [string, string, string]>(`SELECT *, ${COUNT} AS sample_count FROM voices WHERE id = ? AND project_id = ? AND mode = ?`).get(id, tenant.projectId, tenant.mode);
+  const row = db
+    .query<VoiceRow & { sample_count: number }, [string, string, string]>(
+      `SELECT *, ${COUNT} AS sample_count FROM voices WHERE id = ? AND project_id = ? AND mode = ?`,
+    )
+    .get(id, tenant.projectId, tenant.mode);
   return row ? toVoice(row, db) : null;
 }
 
 /** The tenant's voice of this name that belongs to this end user (or to none). */
 export function findVoiceByName(db: Database, tenant: Tenant, name: string, endUserId: string | null): Voice | null {
   const row = db
-    .query<VoiceRow, [string, string, string, string | null]>("SELECT * FROM voices WHERE project_id = ? AND mode = ? AND name = ? AND end_user_id IS ? ORDER BY created_at LIMIT 1")
+    .query<VoiceRow, [string, string, string, string | null]>(
+      "SELECT * FROM voices WHERE project_id = ? AND mode = ? AND name = ? AND end_user_id IS ? ORDER BY created_at LIMIT 1",
+    )
     .get(tenant.projectId, tenant.mode, name, endUserId);
   return row ? toVoice(row, db) : null;
 }
 
 export function updateVoiceRow(db: Database, tenant: Tenant, v: Voice): void {
-  db.query("UPDATE voices SET name = ?, end_user_id = ?, updated_at = ? WHERE id = ? AND project_id = ? AND mode = ?").run(v.name, v.end_user_id, v.updated_at, v.id, tenant.projectId, tenant.mode);
+  db.query("UPDATE voices SET name = ?, end_user_id = ?, updated_at = ? WHERE id = ? AND project_id = ? AND mode = ?").run(
+    v.name,
+    v.end_user_id,
+    v.updated_at,
+    v.id,
+    tenant.projectId,
+    tenant.mode,
+  );
 }
 
 /** The voice and, by the foreign key, its voiceprints. */
@@ -56,7 +69,11 @@ export function listVoiceRows(db: Database, tenant: Tenant, endUserId: string | 
   return paginate<VoiceRow, Voice>(db, { table: "voices", where, params }, page, (row) => toVoice(row, db));
 }
 
-export function insertVoiceprint(db: Database, voiceId: string, p: { kind: string; print: number[]; recordingId: string | null; startMs: number | null; endMs: number | null; at: string }): void {
+export function insertVoiceprint(
+  db: Database,
+  voiceId: string,
+  p: { kind: string; print: number[]; recordingId: string | null; startMs: number | null; endMs: number | null; at: string },
+): void {
   db.query("INSERT INTO voiceprints (voice_id, kind, print, recording_id, start_ms, end_ms, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)").run(
     voiceId,
     p.kind,
@@ -69,7 +86,12 @@ export function insertVoiceprint(db: Database, voiceId: string, p: { kind: strin
 }
 
 /** Voices with prints of `kind` a recording of this end user may be matched against: theirs and the project's unlinked ones. */
-export function voicesWithPrints(db: Database, tenant: Tenant, kind: string, endUserId: string | null): { id: string; name: string; endUserId: string | null; prints: number[][] }[] {
+export function voicesWithPrints(
+  db: Database,
+  tenant: Tenant,
+  kind: string,
+  endUserId: string | null,
+): { id: string; name: string; endUserId: string | null; prints: number[][] }[] {
   const rows = db
     .query<{ id: string; name: string; end_user_id: string | null; print: string }, [string, string, string, string | null]>(
       `SELECT v.id, v.name, v.end_user_id, p.print FROM voices v JOIN voiceprints p ON p.voice_id = v.id
@@ -91,6 +113,10 @@ export function deletePrintsOfRecording(db: Database, recordingId: string): void
 }
 
 export function deleteVoicesOfEndUser(db: Database, tenant: Tenant, endUserId: string): void {
-  db.query("DELETE FROM voiceprints WHERE voice_id IN (SELECT id FROM voices WHERE project_id = ? AND mode = ? AND end_user_id = ?)").run(tenant.projectId, tenant.mode, endUserId);
+  db.query("DELETE FROM voiceprints WHERE voice_id IN (SELECT id FROM voices WHERE project_id = ? AND mode = ? AND end_user_id = ?)").run(
+    tenant.projectId,
+    tenant.mode,
+    endUserId,
+  );
   db.query("DELETE FROM voices WHERE project_id = ? AND mode = ? AND end_user_id = ?").run(tenant.projectId, tenant.mode, endUserId);
 }

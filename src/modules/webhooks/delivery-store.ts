@@ -53,7 +53,8 @@ export function fanOutEvents(db: Database, now: Date): number {
         subscribers.set(tenantKey, endpoints);
       }
       for (const endpoint of endpoints) {
-        if (subscribes(endpoint, event.type)) insert.run(newId("whd_", now.getTime()), event.project_id, event.mode, endpoint.id, event.id, event.type, at, at, at);
+        if (subscribes(endpoint, event.type))
+          insert.run(newId("whd_", now.getTime()), event.project_id, event.mode, endpoint.id, event.id, event.type, at, at, at);
       }
       markEventDispatched(db, event.id, at);
     }
@@ -82,7 +83,12 @@ export function dueDeliveries(db: Database, now: Date, limits: ShareLimits): Due
          ORDER BY next_attempt_at LIMIT ?4)
        WHERE e.id NOT IN (SELECT value FROM json_each(?2)) AND e.project_id NOT IN (SELECT value FROM json_each(?3))`,
     )
-    .all(now.toISOString(), saturated(limits.busyEndpoints, limits.perEndpoint), saturated(limits.busyProjects, limits.perProject), Math.min(limits.perEndpoint, limits.limit));
+    .all(
+      now.toISOString(),
+      saturated(limits.busyEndpoints, limits.perEndpoint),
+      saturated(limits.busyProjects, limits.perProject),
+      Math.min(limits.perEndpoint, limits.limit),
+    );
   return pickFairly(offers, limits);
 }
 
@@ -163,7 +169,9 @@ export function recordAttempt(db: Database, delivery: DeliveryRow, workerId: str
     if (!current) return; // endpoint deleted meanwhile, or the lease was lost
     let disabled = false;
     if (outcome.ok) {
-      db.query("UPDATE webhook_endpoints SET failing_since = NULL, disabled_at = NULL, updated_at = ? WHERE id = ? AND (failing_since IS NOT NULL OR disabled_at IS NOT NULL)").run(at, current.endpoint_id);
+      db.query(
+        "UPDATE webhook_endpoints SET failing_since = NULL, disabled_at = NULL, updated_at = ? WHERE id = ? AND (failing_since IS NOT NULL OR disabled_at IS NOT NULL)",
+      ).run(at, current.endpoint_id);
     } else {
       disabled = recordFailure(db, current.endpoint_id, outcome, now);
       // Nothing else of a disabled endpoint stays scheduled (attempts in flight finish and stop here).
@@ -204,5 +212,7 @@ export function clearResponseSnippets(db: Database, eventIds: string[]): void {
 export const DELIVERY_RETENTION_MS = 30 * 86_400_000;
 
 export function purgeFinishedDeliveries(db: Database, now: Date): number {
-  return db.query("DELETE FROM webhook_deliveries WHERE status != 'pending' AND completed_at <= ?").run(new Date(now.getTime() - DELIVERY_RETENTION_MS).toISOString()).changes;
+  return db
+    .query("DELETE FROM webhook_deliveries WHERE status != 'pending' AND completed_at <= ?")
+    .run(new Date(now.getTime() - DELIVERY_RETENTION_MS).toISOString()).changes;
 }

@@ -146,14 +146,26 @@ export class WebhookDispatcher {
     const result = await this.send(target, cancel);
     if (cancel.aborted) return; // the endpoint was deleted, and its deliveries with it: nothing to record
     const { delivery, endpoint } = target;
-    if (!result.outcome.ok) log.warn("webhook attempt failed", { delivery_id: delivery.id, webhook_id: endpoint.id, attempt: delivery.attempt_count + 1, error: result.outcome.error });
+    if (!result.outcome.ok)
+      log.warn("webhook attempt failed", {
+        delivery_id: delivery.id,
+        webhook_id: endpoint.id,
+        attempt: delivery.attempt_count + 1,
+        error: result.outcome.error,
+      });
     recordAttempt(
       db,
       delivery,
       this.workerId,
       {
         ok: result.outcome.ok,
-        attempt: { attempted_at: result.at, latency_ms: result.latencyMs, response_status: result.outcome.status, response_snippet: result.outcome.snippet, error: result.outcome.error },
+        attempt: {
+          attempted_at: result.at,
+          latency_ms: result.latencyMs,
+          response_status: result.outcome.status,
+          response_snippet: result.outcome.snippet,
+          error: result.outcome.error,
+        },
         retryDelaysSeconds: config.webhooks.retryDelaysSeconds,
         disableAfterMs: DISABLE_AFTER_MS,
         streakGapMs: streakGapMs(config.webhooks.retryDelaysSeconds),

@@ -74,7 +74,13 @@ export async function postWebhook(
     } catch (err) {
       const code = (err as { code?: unknown }).code;
       if (i < routes.length - 1 && !signal.aborted && NOT_CONNECTED.has(String(code))) continue;
-      const error = cancel.aborted ? "cancelled: the endpoint was deleted" : timeout.aborted ? `timed out after ${timeoutMs} ms` : err instanceof Error ? err.message : String(err);
+      const error = cancel.aborted
+        ? "cancelled: the endpoint was deleted"
+        : timeout.aborted
+          ? `timed out after ${timeoutMs} ms`
+          : err instanceof Error
+            ? err.message
+            : String(err);
       return { ok: false, status: null, snippet: null, error };
     }
   }

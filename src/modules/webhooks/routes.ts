@@ -31,7 +31,8 @@ export function webhooksRoutes(deps: Deps) {
         response: { 201: createdWebhookSchema },
         detail: {
           summary: "Create a webhook endpoint",
-          description: "Scope webhooks:write. HTTPS only; loopback, link-local and cloud metadata hosts are 422 unless the operator allows them (PARLEY_WEBHOOK_ALLOW_HOSTS), LAN hosts too with PARLEY_WEBHOOK_DENY_PRIVATE=1. The secret (whsec_) is returned once. Device events need include_device_events: true and the enterprise plan (403 otherwise).",
+          description:
+            "Scope webhooks:write. HTTPS only; loopback, link-local and cloud metadata hosts are 422 unless the operator allows them (PARLEY_WEBHOOK_ALLOW_HOSTS), LAN hosts too with PARLEY_WEBHOOK_DENY_PRIVATE=1. The secret (whsec_) is returned once. Device events need include_device_events: true and the enterprise plan (403 otherwise).",
         },
       },
     )
@@ -52,13 +53,20 @@ export function webhooksRoutes(deps: Deps) {
         deps.webhooks.cancelEndpoint(params.id);
         set.status = 204;
       },
-      { params: webhookParams, response: noContent, detail: { summary: "Delete a webhook endpoint", description: "Scope webhooks:write. Pending deliveries to it stop." } },
+      {
+        params: webhookParams,
+        response: noContent,
+        detail: { summary: "Delete a webhook endpoint", description: "Scope webhooks:write. Pending deliveries to it stop." },
+      },
     )
     .get("/webhooks/:id/deliveries", ({ principal, params, query }) => listDeliveries(db, authorize(principal, "webhooks:read"), params.id, query), {
       params: webhookParams,
       query: listDeliveriesQuery,
       response: { 200: pageOf(webhookDeliverySchema) },
-      detail: { summary: "List an endpoint's deliveries", description: "Scope webhooks:read. Attempts, status, latency, response status and snippet, next attempt." },
+      detail: {
+        summary: "List an endpoint's deliveries",
+        description: "Scope webhooks:read. Attempts, status, latency, response status and snippet, next attempt.",
+      },
     })
     .post(
       "/webhooks/:id/deliveries/:delivery_id/retry",
@@ -68,6 +76,10 @@ export function webhooksRoutes(deps: Deps) {
         set.status = 202;
         return delivery;
       },
-      { params: deliveryParams, response: { 202: webhookDeliverySchema }, detail: { summary: "Retry a delivery now", description: "Scope webhooks:write. 202 with the delivery, due now; same evt_ id." } },
+      {
+        params: deliveryParams,
+        response: { 202: webhookDeliverySchema },
+        detail: { summary: "Retry a delivery now", description: "Scope webhooks:write. 202 with the delivery, due now; same evt_ id." },
+      },
     );
 }

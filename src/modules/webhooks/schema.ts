@@ -10,7 +10,10 @@ export const MAX_URL_LENGTH = 2048;
 
 export const createWebhookBody = z.object({
   url: z.string().min(1).max(MAX_URL_LENGTH),
-  events: z.array(subscribableEvent).min(1).max(EVENT_TYPES.length + 1),
+  events: z
+    .array(subscribableEvent)
+    .min(1)
+    .max(EVENT_TYPES.length + 1),
   include_device_events: z.boolean().optional(),
 });
 export type CreateWebhookBody = z.infer<typeof createWebhookBody>;

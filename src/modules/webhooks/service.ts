@@ -11,7 +11,17 @@ import { getOrganization } from "../projects/service";
 import { type CreateWebhookBody, type ListDeliveriesQuery, MAX_URL_LENGTH, type WebhookDelivery, type WebhookEndpoint } from "./schema";
 import { clearResponseSnippets } from "./delivery-store";
 import { newSigningSecret } from "./signing";
-import { deleteEndpointRow, findDelivery, findEndpoint, insertEndpoint, listDeliveryRows, listEndpointRows, scheduleDeliveryNow, toDelivery, toEndpoint } from "./store";
+import {
+  deleteEndpointRow,
+  findDelivery,
+  findEndpoint,
+  insertEndpoint,
+  listDeliveryRows,
+  listEndpointRows,
+  scheduleDeliveryNow,
+  toDelivery,
+  toEndpoint,
+} from "./store";
 import { checkWebhookUrl, type TargetPolicy } from "./url-policy";
 
 type WebhookDeps = { db: Database; serverSecret: string; dns: Resolver; config: { webhooks: TargetPolicy } };
@@ -28,7 +38,12 @@ function assertDeviceEventsAllowed(db: Database, principal: Principal, body: Cre
 }
 
 /** Registers an endpoint; the response carries the signing secret, the only time it is shown. */
-export async function createWebhook(deps: WebhookDeps, principal: Principal, body: CreateWebhookBody, now: Date): Promise<WebhookEndpoint & { secret: string }> {
+export async function createWebhook(
+  deps: WebhookDeps,
+  principal: Principal,
+  body: CreateWebhookBody,
+  now: Date,
+): Promise<WebhookEndpoint & { secret: string }> {
   requireUnconfined(principal, "manage webhooks");
   const verdict = await checkWebhookUrl(body.url, deps.config.webhooks, { resolve: deps.dns });
   if (verdict) throw new ApiError("validation_error", verdict.message, { param: verdict.param });
@@ -85,7 +100,8 @@ export function listDeliveries(db: Database, principal: Principal, id: string, q
 export function retryDelivery(db: Database, principal: Principal, id: string, deliveryId: string, now: Date): WebhookDelivery {
   endpointOf(db, principal, id);
   return db.transaction(() => {
-    if (!findDelivery(db, principal, id, deliveryId)) throw new ApiError("resource_not_found", `No delivery ${deliveryId} for webhook endpoint ${id}.`, { param: "delivery_id" });
+    if (!findDelivery(db, principal, id, deliveryId))
+      throw new ApiError("resource_not_found", `No delivery ${deliveryId} for webhook endpoint ${id}.`, { param: "delivery_id" });
     scheduleDeliveryNow(db, principal, deliveryId, now.toISOString());
     return toDelivery(findDelivery(db, principal, id, deliveryId)!);
   })();

@@ -73,15 +73,34 @@ export function insertEndpoint(db: Database, tenant: Tenant, row: Omit<EndpointR
   db.query(
     `INSERT INTO webhook_endpoints (id, project_id, mode, url, events, include_device_events, secret_sealed, failing_since, disabled_at, created_at, updated_at)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-  ).run(row.id, tenant.projectId, tenant.mode, row.url, row.events, row.include_device_events, row.secret_sealed, row.failing_since, row.disabled_at, row.created_at, row.updated_at);
+  ).run(
+    row.id,
+    tenant.projectId,
+    tenant.mode,
+    row.url,
+    row.events,
+    row.include_device_events,
+    row.secret_sealed,
+    row.failing_since,
+    row.disabled_at,
+    row.created_at,
+    row.updated_at,
+  );
 }
 
 export function findEndpoint(db: Database, tenant: Tenant, id: string): EndpointRow | null {
-  return db.query<EndpointRow, [string, string, string]>("SELECT * FROM webhook_endpoints WHERE id = ? AND project_id = ? AND mode = ?").get(id, tenant.projectId, tenant.mode);
+  return db
+    .query<EndpointRow, [string, string, string]>("SELECT * FROM webhook_endpoints WHERE id = ? AND project_id = ? AND mode = ?")
+    .get(id, tenant.projectId, tenant.mode);
 }
 
 export function listEndpointRows(db: Database, tenant: Tenant, page: PageRequest): Page<WebhookEndpoint> {
-  return paginate<EndpointRow, WebhookEndpoint>(db, { table: "webhook_endpoints", where: ["project_id = ?", "mode = ?"], params: [tenant.projectId, tenant.mode] }, page, toEndpoint);
+  return paginate<EndpointRow, WebhookEndpoint>(
+    db,
+    { table: "webhook_endpoints", where: ["project_id = ?", "mode = ?"], params: [tenant.projectId, tenant.mode] },
+    page,
+    toEndpoint,
+  );
 }
 
 /** Deleting an endpoint deletes its deliveries (CASCADE): pending ones are never attempted again. */

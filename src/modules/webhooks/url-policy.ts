@@ -25,12 +25,16 @@ export type WebhookTarget = { kind: "connect"; addresses: string[] } | { kind: "
 /** Names of the machine itself and of cloud metadata services: refused whatever they resolve to, or whether they resolve here at all. */
 const LOCAL_NAMES = new Set(["localhost", "metadata", "metadata.google.internal", "metadata.goog", "instance-data", "instance-data.ec2.internal"]);
 
-const LOCAL_REFUSED = "This server does not send webhooks to loopback, link-local or cloud metadata addresses; the operator can allow a host with PARLEY_WEBHOOK_ALLOW_HOSTS.";
+const LOCAL_REFUSED =
+  "This server does not send webhooks to loopback, link-local or cloud metadata addresses; the operator can allow a host with PARLEY_WEBHOOK_ALLOW_HOSTS.";
 const PRIVATE_REFUSED = "This server refuses webhook URLs on private networks (PARLEY_WEBHOOK_DENY_PRIVATE).";
 
 /** A host as policy compares it: lower case, no IPv6 brackets, no trailing dot (localhost. is localhost). */
 function bareHost(hostname: string): string {
-  return hostname.replace(/^\[|\]$/g, "").replace(/\.$/, "").toLowerCase();
+  return hostname
+    .replace(/^\[|\]$/g, "")
+    .replace(/\.$/, "")
+    .toLowerCase();
 }
 
 /** A host in the form URL gives it, so "::1", "[::1]" and "0:0:0:0:0:0:0:1" name one host. */

@@ -15,7 +15,9 @@ function wrap(master: MasterKey, projectId: string, dataKey: Buffer): Buffer {
 
 function unwrap(master: MasterKey, row: Row): Buffer {
   if (row.master_key_id !== master.id) {
-    throw new MasterKeyError(`the data key of project ${row.project_id} is wrapped by master key ${row.master_key_id}, not by the configured ${master.id}: set PARLEY_MASTER_KEY_FILE to that key (or PARLEY_SECRET / secret.key as it was)`);
+    throw new MasterKeyError(
+      `the data key of project ${row.project_id} is wrapped by master key ${row.master_key_id}, not by the configured ${master.id}: set PARLEY_MASTER_KEY_FILE to that key (or PARLEY_SECRET / secret.key as it was)`,
+    );
   }
   const sealed = Buffer.from(row.wrapped_key);
   const decipher = createDecipheriv("aes-256-gcm", master.key, sealed.subarray(0, 12));
@@ -54,7 +56,8 @@ export class DataKeys {
    */
   ensureForAllProjects(now: Date): void {
     try {
-      for (const { id } of this.db.query<{ id: string }, []>("SELECT id FROM projects WHERE id NOT IN (SELECT project_id FROM data_keys)").all()) this.keyFor(id, now);
+      for (const { id } of this.db.query<{ id: string }, []>("SELECT id FROM projects WHERE id NOT IN (SELECT project_id FROM data_keys)").all())
+        this.keyFor(id, now);
     } catch {
       // SQLITE_FULL, or a read-only database: keyFor tries again on the project's first object.
     }
@@ -78,8 +81,15 @@ export class DataKeys {
 
   /** Fails fast, at start, when some data key is wrapped by another master key than the configured one. */
   checkMaster(): void {
-    const other = this.db.query<{ master_key_id: string; n: number }, [string]>("SELECT master_key_id, count(*) AS n FROM data_keys WHERE master_key_id != ? GROUP BY master_key_id").get(this.master.id);
-    if (other) throw new MasterKeyError(`${other.n} project data key(s) are wrapped by master key ${other.master_key_id}, but the configured master key is ${this.master.id}: set PARLEY_MASTER_KEY_FILE to the key they were wrapped with`);
+    const other = this.db
+      .query<{ master_key_id: string; n: number }, [string]>(
+        "SELECT master_key_id, count(*) AS n FROM data_keys WHERE master_key_id != ? GROUP BY master_key_id",
+      )
+      .get(this.master.id);
+    if (other)
+      throw new MasterKeyError(
+        `${other.n} project data key(s) are wrapped by master key ${other.master_key_id}, but the configured master key is ${this.master.id}: set PARLEY_MASTER_KEY_FILE to the key they were wrapped with`,
+      );
   }
 }
 
@@ -91,7 +101,11 @@ export function rewrapDataKeys(db: Database, from: MasterKey, to: MasterKey): nu
   return db.transaction(() => {
     const rows = db.query<Row, []>("SELECT project_id, wrapped_key, master_key_id FROM data_keys").all();
     for (const row of rows) {
-      db.query("UPDATE data_keys SET wrapped_key = ?, master_key_id = ? WHERE project_id = ?").run(wrap(to, row.project_id, unwrap(from, row)), to.id, row.project_id);
+      db.query("UPDATE data_keys SET wrapped_key = ?, master_key_id = ? WHERE project_id = ?").run(
+        wrap(to, row.project_id, unwrap(from, row)),
+        to.id,
+        row.project_id,
+      );
     }
     return rows.length;
   })();

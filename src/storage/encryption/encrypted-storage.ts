@@ -85,7 +85,10 @@ export class EncryptedStorage implements Storage {
     const outcome = await this.gate.rewrite(key, async () => {
       if ((await this.stored(key))?.kind !== "plain") return "already" as const;
       const dataKey = this.keys.keyFor(projectOf(key), this.clock.now());
-      await this.inner.write(key, seal(dataKey, chunksOf(this.inner.read(key)), () => {}));
+      await this.inner.write(
+        key,
+        seal(dataKey, chunksOf(this.inner.read(key)), () => {}),
+      );
       return "sealed" as const;
     });
     return outcome ?? "busy";
@@ -205,7 +208,9 @@ export class EncryptedStorage implements Storage {
   /** ffmpeg needs a path: the plaintext goes to a private temp file, removed when `fn` is done. */
   async withLocalFile<T>(key: string, fn: (path: string) => Promise<T>): Promise<T> {
     // A plaintext object is used where it lies, kept from its sealing until fn is done.
-    const plain = await this.gate.use(key, async () => ((await this.stored(key))?.kind === "plain" ? { result: await this.inner.withLocalFile(key, fn) } : null));
+    const plain = await this.gate.use(key, async () =>
+      (await this.stored(key))?.kind === "plain" ? { result: await this.inner.withLocalFile(key, fn) } : null,
+    );
     if (plain) return plain.result;
     const path = join(tmpdir(), `parley-${randomBytes(8).toString("hex")}`);
     try {

@@ -10,7 +10,12 @@ import { loadMasterKey, type MasterKey, readMasterKeyFile, writeNewMasterKeyFile
  * PATH does not exist), in one transaction; no audio is read or rewritten. The caller
  * holds the data dir's lock: a running server holds the old master key in memory.
  */
-export function rotateMasterKey(db: Database, config: Pick<Config, "masterKeyFile">, serverSecret: string, newKeyFile: string): { from: MasterKey; to: MasterKey; rewrapped: number } {
+export function rotateMasterKey(
+  db: Database,
+  config: Pick<Config, "masterKeyFile">,
+  serverSecret: string,
+  newKeyFile: string,
+): { from: MasterKey; to: MasterKey; rewrapped: number } {
   const from = loadMasterKey(config.masterKeyFile, serverSecret);
   const to = existsSync(newKeyFile) ? readMasterKeyFile(newKeyFile) : writeNewMasterKeyFile(newKeyFile);
   return { from, to, rewrapped: rewrapDataKeys(db, from, to) };

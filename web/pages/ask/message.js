@@ -10,7 +10,9 @@ export function citationLink(recordingId, startMs) {
 /** One chat message: its text with citation links in place, and (for retrieval scopes) the passages it drew on. */
 export function messageView(m, sources = []) {
   const mine = m.role === "user";
-  const parts = (m.parts?.length ? m.parts : [{ type: "text", text: m.content }]).map((p) => (p.type === "citation" ? citationLink(p.recording_id, p.start_ms) : p.text));
+  const parts = (m.parts?.length ? m.parts : [{ type: "text", text: m.content }]).map((p) =>
+    p.type === "citation" ? citationLink(p.recording_id, p.start_ms) : p.text,
+  );
   const by = m.model && m.provider && m.model !== m.provider ? `${m.model} (${m.provider})` : (m.model ?? m.provider);
   const who = mine ? "You" : `Parley${by ? ` · ${by}` : ""}`;
   return h(
@@ -19,7 +21,12 @@ export function messageView(m, sources = []) {
     h("p", { class: "muted who" }, who, " · ", when(m.created_at)),
     h("p", { class: "message-text" }, ...parts),
     sources.length
-      ? h("details", {}, h("summary", {}, `${sources.length} passage${sources.length === 1 ? "" : "s"} searched`), h("ul", {}, ...sources.map((s) => h("li", {}, citationLink(s.recording_id, s.start_ms), " ", s.chunk_text))))
+      ? h(
+          "details",
+          {},
+          h("summary", {}, `${sources.length} passage${sources.length === 1 ? "" : "s"} searched`),
+          h("ul", {}, ...sources.map((s) => h("li", {}, citationLink(s.recording_id, s.start_ms), " ", s.chunk_text))),
+        )
       : null,
   );
 }

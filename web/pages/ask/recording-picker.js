@@ -9,7 +9,13 @@ import { h } from "../../ui.js";
  */
 export function recordingPicker(ctx) {
   const list = h("div", { class: "picker" });
-  const el = h("fieldset", { class: "field", "data-param": "scope.recording_ids" }, h("legend", {}, "Recordings to ask about"), h("span", { class: "field-error" }), list);
+  const el = h(
+    "fieldset",
+    { class: "field", "data-param": "scope.recording_ids" },
+    h("legend", {}, "Recordings to ask about"),
+    h("span", { class: "field-error" }),
+    list,
+  );
   let shownFor = null;
 
   async function show(endUserId) {

@@ -22,7 +22,9 @@ export function bindingPanel(ctx, device, names) {
     const form = h(
       "form",
       { class: "row-form", novalidate: "" },
-      field("End user id", textInput("end_user_id", ctx.query.get("end_user_id") ?? "", { autocomplete: "off", placeholder: "eu_…" }), { param: "end_user_id" }),
+      field("End user id", textInput("end_user_id", ctx.query.get("end_user_id") ?? "", { autocomplete: "off", placeholder: "eu_…" }), {
+        param: "end_user_id",
+      }),
       h("button", { type: "submit" }, "Bind"),
       formAlert(),
     );
@@ -57,7 +59,11 @@ export function bindingPanel(ctx, device, names) {
 
   function showToken(value) {
     const out = h("input", { type: "text", readonly: "", value, class: "secret" });
-    token.replaceChildren(h("p", {}, h("strong", {}, "Device token, shown only this once: "), "give it to the device now."), field("Device token", out), copyButton(value, "Copy device token"));
+    token.replaceChildren(
+      h("p", {}, h("strong", {}, "Device token, shown only this once: "), "give it to the device now."),
+      field("Device token", out),
+      copyButton(value, "Copy device token"),
+    );
     token.hidden = false;
   }
 

@@ -63,15 +63,19 @@ export function commandsPanel(ctx, deviceId) {
     if (changed.length) news.textContent = changed.map((c) => `${LABEL[c.type] ?? c.type}: ${c.status}.`).join(" ");
     list.replaceChildren(
       page.data.length
-        ? renderTable("Recent commands", [
-            { title: "Command", cell: (c) => LABEL[c.type] ?? c.type },
-            { title: "Status", cell: (c) => statusBadge(c.status) },
-            { title: "Sent", cell: (c) => when(c.created_at) },
-            { title: "Delivered", cell: (c) => when(c.delivered_at) },
-            { title: "Executed", cell: (c) => when(c.executed_at) },
-            { title: "Error", cell: (c) => c.error?.message ?? "—" },
-            { title: "", cell: (c) => (OPEN.has(c.status) ? cancelButton(c) : "") },
-          ], page.data)
+        ? renderTable(
+            "Recent commands",
+            [
+              { title: "Command", cell: (c) => LABEL[c.type] ?? c.type },
+              { title: "Status", cell: (c) => statusBadge(c.status) },
+              { title: "Sent", cell: (c) => when(c.created_at) },
+              { title: "Delivered", cell: (c) => when(c.delivered_at) },
+              { title: "Executed", cell: (c) => when(c.executed_at) },
+              { title: "Error", cell: (c) => c.error?.message ?? "—" },
+              { title: "", cell: (c) => (OPEN.has(c.status) ? cancelButton(c) : "") },
+            ],
+            page.data,
+          )
         : h("p", { class: "muted" }, "No commands sent yet."),
     );
   }

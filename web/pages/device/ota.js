@@ -20,7 +20,10 @@ export function otaPanel(ctx, device) {
       form.replaceChildren(h("p", { class: "muted" }, `No published firmware for ${device.model}. Add one with parley firmware add.`));
       return;
     }
-    const choice = select("firmware_release_id", fits.map((r) => [r.id, `${r.version}${r.notes ? ` — ${r.notes}` : ""}`]));
+    const choice = select(
+      "firmware_release_id",
+      fits.map((r) => [r.id, `${r.version}${r.notes ? ` — ${r.notes}` : ""}`]),
+    );
     form.replaceChildren(field("Firmware release", choice, { param: "firmware_release_id" }), h("button", { type: "submit" }, "Assign firmware"));
   }
 
@@ -52,15 +55,19 @@ export function otaPanel(ctx, device) {
     const page = await ctx.api(path, { query: { limit: 5 } });
     list.replaceChildren(
       page.data.length
-        ? renderTable("Firmware assignments", [
-            { title: "Version", cell: (o) => o.firmware?.version ?? o.firmware_release_id },
-            { title: "Status", cell: (o) => statusBadge(o.status) },
-            { title: "Progress", cell: progress },
-            { title: "Assigned", cell: (o) => when(o.assigned_at) },
-            { title: "Applied", cell: (o) => when(o.applied_at) },
-            { title: "Error", cell: (o) => o.error_message ?? "—" },
-            { title: "", cell: (o) => (IN_FLIGHT.has(o.status) ? cancelButton(o) : "") },
-          ], page.data)
+        ? renderTable(
+            "Firmware assignments",
+            [
+              { title: "Version", cell: (o) => o.firmware?.version ?? o.firmware_release_id },
+              { title: "Status", cell: (o) => statusBadge(o.status) },
+              { title: "Progress", cell: progress },
+              { title: "Assigned", cell: (o) => when(o.assigned_at) },
+              { title: "Applied", cell: (o) => when(o.applied_at) },
+              { title: "Error", cell: (o) => o.error_message ?? "—" },
+              { title: "", cell: (o) => (IN_FLIGHT.has(o.status) ? cancelButton(o) : "") },
+            ],
+            page.data,
+          )
         : h("p", { class: "muted" }, "No firmware assigned yet."),
     );
   }

@@ -25,7 +25,9 @@ export function settingsEditor(ctx, device) {
       field("WiFi enabled", checkbox("wifi", conn.enabled_connections.wifi), { param: `${C}.enabled_connections.wifi` }),
       field("Cellular enabled", checkbox("cellular", conn.enabled_connections.cellular), { param: `${C}.enabled_connections.cellular` }),
       field("Heartbeat over WiFi", checkbox("hb_wifi", conn.heartbeat_enabled_connections.wifi), { param: `${C}.heartbeat_enabled_connections.wifi` }),
-      field("Heartbeat over cellular", checkbox("hb_cellular", conn.heartbeat_enabled_connections.cellular), { param: `${C}.heartbeat_enabled_connections.cellular` }),
+      field("Heartbeat over cellular", checkbox("hb_cellular", conn.heartbeat_enabled_connections.cellular), {
+        param: `${C}.heartbeat_enabled_connections.cellular`,
+      }),
       field("Upload network order", textInput("upload_network_preference", conn.upload_network_preference.join(", ")), {
         param: `${C}.upload_network_preference`,
         hint: "wifi, ble and cellular, most preferred first",
@@ -45,7 +47,10 @@ export function settingsEditor(ctx, device) {
       h("legend", {}, "Upload"),
       field("Stream while recording", checkbox("streaming_enabled", up.streaming_enabled), { param: `${U}.streaming_enabled` }),
       field("Streaming chunk (KB)", numberInput("streaming_chunk_kb", up.streaming_chunk_kb), { param: `${U}.streaming_chunk_kb`, hint: "64-1024" }),
-      field("Daily cellular data limit (MB)", numberInput("daily_data_limit_mb", up.daily_data_limit_mb), { param: `${U}.daily_data_limit_mb`, hint: "0 means unlimited" }),
+      field("Daily cellular data limit (MB)", numberInput("daily_data_limit_mb", up.daily_data_limit_mb), {
+        param: `${U}.daily_data_limit_mb`,
+        hint: "0 means unlimited",
+      }),
       field("Allow roaming", checkbox("allow_roaming", up.allow_roaming), { param: `${U}.allow_roaming` }),
       field("Pause on low battery", checkbox("pause_on_low_battery", up.pause_on_low_battery), { param: `${U}.pause_on_low_battery` }),
       field("Off-peak uploads only", checkbox("peak_enabled", peak.enabled), { param: `${U}.off_peak_hours.enabled` }),
@@ -81,7 +86,9 @@ function settingsFrom(form) {
     connection: {
       enabled_connections: { wifi: flag("wifi"), cellular: flag("cellular") },
       heartbeat_enabled_connections: { wifi: flag("hb_wifi"), cellular: flag("hb_cellular") },
-      upload_network_preference: String(el.upload_network_preference.value).split(/[\s,]+/).filter(Boolean),
+      upload_network_preference: String(el.upload_network_preference.value)
+        .split(/[\s,]+/)
+        .filter(Boolean),
       power_management: { ...optional("wifi_idle", "wifi_idle_timeout_seconds"), ...optional("cellular_idle", "cellular_idle_timeout_seconds") },
     },
     upload: {

@@ -19,9 +19,15 @@ export function wifiGrantPanel(ctx, device) {
     out.replaceChildren();
     const raw = String(form.elements.expires_in_seconds.value).trim();
     try {
-      const grant = await ctx.api(`/devices/${device.id}/wifi-config/grant`, { method: "POST", body: raw === "" ? {} : { expires_in_seconds: typedNumber(raw) } });
+      const grant = await ctx.api(`/devices/${device.id}/wifi-config/grant`, {
+        method: "POST",
+        body: raw === "" ? {} : { expires_in_seconds: typedNumber(raw) },
+      });
       const blob = h("textarea", { readonly: "", rows: "3", class: "secret" }, grant.grant_blob);
-      out.replaceChildren(field("WiFi grant", blob), h("p", { class: "muted" }, `Expires ${when(grant.expires_at)}. Pass it to the device over Bluetooth; it works once.`));
+      out.replaceChildren(
+        field("WiFi grant", blob),
+        h("p", { class: "muted" }, `Expires ${when(grant.expires_at)}. Pass it to the device over Bluetooth; it works once.`),
+      );
     } catch (err) {
       showError(form, err);
     }

@@ -50,7 +50,12 @@ export function summariesPanel(ctx) {
       { class: "summary", "aria-label": `${label} summary` },
       h("h3", {}, label, " ", summary ? statusBadge(summary.status) : ""),
       text,
-      h("div", { class: "summary-foot" }, summary?.completed_at ? h("p", { class: "muted" }, `${when(summary.completed_at)} · ${summary.model ?? ""}`) : null, button),
+      h(
+        "div",
+        { class: "summary-foot" },
+        summary?.completed_at ? h("p", { class: "muted" }, `${when(summary.completed_at)} · ${summary.model ?? ""}`) : null,
+        button,
+      ),
     );
   }
 

@@ -12,7 +12,11 @@ export async function uploadForm(ctx) {
   const file = h("input", { type: "file", name: "file", accept: "audio/*" });
   const status = h("p", { role: "status", class: "muted" });
   const endUser = await endUserSelect(ctx.api, ctx.query.get("end_user_id") ?? "", "No end user");
-  const warning = h("p", { class: "warning", id: "no-end-user-warning" }, "Without an end user this recording belongs to no one's library: search and Ask will never reach it. Choose whose it is.");
+  const warning = h(
+    "p",
+    { class: "warning", id: "no-end-user-warning" },
+    "Without an end user this recording belongs to no one's library: search and Ask will never reach it. Choose whose it is.",
+  );
   const showWarning = () => (warning.hidden = Boolean(endUser.value));
   endUser.addEventListener("change", showWarning);
   showWarning();
@@ -40,7 +44,10 @@ export async function uploadForm(ctx) {
     try {
       status.textContent = "Creating the recording…";
       const rec = await ctx.api("/recordings", { method: "POST", body });
-      const target = await ctx.api(`/recordings/${rec.id}/upload-url`, { method: "POST", body: { content_type: audio.type || "application/octet-stream", file_size_bytes: audio.size } });
+      const target = await ctx.api(`/recordings/${rec.id}/upload-url`, {
+        method: "POST",
+        body: { content_type: audio.type || "application/octet-stream", file_size_bytes: audio.size },
+      });
       status.textContent = `Uploading ${audio.name}…`;
       await put(ctx.api, target, audio);
       await ctx.api(`/recordings/${rec.id}/upload-complete`, { method: "POST", body: { file_size_bytes: audio.size } });

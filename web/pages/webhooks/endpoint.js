@@ -63,7 +63,11 @@ export function endpointCard(ctx, w, onChange) {
     if (current.status === "disabled") {
       const revive = h("button", { type: "button", disabled: !newest }, "Re-enable");
       revive.addEventListener("click", () => retry(newest));
-      state.replaceChildren(statusBadge("disabled"), ` since ${when(current.disabled_at)}, after 3 days of failures. Re-enable retries the newest delivery; a success turns the endpoint back on. `, revive);
+      state.replaceChildren(
+        statusBadge("disabled"),
+        ` since ${when(current.disabled_at)}, after 3 days of failures. Re-enable retries the newest delivery; a success turns the endpoint back on. `,
+        revive,
+      );
     } else if (current.failing_since) {
       state.replaceChildren(badge("failing", "bad"), ` since ${when(current.failing_since)}; disabled after 3 days of failures.`);
     } else state.replaceChildren(statusBadge("enabled"));
@@ -89,5 +93,10 @@ function response(d) {
   const a = d.last_attempt;
   if (!a) return "—";
   if (a.error) return h("span", { class: "error" }, a.error);
-  return h("span", {}, a.response_status == null ? "—" : `HTTP ${a.response_status}`, a.response_snippet ? h("code", { class: "snippet" }, a.response_snippet) : "");
+  return h(
+    "span",
+    {},
+    a.response_status == null ? "—" : `HTTP ${a.response_status}`,
+    a.response_snippet ? h("code", { class: "snippet" }, a.response_snippet) : "",
+  );
 }

@@ -4,15 +4,10 @@ import { isoDateTime } from "../../http/schemas";
 /** POST /recordings/search body (spec 4.3). */
 export const searchBody = z.object({
   query: z.string().min(1).max(1000),
-  end_user_id: z
-    .string()
-    .min(1)
-    .max(100)
-    .optional()
-    .meta({
-      description:
-        "Required unless the key is scoped to an end user (then it is that end user; naming another is 403). Left out with any other key: 422 validation_error, param end_user_id.",
-    }),
+  end_user_id: z.string().min(1).max(100).optional().meta({
+    description:
+      "Required unless the key is scoped to an end user (then it is that end user; naming another is 403). Left out with any other key: 422 validation_error, param end_user_id.",
+  }),
   recording_ids: z.array(z.string().min(1).max(100)).max(100).optional(),
   recorded_after: isoDateTime.optional(),
   recorded_before: isoDateTime.optional(),

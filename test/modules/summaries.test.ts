@@ -280,7 +280,7 @@ describe("summaries: errors", () => {
     const r = await s.app.call("POST", "/v1/summaries", { key: s.tenant.test, body: { transcription_id: "txn_x", templte: "legal" } });
     expect(r.status).toBe(422);
     expect(r.body.error.code).toBe("validation_error");
-    expect(r.body.error.message).toContain('"templte"');
+    expect(r.body.error.message).toContain("Unknown field templte");
   });
 
   test("an unknown template is 422 naming template", async () => {

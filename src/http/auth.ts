@@ -3,6 +3,7 @@ import type { Clock } from "../clock";
 import { ApiError } from "./errors";
 import { requestIdOf } from "./request-id";
 import { bearerToken, type CredentialCache, type CredentialKind, type CredentialRow, type Mode, type Tenant } from "./credentials";
+import type { Role } from "./roles";
 import type { Scope } from "./scopes";
 import { carriesCsrfToken, changesState, type DashboardSession, type DashboardSessions, sessionTokenOf } from "./sessions";
 
@@ -22,7 +23,17 @@ export type Principal = Readonly<Tenant> & {
   /** The administrator acting through a dashboard session (decision 094), for attribution; null for every other credential. */
   readonly adminId?: string | null;
   readonly adminEmail?: string | null;
+  /** A dashboard session's role (issue 32); null for every other credential, whose scopes say what it may do. */
+  readonly role?: Role | null;
+  /**
+   * The open break-glass grants of a session's person, by the end user each opens (issue 32):
+   * read by the access rule, and by the audit trail to record each read's reason.
+   */
+  readonly breakGlass?: ReadonlyMap<string, BreakGlassGrant>;
 };
+
+/** One open break-glass grant: its id and the reason given when it was opened. */
+export type BreakGlassGrant = { readonly id: string; readonly reason: string; readonly expiresAt: string };
 
 /** Where a request came from: its req_ id and the client's address, as the audit log records them. */
 export type RequestOrigin = { readonly requestId: string | null; readonly clientAddress: string | null };
@@ -74,6 +85,7 @@ export function principalOfSession(session: DashboardSession & { tenant: NonNull
     commandId: null,
     adminId: session.adminId,
     adminEmail: session.adminEmail,
+    role: session.role,
   };
 }
 

@@ -1,5 +1,6 @@
 import { constantTimeEqual, sha256Hex } from "../crypto";
 import type { Mode } from "../tenancy";
+import type { Role } from "./roles";
 
 /**
  * Dashboard sessions as the auth path sees them (decision 094). The sessions themselves
@@ -17,6 +18,7 @@ export type DashboardSession = {
   readonly id: string;
   readonly adminId: string;
   readonly adminEmail: string;
+  readonly role: Role;
   /** The project and mode the administrator acts in; null before one is chosen (a fresh install has no project). */
   readonly tenant: { readonly projectId: string; readonly organizationId: string; readonly mode: Mode } | null;
   readonly csrfToken: string;

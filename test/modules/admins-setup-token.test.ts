@@ -60,7 +60,7 @@ describe("the setup token", () => {
   test("an administrator made any other way spends it too, and the server's next token is a new one", async () => {
     const t = await makeTestApp();
     const printed = t.deps.dashboardSessions.setupTokenToPrint()!;
-    await createAdmin(t.deps.db, "ops@clinic.example", PASSWORD, t.clock.now());
+    await createAdmin(t.deps.db, "ops@clinic.example", PASSWORD, "owner", t.clock.now());
     expect(t.deps.dashboardSessions.setupTokenToPrint()).toBeNull();
     t.deps.db.query("DELETE FROM admins").run();
     expect((await setup(t, printed)).status).toBe(403);

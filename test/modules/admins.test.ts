@@ -28,7 +28,7 @@ async function signIn(t: T, email = "admin@clinic.example", password = PASSWORD)
 async function appWithAdmin(env: Record<string, string> = {}) {
   const t = await makeTestApp({ env });
   const acme = makeTenant(t.deps, "acme");
-  await createAdmin(t.deps.db, "admin@clinic.example", PASSWORD, t.clock.now());
+  await createAdmin(t.deps.db, "admin@clinic.example", PASSWORD, "owner", t.clock.now());
   return { t, acme };
 }
 

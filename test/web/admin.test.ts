@@ -40,7 +40,7 @@ describe.skipIf(!hasChromium)("administrators in a real browser", () => {
   });
 
   test("after five wrong passwords the account is locked, even for the right one", async () => {
-    await createAdmin(d.deps.db, "locked@clinic.example", "a very long good password", d.clock.now());
+    await createAdmin(d.deps.db, "locked@clinic.example", "a very long good password", "owner", d.clock.now());
     const page = await d.browser.newPage();
     await onPage(page, "lockout", async () => {
       await page.goto(`${d.base}/dashboard`);

@@ -42,7 +42,7 @@ export async function signIn(page: Page, base: string, who: { email: string; pas
 export async function startDashboard(options: Parameters<typeof makeTestApp>[0] & { project?: string | null; admin?: boolean } = {}) {
   const t = await makeTestApp(options);
   const tenant = options.project === null ? null : makeTenant(t.deps, options.project ?? "acme");
-  if (options.admin !== false) await createAdmin(t.deps.db, ADMIN.email, ADMIN.password, t.clock.now());
+  if (options.admin !== false) await createAdmin(t.deps.db, ADMIN.email, ADMIN.password, "owner", t.clock.now());
   const listenOptions = { port: 0, hostname: "127.0.0.1", maxRequestBodySize: t.deps.config.uploads.maxBytes, idleTimeout: 255, reusePort: false as const };
   const listener = listenWithCertificate(
     t.app,

@@ -64,7 +64,7 @@ export async function adminCommand(deps: Deps, args: string[]): Promise<void> {
   switch (action) {
     case "create": {
       if (!email) throw new UsageError(USAGE);
-      const admin = await createAdmin(deps.db, email, await newPassword(), now());
+      const admin = await createAdmin(deps.db, email, await newPassword(), "owner", now());
       console.log(`created administrator ${admin.email} (${admin.id}); sign in at ${deps.config.publicUrl}/dashboard`);
       return;
     }

@@ -1,6 +1,7 @@
 import type { Database } from "bun:sqlite";
 import { sha256Hex } from "../../crypto";
 import { ApiError } from "../../http/errors";
+import type { Role } from "../../http/roles";
 import { newSecret } from "../../ids";
 import { type Admin, countAdmins, deleteAdmin, endSessionsOf, findAdminByEmail, insertAdmin, listAdmins, saveSetupTokenHash, setAdminPassword } from "./store";
 
@@ -29,11 +30,11 @@ function checkPassword(password: string): void {
 }
 
 /** Makes an administrator; emails are unique, case-insensitively. */
-export async function createAdmin(db: Database, email: string, password: string, now: Date): Promise<Admin> {
+export async function createAdmin(db: Database, email: string, password: string, role: Role, now: Date): Promise<Admin> {
   const normal = normalEmail(email);
   checkPassword(password);
   if (findAdminByEmail(db, normal)) throw new ApiError("resource_already_exists", `An administrator ${normal} already exists.`, { param: "email" });
-  return insertAdmin(db, normal, await hashPassword(password), now);
+  return insertAdmin(db, normal, await hashPassword(password), role, now);
 }
 
 /**
@@ -47,7 +48,8 @@ export async function createFirstAdmin(db: Database, email: string, password: st
   return db
     .transaction(() => {
       if (countAdmins(db) > 0) throw new ApiError("resource_conflict", "Setup is done: an administrator exists. Sign in instead.");
-      return insertAdmin(db, normal, hash, now);
+      // The first account can do everything, including making the others.
+      return insertAdmin(db, normal, hash, "owner", now);
     })
     .immediate();
 }

@@ -67,7 +67,7 @@ export class AdminSessions implements DashboardSessions {
     if (at - lastSeen >= this.idleMs || at - Date.parse(row.created_at) >= this.maxMs) return null;
     if (at - lastSeen >= TOUCH_EVERY_MS) touchSession(this.deps.db, row.id, now);
     const tenant = row.project_id && row.organization_id ? { projectId: row.project_id, organizationId: row.organization_id, mode: row.mode } : null;
-    return { id: row.id, adminId: row.admin_id, adminEmail: row.email, tenant, csrfToken: csrfTokenOf(token) };
+    return { id: row.id, adminId: row.admin_id, adminEmail: row.email, role: row.role, tenant, csrfToken: csrfTokenOf(token) };
   }
 
   /** Signs in with email and password from `address`: 401 for a wrong pair, 429 while locked out. */

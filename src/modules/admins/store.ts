@@ -1,8 +1,9 @@
 import type { Database } from "bun:sqlite";
 import { newId } from "../../ids";
+import type { Role } from "../../http/roles";
 import type { Mode } from "../../tenancy";
 
-export type AdminRow = { id: string; email: string; password_hash: string; created_at: string; updated_at: string };
+export type AdminRow = { id: string; email: string; role: Role; password_hash: string; created_at: string; updated_at: string };
 export type Admin = Omit<AdminRow, "password_hash">;
 
 export function countAdmins(db: Database): number {
@@ -14,13 +15,20 @@ export function findAdminByEmail(db: Database, email: string): AdminRow | null {
 }
 
 export function listAdmins(db: Database): Admin[] {
-  return db.query<Admin, []>("SELECT id, email, created_at, updated_at FROM admins ORDER BY created_at, id").all();
+  return db.query<Admin, []>("SELECT id, email, role, created_at, updated_at FROM admins ORDER BY created_at, id").all();
 }
 
-export function insertAdmin(db: Database, email: string, passwordHash: string, now: Date): Admin {
+export function insertAdmin(db: Database, email: string, passwordHash: string, role: Role, now: Date): Admin {
   const at = now.toISOString();
-  const admin = { id: newId("adm_", now.getTime()), email, created_at: at, updated_at: at };
-  db.query("INSERT INTO admins (id, email, password_hash, created_at, updated_at) VALUES (?, ?, ?, ?, ?)").run(admin.id, email, passwordHash, at, at);
+  const admin = { id: newId("adm_", now.getTime()), email, role, created_at: at, updated_at: at };
+  db.query("INSERT INTO admins (id, email, role, password_hash, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)").run(
+    admin.id,
+    email,
+    role,
+    passwordHash,
+    at,
+    at,
+  );
   return admin;
 }
 
@@ -48,6 +56,7 @@ export type SessionRow = {
   id: string;
   admin_id: string;
   email: string;
+  role: Role;
   project_id: string | null;
   organization_id: string | null;
   mode: Mode;
@@ -73,7 +82,7 @@ export function insertSession(db: Database, adminId: string, tokenHash: string, 
 export function findSession(db: Database, tokenHash: string): SessionRow | null {
   return db
     .query<SessionRow, [string]>(
-      `SELECT s.id, s.admin_id, a.email, s.project_id, p.organization_id, s.mode, s.created_at, s.last_seen_at
+      `SELECT s.id, s.admin_id, a.email, a.role, s.project_id, p.organization_id, s.mode, s.created_at, s.last_seen_at
          FROM admin_sessions s JOIN admins a ON a.id = s.admin_id LEFT JOIN projects p ON p.id = s.project_id
         WHERE s.token_hash = ? AND s.ended_at IS NULL`,
     )

@@ -169,13 +169,12 @@ describe("accounting of disclosures", () => {
     const matter = '=HYPERLINK("http://evil.example","Smith, "quoted"")';
     expect((await t.call("POST", "/v1/exports", { key: tenant.test, body: { end_user_id: patient.endUser, matter } })).status).toBe(202);
 
-    const res = await t.app.handle(
-      new Request(`http://localhost/v1/end-users/${patient.endUser}/disclosures?format=csv`, { headers: { authorization: `Bearer ${auditor}` } }),
-    );
+    // Through the contract check: the document declares text/csv beside the JSON page.
+    const res = await t.call("GET", `/v1/end-users/${patient.endUser}/disclosures?format=csv`, { key: auditor });
     expect(res.status).toBe(200);
     expect(res.headers.get("content-type")).toStartWith("text/csv");
     expect(res.headers.get("content-disposition")).toStartWith(`attachment; filename="disclosures-${patient.endUser}.csv"`);
-    const rows = parseCsv(await res.text());
+    const rows = parseCsv(res.body as string);
     expect(rows[0]).toEqual([
       "created_at",
       "action",

@@ -3,7 +3,7 @@ import type { Deps } from "../../deps";
 import { authentication, authorize } from "../../http/auth";
 import { contentDisposition } from "../../http/downloads";
 import { pageOf } from "../../http/pagination";
-import { idParam } from "../../http/schemas";
+import { idParam, responseContent, responseHeaders } from "../../http/schemas";
 import { disclosureSchema, listDisclosuresQuery } from "./schema";
 import { disclosuresCsv, listDisclosures } from "./service";
 
@@ -26,12 +26,8 @@ export function disclosuresRoutes(deps: Deps) {
         summary: "List an end user's disclosures",
         description:
           "Scope disclosures:read. The accounting of disclosures (HIPAA 164.528): every read or export of this end user's recordings, transcripts, summaries, search results and Ask context, newest first, with the key or person, the credential, and the reason (a break-glass reason, an export's matter). An end-user-scoped key sees only its own end user's. A deleted end user's accounting stays. format=csv answers every disclosure as a CSV attachment instead of a page.",
-        responses: {
-          200: {
-            description: "A page of disclosures (format=json), or all of them as CSV (format=csv)",
-            content: { "text/csv": { schema: { type: "string" as const } } },
-          },
-        },
+        ...responseHeaders({ 200: ["Content-Disposition"] }),
+        ...responseContent({ 200: { "text/csv": { schema: { type: "string", description: "format=csv: every disclosure, a header row first" } } } }),
       },
     },
   );

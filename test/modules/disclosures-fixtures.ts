@@ -48,3 +48,24 @@ export function breakGlassPrincipal(tenant: TestTenant, endUserId: string, grant
   });
   return { ...session, breakGlass: new Map([[endUserId, { ...grant, expiresAt: "2999-01-01T00:00:00.000Z" }]]) };
 }
+
+/** RFC 4180, as a spreadsheet reads it: quoted cells may hold commas, quotes ("") and line breaks. */
+export function parseCsv(text: string): string[][] {
+  const rows: string[][] = [];
+  let row: string[] = [];
+  let cell = "";
+  let quoted = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i]!;
+    if (quoted) {
+      if (c === '"' && text[i + 1] === '"') (cell += '"'), i++;
+      else if (c === '"') quoted = false;
+      else cell += c;
+    } else if (c === '"') quoted = true;
+    else if (c === ",") row.push(cell), (cell = "");
+    else if (c === "\r" && text[i + 1] === "\n") {
+      row.push(cell), rows.push(row), (row = []), (cell = ""), i++;
+    } else cell += c;
+  }
+  return rows;
+}

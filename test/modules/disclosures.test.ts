@@ -6,7 +6,7 @@ import { verifyAuditChain } from "../../src/modules/audit/service";
 import { getTranscription } from "../../src/modules/transcriptions/service";
 import { createApiKey } from "../../src/modules/keys/service";
 import { makeTenant, makeTestApp } from "../helpers";
-import { breakGlassPrincipal, disclosureEngines, seedPatients } from "./disclosures-fixtures";
+import { breakGlassPrincipal, disclosureEngines, parseCsv, seedPatients } from "./disclosures-fixtures";
 
 type T = Awaited<ReturnType<typeof makeTestApp>>;
 
@@ -227,24 +227,3 @@ describe("accounting of disclosures", () => {
     expect(hidden.ok || hidden.reason).toContain(`subject index lacks its ${patient.endUser}`);
   });
 });
-
-/** RFC 4180, as a spreadsheet reads it: quoted cells may hold commas, quotes ("") and line breaks. */
-function parseCsv(text: string): string[][] {
-  const rows: string[][] = [];
-  let row: string[] = [];
-  let cell = "";
-  let quoted = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text[i]!;
-    if (quoted) {
-      if (c === '"' && text[i + 1] === '"') (cell += '"'), i++;
-      else if (c === '"') quoted = false;
-      else cell += c;
-    } else if (c === '"') quoted = true;
-    else if (c === ",") row.push(cell), (cell = "");
-    else if (c === "\r" && text[i + 1] === "\n") {
-      row.push(cell), rows.push(row), (row = []), (cell = ""), i++;
-    } else cell += c;
-  }
-  return rows;
-}

@@ -4,8 +4,7 @@ import type { Principal } from "../../http/auth";
 import type { Page, PageRequest } from "../../http/pagination";
 import type { AuditAction } from "./actions";
 import { type AuditRow, type ChainVerdict, type Subject, verifyChain } from "./chain";
-import type { AuditEvent, ListAuditEventsQuery } from "./schema";
-import type { Disclosure } from "../disclosures/schema";
+import type { AuditEvent, Disclosure, ListAuditEventsQuery } from "./schema";
 import { auditRowsAbout, chainHead, chainRows, indexMismatch, listAuditRows, listDisclosureRows, subjectsOfExportRow } from "./store";
 import type { Tenant } from "../../tenancy";
 

@@ -4,7 +4,8 @@ import { authentication, authorize } from "../../http/auth";
 import { contentDisposition } from "../../http/downloads";
 import { pageOf } from "../../http/pagination";
 import { idParam, responseContent, responseHeaders } from "../../http/schemas";
-import { disclosureSchema, listDisclosuresQuery } from "./schema";
+import { disclosureSchema } from "../audit/schema";
+import { listDisclosuresQuery } from "./schema";
 import { disclosuresCsv, listDisclosures } from "./service";
 
 export function disclosuresRoutes(deps: Deps) {

@@ -4,7 +4,7 @@ import type { Page } from "../../http/pagination";
 import { disclosuresOf } from "../audit/service";
 import { loadEndUser } from "../end-users/service";
 import { toCsv } from "./csv";
-import type { Disclosure } from "./schema";
+import type { Disclosure } from "../audit/schema";
 
 /**
  * GET /end-users/{id}/disclosures: who read or exported this person's content, when, with

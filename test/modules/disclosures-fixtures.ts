@@ -1,4 +1,5 @@
 import { SingleSpeakerDiarizer } from "../../src/engines/diarizer";
+import { HashingTestEmbedder } from "../../src/engines/embedder.test-double";
 import { ScriptedLlm } from "../../src/engines/llm.test-double";
 import { ScriptedTranscriber } from "../../src/engines/transcriber.test-double";
 import { principalOfSession } from "../../src/http/auth";
@@ -16,6 +17,7 @@ export const disclosureEngines = () => ({
   }),
   llm: new ScriptedLlm(),
   diarizer: new SingleSpeakerDiarizer(),
+  embedder: new HashingTestEmbedder(),
 });
 
 /** Two end users (the patient and another), each with one transcribed recording. */

@@ -11,7 +11,7 @@ import { breakGlassPrincipal, disclosureEngines, parseCsv, seedPatients } from "
 type T = Awaited<ReturnType<typeof makeTestApp>>;
 
 async function disclosedApp() {
-  const t = await makeTestApp({ engines: disclosureEngines() });
+  const t = await makeTestApp({ engines: disclosureEngines(), env: { PARLEY_ASK_PROVIDER: "extractive" } });
   const tenant = makeTenant(t.deps, `disclosures-${crypto.randomUUID().slice(0, 8)}`);
   const { patient, other } = await seedPatients(t, tenant);
   const reader = createApiKey(t.deps.db, { project: tenant.project.name, mode: "test", scopes: ["recordings:read", "transcriptions:read"] }, t.clock.now());
@@ -112,6 +112,30 @@ describe("accounting of disclosures", () => {
     expect(theirs.data.map((d: { id: string }) => d.id)).toEqual([list.id]);
     // And the chain with its new columns verifies, the index by end user included.
     expect(verifyAuditChain(t.deps.db)).toMatchObject({ ok: true });
+  });
+
+  test("summaries, search results, Ask's passages and an Ask conversation each disclose their end user, and only theirs", async () => {
+    const { t, tenant, patient, other, auditor } = await disclosedApp();
+    const key = tenant.test;
+    const summaries = await t.call("GET", `/v1/summaries?transcription_id=${patient.transcription}`, { key });
+    expect(summaries.body.data).toHaveLength(1);
+    t.clock.advance(1000);
+    expect((await t.call("GET", `/v1/summaries/${summaries.body.data[0].id}`, { key })).status).toBe(200);
+    t.clock.advance(1000);
+    const search = await t.call("POST", "/v1/recordings/search", { key, body: { query: "headache", end_user_id: patient.endUser } });
+    expect(search.body.results.length).toBeGreaterThan(0);
+    t.clock.advance(1000);
+    const ask = await t.call("POST", "/v1/ask/sessions", {
+      key,
+      body: { scope: { type: "library" }, end_user_id: patient.endUser, initial_message: { content: "Since when the headache?" } },
+    });
+    expect(ask.status).toBe(200);
+    t.clock.advance(1000);
+    expect((await t.call("GET", `/v1/ask/sessions/${ask.body.session_id}/messages`, { key })).body.data.length).toBeGreaterThan(0);
+
+    const actions = (await disclosuresOf(t, auditor, patient.endUser)).data.map((d: { action: string }) => d.action);
+    expect(actions).toEqual(["ask.messages.read", "ask.context.read", "search.results.read", "summary.read", "summary.read"]);
+    expect((await disclosuresOf(t, auditor, other.endUser)).total).toBe(0);
   });
 
   test("pages with a cursor, newest first; a deleted end user's accounting stays", async () => {

@@ -107,6 +107,13 @@ describe("accounting of disclosures", () => {
     expect(exportDownload).toMatchObject({ reason: "Smith v. Clinic", resource_ids: [created.body.id] });
     expect(list.resource_ids).toContain(other.transcription);
 
+    // The audit log shows the same, beside every other column the row's hash covers.
+    const logged = await t.call("GET", `/v1/audit-events?resource_id=${patient.transcription}&actor_id=adm_compliance`, { key: tenant.test });
+    expect(logged.body.data[0]).toMatchObject({
+      credential_id: "ses_compliance",
+      subjects: [{ end_user_id: patient.endUser, reason: "Complaint 42: the patient disputes the visit note", break_glass_id: "bg_1" }],
+    });
+
     // The other end user's accounting has only what touched them: the list.
     const theirs = await disclosuresOf(t, auditor, other.endUser);
     expect(theirs.data.map((d: { id: string }) => d.id)).toEqual([list.id]);

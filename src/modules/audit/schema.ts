@@ -31,6 +31,10 @@ export const auditEventSchema = z
     resource_ids: z.array(z.string()),
     request_id: z.string().nullable(),
     client_address: z.string().nullable(),
+    /** The key, token or dashboard session used (decision 140); null on older rows and the CLI's. */
+    credential_id: z.string().nullable(),
+    /** Whose content the row disclosed, and why (decision 140); null when it disclosed none. */
+    subjects: z.array(z.object({ end_user_id: z.string(), reason: z.string().nullable(), break_glass_id: z.string().nullable() })).nullable(),
     created_at: isoDateTime,
     /** SHA-256 of the previous row's canonical form */
     prev_hash: z.string(),

@@ -19,6 +19,8 @@ function toAuditEvent(row: AuditRow): AuditEvent {
     resource_ids: JSON.parse(row.resource_ids) as string[],
     request_id: row.request_id,
     client_address: row.client_address,
+    credential_id: row.credential_id,
+    subjects: row.subjects === null ? null : (JSON.parse(row.subjects) as Subject[]),
     created_at: row.created_at,
     prev_hash: row.prev_hash,
     hash: row.hash,

@@ -26,6 +26,7 @@ import { recordingsRoutes, uploadTargetRoutes } from "./modules/recordings/route
 import { voicesRoutes } from "./modules/voices/routes";
 import { askRoutes } from "./modules/ask/routes";
 import { auditRoutes } from "./modules/audit/routes";
+import { disclosuresRoutes } from "./modules/disclosures/routes";
 import { legalHoldsRoutes } from "./modules/legal-holds/routes";
 import { exportsRoutes } from "./modules/exports/routes";
 import { searchRoutes } from "./modules/search/routes";
@@ -51,6 +52,7 @@ export function apiRoutes(deps: Deps) {
     .use(webhooksRoutes(deps))
     .use(voicesRoutes(deps))
     .use(auditRoutes(deps))
+    .use(disclosuresRoutes(deps))
     .use(legalHoldsRoutes(deps))
     .use(exportsRoutes(deps));
 }

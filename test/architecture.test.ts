@@ -231,6 +231,7 @@ const TABLE_OWNERS: Record<string, string> = {
   webhook_deliveries: "src/modules/webhooks/",
   audit_events: "src/modules/audit/",
   audit_event_resources: "src/modules/audit/",
+  audit_event_subjects: "src/modules/audit/",
   legal_holds: "src/modules/legal-holds/",
   exports: "src/modules/exports/",
   redaction_passes: "src/modules/redaction/",

@@ -39,6 +39,8 @@ export function fillAuditLog(db: Database, tenant: Tenant, rows: number): void {
         resource_ids: JSON.stringify(ids),
         request_id: null,
         client_address: "127.0.0.1",
+        credential_id: "key_bench",
+        subjects: null,
       });
     }
     db.transaction(() => appendAuditRows(db, batch))();

@@ -214,11 +214,14 @@ export function buildOpenApiDocument(app: AnyElysia) {
       if (op.requestBody && bodyOptional.has(`${method} ${path}`)) op.requestBody.required = false;
       const extraHeaders = (op["x-response-headers"] ?? {}) as Record<string, string[]>;
       const headerParameters = ((op["x-header-parameters"] ?? []) as string[]).map((name) => ref("parameters", name));
+      const extraContent = (op["x-response-content"] ?? {}) as Record<string, object>;
+      delete op["x-response-content"];
       delete op["x-response-headers"];
       delete op["x-header-parameters"];
       for (const [status, response] of Object.entries(op.responses ?? {}) as [string, { description?: string; content?: unknown; headers?: object }][]) {
         const replayable = method === "post" ? ["Idempotent-Replayed"] : [];
         response.headers = { ...headerRefs([...EVERY_RESPONSE, ...replayable, ...(extraHeaders[status] ?? [])]), ...response.headers };
+        if (extraContent[status]) response.content = { ...(response.content as object), ...extraContent[status] };
         if (!response.description?.startsWith("Response for status")) continue;
         response.description = SUCCESS_DESCRIPTIONS[status] ?? response.description;
         if (status === "204") delete response.content;

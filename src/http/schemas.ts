@@ -51,5 +51,8 @@ export const binaryResponse = (description: string, types = ["application/octet-
  */
 export const responseHeaders = (byStatus: Record<number, string[]>) => ({ "x-response-headers": byStatus });
 
+/** Media types a response may also come in besides the JSON of `response` (the same list as CSV), by status, for a route's `detail`. */
+export const responseContent = (byStatus: Record<number, Record<string, { schema: object }>>) => ({ "x-response-content": byStatus });
+
 /** Request headers an operation reads, by their names in components.parameters (the generator drops a `detail`'s own parameters). */
 export const headerParameters = (names: string[]) => ({ "x-header-parameters": names });

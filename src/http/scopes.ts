@@ -22,6 +22,7 @@ export const SCOPES = [
   "config:write",
   "firmware:read",
   "audit:read",
+  "disclosures:read",
   "legal_holds:read",
   "legal_holds:write",
   "exports:read",

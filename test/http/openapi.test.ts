@@ -225,7 +225,7 @@ describe("every operation answers a documented success", () => {
     await expectStatus(204, "DELETE", `/v1/recordings/${rec.id}`, { key });
   });
 
-  test("legal holds, the audit log and exports", async () => {
+  test("legal holds, the audit log, exports and disclosures", async () => {
     const user = await expectStatus(201, "POST", "/v1/end-users", { key, body: { name: "Held" } });
     const hold = await expectStatus(201, "POST", "/v1/legal-holds", { key, body: { matter: "Contract test", end_user_id: user.id, note: "keep" } });
     await expectStatus(200, "GET", "/v1/legal-holds?status=active", { key });
@@ -237,6 +237,8 @@ describe("every operation answers a documented success", () => {
     await expectStatus(200, "GET", "/v1/exports", { key });
     await expectStatus(200, "GET", `/v1/exports/${exp.id}`, { key });
     await expectStatus(200, "GET", `/v1/exports/${exp.id}/download`, { key });
+    await expectStatus(200, "GET", `/v1/end-users/${user.id}/disclosures`, { key });
+    await expectStatus(200, "GET", `/v1/end-users/${user.id}/disclosures?format=csv`, { key });
     await expectStatus(204, "DELETE", `/v1/exports/${exp.id}`, { key });
   });
 

@@ -75,7 +75,8 @@ export class OpenApiContract {
     const declaredTypes = Object.keys(response.content).map((t) => t.split(";")[0]!.trim());
     if (type && !declaredTypes.some((t) => t === type || (t.endsWith("/*") && type.startsWith(t.slice(0, -1)))))
       return `${op.key} ${status} answered ${type}, declared ${declaredTypes.join(", ")}`;
-    if (!("application/json" in response.content)) return null;
+    // Only a JSON body has a schema to check (a list may also come as CSV).
+    if (!("application/json" in response.content) || (type && type !== "application/json")) return null;
     const validate = this.validator(`${pointer}/content/application~1json/schema`);
     if (validate(reply.body)) return null;
     return `${op.key} ${status}: ${this.ajv.errorsText(validate.errors, { dataVar: "body" })}\n${JSON.stringify(reply.body).slice(0, 500)}`;

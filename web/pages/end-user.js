@@ -50,6 +50,7 @@ export async function render(view, ctx) {
       { class: "actions" },
       h("a", { href: `#/search?${q}`, class: "button" }, "Search their library"),
       h("a", { href: `#/ask?${q}`, class: "button" }, "Ask about their library"),
+      h("a", { href: `#/disclosures/${encodeURIComponent(user.id)}`, class: "button" }, "Disclosures"),
     ),
     h("h2", {}, "Devices"),
     devices.el,

@@ -191,7 +191,9 @@ async function askInSession(deps: AskDeps, principal: Principal, session: AskSes
   const given = sources.filter((_, i) => read.has(i + 1));
   if (!(turn instanceof ApiError)) {
     // Audited before the model runs: a remote provider has the passages from then on, whatever it answers.
-    await deps.audit.access(principal, "ask.context.read", [session.id, ...wholeTranscript, ...given.flatMap((s) => [s.chunk_id, s.recording_id])]);
+    await deps.audit.access(principal, "ask.context.read", [session.id, ...wholeTranscript, ...given.flatMap((s) => [s.chunk_id, s.recording_id])], {
+      endUsers: [session.end_user_id],
+    });
   }
 
   let answer: Awaited<ReturnType<typeof runTurn>>;
@@ -250,8 +252,10 @@ export async function listMessages(
   id: string,
   page: { limit: number; cursor?: string },
 ): Promise<Page<AskMessage>> {
-  const messages = listMessageRows(deps.db, principal, getSession(deps, principal, id).id, page);
-  if (messages.data.length > 0) await deps.audit.access(principal, "ask.messages.read", [id, ...messages.data.map((m) => m.id)]);
+  const session = getSession(deps, principal, id);
+  const messages = listMessageRows(deps.db, principal, session.id, page);
+  if (messages.data.length > 0)
+    await deps.audit.access(principal, "ask.messages.read", [id, ...messages.data.map((m) => m.id)], { endUsers: [session.end_user_id] });
   return messages;
 }
 

@@ -17,6 +17,10 @@ export type AuditRow = {
   request_id: string | null;
   client_address: string | null;
   prev_hash: string;
+  /** The key, token or dashboard session that acted (decision 140); null on rows written before it. */
+  credential_id: string | null;
+  /** JSON array of Subject: whose content the row disclosed, and why; null when it disclosed none. */
+  subjects: string | null;
   hash: string;
 };
 
@@ -42,12 +46,24 @@ export const HASHED_COLUMNS = [
 ] as const satisfies readonly (keyof AuditRow)[];
 
 /**
+ * Columns added by migration 0025 (decision 140), hashed after HASHED_COLUMNS only when one
+ * is set: a row that has neither (every row written before them) keeps the form it was
+ * hashed in, and clearing them on a row that had one changes its form, so that is caught.
+ */
+export const DISCLOSURE_COLUMNS = ["credential_id", "subjects"] as const satisfies readonly (keyof AuditRow)[];
+
+/** One end user a row disclosed content of, and why: a break-glass reason (with its grant) or an export's matter. */
+export type Subject = { end_user_id: string; reason: string | null; break_glass_id: string | null };
+
+/**
  * A row's canonical form: HASHED_COLUMNS' values as a JSON array (so no separator inside a
- * value can make two rows read alike). Changing it breaks every existing chain: it is part
- * of the stored format (decision 102).
+ * value can make two rows read alike), then DISCLOSURE_COLUMNS' when either is set. Changing
+ * it breaks every existing chain: it is part of the stored format (decision 102).
  */
 export function canonicalForm(row: Omit<AuditRow, "hash">): string {
-  return JSON.stringify(HASHED_COLUMNS.map((column) => row[column]));
+  const values: (string | number | null)[] = HASHED_COLUMNS.map((column) => row[column]);
+  if (DISCLOSURE_COLUMNS.some((column) => row[column] != null)) values.push(...DISCLOSURE_COLUMNS.map((column) => row[column]));
+  return JSON.stringify(values);
 }
 
 export function hashOf(row: Omit<AuditRow, "hash">): string {

@@ -2,12 +2,12 @@ import type { Database, SQLQueryBindings } from "bun:sqlite";
 import type { Page, PageRequest } from "../../http/pagination";
 import { paginate } from "../../http/pagination";
 import type { Tenant } from "../../tenancy";
-import { type AuditRow, GENESIS_HASH, HASHED_COLUMNS, hashOf } from "./chain";
+import { type AuditRow, DISCLOSURE_COLUMNS, GENESIS_HASH, HASHED_COLUMNS, hashOf } from "./chain";
 
 /** What a new row says; the chain columns (seq, prev_hash, hash) are filled in by appendAuditRows. */
 export type AuditFields = Omit<AuditRow, "seq" | "prev_hash" | "hash">;
 
-const STORED_COLUMNS = [...HASHED_COLUMNS, "hash"] as const;
+const STORED_COLUMNS = [...HASHED_COLUMNS, ...DISCLOSURE_COLUMNS, "hash"] as const;
 const INSERT = `INSERT INTO audit_events (${STORED_COLUMNS.join(", ")}) VALUES (${STORED_COLUMNS.map(() => "?").join(", ")})`;
 
 /**
@@ -67,26 +67,55 @@ export function auditRowsAbout(db: Database, tenant: Tenant, ids: readonly strin
 }
 
 /**
- * The first disagreement between the chained rows and the index of the ids they name: an
+ * The two indexes derived from the chained rows (decisions 112 and 140): each as the JSON
+ * array column it is built from, the path of the id in an element, and the id's column.
+ */
+const INDEXES = [
+  { table: "audit_event_resources", source: "resource_ids", element: "r.value", column: "resource_id", names: "resource index" },
+  { table: "audit_event_subjects", source: "subjects", element: "json_extract(r.value, '$.end_user_id')", column: "end_user_id", names: "subject index" },
+] as const;
+
+/**
+ * The first disagreement between the chained rows and an index of the ids they name: an
  * id a row names that the index lacks (an access hidden from the filter), or an entry no
  * row backs (one made up). Null when they agree.
  */
-export function resourceIndexMismatch(db: Database): { seq: number; id: string; reason: string } | null {
-  const missing = db
-    .query<{ seq: number; id: string; resource_id: string }, []>(
-      `SELECT e.seq, e.id, r.value AS resource_id FROM audit_events e, json_each(e.resource_ids) r
-       WHERE NOT EXISTS (SELECT 1 FROM audit_event_resources x WHERE x.resource_id = r.value AND x.seq = e.seq) ORDER BY e.seq LIMIT 1`,
-    )
-    .get();
-  if (missing)
-    return { seq: missing.seq, id: missing.id, reason: `the resource index lacks its ${missing.resource_id} (the row is hidden from the resource filter)` };
-  const extra = db
-    .query<{ seq: number; id: string; resource_id: string }, []>(
-      `SELECT x.seq, coalesce(row.id, '(no such row)') AS id, x.resource_id FROM audit_event_resources x LEFT JOIN audit_events row ON row.seq = x.seq
-       WHERE NOT EXISTS (SELECT 1 FROM audit_events e, json_each(e.resource_ids) r WHERE e.seq = x.seq AND r.value = x.resource_id) ORDER BY x.seq LIMIT 1`,
-    )
-    .get();
-  return extra && { seq: extra.seq, id: extra.id, reason: `the resource index names ${extra.resource_id} for it, which the row does not` };
+export function indexMismatch(db: Database): { seq: number; id: string; reason: string } | null {
+  for (const { table, source, element, column, names } of INDEXES) {
+    const missing = db
+      .query<{ seq: number; id: string; named: string }, []>(
+        `SELECT e.seq, e.id, ${element} AS named FROM audit_events e, json_each(e.${source}) r
+         WHERE NOT EXISTS (SELECT 1 FROM ${table} x WHERE x.${column} = ${element} AND x.seq = e.seq) ORDER BY e.seq LIMIT 1`,
+      )
+      .get();
+    if (missing) return { seq: missing.seq, id: missing.id, reason: `the ${names} lacks its ${missing.named} (the row is hidden from lookups by it)` };
+    const extra = db
+      .query<{ seq: number; id: string; named: string }, []>(
+        `SELECT x.seq, coalesce(row.id, '(no such row)') AS id, x.${column} AS named FROM ${table} x LEFT JOIN audit_events row ON row.seq = x.seq
+         WHERE NOT EXISTS (SELECT 1 FROM audit_events e, json_each(e.${source}) r WHERE e.seq = x.seq AND ${element} = x.${column}) ORDER BY x.seq LIMIT 1`,
+      )
+      .get();
+    if (extra) return { seq: extra.seq, id: extra.id, reason: `the ${names} names ${extra.named} for it, which the row does not` };
+  }
+  return null;
+}
+
+/** The tenant's rows that disclosed an end user's content, newest first (decision 140). */
+export function listDisclosureRows<T>(db: Database, tenant: Tenant, endUserId: string, page: PageRequest, present: (row: AuditRow) => T): Page<T> {
+  // The `+` as in NAMING: one person's rows are few, the project's many.
+  const where = ["+project_id = ? AND +mode = ? AND seq IN (SELECT seq FROM audit_event_subjects WHERE end_user_id = ?)"];
+  return paginate<AuditRow, T>(db, { table: "audit_events", where, params: [tenant.projectId, tenant.mode, endUserId] }, page, present);
+}
+
+/** The subjects of the row that created an export: what each download of it discloses. Null when there is none. */
+export function subjectsOfExportRow(db: Database, tenant: Tenant, exportId: string): string | null {
+  return (
+    db
+      .query<{ subjects: string | null }, [string, string, string]>(
+        `SELECT subjects FROM audit_events WHERE ${NAMING("?")} AND action = 'export.create' ORDER BY seq LIMIT 1`,
+      )
+      .get(tenant.projectId, tenant.mode, exportId)?.subjects ?? null
+  );
 }
 
 /** The newest row's position and hash: what an operator anchors, and what an export's custody record quotes. */

@@ -6,6 +6,7 @@ import type { Principal, RequestOrigin } from "../../http/auth";
 import { newId } from "../../ids";
 import type { Tenant } from "../../tenancy";
 import type { AuditAction } from "./actions";
+import type { Subject } from "./chain";
 import { type AuditFields, appendAuditRows } from "./store";
 
 /**
@@ -13,7 +14,22 @@ import { type AuditFields, appendAuditRows } from "./store";
  * administrator's id and email when an admin session's Principal carries them), the
  * operator at the CLI, or the appliance itself (retention).
  */
-export type Actor = { type: string; id: string | null; adminEmail?: string | null; deviceId?: string | null; origin?: RequestOrigin };
+export type Actor = {
+  type: string;
+  id: string | null;
+  adminEmail?: string | null;
+  deviceId?: string | null;
+  origin?: RequestOrigin;
+  /** The key, token or session it acted with (for an admin session, `id` is the person's). */
+  credential?: string | null;
+};
+
+/**
+ * Whose content an access disclosed (decision 140): the end users it belongs to (null, for
+ * content of no end user, is dropped), and the reason for the whole access when there is
+ * one (an export's matter); without it, each end user's open break-glass reason.
+ */
+export type Disclosed = { endUsers: readonly (string | null)[]; reason?: string | null };
 
 /** An administrator acting through a dashboard session (decision 094). */
 export const adminActor = (admin: { adminId: string; adminEmail: string }): Actor => ({ type: "admin", id: admin.adminId, adminEmail: admin.adminEmail });
@@ -25,6 +41,7 @@ export function actorOf(principal: Principal): Actor {
     adminEmail: principal.adminEmail ?? null,
     deviceId: principal.deviceId,
     origin: principal.origin,
+    credential: principal.credentialId,
   };
 }
 
@@ -48,9 +65,9 @@ export interface AuditTrail {
    * A read of content on a hot path: the row joins the group commit, and the promise settles
    * once it is committed, so no content leaves before its record is durable.
    */
-  access(principal: Principal, action: AuditAction, resourceIds: readonly string[]): Promise<void>;
-  /** A change, recorded inside the caller's transaction: both commit, or neither. */
-  record(who: Principal | Actor, tenant: Tenant | null, action: AuditAction, resourceIds: readonly string[]): void;
+  access(principal: Principal, action: AuditAction, resourceIds: readonly string[], disclosed: Disclosed): Promise<void>;
+  /** A change, recorded inside the caller's transaction: both commit, or neither. `disclosed` when it releases content (an export). */
+  record(who: Principal | Actor, tenant: Tenant | null, action: AuditAction, resourceIds: readonly string[], disclosed?: Disclosed): void;
 }
 
 /** The hash-chained audit log in audit_events. */
@@ -65,8 +82,8 @@ export class ChainedAuditTrail implements AuditTrail {
   private pending: AuditFields[] = [];
   private batch: Promise<void> | null = null;
 
-  access(principal: Principal, action: AuditAction, resourceIds: readonly string[]): Promise<void> {
-    this.pending.push(auditFields(actorOf(principal), principal, action, resourceIds, this.clock.now()));
+  access(principal: Principal, action: AuditAction, resourceIds: readonly string[], disclosed: Disclosed): Promise<void> {
+    this.pending.push(auditFields(actorOf(principal), principal, action, resourceIds, this.clock.now(), subjectsOf(principal, disclosed)));
     // One unit for the turn's reads: one savepoint and one head lookup, however many rows (decision 102).
     this.batch ??= this.groupCommit.run(() => {
       const rows = this.pending;
@@ -77,8 +94,10 @@ export class ChainedAuditTrail implements AuditTrail {
     return this.batch;
   }
 
-  record(who: Principal | Actor, tenant: Tenant | null, action: AuditAction, resourceIds: readonly string[]): void {
-    recordAudit(this.db, "credentialId" in who ? actorOf(who) : who, tenant, action, resourceIds, this.clock.now());
+  record(who: Principal | Actor, tenant: Tenant | null, action: AuditAction, resourceIds: readonly string[], disclosed?: Disclosed): void {
+    const principal = "credentialId" in who ? who : null;
+    const subjects = disclosed ? subjectsOf(principal, disclosed) : null;
+    appendAuditRows(this.db, [auditFields(principal ? actorOf(principal) : (who as Actor), tenant, action, resourceIds, this.clock.now(), subjects)]);
   }
 }
 
@@ -90,7 +109,24 @@ export function recordAudit(db: Database, actor: Actor, tenant: Tenant | null, a
   appendAuditRows(db, [auditFields(actor, tenant, action, resourceIds, now)]);
 }
 
-function auditFields(actor: Actor, tenant: Tenant | null, action: AuditAction, resourceIds: readonly string[], now: Date): AuditFields {
+/** Each end user once, with the reason: the access's own, else the break-glass grant the person holds for that end user. */
+function subjectsOf(principal: Principal | null, disclosed: Disclosed): Subject[] | null {
+  const endUsers = [...new Set(disclosed.endUsers)].filter((id): id is string => id !== null);
+  if (endUsers.length === 0) return null;
+  return endUsers.map((endUserId) => {
+    const grant = principal?.breakGlass?.get(endUserId);
+    return { end_user_id: endUserId, reason: disclosed.reason ?? grant?.reason ?? null, break_glass_id: grant?.id ?? null };
+  });
+}
+
+function auditFields(
+  actor: Actor,
+  tenant: Tenant | null,
+  action: AuditAction,
+  resourceIds: readonly string[],
+  now: Date,
+  subjects: Subject[] | null = null,
+): AuditFields {
   return {
     id: newId("aud_", now.getTime()),
     created_at: now.toISOString(),
@@ -104,5 +140,7 @@ function auditFields(actor: Actor, tenant: Tenant | null, action: AuditAction, r
     resource_ids: JSON.stringify([...new Set(resourceIds)]),
     request_id: actor.origin?.requestId ?? null,
     client_address: actor.origin?.clientAddress ?? null,
+    credential_id: actor.credential ?? null,
+    subjects: subjects && JSON.stringify(subjects),
   };
 }

@@ -31,6 +31,7 @@ import recordingsPage from "../../../web/pages/recordings.js" with { type: "text
 import searchPage from "../../../web/pages/search.js" with { type: "text" };
 import webhooksPage from "../../../web/pages/webhooks.js" with { type: "text" };
 import compliancePage from "../../../web/pages/compliance.js" with { type: "text" };
+import disclosuresPage from "../../../web/pages/disclosures.js" with { type: "text" };
 import askMessagePage from "../../../web/pages/ask/message.js" with { type: "text" };
 import askRecordingPickerPage from "../../../web/pages/ask/recording-picker.js" with { type: "text" };
 import deviceBindingPage from "../../../web/pages/device/binding.js" with { type: "text" };
@@ -84,6 +85,7 @@ export const ASSETS: Readonly<Record<string, string>> = Object.assign(Object.cre
   "pages/search.js": searchPage,
   "pages/webhooks.js": webhooksPage,
   "pages/compliance.js": compliancePage,
+  "pages/disclosures.js": disclosuresPage,
   "pages/ask/message.js": askMessagePage,
   "pages/ask/recording-picker.js": askRecordingPickerPage,
   "pages/device/binding.js": deviceBindingPage,

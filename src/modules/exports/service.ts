@@ -8,6 +8,7 @@ import { ApiError } from "../../http/errors";
 import type { Page } from "../../http/pagination";
 import { newId } from "../../ids";
 import type { Tenant } from "../../tenancy";
+import { endUsersOfExport } from "../audit/service";
 import { loadEndUser } from "../end-users/service";
 import { loadRecording, selectRecordings } from "../recordings/service";
 import type { CreateExportBody, Export, ListExportsQuery } from "./schema";
@@ -40,14 +41,14 @@ export function toExport(row: ExportRow, publicUrl: string): Export {
 }
 
 /** The recordings the body selects, each checked as the caller may see it (404 naming the field otherwise). */
-function selection(db: Database, principal: Principal, body: CreateExportBody): string[] {
+function selection(db: Database, principal: Principal, body: CreateExportBody): { id: string; end_user_id: string | null }[] {
   if ((body.end_user_id === undefined) === (body.recording_ids === undefined)) {
     throw new ApiError("validation_error", "Name exactly one of end_user_id or recording_ids.", { param: body.end_user_id ? "recording_ids" : "end_user_id" });
   }
   if (body.end_user_id) loadEndUser(db, principal, body.end_user_id, bodyField("end_user_id"));
   for (const id of body.recording_ids ?? []) loadRecording(db, principal, id, bodyField("recording_ids"));
   const filter = { endUserId: body.end_user_id, ids: body.recording_ids, createdAfter: iso(body.created_after), createdBefore: iso(body.created_before) };
-  return selectRecordings(db, principal, filter).map((r) => r.id);
+  return selectRecordings(db, principal, filter);
 }
 
 /**
@@ -61,7 +62,8 @@ export function createExport(deps: ExportDeps, principal: Principal, body: Creat
   requireUnconfined(principal, "export recordings");
   const now = deps.clock.now();
   return db.transaction(() => {
-    const ids = selection(db, principal, body);
+    const selected = selection(db, principal, body);
+    const ids = selected.map((r) => r.id);
     const id = newId("exp_", now.getTime());
     const filter: ExportFilter = {
       end_user_id: body.end_user_id ?? null,
@@ -78,7 +80,9 @@ export function createExport(deps: ExportDeps, principal: Principal, body: Creat
       created_by: principal.credentialId,
       created_at: now.toISOString(),
     });
-    deps.audit.record(principal, principal, "export.create", [id, ...ids]);
+    // The archive will hold these end users' content: it is disclosed, with the matter as the reason (decision 140).
+    const disclosed = { endUsers: [body.end_user_id ?? null, ...selected.map((r) => r.end_user_id)], reason: body.matter ?? null };
+    deps.audit.record(principal, principal, "export.create", [id, ...ids], disclosed);
     deps.queue.enqueue(BUILD_EXPORT_JOB, { project_id: principal.projectId, mode: principal.mode, export_id: id }, { dedupeKey: `${BUILD_EXPORT_JOB}:${id}` });
     return toExport(findExport(db, principal, id)!, deps.config.publicUrl);
   })();
@@ -108,7 +112,7 @@ export async function downloadExport(deps: Pick<Deps, "db" | "audit" | "storage"
       { param: "id" },
     );
   if (row.status !== "completed" || !row.storage_key) throw new ApiError("resource_conflict", `Export ${id} is ${row.status}; download it once completed.`);
-  await deps.audit.access(principal, "export.download", [id]);
+  await deps.audit.access(principal, "export.download", [id], { endUsers: endUsersOfExport(deps.db, principal, id), reason: row.matter });
   const name = `${id}.zip${row.encrypted ? ".parleyx" : ""}`;
   return new Response(deps.storage.read(row.storage_key), {
     headers: {

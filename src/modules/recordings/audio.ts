@@ -52,7 +52,7 @@ export async function downloadAudio(deps: Deps, principal: Principal, id: string
   if (!HAS_AUDIO.includes(r.status) || !r.storage_key) {
     throw new ApiError("resource_conflict", `Recording ${id} has no uploaded audio yet (status ${r.status}).`);
   }
-  await deps.audit.access(principal, "recording.audio.read", [r.id]);
+  await deps.audit.access(principal, "recording.audio.read", [r.id], { endUsers: [r.end_user_id] });
   const size = r.file_size_bytes ?? (await deps.storage.size(r.storage_key)) ?? 0;
   const range = parseRange(rangeHeader, size);
   if (range === "unsatisfiable") {

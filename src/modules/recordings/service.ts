@@ -18,6 +18,7 @@ import { findRecording, insertRecording, listRecordingRows, recordExaminedAudio,
 /** The one erasure of a recording, for retention and project deletion too (decision 133). */
 export { eraseRecording } from "./erasure";
 export {
+  endUsersOfRecordings,
   findRecording,
   listRecordingOwners,
   listRecordingsMadeBefore,

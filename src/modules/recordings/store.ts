@@ -111,6 +111,16 @@ export function findRecording(db: Database, tenant: Tenant, id: string): StoredR
   return row ? toStored(row) : null;
 }
 
+/** The end users of the tenant's recordings among `ids` (each once): whose content a read of them discloses (decision 140). */
+export function endUsersOfRecordings(db: Database, tenant: Tenant, ids: readonly string[]): string[] {
+  return db
+    .query<{ end_user_id: string }, [string, string, string]>(
+      "SELECT DISTINCT end_user_id FROM recordings WHERE project_id = ? AND mode = ? AND id IN (SELECT value FROM json_each(?)) AND end_user_id IS NOT NULL",
+    )
+    .all(tenant.projectId, tenant.mode, JSON.stringify(ids))
+    .map((r) => r.end_user_id);
+}
+
 type Patch = Partial<Omit<Row, "id" | "project_id" | "mode" | "created_at">>;
 
 /** A transition's precondition did not hold. Callers check the state in the same transaction, so this is a bug, never a client error. */

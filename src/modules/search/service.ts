@@ -92,6 +92,7 @@ export async function searchRecordings(deps: SearchDeps & Pick<Deps, "audit">, p
       principal,
       "search.results.read",
       results.flatMap((r) => [r.chunk_id, r.recording_id]),
+      { endUsers: [filter.endUserId] },
     );
   return { results };
 }

@@ -9,6 +9,7 @@ import type { Page } from "../../http/pagination";
 import { newId } from "../../ids";
 import type { JobContracts } from "../../jobs/contracts";
 import { eventData, type Transcription } from "../transcriptions/schema";
+import { endUsersOfRecordings } from "../recordings/service";
 import { identifiersFound, redactSummary } from "../redaction/service";
 import { findStoredTranscription } from "../transcriptions/service";
 import { type CreateSummaryBody, type ListSummariesQuery, SUMMARY_EVENT_FIELDS, type Summary, type TemplateName } from "./schema";
@@ -101,8 +102,9 @@ export function createSummary(deps: Pick<Deps, "db" | "queue" | "events">, princ
 
 /** A summary the caller may see; with `redacted`, identifiers (rules, and the model's pass over its transcription when it ran) replaced by their kind. The read is audited, the original and the redacted view apart. */
 export async function getSummary(deps: Pick<Deps, "db" | "audit">, principal: Principal, id: string, options: { redacted?: boolean } = {}): Promise<Summary> {
-  const summary = visible(principal, findStoredSummary(deps.db, principal, id), (s) => ownedBy(s.endUserId), notFound.summary(id)).record;
-  await deps.audit.access(principal, options.redacted ? "summary.redacted.read" : "summary.read", summaryResources(summary));
+  const stored = visible(principal, findStoredSummary(deps.db, principal, id), (s) => ownedBy(s.endUserId), notFound.summary(id));
+  const summary = stored.record;
+  await deps.audit.access(principal, options.redacted ? "summary.redacted.read" : "summary.read", summaryResources(summary), { endUsers: [stored.endUserId] });
   return options.redacted ? redactSummary(summary, identifiersFound(deps.db, principal, summary.transcription_id)) : summary;
 }
 
@@ -114,7 +116,14 @@ export async function listSummaries(deps: Pick<Deps, "db" | "audit">, principal:
     { transcriptionId: query.transcription_id, endUserId: confineToEndUser(principal) },
     { limit: query.limit, cursor: query.cursor },
   );
-  if (page.data.length > 0) await deps.audit.access(principal, "summary.read", page.data.flatMap(summaryResources));
+  if (page.data.length > 0)
+    await deps.audit.access(principal, "summary.read", page.data.flatMap(summaryResources), {
+      endUsers: endUsersOfRecordings(
+        deps.db,
+        principal,
+        page.data.map((s) => s.recording_id),
+      ),
+    });
   return page;
 }
 

@@ -10,7 +10,7 @@ import type { SpeakerCountHint } from "../../engines/diarizer";
 import { whisperLanguage } from "../../engines/whisper-languages";
 import { newId } from "../../ids";
 import type { JobContracts } from "../../jobs/contracts";
-import { findRecording, loadRecording, setProcessingStatus } from "../recordings/service";
+import { endUsersOfRecordings, findRecording, loadRecording, setProcessingStatus } from "../recordings/service";
 import { identifiersFound, redactTranscript } from "../redaction/service";
 import { type CreateTranscriptionBody, eventData, type ListTranscriptionsQuery, TRANSCRIPTION_EVENT_FIELDS, type Transcription } from "./schema";
 import { RENDERERS, TRANSCRIPT_FORMATS, type TranscriptFormat } from "./renderings";
@@ -115,7 +115,9 @@ export async function getTranscription(
   options: { redacted?: boolean } = {},
 ): Promise<Transcription> {
   const transcription = findVisibleTranscription(deps.db, principal, id);
-  await deps.audit.access(principal, options.redacted ? "transcription.redacted.read" : "transcription.read", [transcription.id, transcription.recording_id]);
+  await deps.audit.access(principal, options.redacted ? "transcription.redacted.read" : "transcription.read", [transcription.id, transcription.recording_id], {
+    endUsers: endUsersOfRecordings(deps.db, principal, [transcription.recording_id]),
+  });
   return options.redacted ? redactTranscript(transcription, identifiersFound(deps.db, principal, transcription.id)) : transcription;
 }
 
@@ -146,6 +148,13 @@ export async function listTranscriptions(deps: Pick<Deps, "db" | "audit">, princ
       principal,
       "transcription.read",
       page.data.flatMap((t) => [t.id, t.recording_id]),
+      {
+        endUsers: endUsersOfRecordings(
+          deps.db,
+          principal,
+          page.data.map((t) => t.recording_id),
+        ),
+      },
     );
   return page;
 }

@@ -1,7 +1,7 @@
 import type { Deps } from "../../deps";
 import type { Principal } from "../../http/auth";
 import { ApiError } from "../../http/errors";
-import { findRecording } from "../recordings/service";
+import { endUsersOfRecordings, findRecording } from "../recordings/service";
 import { rememberVoice } from "../voices/service";
 import type { NameSpeakersBody, Transcription } from "./schema";
 import { findVisibleTranscription } from "./service";
@@ -97,6 +97,8 @@ export async function nameSpeakers(deps: NamingDeps, principal: Principal, id: s
     return { ...transcription, segments, speakers };
   })();
   // The answer carries the transcript: a read like any other.
-  await deps.audit.access(principal, "transcription.read", [named.id, named.recording_id]);
+  await deps.audit.access(principal, "transcription.read", [named.id, named.recording_id], {
+    endUsers: endUsersOfRecordings(deps.db, principal, [named.recording_id]),
+  });
   return named;
 }

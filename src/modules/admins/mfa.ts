@@ -59,7 +59,14 @@ function newRecoveryCode(): string {
 function stepOf(deps: SecondFactorDeps, owner: FactorOwner, secretSealed: string, code: string): number | null {
   if (!TOTP_CODE.test(code)) return null;
   const timestamp = deps.clock.now().getTime();
-  const delta = totpOf(owner, decryptWithServerSecret(deps.serverSecret, secretSealed)).validate({ token: code, timestamp, window: WINDOW });
+  let secret: string;
+  try {
+    secret = decryptWithServerSecret(deps.serverSecret, secretSealed);
+  } catch {
+    // Sealed under another server secret (secret.key lost or PARLEY_SECRET changed): no code can match; recovery codes and reset-mfa still work.
+    return null;
+  }
+  const delta = totpOf(owner, secret).validate({ token: code, timestamp, window: WINDOW });
   return delta === null ? null : TOTP.counter({ period: PERIOD_SECONDS, timestamp }) + delta;
 }
 

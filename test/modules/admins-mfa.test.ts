@@ -170,10 +170,13 @@ describe("second factor (TOTP)", () => {
     const t = await appWithAdmin({ PARLEY_LOGIN_MAX_FAILURES: "3", PARLEY_LOGIN_LOCKOUT_MINUTES: "15" });
     const { secret } = await enrol(t, await signInWithPassword(t));
     t.clock.advance(60_000);
-    // The password step counts until its code is right: 1 attempt, then two wrong codes make 3.
     const { body } = await passwordStep(t);
     expect((await codeStep(t, body.challenge, "000000")).status).toBe(401);
     expect((await codeStep(t, body.challenge, "111111")).status).toBe(401);
+    // The right password again does not wipe the count of wrong codes.
+    const again = await passwordStep(t);
+    expect(again.status).toBe(200);
+    expect((await codeStep(t, again.body.challenge, "222222")).status).toBe(401);
     const locked = await codeStep(t, body.challenge, codeNow(t, secret));
     expect(locked.status).toBe(429);
     expect(locked.headers.get("retry-after")).toBeTruthy();
@@ -182,6 +185,18 @@ describe("second factor (TOTP)", () => {
     t.clock.advance(15 * 60_000);
     const after = await passwordStep(t);
     expect((await codeStep(t, after.body.challenge, codeNow(t, secret))).status).toBe(200);
+  });
+
+  test("sign-ins with a code from one address do not add up to its lockout (an office shares one address)", async () => {
+    // One failure locks an account, four an address: five right sign-ins in a row must all pass.
+    const t = await appWithAdmin({ PARLEY_LOGIN_MAX_FAILURES: "1", PARLEY_LOGIN_LOCKOUT_MINUTES: "15" });
+    const { secret } = await enrol(t, await signInWithPassword(t));
+    for (let i = 0; i < 5; i++) {
+      t.clock.advance(30_000);
+      const { status, body } = await passwordStep(t);
+      expect(status).toBe(200);
+      expect((await codeStep(t, body.challenge, codeNow(t, secret))).status).toBe(200);
+    }
   });
 
   test("removing the factor takes a current code; the next sign-in needs the password only", async () => {

@@ -87,8 +87,10 @@ export class AdminSessions implements DashboardSessions {
     this.throttle.attempt(email, address);
     const admin = await checkAdminPassword(this.deps.db, email, password, await (this.decoyHash ??= hashPassword(newSecret("decoy_"))));
     if (!admin) throw new ApiError("unauthorized", "The email or the password is wrong.");
-    // Not yet a success: the attempt stays counted until the code is right, so guessing codes costs what guessing passwords does.
-    if (secondFactorStatus(this.deps.db, admin.id).enrolled) return { challenge: this.challenges.issue(admin, this.deps.clock.now()) };
+    if (secondFactorStatus(this.deps.db, admin.id).enrolled) {
+      this.throttle.passed(email, address);
+      return { challenge: this.challenges.issue(admin, this.deps.clock.now()) };
+    }
     this.throttle.succeeded(email, address);
     return this.start(admin);
   }

@@ -105,3 +105,22 @@ describe.skipIf(!hasChromium)("PARLEY_REQUIRE_MFA=1 in a real browser", () => {
     });
   });
 });
+
+describe.skipIf(!hasChromium)("the Account page before the first project", () => {
+  let d: Dashboard;
+  beforeAll(async () => {
+    d = await startDashboard({ project: null });
+  });
+  afterAll(() => d?.stop());
+
+  test("is reachable: a second factor is the administrator's own, in no project", async () => {
+    const page = await d.browser.newPage({ ignoreHTTPSErrors: true });
+    await onPage(page, "second-factor-no-project", async () => {
+      await fillPassword(page, d);
+      await page.getByRole("heading", { name: "Create a project" }).waitFor();
+      await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Account" }).click();
+      await page.getByRole("button", { name: "Start set-up" }).waitFor();
+      expect(await page.getByRole("heading", { name: "Create a project" }).count()).toBe(0);
+    });
+  });
+});

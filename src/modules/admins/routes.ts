@@ -76,7 +76,14 @@ export function adminRoutes(deps: Deps) {
       "/session/second-factor",
       ({ request, server, body, set }) => {
         const address = addressOf(server, request);
-        const signedIn = sessions.completeSignIn(body.challenge, body.code, { address, requestId: requestIdOf(set) ?? null });
+        let signedIn: StartedSession;
+        try {
+          signedIn = sessions.completeSignIn(body.challenge, body.code, { address, requestId: requestIdOf(set) ?? null });
+        } catch (err) {
+          // Logged as a refused password is (who is known only from a live challenge); never the code.
+          if (err instanceof ApiError) deps.log.warn("dashboard sign-in refused at the second factor", { address, code: err.code, param: err.options.param });
+          throw err;
+        }
         deps.log.info("dashboard sign-in", { admin_id: signedIn.session.adminId, address, second_factor: true });
         return started(request, set, signedIn);
       },

@@ -1,5 +1,3 @@
-import type { Database } from "bun:sqlite";
-import type { Clock } from "../../clock";
 import type { Config } from "../../config";
 import { constantTimeEqual, sha256Hex } from "../../crypto";
 import { ApiError } from "../../http/errors";

@@ -82,7 +82,7 @@ export function buildDeps(config: Config, options: { clock?: Clock; log?: Logger
     cascades: new Cascades(),
     deviceSource,
     audit: new ChainedAuditTrail(db, groupCommit, clock),
-    dashboardSessions: new AdminSessions({ db, clock, config }),
+    dashboardSessions: new AdminSessions({ db, clock, config, serverSecret }),
   };
   registerCascades(deps);
   return deps;

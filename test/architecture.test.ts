@@ -207,6 +207,8 @@ const TABLE_OWNERS: Record<string, string> = {
   admins: "src/modules/admins/",
   admin_sessions: "src/modules/admins/",
   setup_token: "src/modules/admins/",
+  admin_second_factors: "src/modules/admins/mfa-store.ts",
+  admin_recovery_codes: "src/modules/admins/mfa-store.ts",
   end_users: "src/modules/end-users/",
   devices: "src/modules/devices/",
   device_commands: "src/modules/commands/",

@@ -75,7 +75,8 @@ async function route({ focus = false } = {}) {
   markActive(page);
   const file = id && DETAIL_PAGES[page] ? DETAIL_PAGES[page] : page;
   view.replaceChildren(h("p", { class: "muted" }, "Loading…"));
-  if (!session.tenant) return void renderNoProject();
+  // The Account page is the administrator's own, in no project: reachable before the first one exists.
+  if (!session.tenant && page !== "account") return void renderNoProject();
   let module;
   try {
     if (!/^[a-z-]+$/.test(file)) throw new Error("bad page name");

@@ -2,6 +2,7 @@
 // and mode switcher, and the models notice. The server keeps the session (decision 094).
 import { adminApi, ApiError, setCsrfToken } from "./api.js";
 import { adviceParagraphs, modelsAdvice } from "./components/models-advice.js";
+import { enrolmentSection } from "./components/second-factor.js";
 import { h, showFormError } from "./ui.js";
 
 const $ = (sel) => document.querySelector(sel);
@@ -54,10 +55,30 @@ function setMenuOpen(open) {
   $("header").classList.toggle("menu-open", open);
 }
 
+/** After a right password: the session, or the second step when the account has a second factor (decision 151). */
+const afterPassword = (signedIn) => (result) =>
+  result.second_factor_required
+    ? showGate("second-factor", ({ code }) => adminApi("/session/second-factor", { method: "POST", body: { challenge: result.challenge, code } }), signedIn)
+    : signedIn(result);
+
+/** A session held to enrolment (PARLEY_REQUIRE_MFA): the server refuses it all else, so the shell shows only this. */
+function showEnrolmentGate(session, signedIn) {
+  setCsrfToken(session.csrf_token);
+  const gate = $("#gate");
+  for (const el of ["#nav", "#switcher", "#menu-toggle", "#view"]) $(el).hidden = true;
+  $("#sign-out").hidden = false;
+  $("#who").textContent = session.admin.email;
+  gate.replaceChildren(
+    h("p", { class: "card" }, "This appliance requires a second factor for every account: set yours up to continue."),
+    enrolmentSection(async () => signedIn(await adminApi("/session"))),
+  );
+  gate.hidden = false;
+}
+
 /** Shows the setup form (no administrator yet) or the sign-in form. */
 async function showSignedOut(signedIn) {
   const setup = await adminApi("/setup").catch(() => ({ open: false }));
-  if (!setup.open) return void showGate("sign-in", (body) => adminApi("/session", { method: "POST", body }), signedIn);
+  if (!setup.open) return void showGate("sign-in", (body) => adminApi("/session", { method: "POST", body }), afterPassword(signedIn));
   showGate("setup", (body) => adminApi("/setup", { method: "POST", body }), signedIn);
   $("#setup-token-field").hidden = setup.from_loopback;
   $("#setup-token-help").hidden = setup.from_loopback;
@@ -115,6 +136,7 @@ function hideModelsNotice() {
 /** Starts the shell: the session if there is one, else sign-in or setup; calls back on each change. */
 export async function startSession({ onSignedIn, onSignedOut }) {
   const signedIn = (session) => {
+    if (session.second_factor?.must_enrol) return showEnrolmentGate(session, signedIn);
     showShell(session);
     showModelsNotice();
     onSignedIn(session);

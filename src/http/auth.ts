@@ -5,7 +5,7 @@ import { requestIdOf } from "./request-id";
 import { bearerToken, type CredentialCache, type CredentialKind, type CredentialRow, type Mode, type Tenant } from "./credentials";
 import type { Role } from "./roles";
 import type { Scope } from "./scopes";
-import { carriesCsrfToken, changesState, type DashboardSession, type DashboardSessions, sessionTokenOf } from "./sessions";
+import { carriesCsrfToken, changesState, type DashboardSession, type DashboardSessions, ENROL_SECOND_FACTOR_FIRST, sessionTokenOf } from "./sessions";
 
 /** Who is calling: the credential behind the Authorization header, resolved once per request; shared between requests, so read-only. */
 export type Principal = Readonly<Tenant> & {
@@ -99,6 +99,7 @@ function sessionPrincipal(sessions: DashboardSessions | undefined, request: Requ
   const session = sessions.ofRequest(request, now);
   if (!session) throw new ApiError("unauthorized", "Your dashboard session has ended (signed out, idle too long or too old): sign in again.");
   if (!carriesCsrfToken(request, session)) throw new ApiError("forbidden", "This request changes state but lacks the session's CSRF token (X-CSRF-Token).");
+  if (session.mustEnrolSecondFactor) throw new ApiError("forbidden", ENROL_SECOND_FACTOR_FIRST);
   const { tenant } = session;
   if (!tenant) throw new ApiError("forbidden", "Choose a project first: the dashboard acts in one project and mode at a time.");
   return principalOfSession({ ...session, tenant });
@@ -176,12 +177,14 @@ function hostOf(origin: string): string | null {
  * management: spec 5 rule 2, decision 094): 401 without a live session, 403 for a
  * state-changing request without its CSRF token or from another site.
  */
-export function dashboardSessionOnly(deps: { clock: Clock; dashboardSessions: DashboardSessions }) {
+export function dashboardSessionOnly(deps: { clock: Clock; dashboardSessions: DashboardSessions }, options: { beforeSecondFactor?: boolean } = {}) {
   return new Elysia().derive({ as: "scoped" }, ({ request }) => {
     refuseCrossSiteWrites(request);
     const session = sessionTokenOf(request) ? deps.dashboardSessions.ofRequest(request, deps.clock.now()) : null;
     if (!session) throw new ApiError("unauthorized", "Sign in to the dashboard first: this is managed only there.");
     if (!carriesCsrfToken(request, session)) throw new ApiError("forbidden", "This request changes state but lacks the session's CSRF token (X-CSRF-Token).");
+    // Only the session itself, sign-out and enrolment (`beforeSecondFactor`) answer a session that must enrol first.
+    if (session.mustEnrolSecondFactor && !options.beforeSecondFactor) throw new ApiError("forbidden", ENROL_SECOND_FACTOR_FIRST);
     return { session };
   });
 }

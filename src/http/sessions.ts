@@ -22,7 +22,15 @@ export type DashboardSession = {
   /** The project and mode the administrator acts in; null before one is chosen (a fresh install has no project). */
   readonly tenant: { readonly projectId: string; readonly organizationId: string; readonly mode: Mode } | null;
   readonly csrfToken: string;
+  /**
+   * PARLEY_REQUIRE_MFA is on and this local account has no second factor yet (decision 151):
+   * until it enrols, only the session itself, sign-out and enrolment answer it.
+   */
+  readonly mustEnrolSecondFactor?: boolean;
 };
+
+/** Why a session that must enrol a second factor is refused everything else (403). */
+export const ENROL_SECOND_FACTOR_FIRST = "This appliance requires a second factor: set one up (Account) before doing anything else.";
 
 /** What the auth path and the rate limiter ask of the sessions: the live session behind a request's cookie, looked up once per request. */
 export interface DashboardSessions {

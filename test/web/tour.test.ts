@@ -74,6 +74,7 @@ describe.skipIf(!hasChromium)("a tour of every page", () => {
       ["webhooks", "webhooks"],
       ["compliance", "compliance"],
       ["system", "system"],
+      ["account", "account"],
     );
   }, 120_000);
   afterAll(() => d?.stop());

@@ -1,11 +1,14 @@
 import { parseFlags, UsageError } from "../../cli/args";
 import type { Deps } from "../../deps";
+import { operatorActor } from "../audit/service";
+import { resetSecondFactor } from "./mfa";
 import { createAdmin, listAdmins, MIN_PASSWORD_LENGTH, openSetupToken, removeAdmin, resetAdminPassword } from "./service";
 
 const USAGE = `usage: parley admin create EMAIL          a dashboard administrator (password asked, or PARLEY_ADMIN_PASSWORD / stdin when not a terminal)
        parley admin list [--json]
        parley admin reset-password EMAIL  a new password; the administrator's sessions end
-       parley admin remove EMAIL`;
+       parley admin remove EMAIL
+       parley admin reset-mfa EMAIL       removes a lost second factor (audited); the next sign-in needs the password only`;
 
 const NO_PASSWORD = `No password given. Run the command at a terminal to be asked for it, or give it (at least ${MIN_PASSWORD_LENGTH} characters)
 in PARLEY_ADMIN_PASSWORD or as the first line of stdin, e.g. parley admin reset-password EMAIL < password.txt`;
@@ -79,6 +82,14 @@ export async function adminCommand(deps: Deps, args: string[]): Promise<void> {
       if (!email) throw new UsageError(USAGE);
       const admin = await resetAdminPassword(deps.db, email, await newPassword(), now());
       console.log(`password reset for ${admin.email}; their dashboard sessions ended`);
+      return;
+    }
+    case "reset-mfa": {
+      if (!email) throw new UsageError(USAGE);
+      const reset = resetSecondFactor(deps.db, email, operatorActor(), now());
+      console.log(
+        reset.hadOne ? `second factor removed for ${reset.email}; they can set up a new one after signing in` : `${reset.email} had no second factor`,
+      );
       return;
     }
     case "remove": {

@@ -49,9 +49,23 @@ export class LoginThrottle {
   /** The attempt was right: the account's failures are forgiven, and this attempt no longer counts against the address. */
   succeeded(email: string, address: string): void {
     this.failures.delete(emailKey(email));
-    const f = this.failures.get(addressKey(address));
+    this.uncount(addressKey(address));
+  }
+
+  /**
+   * The attempt was right but the sign-in is not complete (a password whose second factor is
+   * owed, decision 151): it no longer counts, and the account's earlier failures stay, so a
+   * known password does not wipe the count of guessed codes.
+   */
+  passed(email: string, address: string): void {
+    this.uncount(emailKey(email));
+    this.uncount(addressKey(address));
+  }
+
+  private uncount(key: string): void {
+    const f = this.failures.get(key);
     if (f && f.count > 1) f.count--;
-    else this.failures.delete(addressKey(address));
+    else this.failures.delete(key);
   }
 
   private get windowMs(): number {

@@ -5,7 +5,9 @@ import { dashboardSessionOnly, refuseCrossSiteWrites } from "../../http/auth";
 import { ApiError } from "../../http/errors";
 import { isHttps, sessionCookie } from "../../http/sessions";
 import { createProject } from "../projects/service";
-import { createProjectBody, selectTenantBody, setupBody, signInBody } from "./schema";
+import { requestIdOf } from "../../http/request-id";
+import { secondFactorRoutes } from "./mfa-routes";
+import { createProjectBody, secondStepBody, selectTenantBody, setupBody, signInBody } from "./schema";
 import { createFirstAdmin } from "./service";
 import type { StartedSession } from "./sessions";
 
@@ -63,20 +65,43 @@ export function adminRoutes(deps: Deps) {
           if (err instanceof ApiError) deps.log.warn("dashboard sign-in refused", { email: body.email, address, code: err.code });
           throw err;
         });
+        // A second factor is owed: no session yet, a challenge for the second step.
+        if ("challenge" in signedIn) return { second_factor_required: true, challenge: signedIn.challenge };
         deps.log.info("dashboard sign-in", { admin_id: signedIn.session.adminId, address });
         return started(request, set, signedIn);
       },
       { body: signInBody },
+    )
+    .post(
+      "/session/second-factor",
+      ({ request, server, body, set }) => {
+        const address = addressOf(server, request);
+        let signedIn: StartedSession;
+        try {
+          signedIn = sessions.completeSignIn(body.challenge, body.code, { address, requestId: requestIdOf(set) ?? null });
+        } catch (err) {
+          // Logged as a refused password is (who is known only from a live challenge); never the code.
+          if (err instanceof ApiError) deps.log.warn("dashboard sign-in refused at the second factor", { address, code: err.code, param: err.options.param });
+          throw err;
+        }
+        deps.log.info("dashboard sign-in", { admin_id: signedIn.session.adminId, address, second_factor: true });
+        return started(request, set, signedIn);
+      },
+      { body: secondStepBody },
     );
 
-  const signedIn = new Elysia()
-    .use(dashboardSessionOnly(deps))
+  // What a session that must enrol a second factor may still do: see itself and sign out (and enrol: mfa-routes.ts).
+  const beforeSecondFactor = new Elysia()
+    .use(dashboardSessionOnly(deps, { beforeSecondFactor: true }))
     .get("/session", ({ session }) => sessions.describe(session))
     .delete("/session", ({ request, session, set }) => {
       sessions.end(session);
       set.headers["set-cookie"] = sessionCookie("", 0, isHttps(request));
       set.status = 204;
-    })
+    });
+
+  const signedIn = new Elysia()
+    .use(dashboardSessionOnly(deps))
     .put("/session/tenant", ({ session, body }) => sessions.describe(sessions.select(session, body.project_id, body.mode)), { body: selectTenantBody })
     .post(
       "/projects",
@@ -88,5 +113,5 @@ export function adminRoutes(deps: Deps) {
       { body: createProjectBody },
     );
 
-  return new Elysia({ name: "parley.admins", prefix: "/dashboard/api" }).use(open).use(signedIn);
+  return new Elysia({ name: "parley.admins", prefix: "/dashboard/api" }).use(open).use(beforeSecondFactor).use(secondFactorRoutes(deps)).use(signedIn);
 }

@@ -1,5 +1,3 @@
-import type { Database } from "bun:sqlite";
-import type { Clock } from "../../clock";
 import type { Config } from "../../config";
 import { constantTimeEqual, sha256Hex } from "../../crypto";
 import { ApiError } from "../../http/errors";
@@ -11,15 +9,21 @@ import { listProjects } from "../projects/service";
 import { LoginThrottle } from "./login-throttle";
 import type { SessionView } from "./schema";
 import { type Admin, checkAdminPassword, countAdmins, hashPassword, openSetupToken } from "./service";
-import { endSession, findSession, findSetupTokenHash, insertSession, purgeSessions, selectSessionTenant, touchSession } from "./store";
+import { endSession, findSession, findSetupTokenHash, insertSession, purgeSessions, selectSessionTenant, type SignedInWith, touchSession } from "./store";
+import { adminActor } from "../audit/service";
+import { type FactorOwner, type SecondFactorDeps, secondFactorStatus, verifySecondFactor } from "./mfa";
+import { SignInChallenges } from "./mfa-challenges";
 
 /** last_seen_at is written at most this often: a page polling every few seconds must not write on every request. */
 const TOUCH_EVERY_MS = 60_000;
 
-type SessionDeps = { db: Database; clock: Clock; config: Config };
+type SessionDeps = SecondFactorDeps & { config: Config };
 
 /** A session just started: the token goes into the cookie and nowhere else. */
 export type StartedSession = { token: string; session: DashboardSession };
+
+/** A right password of an account with a second factor: no session yet, a challenge for the second step (decision 151). */
+export type OwedSecondFactor = { challenge: string };
 
 /**
  * Administrators' dashboard sessions (decision 094): the token is random, kept only as its
@@ -29,6 +33,7 @@ export type StartedSession = { token: string; session: DashboardSession };
  */
 export class AdminSessions implements DashboardSessions {
   readonly throttle: LoginThrottle;
+  private readonly challenges = new SignInChallenges();
   private readonly byRequest = new WeakMap<Request, DashboardSession | null>();
   private setupToken: string | null = null;
   private decoyHash: Promise<string> | undefined;
@@ -67,26 +72,60 @@ export class AdminSessions implements DashboardSessions {
     if (at - lastSeen >= this.idleMs || at - Date.parse(row.created_at) >= this.maxMs) return null;
     if (at - lastSeen >= TOUCH_EVERY_MS) touchSession(this.deps.db, row.id, now);
     const tenant = row.project_id && row.organization_id ? { projectId: row.project_id, organizationId: row.organization_id, mode: row.mode } : null;
-    return { id: row.id, adminId: row.admin_id, adminEmail: row.email, role: row.role, tenant, csrfToken: csrfTokenOf(token) };
+    // Judged on every request, not at sign-in: turning PARLEY_REQUIRE_MFA on holds sessions already open too.
+    const mustEnrolSecondFactor = this.deps.config.admins.requireMfa && row.signed_in_with === "password" && !row.has_second_factor;
+    return { id: row.id, adminId: row.admin_id, adminEmail: row.email, role: row.role, tenant, csrfToken: csrfTokenOf(token), mustEnrolSecondFactor };
   }
 
-  /** Signs in with email and password from `address`: 401 for a wrong pair, 429 while locked out. */
-  async signIn(email: string, password: string, address: string): Promise<StartedSession> {
+  /**
+   * Signs in with email and password from `address`: 401 for a wrong pair, 429 while locked out.
+   * An account with a second factor gets a challenge for the second step instead of a session.
+   */
+  async signIn(email: string, password: string, address: string): Promise<StartedSession | OwedSecondFactor> {
     this.throttle.attempt(email, address);
     const admin = await checkAdminPassword(this.deps.db, email, password, await (this.decoyHash ??= hashPassword(newSecret("decoy_"))));
     if (!admin) throw new ApiError("unauthorized", "The email or the password is wrong.");
+    if (secondFactorStatus(this.deps.db, admin.id).enrolled) {
+      this.throttle.passed(email, address);
+      return { challenge: this.challenges.issue(admin, this.deps.clock.now()) };
+    }
     this.throttle.succeeded(email, address);
     return this.start(admin);
   }
 
-  /** A new session for an administrator, acting in the first project (if any) in test mode. */
-  start(admin: Admin): StartedSession {
+  /**
+   * The second step: a live challenge and a code (TOTP or recovery) from `origin`. Counted by the
+   * same throttle as passwords: 401 for a wrong code or a spent or expired challenge, 429 while locked out.
+   */
+  completeSignIn(challenge: string, code: string, origin: { address: string; requestId: string | null }): StartedSession {
+    const admin = this.challenges.find(challenge, this.deps.clock.now());
+    if (!admin) throw new ApiError("unauthorized", "This sign-in has expired: give your email and password again.", { param: "challenge" });
+    if (!this.checkCode(admin, code, origin)) throw new ApiError("unauthorized", "The code is wrong or was used already.", { param: "code" });
+    this.challenges.spend(challenge);
+    return this.start(admin);
+  }
+
+  /**
+   * Whether a second-factor code (TOTP or recovery) of an administrator is right, checked under
+   * the sign-in throttle (429 while locked out; a wrong code counts as a failed sign-in): for the
+   * sign-in's second step and for removing a factor.
+   */
+  checkCode(owner: FactorOwner, code: string, origin: { address: string; requestId: string | null }): boolean {
+    this.throttle.attempt(owner.email, origin.address);
+    const actor = { ...adminActor({ adminId: owner.id, adminEmail: owner.email }), origin: { requestId: origin.requestId, clientAddress: origin.address } };
+    if (!verifySecondFactor(this.deps, owner, code, actor)) return false;
+    this.throttle.succeeded(owner.email, origin.address);
+    return true;
+  }
+
+  /** A new session for an administrator, acting in the first project (if any) in test mode; `signedInWith` says how (migration 0028). */
+  start(admin: Admin, signedInWith: SignedInWith = "password"): StartedSession {
     const { db, clock } = this.deps;
     const now = clock.now();
     purgeSessions(db, new Date(now.getTime() - Math.max(this.idleMs, this.maxMs)));
     const token = newSecret("ses_");
     const firstProject = listProjects(db)[0] ?? null;
-    insertSession(db, admin.id, sha256Hex(token), firstProject?.id ?? null, now);
+    insertSession(db, admin.id, sha256Hex(token), firstProject?.id ?? null, now, signedInWith);
     return { token, session: this.find(token, now)! };
   }
 
@@ -109,6 +148,7 @@ export class AdminSessions implements DashboardSessions {
     const project = t && projects.find((p) => p.id === t.projectId);
     return {
       admin: { id: session.adminId, email: session.adminEmail },
+      second_factor: { enrolled: secondFactorStatus(this.deps.db, session.adminId).enrolled, must_enrol: Boolean(session.mustEnrolSecondFactor) },
       csrf_token: session.csrfToken,
       tenant: t && project ? { project_id: t.projectId, project_name: project.name, mode: t.mode } : null,
       projects,

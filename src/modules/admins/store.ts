@@ -62,19 +62,27 @@ export type SessionRow = {
   mode: Mode;
   created_at: string;
   last_seen_at: string;
+  signed_in_with: SignedInWith;
+  /** 1 when the administrator has a confirmed second factor (migration 0028). */
+  has_second_factor: 0 | 1;
 };
 
-export function insertSession(db: Database, adminId: string, tokenHash: string, projectId: string | null, now: Date): string {
+/** How a session was signed in (migration 0028): a local password, or the identity provider. */
+export type SignedInWith = "password" | "sso";
+
+export function insertSession(
+  db: Database,
+  adminId: string,
+  tokenHash: string,
+  projectId: string | null,
+  now: Date,
+  signedInWith: SignedInWith = "password",
+): string {
   const id = newId("ses_", now.getTime());
   const at = now.toISOString();
-  db.query("INSERT INTO admin_sessions (id, admin_id, token_hash, project_id, mode, created_at, last_seen_at) VALUES (?, ?, ?, ?, 'test', ?, ?)").run(
-    id,
-    adminId,
-    tokenHash,
-    projectId,
-    at,
-    at,
-  );
+  db.query(
+    "INSERT INTO admin_sessions (id, admin_id, token_hash, project_id, mode, created_at, last_seen_at, signed_in_with) VALUES (?, ?, ?, ?, 'test', ?, ?, ?)",
+  ).run(id, adminId, tokenHash, projectId, at, at, signedInWith);
   return id;
 }
 
@@ -82,7 +90,8 @@ export function insertSession(db: Database, adminId: string, tokenHash: string, 
 export function findSession(db: Database, tokenHash: string): SessionRow | null {
   return db
     .query<SessionRow, [string]>(
-      `SELECT s.id, s.admin_id, a.email, a.role, s.project_id, p.organization_id, s.mode, s.created_at, s.last_seen_at
+      `SELECT s.id, s.admin_id, a.email, a.role, s.project_id, p.organization_id, s.mode, s.created_at, s.last_seen_at, s.signed_in_with,
+              EXISTS (SELECT 1 FROM admin_second_factors f WHERE f.admin_id = s.admin_id AND f.confirmed_at IS NOT NULL) AS has_second_factor
          FROM admin_sessions s JOIN admins a ON a.id = s.admin_id LEFT JOIN projects p ON p.id = s.project_id
         WHERE s.token_hash = ? AND s.ended_at IS NULL`,
     )

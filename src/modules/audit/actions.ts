@@ -35,6 +35,11 @@ export const AUDIT_ACTIONS = [
   "project.delete",
   "organization.update",
   "config.update",
+  // Second factors of dashboard accounts (decision 151); the resource is the administrator
+  "second_factor.enrol",
+  "second_factor.disable",
+  "second_factor.reset",
+  "recovery_code.use",
 ] as const;
 
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];

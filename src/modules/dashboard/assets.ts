@@ -8,6 +8,8 @@ import indexHtml from "../../../web/index.html" with { type: "text" };
 import sessionJs from "../../../web/session.js" with { type: "text" };
 import uiJs from "../../../web/ui.js" with { type: "text" };
 import keysPage from "../../../web/pages/keys.js" with { type: "text" };
+import accountPage from "../../../web/pages/account.js" with { type: "text" };
+import secondFactorComponent from "../../../web/components/second-factor.js" with { type: "text" };
 import systemPage from "../../../web/pages/system.js" with { type: "text" };
 import endUserSelectComponent from "../../../web/components/end-user-select.js" with { type: "text" };
 import factsComponent from "../../../web/components/facts.js" with { type: "text" };
@@ -62,6 +64,8 @@ export const ASSETS: Readonly<Record<string, string>> = Object.assign(Object.cre
   "session.js": sessionJs,
   "ui.js": uiJs,
   "pages/keys.js": keysPage,
+  "pages/account.js": accountPage,
+  "components/second-factor.js": secondFactorComponent,
   "pages/system.js": systemPage,
   "components/end-user-select.js": endUserSelectComponent,
   "components/facts.js": factsComponent,

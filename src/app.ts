@@ -17,6 +17,7 @@ import { firmwareRoutes, firmwareUploadRoutes } from "./modules/firmware/routes"
 import { grantsRoutes } from "./modules/grants/routes";
 import { healthRoutes } from "./modules/health/routes";
 import { heartbeatsRoutes } from "./modules/heartbeats/routes";
+import { breakGlassRoutes } from "./modules/break-glass/routes";
 import { keysRoutes } from "./modules/keys/routes";
 import { reprocessRoutes } from "./modules/transcriptions/reprocess";
 import { endUsersRoutes } from "./modules/end-users/routes";
@@ -82,6 +83,7 @@ export function createApp(deps: Deps) {
     .use(healthRoutes(deps))
     .use(adminRoutes(deps))
     .use(keysRoutes(deps))
+    .use(breakGlassRoutes(deps))
     .use(reprocessRoutes(deps))
     .use(dashboardRoutes(deps, (d, options) => diagnose(d.config, { engines: d.engines, verify: options?.verify })))
     .get("/v1/openapi.json", () => (openapi ??= buildOpenApiDocument(documentedRoutes(deps))))

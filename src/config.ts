@@ -90,6 +90,7 @@ const envSchema = z
     PARLEY_TLS_KEY_FILE: z.string().min(1).optional(),
     PARLEY_SESSION_IDLE_MINUTES: whole(1).default(30),
     PARLEY_SESSION_MAX_HOURS: whole(1).default(12),
+    PARLEY_BREAK_GLASS_MINUTES: whole(1, 1440).default(30),
     PARLEY_LOGIN_MAX_FAILURES: whole(1).default(5),
     PARLEY_LOGIN_LOCKOUT_MINUTES: whole(1).default(15),
     PARLEY_REQUIRE_MFA: flag.default(false),
@@ -151,8 +152,8 @@ export type Config = Readonly<{
   metrics: boolean;
   /** HTTPS served by this process (decision 104): the operator's certificate files, a self-signed certificate made in the data dir, or none (plain HTTP). */
   tls: { mode: "files"; certFile: string; keyFile: string } | { mode: "auto" } | null;
-  /** Dashboard sessions end after idle minutes or max hours; sign-in locks for lockoutMinutes after maxFailures failures (decision 094); with requireMfa every local account enrols a second factor first (decision 151). */
-  admins: { sessionIdleMinutes: number; sessionMaxHours: number; maxFailures: number; lockoutMinutes: number; requireMfa: boolean };
+  /** Dashboard sessions end after idle minutes or max hours; sign-in locks for lockoutMinutes after maxFailures failures (decision 094); with requireMfa every local account enrols a second factor first (decision 151); break-glass grants last breakGlassMinutes (decision 137). */
+  admins: { sessionIdleMinutes: number; sessionMaxHours: number; maxFailures: number; lockoutMinutes: number; requireMfa: boolean; breakGlassMinutes: number };
   /** The key wrapping the projects' audio data keys (decision 105); unset: derived from the server secret. */
   masterKeyFile?: string;
   /** Redaction's model pass (decision 108): auto runs it when the local LLM is installed; off keeps rules only. */
@@ -239,6 +240,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     admins: {
       sessionIdleMinutes: e.PARLEY_SESSION_IDLE_MINUTES,
       sessionMaxHours: e.PARLEY_SESSION_MAX_HOURS,
+      breakGlassMinutes: e.PARLEY_BREAK_GLASS_MINUTES,
       maxFailures: e.PARLEY_LOGIN_MAX_FAILURES,
       lockoutMinutes: e.PARLEY_LOGIN_LOCKOUT_MINUTES,
       requireMfa: e.PARLEY_REQUIRE_MFA,

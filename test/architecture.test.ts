@@ -237,6 +237,7 @@ const TABLE_OWNERS: Record<string, string> = {
   legal_holds: "src/modules/legal-holds/",
   exports: "src/modules/exports/",
   redaction_passes: "src/modules/redaction/",
+  break_glass_grants: "src/modules/break-glass/",
 };
 
 /** SQL that writes a table: uppercase keywords, as every statement of src/ is written (prose says "update a row"). */

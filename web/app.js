@@ -14,7 +14,13 @@ const DEFAULT_PAGE = "keys";
 export function parseHash(hash = location.hash) {
   const [path, search = ""] = hash.replace(/^#\/?/, "").split("?");
   const [page = "", id = null] = path.split("/").map(decodeURIComponent);
-  return { page: page || DEFAULT_PAGE, id: id || null, query: new URLSearchParams(search) };
+  return { page: page || defaultPage(), id: id || null, query: new URLSearchParams(search) };
+}
+
+/** Keys, or for a role that has none the first page its navigation shows. */
+function defaultPage() {
+  const first = document.querySelector("#nav a:not([hidden])")?.getAttribute("href")?.slice(2);
+  return document.querySelector(`#nav a[href="#/${DEFAULT_PAGE}"]`)?.hidden ? first : DEFAULT_PAGE;
 }
 
 let leaving = new AbortController();

@@ -39,6 +39,8 @@ function showShell(session) {
   $("#gate").replaceChildren();
   for (const el of ["#nav", "#switcher", "#sign-out", "#menu-toggle", "#view"]) $(el).hidden = false;
   $("#who").textContent = session.admin.email;
+  // Links to what the role can never use are hidden; the server refuses them anyway (decision 136).
+  for (const el of document.querySelectorAll("[data-roles]")) el.hidden = !el.dataset.roles.split(" ").includes(session.admin.role);
   const projects = $("#project-select");
   projects.replaceChildren(...session.projects.map((p) => h("option", { value: p.id, selected: p.id === session.tenant?.project_id }, p.name)));
   if (!session.projects.length) projects.append(h("option", { value: "" }, "No project yet"));

@@ -1,5 +1,6 @@
 import { holdsScope, type Principal } from "./auth";
 import { ApiError } from "./errors";
+import { roleHoldsAll } from "./roles";
 
 /**
  * The one access rule within a tenant (decision 084). Tenancy itself (project and mode) is
@@ -15,10 +16,12 @@ export type Owner = { endUserId: string | null; deviceId?: string | null };
  * May this principal see content of this owner? API keys see the tenant's content, a key
  * confined to an end user only that end user's. A device token sees only what its own
  * device captured. Upload and reset tokens are good for one call each and see no content.
- * Roles (issue #32) extend this function and nothing else.
+ * A role reaching content through break-glass (decision 137) sees only the content of the
+ * end users its open grants name; what a role may do at all is authorize()'s (auth.ts).
  */
 export function maySee(principal: Principal, owner: Owner): boolean {
   if (principal.endUserId && owner.endUserId !== principal.endUserId) return false;
+  if (principal.viaBreakGlass && !(owner.endUserId && principal.breakGlass?.has(owner.endUserId))) return false;
   switch (principal.kind) {
     case "secret":
     case "restricted":
@@ -78,9 +81,11 @@ export const notFound = {
  * The end user a request names (a list's `end_user_id` filter or a body's field), checked
  * against the one an end-user-scoped key is confined to: naming another is 403 `forbidden`,
  * param `end_user_id`, whether that end user exists or not (decision 131); naming none means
- * the key's own. One behaviour for every route: lists, creates and searches alike.
+ * the key's own. One behaviour for every route: lists, creates and searches alike. Content
+ * read through break-glass is confined alike to its grants' end users (decision 137).
  */
 export function confineToEndUser(principal: Principal, endUserId?: string | null): string | null {
+  if (principal.viaBreakGlass) return confineToBreakGlass(principal, endUserId);
   if (!principal.endUserId) return endUserId ?? null;
   if (endUserId && endUserId !== principal.endUserId) {
     throw new ApiError("forbidden", "This key is scoped to another end user.", { param: "end_user_id" });
@@ -88,9 +93,21 @@ export function confineToEndUser(principal: Principal, endUserId?: string | null
   return principal.endUserId;
 }
 
+/** The end user named, when break-glass is open for them; naming none means the one it is open for, when there is one. */
+function confineToBreakGlass(principal: Principal, endUserId?: string | null): string {
+  const open = [...(principal.breakGlass?.keys() ?? [])];
+  if (endUserId) {
+    if (!open.includes(endUserId))
+      throw new ApiError("forbidden", "Break-glass is not open for this end user: open it, with a reason, first.", { param: "end_user_id" });
+    return endUserId;
+  }
+  if (open.length !== 1) throw new ApiError("forbidden", "Break-glass is open for several end users: name one (end_user_id).", { param: "end_user_id" });
+  return open[0]!;
+}
+
 /** Project-wide actions (registering devices, creating end users, managing webhooks ...) are refused to a key confined to one end user. */
 export function requireUnconfined(principal: Principal, action: string): void {
-  if (principal.endUserId) throw new ApiError("forbidden", `An end-user-scoped key cannot ${action}.`);
+  if (principal.endUserId || principal.viaBreakGlass) throw new ApiError("forbidden", `An end-user-scoped key cannot ${action}.`);
 }
 
 /**
@@ -105,11 +122,12 @@ export function requireOwnDeviceToken(principal: Principal, deviceId: string, re
 
 /**
  * Who may write what belongs to the whole organization and both modes (firmware releases):
- * only a live secret key not confined to an end user; a test key must not put firmware in
- * front of live devices (spec 5 rule 1).
+ * only a live secret key not confined to an end user, or a session whose role may do
+ * everything under /v1; a test key must not put firmware in front of live devices (spec 5 rule 1).
  */
 export function requireOrganizationWriter(principal: Principal, refusal: string): void {
   if (principal.kind !== "secret" || principal.mode !== "live" || principal.endUserId) throw new ApiError("forbidden", refusal);
+  if (principal.role && !roleHoldsAll(principal.role)) throw new ApiError("forbidden", `The ${principal.role} role cannot publish firmware.`);
 }
 
 /** The one call a reset completion credential (rct_) makes, for its own command of its own device (decision 022). */

@@ -3,7 +3,7 @@ import type { Clock } from "../clock";
 import { ApiError } from "./errors";
 import { requestIdOf } from "./request-id";
 import { bearerToken, type CredentialCache, type CredentialKind, type CredentialRow, type Mode, type Tenant } from "./credentials";
-import type { Role } from "./roles";
+import { isContent, opensWithContent, type Role, readsContent, roleHolds } from "./roles";
 import type { Scope } from "./scopes";
 import { carriesCsrfToken, changesState, type DashboardSession, type DashboardSessions, ENROL_SECOND_FACTOR_FIRST, sessionTokenOf } from "./sessions";
 
@@ -30,6 +30,11 @@ export type Principal = Readonly<Tenant> & {
    * read by the access rule, and by the audit trail to record each read's reason.
    */
   readonly breakGlass?: ReadonlyMap<string, BreakGlassGrant>;
+  /**
+   * Set on the Principal authorize() hands a content route when a role without content reaches
+   * it through break-glass: it then sees only the content of the end users in `breakGlass`.
+   */
+  readonly viaBreakGlass?: boolean;
 };
 
 /** One open break-glass grant: its id and the reason given when it was opened. */
@@ -86,6 +91,7 @@ export function principalOfSession(session: DashboardSession & { tenant: NonNull
     adminId: session.adminId,
     adminEmail: session.adminEmail,
     role: session.role,
+    breakGlass: session.breakGlass,
   };
 }
 
@@ -131,18 +137,39 @@ export function authentication(deps: { credentials: CredentialCache; clock: Cloc
 
 const API_KEY_KINDS: readonly CredentialKind[] = ["secret", "restricted"];
 
-/** Whether an API key holds a scope (secret keys hold all); other credential kinds hold none. */
+/** Whether an API key holds a scope (secret keys hold all, a session what its role holds); other credential kinds hold none. */
 export function holdsScope(principal: Principal, scope: Scope): boolean {
-  return API_KEY_KINDS.includes(principal.kind) && (principal.scopes === null || principal.scopes.includes(scope));
+  return (
+    API_KEY_KINDS.includes(principal.kind) &&
+    (principal.scopes === null || principal.scopes.includes(scope)) &&
+    (!principal.role || roleHolds(principal.role, scope))
+  );
 }
 
+/** The refusal of content to a role that reads it only through break-glass (issue 32): it says how to get it. */
+export const BREAK_GLASS_NEEDED = (role: Role) =>
+  `The ${role} role does not see conversation content (audio, transcripts, summaries, search, Ask): open break-glass for the end user, with a reason, on the Compliance page first.`;
+
 /**
- * The single permission check: API keys need the scope (secret keys hold all), other
- * token kinds only reach routes that name them. 403 otherwise.
+ * The single permission check: API keys need the scope (secret keys hold all), a dashboard
+ * session what its role holds (decision 136), other token kinds only reach routes that name
+ * them. 403 otherwise. `content` marks a route that reads content under a scope that also
+ * covers metadata (audio, search): a role without content reaches content only through an
+ * open break-glass grant, and then sees only its end users' (access.ts).
  */
-export function authorize(principal: Principal, scope: Scope, options: { tokens?: readonly CredentialKind[] } = {}): Principal {
+export function authorize(principal: Principal, scope: Scope, options: { tokens?: readonly CredentialKind[]; content?: boolean } = {}): Principal {
   if (API_KEY_KINDS.includes(principal.kind)) {
-    if (!holdsScope(principal, scope)) throw new ApiError("forbidden", `This key lacks the ${scope} scope.`);
+    const { role } = principal;
+    if (role && !readsContent(role)) {
+      const open = Boolean(principal.breakGlass?.size);
+      if (isContent(scope, options.content)) {
+        if (!open) throw new ApiError("forbidden", BREAK_GLASS_NEEDED(role));
+        return { ...principal, viaBreakGlass: true };
+      }
+      if (open && !roleHolds(role, scope) && opensWithContent(scope)) return { ...principal, viaBreakGlass: true };
+    }
+    if (!holdsScope(principal, scope))
+      throw new ApiError("forbidden", role ? `The ${role} role cannot do this (it needs ${scope}).` : `This key lacks the ${scope} scope.`);
     return principal;
   }
   if (options.tokens?.includes(principal.kind)) return principal;
@@ -175,9 +202,13 @@ function hostOf(origin: string): string | null {
 /**
  * The routes only an administrator's dashboard session reaches, never an API key (key
  * management: spec 5 rule 2, decision 094): 401 without a live session, 403 for a
- * state-changing request without its CSRF token or from another site.
+ * state-changing request without its CSRF token or from another site, and 403 for a role
+ * not among `roles` when given (decision 136).
  */
-export function dashboardSessionOnly(deps: { clock: Clock; dashboardSessions: DashboardSessions }, options: { beforeSecondFactor?: boolean } = {}) {
+export function dashboardSessionOnly(
+  deps: { clock: Clock; dashboardSessions: DashboardSessions },
+  options: { beforeSecondFactor?: boolean; roles?: readonly Role[] } = {},
+) {
   return new Elysia().derive({ as: "scoped" }, ({ request }) => {
     refuseCrossSiteWrites(request);
     const session = sessionTokenOf(request) ? deps.dashboardSessions.ofRequest(request, deps.clock.now()) : null;
@@ -185,6 +216,12 @@ export function dashboardSessionOnly(deps: { clock: Clock; dashboardSessions: Da
     if (!carriesCsrfToken(request, session)) throw new ApiError("forbidden", "This request changes state but lacks the session's CSRF token (X-CSRF-Token).");
     // Only the session itself, sign-out and enrolment (`beforeSecondFactor`) answer a session that must enrol first.
     if (session.mustEnrolSecondFactor && !options.beforeSecondFactor) throw new ApiError("forbidden", ENROL_SECOND_FACTOR_FIRST);
+    if (options.roles) requireRole(session, options.roles);
     return { session };
   });
+}
+
+/** 403 unless the session's role is one of `roles`. */
+export function requireRole(session: { readonly role: Role }, roles: readonly Role[]): void {
+  if (!roles.includes(session.role)) throw new ApiError("forbidden", `The ${session.role} role cannot do this: it takes ${roles.join(" or ")}.`);
 }

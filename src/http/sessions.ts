@@ -1,5 +1,6 @@
 import { constantTimeEqual, sha256Hex } from "../crypto";
 import type { Mode } from "../tenancy";
+import type { BreakGlassGrant } from "./auth";
 import type { Role } from "./roles";
 
 /**
@@ -27,6 +28,8 @@ export type DashboardSession = {
    * until it enrols, only the session itself, sign-out and enrolment answer it.
    */
   readonly mustEnrolSecondFactor?: boolean;
+  /** The open break-glass grants of this person in `tenant`, by end user (issue 32); absent for roles that need none. */
+  readonly breakGlass?: ReadonlyMap<string, BreakGlassGrant>;
 };
 
 /** Why a session that must enrol a second factor is refused everything else (403). */

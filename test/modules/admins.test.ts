@@ -140,7 +140,7 @@ describe("dashboard sessions", () => {
     await resetAdminPassword(t.deps.db, "admin@clinic.example", "a brand new password", t.clock.now());
     expect((await send(t, "GET", "/v1/end-users", { cookie: reset.cookie })).status).toBe(401);
     const removed = await signIn(t, "admin@clinic.example", "a brand new password");
-    removeAdmin(t.deps.db, "ADMIN@clinic.example");
+    removeAdmin(t.deps.db, { email: "ADMIN@clinic.example" }, t.clock.now());
     expect((await send(t, "GET", "/v1/end-users", { cookie: removed.cookie })).status).toBe(401);
   });
 

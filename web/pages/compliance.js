@@ -4,6 +4,7 @@ import { nameBook } from "../components/names.js";
 import { pagedTable } from "../components/table.js";
 import { apiUrl } from "../api.js";
 import { confirmDialog, h, statusBadge, when } from "../ui.js";
+import { breakGlassSection } from "./compliance/break-glass.js";
 
 // What a compliance officer asks of the appliance (issue 19): "keep everything of this
 // patient for the lawsuit" (legal holds), "delete everything older than seven years"
@@ -19,6 +20,9 @@ const TARGETS = [
 
 /** Compliance: legal holds (place, release) and the access audit log with its filters. */
 export async function render(view, ctx) {
+  const breakGlass = await breakGlassSection(ctx);
+  // A viewer comes here for break-glass alone (a support case); the rest is compliance's (decision 136).
+  if (ctx.session.admin.role === "viewer") return void view.replaceChildren(h("h1", {}, "Compliance"), breakGlass);
   const names = nameBook(ctx.api);
   const holds = pagedTable({
     api: ctx.api,
@@ -78,6 +82,7 @@ export async function render(view, ctx) {
   if (ctx.signal?.aborted) return;
   view.replaceChildren(
     h("h1", {}, "Compliance"),
+    breakGlass,
     h("h2", {}, "Legal holds"),
     h("p", { class: "muted" }, "While a hold is active, what it covers cannot be deleted and retention leaves it alone."),
     holds.el,

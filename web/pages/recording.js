@@ -78,8 +78,19 @@ export async function render(view, ctx) {
   // that starts work (reprocess, a summary) starts it again.
   let shown = null;
   let stop = null;
+  const latestTranscription = async () => (await ctx.api("/transcriptions", { query: { recording_id: rec.id, limit: 1 } })).data[0] ?? null;
   async function check() {
-    const latest = (await ctx.api("/transcriptions", { query: { recording_id: rec.id, limit: 1 } })).data[0] ?? null;
+    const latest = await latestTranscription().catch((err) => {
+      if (err?.status !== 403) throw err;
+      // A role without content (decision 136): the server's refusal says how to get it, break-glass.
+      transcript.replaceChildren(h("h2", { id: "txn-h" }, "Transcript"), h("p", { class: "error", role: "alert" }, err.message));
+      return undefined;
+    });
+    if (latest === undefined) {
+      stop?.();
+      stop = null;
+      return;
+    }
     const key = latest ? `${latest.id}:${latest.status}` : "none";
     if (key !== shown) {
       shown = key;

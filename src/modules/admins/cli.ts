@@ -1,14 +1,24 @@
-import { parseFlags, UsageError } from "../../cli/args";
+import { formatTable, parseFlags, UsageError } from "../../cli/args";
 import type { Deps } from "../../deps";
+import { isRole, ROLES, type Role } from "../../http/roles";
 import { operatorActor } from "../audit/service";
 import { resetSecondFactor } from "./mfa";
-import { createAdmin, listAdmins, MIN_PASSWORD_LENGTH, openSetupToken, removeAdmin, resetAdminPassword } from "./service";
+import { changeAdminRole, createAdmin, listAdmins, MIN_PASSWORD_LENGTH, openSetupToken, removeAdmin, resetAdminPassword } from "./service";
 
-const USAGE = `usage: parley admin create EMAIL          a dashboard administrator (password asked, or PARLEY_ADMIN_PASSWORD / stdin when not a terminal)
+const USAGE = `usage: parley admin create EMAIL [--role ROLE]  a dashboard administrator (password asked, or PARLEY_ADMIN_PASSWORD / stdin when not a terminal)
+       parley admin set-role EMAIL ROLE         in effect from their next request; never the last owner's
        parley admin list [--json]
-       parley admin reset-password EMAIL  a new password; the administrator's sessions end
+       parley admin reset-password EMAIL        a new password; the administrator's sessions end
        parley admin remove EMAIL
-       parley admin reset-mfa EMAIL       removes a lost second factor (audited); the next sign-in needs the password only`;
+       parley admin reset-mfa EMAIL             removes a lost second factor (audited); the next sign-in needs the password only
+roles: ${ROLES.join(", ")} (create's default: owner, decision 136)`;
+
+/** A role named on the command line, or the usage's complaint. */
+function roleArg(value: string | undefined): Role {
+  if (value === undefined || !isRole(value))
+    throw new UsageError(`The role is one of ${ROLES.join(", ")}${value === undefined ? "" : `, not ${value}`}.\n${USAGE}`);
+  return value;
+}
 
 const NO_PASSWORD = `No password given. Run the command at a terminal to be asked for it, or give it (at least ${MIN_PASSWORD_LENGTH} characters)
 in PARLEY_ADMIN_PASSWORD or as the first line of stdin, e.g. parley admin reset-password EMAIL < password.txt`;
@@ -61,21 +71,29 @@ async function newPassword(): Promise<string> {
 
 /** Dashboard administrators (decision 094). Works on the database directly, with or without a running server. */
 export async function adminCommand(deps: Deps, args: string[]): Promise<void> {
-  const { values, positionals } = parseFlags(args, { json: { type: "boolean" } });
-  const [action, email] = positionals;
+  const { values, positionals } = parseFlags(args, { json: { type: "boolean" }, role: { type: "string" } });
+  const [action, email, role] = positionals;
   const now = () => deps.clock.now();
   switch (action) {
     case "create": {
       if (!email) throw new UsageError(USAGE);
-      const admin = await createAdmin(deps.db, email, await newPassword(), "owner", now());
-      console.log(`created administrator ${admin.email} (${admin.id}); sign in at ${deps.config.publicUrl}/dashboard`);
+      // The role is checked before the password is asked for, so a typo costs no typing.
+      const chosen = roleArg(values.role ?? "owner");
+      const admin = await createAdmin(deps.db, email, await newPassword(), chosen, now());
+      console.log(`created administrator ${admin.email} (${admin.id}, ${admin.role}); sign in at ${deps.config.publicUrl}/dashboard`);
+      return;
+    }
+    case "set-role": {
+      if (!email) throw new UsageError(USAGE);
+      const admin = changeAdminRole(deps.db, { email }, roleArg(role), now());
+      console.log(`${admin.email} is now ${admin.role}, from their next request`);
       return;
     }
     case "list": {
       const admins = listAdmins(deps.db);
       if (values.json) console.log(JSON.stringify(admins));
       else if (!admins.length) console.log("no administrators yet: parley admin create EMAIL");
-      else for (const a of admins) console.log(`${a.email}  ${a.id}  created ${a.created_at}`);
+      else console.log(formatTable(admins.map((a) => [a.email, a.role, a.id, `created ${a.created_at}`])));
       return;
     }
     case "reset-password": {
@@ -94,7 +112,7 @@ export async function adminCommand(deps: Deps, args: string[]): Promise<void> {
     }
     case "remove": {
       if (!email) throw new UsageError(USAGE);
-      const admin = removeAdmin(deps.db, email);
+      const admin = removeAdmin(deps.db, { email }, now());
       console.log(`removed administrator ${admin.email}; their sessions ended`);
       // The last one gone: setup is open again, with a new token (the old one was spent, decision 115).
       const token = openSetupToken(deps.db, now());

@@ -1,14 +1,17 @@
 import type { Server } from "bun";
 import { Elysia } from "elysia";
 import type { Deps } from "../../deps";
-import { dashboardSessionOnly, refuseCrossSiteWrites } from "../../http/auth";
+import { dashboardSessionOnly, refuseCrossSiteWrites, requireRole } from "../../http/auth";
 import { ApiError } from "../../http/errors";
+import { DASHBOARD_POWERS } from "../../http/roles";
+import { idParam } from "../../http/schemas";
 import { isHttps, sessionCookie } from "../../http/sessions";
+import { adminActor } from "../audit/service";
 import { createProject } from "../projects/service";
 import { requestIdOf } from "../../http/request-id";
 import { secondFactorRoutes } from "./mfa-routes";
-import { createProjectBody, secondStepBody, selectTenantBody, setupBody, signInBody } from "./schema";
-import { createFirstAdmin } from "./service";
+import { changeRoleBody, createAdminBody, createProjectBody, secondStepBody, selectTenantBody, setupBody, signInBody } from "./schema";
+import { changeAdminRole, createAdmin, createFirstAdmin, listAdmins, removeAdmin } from "./service";
 import type { StartedSession } from "./sessions";
 
 const LOOPBACK = /^(127\.\d+\.\d+\.\d+|::1|::ffff:127\.\d+\.\d+\.\d+)$/;
@@ -105,7 +108,8 @@ export function adminRoutes(deps: Deps) {
     .put("/session/tenant", ({ session, body }) => sessions.describe(sessions.select(session, body.project_id, body.mode)), { body: selectTenantBody })
     .post(
       "/projects",
-      ({ body, set }) => {
+      ({ session, body, set }) => {
+        requireRole(session, DASHBOARD_POWERS.projects);
         set.status = 201;
         const project = createProject(db, body.name.trim(), deps.clock.now());
         return { id: project.id, name: project.name };
@@ -113,5 +117,43 @@ export function adminRoutes(deps: Deps) {
       { body: createProjectBody },
     );
 
-  return new Elysia({ name: "parley.admins", prefix: "/dashboard/api" }).use(open).use(beforeSecondFactor).use(secondFactorRoutes(deps)).use(signedIn);
+  // The Administrators page's API: owners only (decision 136). Role changes and removals take effect at the person's next request.
+  const administrators = new Elysia()
+    .use(dashboardSessionOnly(deps, { roles: DASHBOARD_POWERS.administrators }))
+    .get("/administrators", () => ({ data: listAdmins(db) }))
+    .post(
+      "/administrators",
+      async ({ session, body, set }) => {
+        const admin = await createAdmin(db, body.email, body.password, body.role, deps.clock.now(), adminActor(session));
+        deps.log.info("dashboard: administrator created", { admin_id: admin.id, role: admin.role, by: session.adminId });
+        set.status = 201;
+        return admin;
+      },
+      { body: createAdminBody },
+    )
+    .patch(
+      "/administrators/:id",
+      ({ session, params, body }) => {
+        const admin = changeAdminRole(db, { id: params.id }, body.role, deps.clock.now(), adminActor(session));
+        deps.log.info("dashboard: administrator's role changed", { admin_id: admin.id, role: admin.role, by: session.adminId });
+        return admin;
+      },
+      { params: idParam, body: changeRoleBody },
+    )
+    .delete(
+      "/administrators/:id",
+      ({ session, params, set }) => {
+        const admin = removeAdmin(db, { id: params.id }, deps.clock.now(), adminActor(session));
+        deps.log.info("dashboard: administrator removed", { admin_id: admin.id, by: session.adminId });
+        set.status = 204;
+      },
+      { params: idParam },
+    );
+
+  return new Elysia({ name: "parley.admins", prefix: "/dashboard/api" })
+    .use(open)
+    .use(beforeSecondFactor)
+    .use(secondFactorRoutes(deps))
+    .use(signedIn)
+    .use(administrators);
 }

@@ -3,7 +3,22 @@ import { sha256Hex } from "../../crypto";
 import { ApiError } from "../../http/errors";
 import type { Role } from "../../http/roles";
 import { newSecret } from "../../ids";
-import { type Admin, countAdmins, deleteAdmin, endSessionsOf, findAdminByEmail, insertAdmin, listAdmins, saveSetupTokenHash, setAdminPassword } from "./store";
+import { type Actor, operatorActor, recordAudit } from "../audit/service";
+import {
+  type Admin,
+  type AdminRow,
+  countAdmins,
+  countOwners,
+  deleteAdmin,
+  endSessionsOf,
+  findAdminByEmail,
+  findAdminById,
+  insertAdmin,
+  listAdmins,
+  saveSetupTokenHash,
+  setAdminPassword,
+  setAdminRole,
+} from "./store";
 
 export type { Admin };
 export { countAdmins, listAdmins };
@@ -29,12 +44,20 @@ function checkPassword(password: string): void {
     throw new ApiError("validation_error", `A password has at most ${MAX_PASSWORD_LENGTH} characters.`, { param: "password" });
 }
 
-/** Makes an administrator; emails are unique, case-insensitively. */
-export async function createAdmin(db: Database, email: string, password: string, role: Role, now: Date): Promise<Admin> {
+/**
+ * Makes an administrator; emails are unique, case-insensitively. Audited, as role changes and
+ * removals are: who may reach content changes (decision 136). Organization-wide, so no tenant.
+ */
+export async function createAdmin(db: Database, email: string, password: string, role: Role, now: Date, actor: Actor = operatorActor()): Promise<Admin> {
   const normal = normalEmail(email);
   checkPassword(password);
   if (findAdminByEmail(db, normal)) throw new ApiError("resource_already_exists", `An administrator ${normal} already exists.`, { param: "email" });
-  return insertAdmin(db, normal, await hashPassword(password), role, now);
+  const hash = await hashPassword(password);
+  return db.transaction(() => {
+    const admin = insertAdmin(db, normal, hash, role, now);
+    recordAudit(db, actor, null, "admin.create", [admin.id], now);
+    return admin;
+  })();
 }
 
 /**
@@ -54,23 +77,16 @@ export async function createFirstAdmin(db: Database, email: string, password: st
     .immediate();
 }
 
-function existing(db: Database, email: string) {
-  const admin = findAdminByEmail(db, email.trim());
-  if (!admin) throw new ApiError("not_found", `No administrator ${email.trim()}.`, { param: "email" });
-  return admin;
-}
-
 /** A new password; every session of the administrator ends, so a stolen session dies with the old password. */
 export async function resetAdminPassword(db: Database, email: string, password: string, now: Date): Promise<Admin> {
   checkPassword(password);
-  const admin = existing(db, email);
+  const admin = found(db, { email });
   const hash = await hashPassword(password);
   db.transaction(() => {
     setAdminPassword(db, admin.id, hash, now);
     endSessionsOf(db, admin.id, now);
   })();
-  const { password_hash: _, ...rest } = admin;
-  return rest;
+  return admin;
 }
 
 /**
@@ -90,11 +106,54 @@ export function openSetupToken(db: Database, now: Date): string | null {
     .immediate();
 }
 
-/** Removes an administrator and their sessions. */
-export function removeAdmin(db: Database, email: string): Admin {
-  const { password_hash: _, ...admin } = existing(db, email);
-  deleteAdmin(db, admin.id);
+/** An administrator named by email (the CLI) or id (the dashboard); 404 otherwise. */
+export type AdminRef = { email: string } | { id: string };
+
+function found(db: Database, ref: AdminRef): Admin {
+  const row: AdminRow | null = "email" in ref ? findAdminByEmail(db, ref.email.trim()) : findAdminById(db, ref.id);
+  if (!row)
+    throw new ApiError("not_found", "email" in ref ? `No administrator ${ref.email.trim()}.` : `No administrator ${ref.id}.`, {
+      param: "email" in ref ? "email" : "id",
+    });
+  const { password_hash: _, ...admin } = row;
   return admin;
+}
+
+/**
+ * Refuses (409) a change that leaves administrators but no owner: nobody could then manage
+ * administrators or projects (decision 136). Removing the very last administrator is not
+ * such a change: setup opens again, and it makes an owner (decision 115).
+ */
+function keepAnOwner(db: Database, admin: Admin, after: Role | null): void {
+  if (admin.role !== "owner" || after === "owner" || countOwners(db) > 1) return;
+  if (after === null && countAdmins(db) === 1) return;
+  throw new ApiError("resource_conflict", `${admin.email} is the last owner: make another administrator an owner first.`);
+}
+
+/** Removes an administrator and their sessions; never the last owner while others remain (409). */
+export function removeAdmin(db: Database, ref: AdminRef, now: Date, actor: Actor = operatorActor()): Admin {
+  return db
+    .transaction(() => {
+      const admin = found(db, ref);
+      keepAnOwner(db, admin, null);
+      deleteAdmin(db, admin.id);
+      recordAudit(db, actor, null, "admin.remove", [admin.id], now);
+      return admin;
+    })
+    .immediate();
+}
+
+/** Changes an administrator's role, in effect from their next request; never the last owner's (409). */
+export function changeAdminRole(db: Database, ref: AdminRef, role: Role, now: Date, actor: Actor = operatorActor()): Admin {
+  return db
+    .transaction(() => {
+      const admin = found(db, ref);
+      keepAnOwner(db, admin, role);
+      setAdminRole(db, admin.id, role, now);
+      recordAudit(db, actor, null, "admin.role_change", [admin.id], now);
+      return { ...admin, role, updated_at: now.toISOString() };
+    })
+    .immediate();
 }
 
 /**

@@ -5,6 +5,8 @@ import { isOutOfSpace } from "../../storage/volumes";
 import { csrfTokenOf, type DashboardSession, type DashboardSessions, sessionTokenOf } from "../../http/sessions";
 import { newSecret } from "../../ids";
 import type { Mode } from "../../tenancy";
+import { readsContent } from "../../http/roles";
+import { openBreakGlassOf } from "../break-glass/service";
 import { listProjects } from "../projects/service";
 import { LoginThrottle } from "./login-throttle";
 import type { SessionView } from "./schema";
@@ -74,7 +76,18 @@ export class AdminSessions implements DashboardSessions {
     const tenant = row.project_id && row.organization_id ? { projectId: row.project_id, organizationId: row.organization_id, mode: row.mode } : null;
     // Judged on every request, not at sign-in: turning PARLEY_REQUIRE_MFA on holds sessions already open too.
     const mustEnrolSecondFactor = this.deps.config.admins.requireMfa && row.signed_in_with === "password" && !row.has_second_factor;
-    return { id: row.id, adminId: row.admin_id, adminEmail: row.email, role: row.role, tenant, csrfToken: csrfTokenOf(token), mustEnrolSecondFactor };
+    // Looked up on each request, so a grant's expiry or closing takes effect at once (decision 137).
+    const breakGlass = tenant && !readsContent(row.role) ? openBreakGlassOf(this.deps.db, row.admin_id, tenant, now) : undefined;
+    return {
+      id: row.id,
+      adminId: row.admin_id,
+      adminEmail: row.email,
+      role: row.role,
+      tenant,
+      csrfToken: csrfTokenOf(token),
+      mustEnrolSecondFactor,
+      breakGlass,
+    };
   }
 
   /**
@@ -147,7 +160,7 @@ export class AdminSessions implements DashboardSessions {
     const t = session.tenant;
     const project = t && projects.find((p) => p.id === t.projectId);
     return {
-      admin: { id: session.adminId, email: session.adminEmail },
+      admin: { id: session.adminId, email: session.adminEmail, role: session.role },
       second_factor: { enrolled: secondFactorStatus(this.deps.db, session.adminId).enrolled, must_enrol: Boolean(session.mustEnrolSecondFactor) },
       csrf_token: session.csrfToken,
       tenant: t && project ? { project_id: t.projectId, project_name: project.name, mode: t.mode } : null,

@@ -14,6 +14,18 @@ export function findAdminByEmail(db: Database, email: string): AdminRow | null {
   return db.query<AdminRow, [string]>("SELECT * FROM admins WHERE email = ?").get(email);
 }
 
+export function findAdminById(db: Database, id: string): AdminRow | null {
+  return db.query<AdminRow, [string]>("SELECT * FROM admins WHERE id = ?").get(id);
+}
+
+export function countOwners(db: Database): number {
+  return db.query<{ n: number }, []>("SELECT count(*) AS n FROM admins WHERE role = 'owner'").get()!.n;
+}
+
+export function setAdminRole(db: Database, adminId: string, role: Role, now: Date): void {
+  db.query("UPDATE admins SET role = ?, updated_at = ? WHERE id = ?").run(role, now.toISOString(), adminId);
+}
+
 export function listAdmins(db: Database): Admin[] {
   return db.query<Admin, []>("SELECT id, email, role, created_at, updated_at FROM admins ORDER BY created_at, id").all();
 }

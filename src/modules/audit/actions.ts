@@ -23,6 +23,9 @@ export const AUDIT_ACTIONS = [
   // Legal holds
   "legal_hold.create",
   "legal_hold.release",
+  // Break-glass: a role without content opens one end user's for a while (issue 32)
+  "break_glass.open",
+  "break_glass.close",
   // eDiscovery exports
   "export.create",
   "export.download",
@@ -34,6 +37,10 @@ export const AUDIT_ACTIONS = [
   "project.create",
   "project.delete",
   "organization.update",
+  // Dashboard accounts: who may reach content (issue 32)
+  "admin.create",
+  "admin.role_change",
+  "admin.remove",
   "config.update",
   // Second factors of dashboard accounts (decision 151); the resource is the administrator
   "second_factor.enrol",

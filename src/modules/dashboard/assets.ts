@@ -34,6 +34,8 @@ import searchPage from "../../../web/pages/search.js" with { type: "text" };
 import webhooksPage from "../../../web/pages/webhooks.js" with { type: "text" };
 import compliancePage from "../../../web/pages/compliance.js" with { type: "text" };
 import disclosuresPage from "../../../web/pages/disclosures.js" with { type: "text" };
+import complianceBreakGlassPage from "../../../web/pages/compliance/break-glass.js" with { type: "text" };
+import administratorsPage from "../../../web/pages/administrators.js" with { type: "text" };
 import askMessagePage from "../../../web/pages/ask/message.js" with { type: "text" };
 import askRecordingPickerPage from "../../../web/pages/ask/recording-picker.js" with { type: "text" };
 import deviceBindingPage from "../../../web/pages/device/binding.js" with { type: "text" };
@@ -90,6 +92,8 @@ export const ASSETS: Readonly<Record<string, string>> = Object.assign(Object.cre
   "pages/webhooks.js": webhooksPage,
   "pages/compliance.js": compliancePage,
   "pages/disclosures.js": disclosuresPage,
+  "pages/compliance/break-glass.js": complianceBreakGlassPage,
+  "pages/administrators.js": administratorsPage,
   "pages/ask/message.js": askMessagePage,
   "pages/ask/recording-picker.js": askRecordingPickerPage,
   "pages/device/binding.js": deviceBindingPage,

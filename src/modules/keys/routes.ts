@@ -4,6 +4,7 @@ import { dashboardSessionOnly } from "../../http/auth";
 import { ApiError } from "../../http/errors";
 import { idParam } from "../../http/schemas";
 import type { DashboardSession } from "../../http/sessions";
+import { DASHBOARD_POWERS } from "../../http/roles";
 import { SCOPES } from "../../http/scopes";
 import { adminActor } from "../audit/service";
 import { createKeyBody } from "./schema";
@@ -21,7 +22,7 @@ function tenantOf(session: DashboardSession) {
 export function keysRoutes(deps: Deps) {
   const { db, clock } = deps;
   return new Elysia({ name: "parley.keys", prefix: "/dashboard/api" })
-    .use(dashboardSessionOnly(deps))
+    .use(dashboardSessionOnly(deps, { roles: DASHBOARD_POWERS.keys }))
     .get("/keys", ({ session }) => ({ data: listTenantKeys(db, tenantOf(session)), scopes: SCOPES }))
     .post(
       "/keys",

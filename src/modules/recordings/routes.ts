@@ -56,7 +56,8 @@ export function recordingsRoutes(deps: Deps) {
     })
     .get(
       "/recordings/:id/audio",
-      ({ principal, params, request }) => downloadAudio(deps, authorize(principal, "recordings:read"), params.id, request.headers.get("range")),
+      ({ principal, params, request }) =>
+        downloadAudio(deps, authorize(principal, "recordings:read", { content: true }), params.id, request.headers.get("range")),
       {
         params: idParam,
         detail: {

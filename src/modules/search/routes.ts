@@ -7,7 +7,7 @@ import { searchRecordings } from "./service";
 export function searchRoutes(deps: Deps) {
   return new Elysia({ name: "parley.search", detail: { tags: ["Search"] } })
     .use(authentication(deps))
-    .post("/recordings/search", ({ principal, body }) => searchRecordings(deps, authorize(principal, "recordings:read"), body), {
+    .post("/recordings/search", ({ principal, body }) => searchRecordings(deps, authorize(principal, "recordings:read", { content: true }), body), {
       body: searchBody,
       response: { 200: searchResponseSchema },
       detail: {

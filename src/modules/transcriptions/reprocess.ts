@@ -1,6 +1,7 @@
 import { Elysia } from "elysia";
 import type { Deps } from "../../deps";
 import { dashboardSessionOnly } from "../../http/auth";
+import { DASHBOARD_POWERS } from "../../http/roles";
 import { ApiError } from "../../http/errors";
 import type { Tenant } from "../../tenancy";
 import { resolveConfig } from "../config/service";
@@ -42,7 +43,7 @@ export function reprocessFailedRecordings(deps: Pick<Deps, "db" | "queue" | "eve
 /** The dashboard's "Reprocess all failed" (Recordings page), in the session's project and mode; administrators' sessions only. */
 export function reprocessRoutes(deps: Deps) {
   return new Elysia({ name: "parley.reprocess", prefix: "/dashboard/api" })
-    .use(dashboardSessionOnly(deps))
+    .use(dashboardSessionOnly(deps, { roles: DASHBOARD_POWERS.reprocess }))
     .post("/recordings/reprocess-failed", ({ session }) => {
       if (!session.tenant) throw new ApiError("forbidden", "Choose a project first: recordings belong to one project and mode.");
       const started = reprocessFailedRecordings(deps, session.tenant);

@@ -7,7 +7,7 @@ const measured = new Map<string, string>();
 
 /**
  * The SHA-256 of the transcriber's model file as it is now, which the legal export certifies
- * (decision 156): the digest recorded at install or published in the manifest when there is
+ * (decision 155): the digest recorded at install or published in the manifest when there is
  * one, else measured from the file (an operator's own model); null when there is no file.
  */
 export async function transcriberModelSha256(modelsDir: string, model: string): Promise<string | null> {

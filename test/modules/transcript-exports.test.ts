@@ -60,14 +60,57 @@ async function bytesOf(format: string, query = ""): Promise<Uint8Array> {
   return new Uint8Array(await r.arrayBuffer());
 }
 
-/** Runs a real reader over a file: pdftotext, unzip. */
-function read(command: string[], bytes: Uint8Array, name: string): string {
+/** Runs a real reader over a file: pdftotext (to stdout), unzip (-l, or -p with the member to print). */
+function read(command: string[], bytes: Uint8Array, name: string, member?: string): string {
   const path = join(makeTempDir(), name);
   writeFileSync(path, bytes);
-  const run = Bun.spawnSync([...command, path, ...(command[0] === "pdftotext" ? ["-"] : [])]);
+  const run = Bun.spawnSync([...command, path, ...(command[0] === "pdftotext" ? ["-"] : []), ...(member ? [member] : [])]);
   if (run.exitCode !== 0) throw new Error(`${command[0]} failed: ${run.stderr.toString()}`);
   return run.stdout.toString();
 }
+
+/** An XML element: its name, its children, the text directly inside it. */
+type XmlNode = { name: string; children: XmlNode[]; text: string };
+
+/** A small strict XML reader: every element closed in order (or the parse throws), entities decoded, declarations skipped. */
+function parseXml(xml: string): XmlNode {
+  const root: XmlNode = { name: "#document", children: [], text: "" };
+  const open = [root];
+  const decode = (s: string) =>
+    s.replace(/&(lt|gt|quot|apos|amp|#\d+|#x[0-9a-f]+);/gi, (_, e: string) =>
+      e[0] === "#"
+        ? String.fromCodePoint(Number(e[1] === "x" ? `0${e.slice(1)}` : e.slice(1)))
+        : ({ lt: "<", gt: ">", quot: '"', apos: "'", amp: "&" } as Record<string, string>)[e]!,
+    );
+  for (const [token] of xml.matchAll(/<[^>]+>|[^<]+/g)) {
+    const top = open.at(-1)!;
+    if (token.startsWith("<?") || token.startsWith("<!")) continue;
+    if (token.startsWith("</")) {
+      const name = token.slice(2, -1).trim();
+      if (top.name !== name) throw new Error(`XML: </${name}> closes <${top.name}>`);
+      open.pop();
+    } else if (token.startsWith("<")) {
+      const node = { name: token.slice(1).match(/^[^\s/>]+/)![0], children: [], text: "" };
+      top.children.push(node);
+      if (!token.endsWith("/>")) open.push(node);
+    } else top.text += decode(token);
+  }
+  if (open.length !== 1) throw new Error(`XML: <${open.at(-1)!.name}> is never closed`);
+  return root;
+}
+
+/** The first element named `name` at any depth under `node`. */
+function child(node: XmlNode | undefined, name: string): XmlNode | undefined {
+  for (const c of node?.children ?? []) {
+    const found = c.name === name ? c : child(c, name);
+    if (found) return found;
+  }
+  return undefined;
+}
+
+/** A paragraph's text as Word shows it: its runs' w:t, a w:tab as a tab. */
+const textOf = (node: XmlNode): string =>
+  node.children.map((c) => (c.name === "w:t" ? c.text : c.name === "w:tab" && node.name === "w:r" ? "\t" : textOf(c))).join("");
 
 /** Every numbered line of a page: [number, the rest]. */
 const numbered = (page: string) =>
@@ -144,20 +187,13 @@ describe("GET /transcriptions/{id}/export", () => {
     const listing = read(["unzip", "-l"], bytes, "transcript.docx");
     expect(listing).toContain("word/document.xml");
     expect(listing).toMatch(/word\/fonts\/\S+\.odttf/);
-    const xml = read(["unzip", "-p"], bytes, "transcript.docx");
-    const document = xml.slice(xml.indexOf("<w:document"), xml.indexOf("</w:document>") + "</w:document>".length);
-    const paragraphs = [...document.matchAll(/<w:p[ >][\s\S]*?<\/w:p>/g)].map((m) => m[0]).filter((p) => !p.includes("PAGE"));
-    const decode = (s: string) =>
-      s
-        .replace(/&lt;/g, "<")
-        .replace(/&gt;/g, ">")
-        .replace(/&quot;/g, '"')
-        .replace(/&apos;/g, "'")
-        .replace(/&amp;/g, "&");
-    const lines = paragraphs.map((p) => ({
-      newPage: p.includes("<w:pageBreakBefore"),
-      cells: decode([...p.matchAll(/<w:t(?: [^>]*)?>([^<]*)<\/w:t>/g)].map((m) => m[1]).join("")).split("\t"),
-    }));
+    const body = child(parseXml(read(["unzip", "-p"], bytes, "transcript.docx", "word/document.xml")), "w:body")!;
+    const lines = body.children
+      .filter((p) => p.name === "w:p")
+      .map((p) => ({
+        newPage: !!child(child(p, "w:pPr"), "w:pageBreakBefore"),
+        cells: textOf(p).split("\t"),
+      }));
     // Pages open with a break; each holds 25 lines numbered 1 to 25.
     const pages: (typeof lines)[] = [];
     for (const line of lines) line.newPage || pages.length === 0 ? pages.push([line]) : pages.at(-1)!.push(line);
@@ -174,6 +210,34 @@ describe("GET /transcriptions/{id}/export", () => {
     expect(rest).toMatch(/\nCOUNSEL DANA REYES: \[inaudible 00:00:0\d\]\n/);
     expect(rest).toContain(recording.sha256);
   });
+
+  test("a compiled executable writes the PDF and the DOCX with the face it carries (no font read from a package folder)", async () => {
+    const dir = makeTempDir();
+    const source = (file: string) => JSON.stringify(join(import.meta.dir, "../../src/modules/transcriptions/export", file));
+    writeFileSync(
+      join(dir, "entry.ts"),
+      `import { writeFileSync } from "node:fs";
+import { renderLegalDocx } from ${source("docx.ts")};
+import { layOutLegalTranscript } from ${source("legal.ts")};
+import { renderLegalPdf } from ${source("pdf.ts")};
+const transcription = { id: "txn_1", recording_id: "rec_1", language: "de", revision: 0, model: "m", speakers: [{ id: "SPEAKER_1", label: "Łukasz Dvořák" }],
+  segments: [{ start: 1, end: 2, text: "Grüße aus Köln", speaker: "SPEAKER_1", confidence: 0.9 }] };
+const recording = { id: "rec_1", name: null, recorded_at: null, created_at: "2026-01-01T00:00:00Z", sha256: null, metadata: {} };
+const doc = layOutLegalTranscript({ transcription, recording, modelSha256: null, revisions: [] } as never, (s) => s.text, "now");
+writeFileSync(process.argv[2] + ".pdf", await renderLegalPdf(doc, new Date(0)));
+writeFileSync(process.argv[2] + ".docx", await renderLegalDocx(doc));
+`,
+    );
+    const built = Bun.spawnSync([process.execPath, "build", "--compile", join(dir, "entry.ts"), "--outfile", join(dir, "writer")], { cwd: dir });
+    expect(built.exitCode).toBe(0);
+    // Run from elsewhere, as an installed executable runs: nothing of the source tree is beside it.
+    const run = Bun.spawnSync([join(dir, "writer"), join(dir, "out")], { cwd: makeTempDir() });
+    expect(run.exitCode).toBe(0);
+    const fonts = Bun.spawnSync(["pdffonts", join(dir, "out.pdf")]).stdout.toString();
+    expect(fonts).toMatch(/\+DejaVuSansMono\s+CID TrueType\s+Identity-H\s+yes yes yes/);
+    expect(Bun.spawnSync(["pdftotext", "-layout", join(dir, "out.pdf"), "-"]).stdout.toString()).toContain("ŁUKASZ DVOŘÁK: Grüße aus Köln");
+    expect(Bun.spawnSync(["unzip", "-l", join(dir, "out.docx")]).stdout.toString()).toMatch(/word\/fonts\/\S+\.odttf/);
+  }, 60_000);
 
   test("bad input: an unknown format, a revision it never had, before completion; changes nothing", async () => {
     const unknown = await exported("odt");

@@ -1,4 +1,4 @@
-import { AlignmentType, CharacterSet, Document, Footer, LineRuleType, Packer, PageNumber, Paragraph, TabStopType, TextRun } from "docx";
+import { AlignmentType, CharacterSet, Document, Footer, LineRuleType, Packer, PageNumber, Paragraph, Tab, TabStopType, TextRun } from "docx";
 import { FONT_FAMILY, transcriptFonts } from "./fonts";
 import type { LegalDocument } from "./legal";
 
@@ -13,7 +13,9 @@ const TIME_TAB = 480;
 const TEXT_TAB = 1440;
 
 function lineParagraph(line: LegalDocument["pages"][number][number], number: number, newPage: boolean): Paragraph {
-  const run = (text: string, size: number, bold = false) => new TextRun({ text, size, bold, font: FONT_FAMILY });
+  // Word's own tab (w:tab) before the time and the text, so they stand at the tab stops.
+  const run = (text: string, size: number, bold = false, tabbed = true) =>
+    new TextRun({ children: tabbed ? [new Tab(), text] : [text], size, bold, font: FONT_FAMILY });
   return new Paragraph({
     pageBreakBefore: newPage,
     spacing: { line: LINE, lineRule: LineRuleType.EXACT, before: 0, after: 0 },
@@ -21,7 +23,7 @@ function lineParagraph(line: LegalDocument["pages"][number][number], number: num
       { type: TabStopType.LEFT, position: TIME_TAB },
       { type: TabStopType.LEFT, position: TEXT_TAB },
     ],
-    children: [run(String(number).padStart(2, " "), MARGIN_SIZE), run(`\t${line.time ?? ""}`, MARGIN_SIZE), run(`\t${line.text}`, TEXT_SIZE, line.bold)],
+    children: [run(String(number).padStart(2, " "), MARGIN_SIZE, false, false), run(line.time ?? "", MARGIN_SIZE), run(line.text, TEXT_SIZE, line.bold)],
   });
 }
 

@@ -11,7 +11,7 @@ import { applyEdits, differences, type IndexedEdit } from "./corrections";
 import type { Author, BulkEditBody, Change, Revision, SegmentEdit } from "./revisions-schema";
 import { findRevision, insertRevision, listRevisionRows, type RevisionContent } from "./revisions-store";
 import type { Transcription } from "./schema";
-import { findVisibleTranscription } from "./service";
+import { disclosedIn, findVisibleTranscription } from "./service";
 import { writeLatestRevision } from "./store";
 
 type ReviseDeps = Pick<Deps, "db" | "queue" | "audit" | "clock">;
@@ -75,7 +75,7 @@ async function correct(deps: ReviseDeps, principal: Principal, id: string, edits
     const { content, changes } = applyEdits(current, edits, missing);
     return changes.length === 0 ? current : commitRevision(deps, principal, current, content, changes);
   })();
-  await deps.audit.access(principal, "transcription.read", [corrected.id, corrected.recording_id]);
+  await deps.audit.access(principal, "transcription.read", [corrected.id, corrected.recording_id], disclosedIn(deps.db, principal, corrected));
   return corrected;
 }
 
@@ -106,7 +106,7 @@ export async function restoreRevision(deps: ReviseDeps, principal: Principal, id
     }
     return commitRevision(deps, principal, current, earlier.content, differences(current, earlier.content), restore);
   })();
-  await deps.audit.access(principal, "transcription.read", [restored.id, restored.recording_id]);
+  await deps.audit.access(principal, "transcription.read", [restored.id, restored.recording_id], disclosedIn(deps.db, principal, restored));
   return restored;
 }
 
@@ -123,6 +123,6 @@ export function revisionsOf(db: Database, tenant: Tenant, transcription: Transcr
 export async function listRevisions(deps: Pick<Deps, "db" | "audit">, principal: Principal, id: string): Promise<Page<Revision>> {
   const transcription = findVisibleTranscription(deps.db, principal, id);
   const data = revisionsOf(deps.db, principal, transcription);
-  await deps.audit.access(principal, "transcription.read", [transcription.id, transcription.recording_id]);
+  await deps.audit.access(principal, "transcription.read", [transcription.id, transcription.recording_id], disclosedIn(deps.db, principal, transcription));
   return { data, has_more: false, total: data.length };
 }

@@ -3,6 +3,7 @@ import type { Deps } from "../../deps";
 import { recordEvent } from "../../events/outbox";
 import { bodyField, confineToEndUser, notFound, ownedBy, visible } from "../../http/access";
 import type { Principal } from "../../http/auth";
+import type { Disclosed } from "../audit/service";
 import type { Tenant } from "../../tenancy";
 import { ApiError } from "../../http/errors";
 import type { Page } from "../../http/pagination";
@@ -122,6 +123,11 @@ export function atRevision(db: Database, tenant: Tenant, transcription: Transcri
     throw new ApiError("not_found", `Transcription ${transcription.id} has no revision ${n}; its latest is ${transcription.revision}.`, { param: "revision" });
   }
   return { ...transcription, ...kept.content, revision: n };
+}
+
+/** Whose content a transcription is, for the audit row of a read or an export of it (the accounting of disclosures). */
+export function disclosedIn(db: Database, tenant: Tenant, transcription: Pick<Transcription, "recording_id">): Disclosed {
+  return { endUsers: endUsersOfRecordings(db, tenant, [transcription.recording_id]) };
 }
 
 /** A transcription the caller may see (end-user-scoped keys: only their end user's), at `revision` when given (404 for one it never had); with `redacted`, identifiers (rules, and the model's pass when it ran) replaced by their kind. The read is audited, the original and the redacted view apart. */

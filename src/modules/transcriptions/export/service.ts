@@ -5,7 +5,7 @@ import { ApiError } from "../../../http/errors";
 import { findRecording } from "../../recordings/service";
 import { RENDERERS } from "../renderings";
 import { revisionsOf } from "../revisions";
-import { atRevision, findVisibleStoredTranscription } from "../service";
+import { atRevision, disclosedIn, findVisibleStoredTranscription } from "../service";
 import { renderLegalDocx } from "./docx";
 import { markInaudible } from "./inaudible";
 import { layOutLegalTranscript } from "./legal";
@@ -32,7 +32,7 @@ export async function exportTranscription(
     throw new ApiError("transcription_not_ready", `Transcription ${id} is ${stored.record.status}; it can be exported once it has completed.`);
   }
   const transcription = atRevision(db, principal, stored.record, query.revision);
-  await deps.audit.access(principal, "transcription.export", [transcription.id, transcription.recording_id]);
+  await deps.audit.access(principal, "transcription.export", [transcription.id, transcription.recording_id], disclosedIn(db, principal, transcription));
   const { format } = query;
   const file = (body: Uint8Array<ArrayBuffer> | string) => ({
     body,

@@ -1,5 +1,4 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { systemClock } from "../../src/clock";
 import { HashingTestEmbedder } from "../../src/engines/embedder.test-double";
@@ -59,11 +58,10 @@ describe.skipIf(!hasChromium)("transcript corrections in the dashboard", () => {
         body: { scope: { type: "recording", recording_id: recordingId }, initial_message: { content: "Where does the launch move?" } },
       });
       expect(asked.body.message.content).toContain("Zanzibar");
-      const pdf = await d.app.handle(
-        new Request(`http://localhost/v1/transcriptions/${transcriptionId}/export?format=pdf`, { headers: { authorization: `Bearer ${key()}` } }),
-      );
+      // The PDF as the page offers it: a download over the session.
+      const [download] = await Promise.all([page.waitForEvent("download"), page.getByRole("link", { name: "PDF", exact: true }).click()]);
       const file = join(makeTempDir(), "corrected.pdf");
-      writeFileSync(file, new Uint8Array(await pdf.arrayBuffer()));
+      await download.saveAs(file);
       const text = Bun.spawnSync(["pdftotext", "-layout", file, "-"]).stdout.toString();
       expect(text).toContain("SPEAKER_2: The launch date moves to Zanzibar because the vendor is");
       const original = await d.call("GET", `/v1/transcriptions/${transcriptionId}?revision=0`, { key: key() });

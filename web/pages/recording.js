@@ -11,6 +11,16 @@ import { summariesPanel } from "./recording/summaries.js";
 
 const WATCH_MS = 2_000;
 
+/** What the transcript can be downloaded as: the legal transcript first. */
+const EXPORT_FORMATS = [
+  ["pdf", "PDF"],
+  ["docx", "Word"],
+  ["txt", "Text"],
+  ["srt", "SRT"],
+  ["vtt", "WebVTT"],
+  ["json", "JSON"],
+];
+
 /** What the redacted view's Parley-Redaction header says, for the reader (decision 111). */
 const REDACTION_PASSES = {
   "rules; model=completed": "Identifiers found by the rules and by the language model.",
@@ -139,6 +149,16 @@ export async function render(view, ctx) {
             ? h("div", { class: "field check" }, original, h("label", { for: "show-original" }, "Show the original (before corrections)"))
             : null,
         ];
+    // The latest revision as a file (decision 155): the session goes with the link, as with the audio.
+    const exportsOf = h(
+      "p",
+      { class: "transcript-exports" },
+      "Export: ",
+      ...EXPORT_FORMATS.flatMap(([format, label], i) => [
+        i ? " · " : "",
+        h("a", { href: apiUrl(`/transcriptions/${encodeURIComponent(txn.id)}/export`, { format }), download: "" }, label),
+      ]),
+    );
     const body = h("div", {});
     const passes = h("p", { class: "muted hint", role: "status" });
     const revisionNote = txn.revision > 0 ? ` · corrected (revision ${txn.revision})` : "";
@@ -150,6 +170,7 @@ export async function render(view, ctx) {
         `${txn.language ?? ""} · ${txn.speakers.length} speaker${txn.speakers.length === 1 ? "" : "s"} · ${txn.model ?? ""}${revisionNote}`,
       ),
       h("div", { class: "transcript-tools" }, ...views, edit),
+      exportsOf,
       h("p", { class: "muted", role: "status" }, note),
       passes,
       body,

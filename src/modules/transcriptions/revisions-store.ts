@@ -19,13 +19,19 @@ type RevisionRow = {
   created_at: string;
 };
 
-const toStored = (row: RevisionRow): StoredRevision => ({
+type RecordRow = Omit<RevisionRow, "text" | "segments" | "speakers">;
+
+const toRevision = (row: RecordRow): Revision => ({
   transcription_id: row.transcription_id,
   revision: row.revision,
   author: row.author ? JSON.parse(row.author) : null,
   changes: JSON.parse(row.changes),
   restored_from: row.restored_from,
   created_at: row.created_at,
+});
+
+const toStored = (row: RevisionRow): StoredRevision => ({
+  ...toRevision(row),
   content: { text: row.text, segments: JSON.parse(row.segments), speakers: JSON.parse(row.speakers) },
 });
 
@@ -62,12 +68,13 @@ export function findRevision(db: Database, tenant: Tenant, transcriptionId: stri
   return row ? toStored(row) : null;
 }
 
-/** Every kept revision of a transcription, oldest first. */
-export function listRevisionRows(db: Database, tenant: Tenant, transcriptionId: string): StoredRevision[] {
+/** Every kept revision's record (what changed, by whom, when) without its content, oldest first. */
+export function listRevisionRows(db: Database, tenant: Tenant, transcriptionId: string): Revision[] {
   return db
-    .query<RevisionRow, [string, string, string]>(
-      "SELECT * FROM transcription_revisions WHERE transcription_id = ? AND project_id = ? AND mode = ? ORDER BY revision",
+    .query<RecordRow, [string, string, string]>(
+      `SELECT transcription_id, revision, changes, restored_from, author, created_at FROM transcription_revisions
+        WHERE transcription_id = ? AND project_id = ? AND mode = ? ORDER BY revision`,
     )
     .all(transcriptionId, tenant.projectId, tenant.mode)
-    .map(toStored);
+    .map(toRevision);
 }

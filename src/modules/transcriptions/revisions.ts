@@ -112,7 +112,7 @@ export async function restoreRevision(deps: ReviseDeps, principal: Principal, id
 
 /** Every revision's record, newest first; an uncorrected transcription has its original, revision 0, alone. */
 export function revisionsOf(db: Database, tenant: Tenant, transcription: Transcription): Revision[] {
-  const kept = listRevisionRows(db, tenant, transcription.id).map(({ content: _, ...revision }) => revision);
+  const kept = listRevisionRows(db, tenant, transcription.id);
   if (kept.length > 0) return kept.reverse();
   if (transcription.status !== "completed") return [];
   const at = transcription.completed_at ?? transcription.created_at;

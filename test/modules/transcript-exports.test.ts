@@ -3,6 +3,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { ScriptedTranscriber } from "../../src/engines/transcriber.test-double";
 import { TwoSpeakerTestDiarizer } from "../../src/engines/diarizer.test-double";
+import { wrap } from "../../src/modules/transcriptions/export/legal";
 import { makeTempDir, makeTenant, makeTestApp } from "../helpers";
 import { concat, silence, voiced, wav } from "./pipeline-fixtures";
 import { createRecording, put, sha256 } from "./recordings-support";
@@ -119,6 +120,15 @@ const numbered = (page: string) =>
     .map((l) => l.match(/^\s*(\d{1,2})(?:\s+(.*))?$/))
     .filter((m): m is RegExpMatchArray => m !== null)
     .map((m) => [Number(m[1]), (m[2] ?? "").trim()] as const);
+
+describe("the legal layout's lines", () => {
+  test("words wrap at spaces; a word longer than a line is cut where the line ends; nothing is lost", () => {
+    expect(wrap("one two three", 7)).toEqual(["one two", "three"]);
+    expect(wrap(`${"x".repeat(10)} tail`, 4)).toEqual(["xxxx", "xxxx", "xx", "tail"]);
+    expect(wrap("a  b\n c", 66)).toEqual(["a b c"]);
+    expect(wrap("", 66)).toEqual([""]);
+  });
+});
 
 describe("GET /transcriptions/{id}/export", () => {
   test("txt, srt and vtt carry speaker names and the latest revision; low confidence reads [inaudible hh:mm:ss]", async () => {

@@ -143,6 +143,20 @@ describe("corrections with history", () => {
   });
 });
 
+describe("disclosures", () => {
+  test("an export, a correction and the history each disclose the end user whose transcript it is", async () => {
+    const { transcriptionId: id } = await planningCall();
+    await patch(id, 0, { text: "Thanks, everyone." });
+    await t.call("GET", `/v1/transcriptions/${id}/revisions`, { key: acme.test });
+    expect((await t.call("GET", `/v1/transcriptions/${id}/export?format=txt`, { key: acme.test })).status).toBe(200);
+    const disclosed = await t.call("GET", `/v1/end-users/${ada}/disclosures?limit=100`, { key: acme.test });
+    expect(disclosed.status).toBe(200);
+    const actions = disclosed.body.data.filter((d: any) => JSON.stringify(d).includes(id)).map((d: any) => d.action);
+    expect(actions).toContain("transcription.export");
+    expect(actions.filter((a: string) => a === "transcription.read").length).toBeGreaterThanOrEqual(2);
+  });
+});
+
 describe("bad corrections change nothing", () => {
   test("a missing segment, text over 10,000 characters, no change given, a new name like a speaker id: 4xx in the error body", async () => {
     const { transcriptionId: id } = await planningCall();

@@ -17,3 +17,8 @@ declare module "*.opus" {
   const path: string;
   export default path;
 }
+// The transcript exports' typeface, imported `with { type: "file" }`: a path to read.
+declare module "*.ttf" {
+  const path: string;
+  export default path;
+}

@@ -220,6 +220,7 @@ const TABLE_OWNERS: Record<string, string> = {
   recording_chunks: "src/modules/recordings/",
   recording_uploads: "src/modules/recordings/",
   transcriptions: "src/modules/transcriptions/",
+  transcription_revisions: "src/modules/transcriptions/",
   summaries: "src/modules/summaries/",
   chunks: "src/modules/search/",
   chunks_fts: "src/modules/search/",

@@ -100,6 +100,14 @@ test("the executable alone, with no ffmpeg, takes an upload through verification
     expect(txn).toMatchObject({ status: "completed", error: null, diarization: "neural" });
     expect(txn.segments?.length ?? (await (await api("GET", `/transcriptions/${txn.id}`)).json()).segments.length).toBeGreaterThan(0);
 
+    // The legal transcript on the face the executable carries (decision 156), certifying the model file's digest.
+    const pdf = await api("GET", `/transcriptions/${txn.id}/export?format=pdf`);
+    expect(pdf.status).toBe(200);
+    await Bun.write(join(dir, "transcript.pdf"), await pdf.arrayBuffer());
+    const certified = Bun.spawnSync(["pdftotext", join(dir, "transcript.pdf"), "-"]).stdout.toString();
+    expect(certified).toContain("CERTIFICATION");
+    expect(certified).toContain(sha256(await Bun.file(join(modelsDir, "tiny-whisper.bin")).bytes()));
+
     // The automatic summary, on llama.cpp with a schema grammar.
     const summary = await waitFor(
       "the summary finished",

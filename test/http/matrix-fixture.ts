@@ -58,6 +58,10 @@ export async function matrixFixture() {
     "PUT /v1/config/devices/:id": () => ({ body: { auto_summarize: true } }),
     "POST /v1/transcriptions": () => ({ body: { recording_id: own.recording } }),
     "PATCH /v1/transcriptions/:id/speakers": () => ({ body: { SPEAKER_1: { name: "Hijacked" } } }),
+    "PATCH /v1/transcriptions/:id/segments/:index": () => ({ body: { text: "Hijacked" } }),
+    "PATCH /v1/transcriptions/:id/segments": () => ({ body: { segments: [{ index: 0, text: "Hijacked" }] } }),
+    "POST /v1/transcriptions/:id/revisions": () => ({ body: { restore: 0 } }),
+    "GET /v1/transcriptions/:id/export": () => ({ query: "format=json" }),
     "GET /v1/transcriptions": () => ({ query: `recording_id=${own.recording}` }),
     "POST /v1/summaries": () => ({ body: { transcription_id: own.transcription } }),
     "GET /v1/summaries": () => ({ query: `transcription_id=${own.transcription}` }),
@@ -97,6 +101,8 @@ export async function matrixFixture() {
     return parts
       .map((part, i) => {
         if (!part.startsWith(":")) return part;
+        // A segment's index is a position in the owner's transcription, not an id of its own.
+        if (part === ":index") return "0";
         const name = BY_SEGMENT[parts[i - 1]!];
         if (!name || !own[name]) throw new Error(`access matrix: no owner object for ${part} in ${path}; add it to fillPath`);
         return own[name];

@@ -248,6 +248,14 @@ describe("every operation answers a documented success", () => {
     await t.deps.queue.drain();
     await expectStatus(200, "GET", `/v1/transcriptions/${seeded.transcriptionId}/transcript?format=vtt`, { key });
     await expectStatus(200, "PATCH", `/v1/transcriptions/${seeded.transcriptionId}/speakers`, { key, body: { SPEAKER_2: { name: "Dana" } } });
+    // Corrections and exports under a key of their own: the flow's key stays under its 100 requests a second.
+    const txn = `/v1/transcriptions/${seeded.transcriptionId}`;
+    const editor = acme.key("test");
+    await expectStatus(200, "PATCH", `${txn}/segments/0`, { key: editor, body: { text: "Thanks all for joining." } });
+    await expectStatus(200, "PATCH", `${txn}/segments`, { key: editor, body: { segments: [{ index: 1, speaker: "Dana K.", apply_to: "speaker" }] } });
+    await expectStatus(200, "GET", `${txn}/revisions`, { key: editor });
+    await expectStatus(201, "POST", `${txn}/revisions`, { key: editor, body: { restore: 0 } });
+    await expectStatus(200, "GET", `${txn}/export?format=pdf&inaudible_below=0.5`, { key: editor });
     const voice = await expectStatus(201, "POST", "/v1/voices", { key, body: { name: "Dana" } });
     await expectStatus(200, "GET", "/v1/voices", { key });
     await expectStatus(200, "GET", `/v1/voices/${voice.id}`, { key });

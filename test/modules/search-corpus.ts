@@ -39,6 +39,7 @@ export function seedTranscript(
         error: null,
         model: null,
         diarization: null,
+        revision: 0,
         created_at: now,
         started_at: now,
         completed_at: null,
@@ -54,6 +55,7 @@ export function seedTranscript(
       speakers: [...new Set(segments.map((s) => s.speaker))].map((id) => ({ id, label: id })),
       speaker_turns: [],
       model: "test",
+      model_sha256: null,
       diarization: "none",
       completed_at: now,
     });

@@ -35,6 +35,7 @@ const RECORD_FIELDS = [
   "language",
   "model",
   "recording_id",
+  "revision",
   "segments",
   "speaker_turns",
   "speakers",

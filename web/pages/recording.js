@@ -6,9 +6,20 @@ import { duration } from "../components/format.js";
 import { nameBook } from "../components/names.js";
 import { transcriptPlayer } from "../components/transcript-player.js";
 import { confirmDialog, h, statusBadge, when } from "../ui.js";
+import { transcriptEditor } from "./recording/corrections.js";
 import { summariesPanel } from "./recording/summaries.js";
 
 const WATCH_MS = 2_000;
+
+/** What the transcript can be downloaded as: the legal transcript first. */
+const EXPORT_FORMATS = [
+  ["pdf", "PDF"],
+  ["docx", "Word"],
+  ["txt", "Text"],
+  ["srt", "SRT"],
+  ["vtt", "WebVTT"],
+  ["json", "JSON"],
+];
 
 /** What the redacted view's Parley-Redaction header says, for the reader (decision 111). */
 const REDACTION_PASSES = {
@@ -112,7 +123,10 @@ export async function render(view, ctx) {
 
   // Names, dates of birth, numbers and addresses replaced by their kind (decision 106).
   let hideIdentifiers = false;
-  function showTranscription(txn) {
+  // Corrections (issue 25): the transcript edited in place, or its machine-made original shown.
+  let editing = false;
+  let showOriginal = false;
+  function showTranscription(txn, note = "") {
     const title = h("h2", { id: "txn-h" }, "Transcript ", txn ? statusBadge(txn.status) : "");
     if (!txn || txn.status !== "completed") {
       const note = !txn
@@ -125,13 +139,39 @@ export async function render(view, ctx) {
     }
     const startMs = t !== null && Number.isFinite(Number(t)) ? Number(t) : null;
     const hide = h("input", { type: "checkbox", id: "hide-identifiers", checked: hideIdentifiers });
-    const toggle = h("div", { class: "field check" }, hide, h("label", { for: "hide-identifiers" }, "Hide identifiers"));
+    const original = h("input", { type: "checkbox", id: "show-original", checked: showOriginal });
+    const edit = h("button", { type: "button", "aria-pressed": String(editing) }, editing ? "Done editing" : "Edit transcript");
+    const views = editing
+      ? []
+      : [
+          h("div", { class: "field check" }, hide, h("label", { for: "hide-identifiers" }, "Hide identifiers")),
+          txn.revision > 0
+            ? h("div", { class: "field check" }, original, h("label", { for: "show-original" }, "Show the original (before corrections)"))
+            : null,
+        ];
+    // The latest revision as a file (decision 155): the session goes with the link, as with the audio.
+    const exportsOf = h(
+      "p",
+      { class: "transcript-exports" },
+      "Export: ",
+      ...EXPORT_FORMATS.flatMap(([format, label], i) => [
+        i ? " · " : "",
+        h("a", { href: apiUrl(`/transcriptions/${encodeURIComponent(txn.id)}/export`, { format }), download: "" }, label),
+      ]),
+    );
     const body = h("div", {});
     const passes = h("p", { class: "muted hint", role: "status" });
+    const revisionNote = txn.revision > 0 ? ` · corrected (revision ${txn.revision})` : "";
     transcript.replaceChildren(
       title,
-      h("p", { class: "muted" }, `${txn.language ?? ""} · ${txn.speakers.length} speaker${txn.speakers.length === 1 ? "" : "s"} · ${txn.model ?? ""}`),
-      toggle,
+      h(
+        "p",
+        { class: "muted" },
+        `${txn.language ?? ""} · ${txn.speakers.length} speaker${txn.speakers.length === 1 ? "" : "s"} · ${txn.model ?? ""}${revisionNote}`,
+      ),
+      h("div", { class: "transcript-tools" }, ...views, edit),
+      exportsOf,
+      h("p", { class: "muted", role: "status" }, note),
       passes,
       body,
     );
@@ -139,21 +179,42 @@ export async function render(view, ctx) {
     async function show(at, autoplay) {
       let shown = txn;
       passes.replaceChildren();
-      if (hideIdentifiers) {
-        const redacted = await apiExchange(`/transcriptions/${encodeURIComponent(txn.id)}`, { query: { redacted: "true" } });
-        shown = redacted.data;
-        passes.replaceChildren(REDACTION_PASSES[redacted.headers.get("parley-redaction")] ?? "");
+      if (hideIdentifiers || showOriginal) {
+        const query = { redacted: hideIdentifiers ? "true" : undefined, revision: showOriginal && txn.revision > 0 ? 0 : undefined };
+        const read = await apiExchange(`/transcriptions/${encodeURIComponent(txn.id)}`, { query });
+        shown = read.data;
+        if (hideIdentifiers) passes.replaceChildren(REDACTION_PASSES[read.headers.get("parley-redaction")] ?? "");
       }
       const next = transcriptPlayer({ src: apiUrl(`${path}/audio`), segments: shown.segments, startMs: at, autoplay });
       media.replaceChildren(next.audio);
       body.replaceChildren(next.transcript);
     }
+    const playhead = () => {
+      const playing = media.querySelector("audio");
+      return playing ? Math.round(playing.currentTime * 1000) : startMs;
+    };
     hide.addEventListener("change", () => {
       hideIdentifiers = hide.checked;
-      const playing = media.querySelector("audio");
-      show(playing ? Math.round(playing.currentTime * 1000) : startMs, false);
+      show(playhead(), false);
     });
-    show(startMs, ctx.query.get("play") === "1");
+    original.addEventListener("change", () => {
+      showOriginal = original.checked;
+      show(playhead(), false);
+    });
+    edit.addEventListener("click", () => {
+      editing = !editing;
+      showTranscription(txn);
+    });
+    // The editor works on the latest revision as it is, never on a redacted or earlier view; the player stays as it was.
+    if (editing) body.replaceChildren(transcriptEditor(ctx, txn, corrected));
+    else show(startMs, ctx.query.get("play") === "1");
+  }
+
+  /** A correction saved: the transcript again, with the field that had the focus keeping it. */
+  function corrected(next, note) {
+    const focused = document.activeElement?.getAttribute("aria-label");
+    showTranscription(next, note);
+    if (focused) transcript.querySelector(`[aria-label="${CSS.escape(focused)}"]`)?.focus();
   }
 }
 

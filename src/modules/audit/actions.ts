@@ -7,11 +7,14 @@ export const AUDIT_ACTIONS = [
   "recording.audio.read",
   "transcription.read",
   "transcription.redacted.read",
+  "transcription.export",
   "summary.read",
   "summary.redacted.read",
   "search.results.read",
   "ask.context.read",
   "ask.messages.read",
+  // Corrections (a new revision of a transcript, issue 25)
+  "transcription.revise",
   // Deletions
   "recording.delete",
   "end_user.delete",

@@ -43,6 +43,7 @@ import deviceCommandsPage from "../../../web/pages/device/commands.js" with { ty
 import deviceOtaPage from "../../../web/pages/device/ota.js" with { type: "text" };
 import deviceSettingsPage from "../../../web/pages/device/settings.js" with { type: "text" };
 import deviceWifiGrantPage from "../../../web/pages/device/wifi-grant.js" with { type: "text" };
+import recordingCorrectionsPage from "../../../web/pages/recording/corrections.js" with { type: "text" };
 import recordingSummariesPage from "../../../web/pages/recording/summaries.js" with { type: "text" };
 import recordingUploadPage from "../../../web/pages/recording/upload.js" with { type: "text" };
 import systemModelsPage from "../../../web/pages/system/models.js" with { type: "text" };
@@ -101,6 +102,7 @@ export const ASSETS: Readonly<Record<string, string>> = Object.assign(Object.cre
   "pages/device/ota.js": deviceOtaPage,
   "pages/device/settings.js": deviceSettingsPage,
   "pages/device/wifi-grant.js": deviceWifiGrantPage,
+  "pages/recording/corrections.js": recordingCorrectionsPage,
   "pages/recording/summaries.js": recordingSummariesPage,
   "pages/recording/upload.js": recordingUploadPage,
   "pages/system/models.js": systemModelsPage,

@@ -92,6 +92,16 @@ function refuseIfHeld(db: Database, tenant: Tenant, scope: HoldScope, what: stri
     );
 }
 
+/** Holds freeze a recording's transcripts too (issue 25): a correction to one is refused, naming the hold. */
+export function refuseCorrectionIfHeld(db: Database, tenant: Tenant, recording: { id: string; end_user_id: string | null; device_id: string | null }): void {
+  const hold = activeHoldCovering(db, tenant, { recording });
+  if (hold)
+    throw new ApiError(
+      "legal_hold_active",
+      `Recording ${recording.id} is under legal hold ${hold.id}: its transcripts are frozen and nothing was changed. Release the hold first (POST /v1/legal-holds/${hold.id}/release).`,
+    );
+}
+
 /** A project under any active hold, in either mode, is not deleted (decision 107): the refusal names every hold. */
 function refuseProjectIfHeld(db: Database, projectId: string): void {
   const holds = listActiveHoldsOfProject(db, projectId);

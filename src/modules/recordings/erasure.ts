@@ -17,8 +17,8 @@ import { deleteRecordingRow, markAudioErased, type StoredRecording } from "./sto
  * - first, nothing: the recordingErased guards are asked (legal holds: 409
  *   legal_hold_active naming the hold on the recording, its end user or its device), and a
  *   refusal leaves every row and object untouched;
- * - the recording row, and with it by ON DELETE CASCADE its transcriptions, summaries,
- *   search chunks (FTS5 and sqlite-vec drop their entries in place), uploads and chunk rows;
+ * - the recording row, and with it by ON DELETE CASCADE its transcriptions (their
+ *   revisions, decision 154, with them), summaries, search chunks (FTS5 and sqlite-vec drop their entries in place), uploads and chunk rows;
  * - its earlier events' data beyond ids, statuses, templates and times (pending deliveries
  *   send only that), and what webhook receivers answered to them;
  * - idempotent replays that named it: they answer 404 from now on;

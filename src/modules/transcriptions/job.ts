@@ -11,6 +11,7 @@ import { resolveConfig } from "../config/service";
 import { fillExaminedAudio, findRecording, setProcessingStatus, type StoredRecording } from "../recordings/service";
 import { llmPassRuns } from "../redaction/service";
 import { announceCompleted } from "./completed-event";
+import { transcriberModelSha256 } from "./model-digest";
 import { knownVoices } from "../voices/service";
 import { type PipelineResult, SAMPLE_RATE, TranscriptionFailure, transcribePcm } from "./pipeline";
 import { eventData, TRANSCRIPTION_EVENT_FIELDS, type Transcription } from "./schema";
@@ -111,7 +112,13 @@ async function transcribeRecording(
  * follows; when webhook payloads are redacted, the event and the summary wait for it, so
  * they are redacted with what it finds (decision 108).
  */
-function complete(deps: Deps, tenant: Tenant, stored: StoredTranscription, recording: StoredRecording, result: PipelineResult): void {
+function complete(
+  deps: Deps,
+  tenant: Tenant,
+  stored: StoredTranscription,
+  recording: StoredRecording,
+  result: PipelineResult & { model_sha256: string | null },
+): void {
   const { db, clock } = deps;
   const now = clock.now();
   db.transaction(() => {
@@ -170,7 +177,8 @@ export function runTranscription(deps: Deps) {
       const result = await transcribeRecording(deps, tenant, stored, recording, job.signal);
       // The real-time factor of GET /metrics: wall time to decode and transcribe over audio length.
       deps.metrics.observeTranscription(result.duration_seconds, (performance.now() - started) / 1000);
-      complete(deps, tenant, stored, recording, result);
+      const model_sha256 = await transcriberModelSha256(deps.config.modelsDir, result.model);
+      complete(deps, tenant, stored, recording, { ...result, model_sha256 });
     } catch (err) {
       // Cut off by the server stopping (or its decoder by the service manager stopping every
       // process at once), or a full disk (the appliance's fault, not the recording's): no

@@ -7,6 +7,8 @@ import { idParam, responseHeaders } from "../../http/schemas";
 import { redactedQuery } from "../redaction/schema";
 import { REDACTION_HEADER, redactionPasses } from "../redaction/service";
 import { TRANSCRIPT_FORMATS } from "./renderings";
+import { revisionRoutes } from "./revision-routes";
+import { revisionQuery } from "./revisions-schema";
 import { createTranscriptionBody, listTranscriptionsQuery, nameSpeakersBody, transcriptionSchema, transcriptQuery } from "./schema";
 import { nameSpeakers } from "./speaker-names";
 import { createTranscription, getTranscription, listTranscriptions, renderTranscript } from "./service";
@@ -16,6 +18,7 @@ export function transcriptionsRoutes(deps: Deps) {
   return new Elysia({ name: "parley.transcriptions", detail: { tags: ["Transcriptions"] } })
     .use(authentication(deps))
     .use(idempotency(deps))
+    .use(revisionRoutes(deps))
     .post(
       "/transcriptions",
       ({ principal, body, set }) => {
@@ -44,19 +47,19 @@ export function transcriptionsRoutes(deps: Deps) {
       async ({ principal, params, query, set }) => {
         const tenant = authorize(principal, "transcriptions:read");
         const redacted = query.redacted === "true";
-        const transcription = await getTranscription(deps, tenant, params.id, { redacted });
+        const transcription = await getTranscription(deps, tenant, params.id, { redacted, revision: query.revision });
         if (redacted) set.headers[REDACTION_HEADER] = redactionPasses(deps.db, tenant, transcription.id);
         return transcription;
       },
       {
         params: idParam,
-        query: redactedQuery,
+        query: redactedQuery.extend(revisionQuery),
         response: { 200: transcriptionSchema },
         detail: {
           ...responseHeaders({ 200: ["Parley-Redaction"] }),
           summary: "Get a transcription",
           description:
-            "Scope transcriptions:read. Poll status, or wait for the transcription.* events. With redacted=true, names, dates of birth, phone numbers, emails, addresses, record and case numbers, IBANs and card numbers in the text and segments are replaced by their kind ([NAME], [PHONE], ...); the Parley-Redaction header says which passes found them: `rules; model=completed`, `model=failed` or `model=not_run` (the local language model's pass has not run on it).",
+            "Scope transcriptions:read. Poll status, or wait for the transcription.* events. With redacted=true, names, dates of birth, phone numbers, emails, addresses, record and case numbers, IBANs and card numbers in the text and segments are replaced by their kind ([NAME], [PHONE], ...); the Parley-Redaction header says which passes found them: `rules; model=completed`, `model=failed` or `model=not_run` (the local language model's pass has not run on it). Text, segments and speakers are the latest revision (`revision` says which); revision=N reads an earlier one, 0 the machine's original (404 not_found, param revision, for one it never had).",
         },
       },
     )

@@ -66,6 +66,8 @@ export const transcriptionSchema = z
     model: z.string().nullable(),
     /** Which diarizer ran; null until completed. */
     diarization: z.enum(DIARIZATION_KINDS).nullable(),
+    /** Which revision text, segments and speakers are: 0 as the machine made them, each correction one more (decision 154). */
+    revision: z.number().int().min(0),
     ...jobTimestamps,
   })
   .meta({ id: "Transcription" });

@@ -3,6 +3,7 @@ import type { Deps } from "../../deps";
 import { recordEvent } from "../../events/outbox";
 import { bodyField, confineToEndUser, notFound, ownedBy, visible } from "../../http/access";
 import type { Principal } from "../../http/auth";
+import type { Disclosed } from "../audit/service";
 import type { Tenant } from "../../tenancy";
 import { ApiError } from "../../http/errors";
 import type { Page } from "../../http/pagination";
@@ -14,7 +15,8 @@ import { endUsersOfRecordings, findRecording, loadRecording, setProcessingStatus
 import { identifiersFound, redactTranscript } from "../redaction/service";
 import { type CreateTranscriptionBody, eventData, type ListTranscriptionsQuery, TRANSCRIPTION_EVENT_FIELDS, type Transcription } from "./schema";
 import { RENDERERS, TRANSCRIPT_FORMATS, type TranscriptFormat } from "./renderings";
-import { findProcessingTranscription, findStoredTranscription, insertTranscription, listTranscriptionRows } from "./store";
+import { findRevision } from "./revisions-store";
+import { findProcessingTranscription, findStoredTranscription, insertTranscription, listTranscriptionRows, type StoredTranscription } from "./store";
 
 /** What other modules (summaries, search and Ask) use of the transcriptions store: through this service, never the store itself (decision 083). */
 export { findStoredTranscription, findTranscription, latestCompletedTranscription, listTranscriptionRows, type StoredTranscription } from "./store";
@@ -57,6 +59,7 @@ export function startTranscription(
     error: null,
     model: null,
     diarization: null,
+    revision: 0,
     created_at: at,
     started_at: at,
     completed_at: null,
@@ -102,19 +105,39 @@ export function createTranscription(
   })();
 }
 
-/** A transcription the caller may see (end-user-scoped keys: only their end user's), unaudited: for writes that load it inside their transaction. */
-export function findVisibleTranscription(db: Database, principal: Principal, id: string): Transcription {
-  return visible(principal, findStoredTranscription(db, principal, id), (t) => ownedBy(t.endUserId), notFound.transcription(id)).record;
+/** A transcription the caller may see (end-user-scoped keys: only their end user's) with what the API does not show, unaudited. */
+export function findVisibleStoredTranscription(db: Database, principal: Principal, id: string): StoredTranscription {
+  return visible(principal, findStoredTranscription(db, principal, id), (t) => ownedBy(t.endUserId), notFound.transcription(id));
 }
 
-/** A transcription the caller may see (end-user-scoped keys: only their end user's); with `redacted`, identifiers (rules, and the model's pass when it ran) replaced by their kind. The read is audited, the original and the redacted view apart. */
+/** A transcription the caller may see, unaudited: for writes that load it inside their transaction. */
+export function findVisibleTranscription(db: Database, principal: Principal, id: string): Transcription {
+  return findVisibleStoredTranscription(db, principal, id).record;
+}
+
+/** The transcription as it was at revision `n` (the latest when absent): 404 not_found for a revision it never had. */
+export function atRevision(db: Database, tenant: Tenant, transcription: Transcription, n: number | undefined): Transcription {
+  if (n === undefined || n === transcription.revision) return transcription;
+  const kept = n < transcription.revision ? findRevision(db, tenant, transcription.id, n) : null;
+  if (!kept) {
+    throw new ApiError("not_found", `Transcription ${transcription.id} has no revision ${n}; its latest is ${transcription.revision}.`, { param: "revision" });
+  }
+  return { ...transcription, ...kept.content, revision: n };
+}
+
+/** Whose content a transcription is, for the audit row of a read or an export of it (the accounting of disclosures). */
+export function disclosedIn(db: Database, tenant: Tenant, transcription: Pick<Transcription, "recording_id">): Disclosed {
+  return { endUsers: endUsersOfRecordings(db, tenant, [transcription.recording_id]) };
+}
+
+/** A transcription the caller may see (end-user-scoped keys: only their end user's), at `revision` when given (404 for one it never had); with `redacted`, identifiers (rules, and the model's pass when it ran) replaced by their kind. The read is audited, the original and the redacted view apart. */
 export async function getTranscription(
   deps: Pick<Deps, "db" | "audit">,
   principal: Principal,
   id: string,
-  options: { redacted?: boolean } = {},
+  options: { redacted?: boolean; revision?: number } = {},
 ): Promise<Transcription> {
-  const transcription = findVisibleTranscription(deps.db, principal, id);
+  const transcription = atRevision(deps.db, principal, findVisibleTranscription(deps.db, principal, id), options.revision);
   await deps.audit.access(principal, options.redacted ? "transcription.redacted.read" : "transcription.read", [transcription.id, transcription.recording_id], {
     endUsers: endUsersOfRecordings(deps.db, principal, [transcription.recording_id]),
   });

@@ -4,21 +4,14 @@ import { ApiError } from "../../http/errors";
 import { endUsersOfRecordings, findRecording } from "../recordings/service";
 import { rememberVoice } from "../voices/service";
 import type { NameSpeakersBody, Transcription } from "./schema";
-import { findVisibleTranscription } from "./service";
-import { defaultLabel } from "./speaker-assignment";
-import { replaceTranscriptionSpeakers } from "./store";
-
-/** Ids the diarizer gives; a name may not look like one, or it could not be told from an unnamed speaker. */
-const SPEAKER_ID = /^SPEAKER_\d+$/;
+import { differences, SPEAKER_ID, shownName } from "./corrections";
+import { commitRevision, loadForCorrection } from "./revisions";
 
 type NamingDeps = Pick<Deps, "db" | "queue" | "storage" | "engines" | "clock" | "audit">;
 
 /** The completed transcription, with every name in the body checked against its speakers. */
 function loadForNaming(deps: NamingDeps, principal: Principal, id: string, body: NameSpeakersBody): Transcription {
-  const transcription = findVisibleTranscription(deps.db, principal, id);
-  if (transcription.status !== "completed") {
-    throw new ApiError("transcription_not_ready", `Transcription ${id} is ${transcription.status}; its speakers can be named once it has completed.`);
-  }
+  const transcription = loadForCorrection(deps.db, principal, id);
   for (const [speakerId, { name }] of Object.entries(body)) {
     if (!transcription.speakers.some((s) => s.id === speakerId)) {
       throw new ApiError(
@@ -29,14 +22,11 @@ function loadForNaming(deps: NamingDeps, principal: Principal, id: string, body:
     }
     if (SPEAKER_ID.test(name))
       throw new ApiError("validation_error", `A speaker's name cannot look like a speaker id (${name}).`, { param: `${speakerId}.name` });
-    const taken = transcription.speakers.find((s) => s.id !== speakerId && !body[s.id] && shown(s) === name);
+    const taken = transcription.speakers.find((s) => s.id !== speakerId && !body[s.id] && shownName(s) === name);
     if (taken) throw new ApiError("validation_error", `${name} already names ${taken.id} of this transcription.`, { param: `${speakerId}.name` });
   }
   return transcription;
 }
-
-/** What a speaker's segments carry: the name once named, else the id. */
-const shown = (s: Transcription["speakers"][number]) => (s.label === defaultLabel(s.id) ? s.id : s.label);
 
 /** The voiceprints of the speakers to remember, over all of their turns in the recording's audio. */
 async function printsToRemember(deps: NamingDeps, principal: Principal, transcription: Transcription, body: NameSpeakersBody): Promise<Map<string, number[]>> {
@@ -61,7 +51,8 @@ async function printsToRemember(deps: NamingDeps, principal: Principal, transcri
 }
 
 /**
- * PATCH /transcriptions/{id}/speakers: names speakers of a finished transcription. The
+ * PATCH /transcriptions/{id}/speakers: names speakers of a finished transcription, as a new
+ * revision (decision 154; refused under a legal hold like any correction). The
  * speakers list keeps the ids (SPEAKER_n, the keys of this body) with the name as label;
  * the segments' speaker becomes the name, and the recording is indexed again so search
  * results and Ask citations carry it. speaker_turns keep the diarizer's ids. With
@@ -77,7 +68,7 @@ export async function nameSpeakers(deps: NamingDeps, principal: Principal, id: s
     const renamed = new Map<string, string>();
     const voiceIds = new Map<string, string>();
     for (const [speakerId, { name }] of Object.entries(body)) {
-      renamed.set(shown(transcription.speakers.find((s) => s.id === speakerId)!), name);
+      renamed.set(shownName(transcription.speakers.find((s) => s.id === speakerId)!), name);
       const print = prints.get(speakerId);
       if (!print) continue;
       const turns = transcription.speaker_turns.filter((t) => t.speaker === speakerId);
@@ -91,10 +82,8 @@ export async function nameSpeakers(deps: NamingDeps, principal: Principal, id: s
       return { ...rest, label: body[s.id]!.name, ...(voiceId ? { voice_id: voiceId } : {}) };
     });
     const segments = transcription.segments.map((s) => ({ ...s, speaker: renamed.get(s.speaker) ?? s.speaker }));
-    replaceTranscriptionSpeakers(db, principal, id, segments, speakers);
-    const payload = { project_id: principal.projectId, mode: principal.mode, transcription_id: id };
-    deps.queue.enqueue("search.index_transcription", payload, { dedupeKey: `search.index_transcription:${id}` });
-    return { ...transcription, segments, speakers };
+    const next = { text: transcription.text, segments, speakers };
+    return commitRevision(deps, principal, transcription, next, differences(transcription, next));
   })();
   // The answer carries the transcript: a read like any other.
   await deps.audit.access(principal, "transcription.read", [named.id, named.recording_id], {

@@ -12,14 +12,21 @@ type TranscriptionRow = Omit<Transcription, "segments" | "speakers" | "speaker_t
   requested_language: string | null;
   requested_min_speakers: number | null;
   requested_max_speakers: number | null;
+  model_sha256: string | null;
   segments: string;
   speakers: string;
   speaker_turns: string;
   error: string | null;
 };
 
-/** A row with what the API does not show (owner, requested language and speaker counts) beside the record. */
-export type StoredTranscription = { record: Transcription; endUserId: string | null; requestedLanguage: string | null; requestedSpeakers: SpeakerCountHint };
+/** A row with what the API does not show (owner, requested language and speaker counts, the model file's digest) beside the record. */
+export type StoredTranscription = {
+  record: Transcription;
+  endUserId: string | null;
+  requestedLanguage: string | null;
+  requestedSpeakers: SpeakerCountHint;
+  modelSha256: string | null;
+};
 
 function toStored(row: TranscriptionRow): StoredTranscription {
   return {
@@ -36,6 +43,7 @@ function toStored(row: TranscriptionRow): StoredTranscription {
       error: row.error ? JSON.parse(row.error) : null,
       model: row.model,
       diarization: row.diarization,
+      revision: row.revision,
       created_at: row.created_at,
       started_at: row.started_at,
       completed_at: row.completed_at,
@@ -44,10 +52,11 @@ function toStored(row: TranscriptionRow): StoredTranscription {
     endUserId: row.end_user_id,
     requestedLanguage: row.requested_language,
     requestedSpeakers: { minSpeakers: row.requested_min_speakers, maxSpeakers: row.requested_max_speakers },
+    modelSha256: row.model_sha256,
   };
 }
 
-export function insertTranscription(db: Database, tenant: Tenant, t: Transcription, owner: Omit<StoredTranscription, "record">): void {
+export function insertTranscription(db: Database, tenant: Tenant, t: Transcription, owner: Omit<StoredTranscription, "record" | "modelSha256">): void {
   db.query(
     `INSERT INTO transcriptions (id, project_id, mode, recording_id, end_user_id, status, requested_language, requested_min_speakers, requested_max_speakers, language, created_at, started_at)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
@@ -105,13 +114,14 @@ export function markTranscriptionCompleted(
   tenant: Tenant,
   id: string,
   result: Pick<Transcription, "language" | "text" | "duration_seconds" | "segments" | "speakers" | "speaker_turns" | "model" | "diarization"> & {
+    model_sha256: string | null;
     completed_at: string;
   },
 ): boolean {
   return (
     db
       .query(
-        `UPDATE transcriptions SET status = 'completed', language = ?, text = ?, duration_seconds = ?, segments = ?, speakers = ?, speaker_turns = ?, model = ?, diarization = ?, completed_at = ?
+        `UPDATE transcriptions SET status = 'completed', language = ?, text = ?, duration_seconds = ?, segments = ?, speakers = ?, speaker_turns = ?, model = ?, model_sha256 = ?, diarization = ?, completed_at = ?
          WHERE id = ? AND project_id = ? AND mode = ? AND status = 'processing'`,
       )
       .run(
@@ -122,6 +132,7 @@ export function markTranscriptionCompleted(
         JSON.stringify(result.speakers),
         JSON.stringify(result.speaker_turns),
         result.model,
+        result.model_sha256,
         result.diarization,
         result.completed_at,
         id,
@@ -131,21 +142,16 @@ export function markTranscriptionCompleted(
   );
 }
 
-/** New speaker labels of a completed transcription (its segments carry them too). */
-export function replaceTranscriptionSpeakers(
+/** A completed transcription's content becomes its revision `revision` (revisions-store.ts keeps every one). */
+export function writeLatestRevision(
   db: Database,
   tenant: Tenant,
   id: string,
-  segments: Transcription["segments"],
-  speakers: Transcription["speakers"],
+  content: Pick<Transcription, "text" | "segments" | "speakers" | "revision">,
 ): void {
-  db.query("UPDATE transcriptions SET segments = ?, speakers = ? WHERE id = ? AND project_id = ? AND mode = ? AND status = 'completed'").run(
-    JSON.stringify(segments),
-    JSON.stringify(speakers),
-    id,
-    tenant.projectId,
-    tenant.mode,
-  );
+  db.query(
+    "UPDATE transcriptions SET text = ?, segments = ?, speakers = ?, revision = ? WHERE id = ? AND project_id = ? AND mode = ? AND status = 'completed'",
+  ).run(content.text, JSON.stringify(content.segments), JSON.stringify(content.speakers), content.revision, id, tenant.projectId, tenant.mode);
 }
 
 /** processing -> failed; false when the row is no longer processing. */

@@ -3,7 +3,7 @@ import { Elysia } from "elysia";
 import { z } from "zod";
 import type { Deps } from "../../deps";
 import { authentication, type Principal } from "../../http/auth";
-import { confineToEndUser } from "../../http/access";
+import { confineToEndUser, isApiKey } from "../../http/access";
 import { ApiError } from "../../http/errors";
 import { loadEndUser } from "../end-users/service";
 import { buildMcpServer } from "./server";
@@ -19,7 +19,7 @@ const mcpQuery = z.object({ end_user_id: z.string().min(1).max(100).optional() }
  * must exist in its project and mode. Device, upload and reset tokens reach no content.
  */
 export function assistantPrincipal(deps: Pick<Deps, "db">, principal: Principal, endUserId: string | undefined): Principal {
-  if (principal.kind !== "secret" && principal.kind !== "restricted") throw new ApiError("forbidden", `A ${principal.kind} token cannot use the MCP server.`);
+  if (!isApiKey(principal)) throw new ApiError("forbidden", `A ${principal.kind} token cannot use the MCP server.`);
   const confined = confineToEndUser(principal, endUserId);
   if (!confined) {
     throw new ApiError("validation_error", "Name the end user the assistant acts for: /mcp?end_user_id=eu_..., or use an end-user-scoped key.", {
@@ -41,16 +41,20 @@ export function mcpRoutes(deps: Deps) {
   const notOffered = () => new Response(null, { status: 405, headers: { allow: "POST" } });
   return new Elysia({ name: "parley.mcp" })
     .use(authentication(deps))
-    .post(MCP_PATH, async ({ principal, query, body, request }) => {
-      const server = buildMcpServer(deps, assistantPrincipal(deps, principal, query.end_user_id));
-      const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
-      await server.connect(transport);
-      try {
-        return await transport.handleRequest(request, { parsedBody: body });
-      } finally {
-        await server.close();
-      }
-    }, { query: mcpQuery })
+    .post(
+      MCP_PATH,
+      async ({ principal, query, body, request }) => {
+        const server = buildMcpServer(deps, assistantPrincipal(deps, principal, query.end_user_id));
+        const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+        await server.connect(transport);
+        try {
+          return await transport.handleRequest(request, { parsedBody: body });
+        } finally {
+          await server.close();
+        }
+      },
+      { query: mcpQuery },
+    )
     .get(MCP_PATH, notOffered)
     .delete(MCP_PATH, notOffered);
 }

@@ -114,7 +114,8 @@ export function buildMcpServer(deps: Deps, principal: Principal): McpServer {
         return { contents: [{ uri: uri.href, mimeType: "text/plain", text: await transcriptText(deps, principal, String(id)) }] };
       } catch (err) {
         // A resource read has no result to mark as an error: the protocol's error carries the API's.
-        if (err instanceof ApiError) throw new McpError(ErrorCode.InvalidParams, `${err.code}: ${err.message}`, { code: err.code, param: err.options.param ?? null });
+        if (err instanceof ApiError)
+          throw new McpError(ErrorCode.InvalidParams, `${err.code}: ${err.message}`, { code: err.code, param: err.options.param ?? null });
         throw err;
       }
     },

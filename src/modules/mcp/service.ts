@@ -108,7 +108,13 @@ export function clock(seconds: number): string {
 export function listConversations(deps: Deps, principal: Principal, args: Args<typeof listRecordingsInput>): Args<typeof listRecordingsOutput> {
   const page = listRecordings(deps.db, authorize(principal, "recordings:read"), args);
   return {
-    recordings: page.data.map((r) => ({ recording_id: r.id, name: r.name, recorded_at: r.recorded_at, duration_seconds: r.duration_seconds, status: r.status })),
+    recordings: page.data.map((r) => ({
+      recording_id: r.id,
+      name: r.name,
+      recorded_at: r.recorded_at,
+      duration_seconds: r.duration_seconds,
+      status: r.status,
+    })),
     next_cursor: page.next_cursor ?? null,
   };
 }

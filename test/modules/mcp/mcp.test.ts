@@ -5,7 +5,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { HashingTestEmbedder } from "../../../src/engines/embedder.test-double";
 import { ScriptedLlm } from "../../../src/engines/llm.test-double";
-import { findLiveApiKeys } from "../../../src/http/credentials";
+import { findLiveApiKeys, issueCredential } from "../../../src/http/credentials";
 import { makeTenant, makeTestApp } from "../../helpers";
 import { BUDGET, HIKING, type Line, seedTranscript } from "../search-corpus";
 
@@ -182,6 +182,15 @@ describe("what an assistant cannot reach", () => {
     await expect(connect(acme.test)).rejects.toThrow(/end_user_id/);
     await expect(connect(acme.test, "?end_user_id=eu_nobody")).rejects.toThrow(/No end user eu_nobody/);
     await expect(connect(adaKey, `?end_user_id=${bob}`)).rejects.toThrow(/scoped to another end user/);
+    const device = issueCredential(t.deps.db, {
+      projectId: acme.project.id,
+      mode: "test",
+      kind: "device",
+      endUserId: ada,
+      deviceId: "dev_x",
+      now: t.clock.now(),
+    });
+    await expect(connect(device.token)).rejects.toThrow(/A device token cannot use the MCP server/);
     const asBob = await connect(acme.test, `?end_user_id=${bob}`);
     const found = await call(asBob, "search_conversations", { query: "hiking boots trailhead" });
     const ids = found.structuredContent.results.map((r: { recording_id: string }) => r.recording_id);

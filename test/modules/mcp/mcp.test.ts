@@ -211,4 +211,31 @@ describe("what an assistant cannot reach", () => {
     expect(res.headers.get("x-ratelimit-limit")).toBe("1000");
     expect((await res.json()).error.code).toBe("unauthorized");
   });
+
+  test("calls count against the key's rate limit as API requests do, and a refused one is the API's 429", async () => {
+    const limited = await makeTestApp({ env: { PARLEY_RATE_LIMIT_PER_SECOND: "0", PARLEY_RATE_LIMIT_PER_MINUTE: "8" } });
+    const tenant = makeTenant(limited.deps);
+    const eve = (await limited.call("POST", "/v1/end-users", { key: tenant.test, body: { name: "Eve" } })).body.id;
+    const own = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: (req) => limited.app.handle(req) });
+    try {
+      const transport = new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${own.port}/mcp?end_user_id=${eve}`), {
+        requestInit: { headers: { authorization: `Bearer ${tenant.test}` } },
+      });
+      const client = new Client({ name: "test-assistant", version: "1.0.0" });
+      // The clock stands still, so every request falls in one minute: the SDK's handshake takes a few, the rest are calls.
+      await client.connect(transport);
+      clients.push(client);
+      let answered = 0;
+      let refusal: unknown;
+      while (refusal === undefined && answered < 8)
+        await client.listTools().then(
+          () => answered++,
+          (err: unknown) => (refusal = err),
+        );
+      expect(answered).toBeGreaterThan(0);
+      expect(String(refusal)).toContain('"code":"rate_limited","message":"Too many requests: the limit is 8 per minute."');
+    } finally {
+      own.stop(true);
+    }
+  });
 });

@@ -810,6 +810,90 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/transcriptions/{id}/segments/{index}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Correct a segment
+         * @description Scope transcriptions:write. Body {text?, speaker?, apply_to?}: the segment's words, its speaker (an existing speaker's id or name, or a new name), or both; apply_to "speaker" renames the segment's speaker wherever it speaks (to a name another speaker has: their segments join). Each change makes a new numbered revision (the machine's original stays revision 0, readable with ?revision=0); search and Ask are indexed again from it; audited. An edit that changes nothing makes no revision. 404 not_found, 409 transcription_not_ready until completed, 409 legal_hold_active while a hold covers the recording, 422 for text over 10,000 characters or a new speaker name that looks like a speaker id. 404 not_found (param index) for a segment the transcription lacks.
+         */
+        patch: operations["patchV1TranscriptionsByIdSegmentsByIndex"];
+        trace?: never;
+    };
+    "/v1/transcriptions/{id}/segments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Correct several segments
+         * @description Scope transcriptions:write. Body {segments: [{index, text?, speaker?, apply_to?}]}: applied in order as one revision; one refusal changes nothing. Each change makes a new numbered revision (the machine's original stays revision 0, readable with ?revision=0); search and Ask are indexed again from it; audited. An edit that changes nothing makes no revision. 404 not_found, 409 transcription_not_ready until completed, 409 legal_hold_active while a hold covers the recording, 422 for text over 10,000 characters or a new speaker name that looks like a speaker id. 422 (param segments[n].index) for a segment the transcription lacks.
+         */
+        patch: operations["patchV1TranscriptionsByIdSegments"];
+        trace?: never;
+    };
+    "/v1/transcriptions/{id}/revisions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a transcription's revisions
+         * @description Scope transcriptions:read. Newest first, all of them: each with who made it (null for the machine's original, revision 0), when, and what it changed ({segment, field, from, to} or {speaker_id, field: label, from, to}); an undo names the revision it restores. Audited as a read.
+         */
+        get: operations["getV1TranscriptionsByIdRevisions"];
+        put?: never;
+        /**
+         * Restore an earlier revision (undo)
+         * @description Scope transcriptions:write. Body {restore: N}: a new revision with revision N's content; nothing is erased. 422 (param restore) unless N is an earlier revision. Each change makes a new numbered revision (the machine's original stays revision 0, readable with ?revision=0); search and Ask are indexed again from it; audited. An edit that changes nothing makes no revision. 404 not_found, 409 transcription_not_ready until completed, 409 legal_hold_active while a hold covers the recording, 422 for text over 10,000 characters or a new speaker name that looks like a speaker id.
+         */
+        post: operations["postV1TranscriptionsByIdRevisions"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/transcriptions/{id}/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Export a transcript
+         * @description Scope transcriptions:read. format txt, srt, vtt (speaker names on every cue), json (the transcription record), docx or pdf (a verbatim legal transcript: 25 numbered lines a page, times in the margin, speakers in capitals, a caption from the recording's metadata `matter` and `participants`, and a certification page with the recording's and the model's SHA-256, the revision and every correction). revision=N exports an earlier revision; inaudible_below (0-1) writes segments scored below it as [inaudible hh:mm:ss]. Always a download. Audited as transcription.export. 404 not_found, 409 transcription_not_ready until completed, 422 for an unknown format.
+         */
+        get: operations["getV1TranscriptionsByIdExport"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/transcriptions": {
         parameters: {
             query?: never;
@@ -843,7 +927,7 @@ export interface paths {
         };
         /**
          * Get a transcription
-         * @description Scope transcriptions:read. Poll status, or wait for the transcription.* events. With redacted=true, names, dates of birth, phone numbers, emails, addresses, record and case numbers, IBANs and card numbers in the text and segments are replaced by their kind ([NAME], [PHONE], ...); the Parley-Redaction header says which passes found them: `rules; model=completed`, `model=failed` or `model=not_run` (the local language model's pass has not run on it).
+         * @description Scope transcriptions:read. Poll status, or wait for the transcription.* events. With redacted=true, names, dates of birth, phone numbers, emails, addresses, record and case numbers, IBANs and card numbers in the text and segments are replaced by their kind ([NAME], [PHONE], ...); the Parley-Redaction header says which passes found them: `rules; model=completed`, `model=failed` or `model=not_run` (the local language model's pass has not run on it). Text, segments and speakers are the latest revision (`revision` says which); revision=N reads an earlier one, 0 the machine's original (404 not_found, param revision, for one it never had).
          */
         get: operations["getV1TranscriptionsById"];
         put?: never;
@@ -1851,6 +1935,7 @@ export interface components {
             model: string | null;
             /** @enum {string|null} */
             diarization: "classic" | "neural" | "none" | null;
+            revision: number;
             /** Format: date-time */
             created_at: string;
             /** Format: date-time */
@@ -1859,6 +1944,37 @@ export interface components {
             completed_at: string | null;
             /** Format: date-time */
             failed_at: string | null;
+        };
+        TranscriptionRevisionPage: {
+            data: components["schemas"]["TranscriptionRevision"][];
+            has_more: boolean;
+            next_cursor?: string;
+            total: number;
+        };
+        TranscriptionRevision: {
+            transcription_id: string;
+            revision: number;
+            author: {
+                type: string;
+                id: string | null;
+                email: string | null;
+            } | null;
+            changes: ({
+                segment: number;
+                /** @enum {string} */
+                field: "text" | "speaker";
+                from: string;
+                to: string;
+            } | {
+                speaker_id: string;
+                /** @constant */
+                field: "label";
+                from: string;
+                to: string;
+            })[];
+            restored_from: number | null;
+            /** Format: date-time */
+            created_at: string;
         };
         TranscriptionPage: {
             data: components["schemas"]["Transcription"][];
@@ -2090,7 +2206,7 @@ export interface components {
             id: string;
             sequence: number;
             /** @enum {string} */
-            action: "recording.audio.read" | "transcription.read" | "transcription.redacted.read" | "summary.read" | "summary.redacted.read" | "search.results.read" | "ask.context.read" | "ask.messages.read" | "recording.delete" | "end_user.delete" | "device.delete" | "ask_session.delete" | "recording.expire" | "recording.audio.expire" | "legal_hold.create" | "legal_hold.release" | "export.create" | "export.download" | "export.delete" | "export.expire" | "key.create" | "key.revoke" | "project.create" | "project.delete" | "organization.update" | "config.update" | "second_factor.enrol" | "second_factor.disable" | "second_factor.reset" | "recovery_code.use";
+            action: "recording.audio.read" | "transcription.read" | "transcription.redacted.read" | "transcription.export" | "summary.read" | "summary.redacted.read" | "search.results.read" | "ask.context.read" | "ask.messages.read" | "transcription.revise" | "recording.delete" | "end_user.delete" | "device.delete" | "ask_session.delete" | "recording.expire" | "recording.audio.expire" | "legal_hold.create" | "legal_hold.release" | "break_glass.open" | "break_glass.close" | "export.create" | "export.download" | "export.delete" | "export.expire" | "key.create" | "key.revoke" | "project.create" | "project.delete" | "organization.update" | "admin.create" | "admin.role_change" | "admin.remove" | "config.update" | "second_factor.enrol" | "second_factor.disable" | "second_factor.reset" | "recovery_code.use";
             actor: {
                 type: string;
                 id: string | null;
@@ -2122,7 +2238,7 @@ export interface components {
             /** Format: date-time */
             created_at: string;
             /** @enum {string} */
-            action: "recording.audio.read" | "transcription.read" | "transcription.redacted.read" | "summary.read" | "summary.redacted.read" | "search.results.read" | "ask.context.read" | "ask.messages.read" | "recording.delete" | "end_user.delete" | "device.delete" | "ask_session.delete" | "recording.expire" | "recording.audio.expire" | "legal_hold.create" | "legal_hold.release" | "export.create" | "export.download" | "export.delete" | "export.expire" | "key.create" | "key.revoke" | "project.create" | "project.delete" | "organization.update" | "config.update" | "second_factor.enrol" | "second_factor.disable" | "second_factor.reset" | "recovery_code.use";
+            action: "recording.audio.read" | "transcription.read" | "transcription.redacted.read" | "transcription.export" | "summary.read" | "summary.redacted.read" | "search.results.read" | "ask.context.read" | "ask.messages.read" | "transcription.revise" | "recording.delete" | "end_user.delete" | "device.delete" | "ask_session.delete" | "recording.expire" | "recording.audio.expire" | "legal_hold.create" | "legal_hold.release" | "break_glass.open" | "break_glass.close" | "export.create" | "export.download" | "export.delete" | "export.expire" | "key.create" | "key.revoke" | "project.create" | "project.delete" | "organization.update" | "admin.create" | "admin.role_change" | "admin.remove" | "config.update" | "second_factor.enrol" | "second_factor.disable" | "second_factor.reset" | "recovery_code.use";
             resource_ids: string[];
             actor: {
                 type: string;
@@ -4486,6 +4602,208 @@ export interface operations {
             "5XX": components["responses"]["Error"];
         };
     };
+    patchV1TranscriptionsByIdSegmentsByIndex: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description API version date; without it the latest applies. */
+                "Parley-Version"?: components["parameters"]["ParleyVersion"];
+            };
+            path: {
+                id: string;
+                index: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    text?: string;
+                    speaker?: string;
+                    /**
+                     * @default segment
+                     * @enum {string}
+                     */
+                    apply_to?: "segment" | "speaker";
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Transcription"];
+                };
+            };
+            "4XX": components["responses"]["Error"];
+            "5XX": components["responses"]["Error"];
+        };
+    };
+    patchV1TranscriptionsByIdSegments: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description API version date; without it the latest applies. */
+                "Parley-Version"?: components["parameters"]["ParleyVersion"];
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    segments: {
+                        index: number;
+                        text?: string;
+                        speaker?: string;
+                        /**
+                         * @default segment
+                         * @enum {string}
+                         */
+                        apply_to?: "segment" | "speaker";
+                    }[];
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Transcription"];
+                };
+            };
+            "4XX": components["responses"]["Error"];
+            "5XX": components["responses"]["Error"];
+        };
+    };
+    getV1TranscriptionsByIdRevisions: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description API version date; without it the latest applies. */
+                "Parley-Version"?: components["parameters"]["ParleyVersion"];
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TranscriptionRevisionPage"];
+                };
+            };
+            "4XX": components["responses"]["Error"];
+            "5XX": components["responses"]["Error"];
+        };
+    };
+    postV1TranscriptionsByIdRevisions: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description API version date; without it the latest applies. */
+                "Parley-Version"?: components["parameters"]["ParleyVersion"];
+                /** @description Honoured by the create and trigger endpoints (docs/api.md lists them): the same key and payload replay the first response for 24 hours. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    restore: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Transcription"];
+                };
+            };
+            "4XX": components["responses"]["Error"];
+            "5XX": components["responses"]["Error"];
+        };
+    };
+    getV1TranscriptionsByIdExport: {
+        parameters: {
+            query: {
+                format: "txt" | "srt" | "vtt" | "json" | "docx" | "pdf";
+                revision?: number;
+                inaudible_below?: number;
+            };
+            header?: {
+                /** @description API version date; without it the latest applies. */
+                "Parley-Version"?: components["parameters"]["ParleyVersion"];
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The transcript file; json: the transcription record */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Content-Disposition": components["headers"]["Content-Disposition"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": Blob;
+                    "application/x-subrip": Blob;
+                    "text/vtt": Blob;
+                    "application/vnd.openxmlformats-officedocument.wordprocessingml.document": Blob;
+                    "application/pdf": Blob;
+                    "application/json": components["schemas"]["Transcription"];
+                };
+            };
+            "4XX": components["responses"]["Error"];
+            "5XX": components["responses"]["Error"];
+        };
+    };
     getV1Transcriptions: {
         parameters: {
             query?: {
@@ -4564,6 +4882,7 @@ export interface operations {
         parameters: {
             query?: {
                 redacted?: "true" | "false";
+                revision?: number;
             };
             header?: {
                 /** @description API version date; without it the latest applies. */
@@ -5496,7 +5815,7 @@ export interface operations {
                 cursor?: string;
                 resource_id?: string;
                 actor_id?: string;
-                action?: "recording.audio.read" | "transcription.read" | "transcription.redacted.read" | "summary.read" | "summary.redacted.read" | "search.results.read" | "ask.context.read" | "ask.messages.read" | "recording.delete" | "end_user.delete" | "device.delete" | "ask_session.delete" | "recording.expire" | "recording.audio.expire" | "legal_hold.create" | "legal_hold.release" | "export.create" | "export.download" | "export.delete" | "export.expire" | "key.create" | "key.revoke" | "project.create" | "project.delete" | "organization.update" | "config.update" | "second_factor.enrol" | "second_factor.disable" | "second_factor.reset" | "recovery_code.use";
+                action?: "recording.audio.read" | "transcription.read" | "transcription.redacted.read" | "transcription.export" | "summary.read" | "summary.redacted.read" | "search.results.read" | "ask.context.read" | "ask.messages.read" | "transcription.revise" | "recording.delete" | "end_user.delete" | "device.delete" | "ask_session.delete" | "recording.expire" | "recording.audio.expire" | "legal_hold.create" | "legal_hold.release" | "break_glass.open" | "break_glass.close" | "export.create" | "export.download" | "export.delete" | "export.expire" | "key.create" | "key.revoke" | "project.create" | "project.delete" | "organization.update" | "admin.create" | "admin.role_change" | "admin.remove" | "config.update" | "second_factor.enrol" | "second_factor.disable" | "second_factor.reset" | "recovery_code.use";
                 created_after?: string;
                 created_before?: string;
             };

@@ -19,6 +19,7 @@ import { healthRoutes } from "./modules/health/routes";
 import { heartbeatsRoutes } from "./modules/heartbeats/routes";
 import { breakGlassRoutes } from "./modules/break-glass/routes";
 import { keysRoutes } from "./modules/keys/routes";
+import { mcpRoutes } from "./modules/mcp/routes";
 import { reprocessRoutes } from "./modules/transcriptions/reprocess";
 import { endUsersRoutes } from "./modules/end-users/routes";
 import { summariesRoutes } from "./modules/summaries/routes";
@@ -87,7 +88,9 @@ export function createApp(deps: Deps) {
     .use(reprocessRoutes(deps))
     .use(dashboardRoutes(deps, (d, options) => diagnose(d.config, { engines: d.engines, verify: options?.verify })))
     .get("/v1/openapi.json", () => (openapi ??= buildOpenApiDocument(documentedRoutes(deps))))
-    .use(apiRoutes(deps));
+    .use(apiRoutes(deps))
+    // Assistants: the same credentials, limits and access rule as /v1 (decision 166).
+    .use(mcpRoutes(deps));
   return app;
 }
 

@@ -140,6 +140,9 @@ export function requireOwnResetCredential(principal: Principal, deviceId: string
 /** Whether a device itself calls (its own token): a device's writes fix the end user and device to its own (spec 4.3). */
 export const isDevice = (principal: Principal): boolean => principal.kind === "device";
 
+/** Whether an API key (secret or restricted) calls: the only credentials an assistant connects with (decision 166). */
+export const isApiKey = (principal: Principal): boolean => principal.kind === "secret" || principal.kind === "restricted";
+
 /**
  * Who sees a factory reset's rct_ completion credential (spec 5, decision 022): whoever could
  * have reset the device (a key holding devices:write) and the device it is delivered to.

@@ -218,6 +218,25 @@ describe("a wearer's session", () => {
   });
 });
 
+describe("rate limits", () => {
+  test("a wearer's session is its own caller: its requests do not use up the address's anonymous allowance", async () => {
+    const limited = await makeTestApp({ env: { PARLEY_RATE_LIMIT_PER_SECOND: "3", PARLEY_RATE_LIMIT_PER_MINUTE: "0" } });
+    const p = makeTenant(limited.deps, "portal-limited");
+    const eu = (await limited.call("POST", "/v1/end-users", { key: p.test, body: { name: "Ana" } })).body.id;
+    const token = tokenOf(issueInvite(limited.deps, { projectId: p.project.id, mode: "test" }, eu, operatorActor(), "https://x").url);
+    const signIn = await limited.app.handle(
+      new Request("http://localhost/me/api/invite", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ token }) }),
+    );
+    const cookie = signIn.headers.get("set-cookie")!.split(";")[0]!;
+    const asWearerHere = () => limited.app.handle(new Request("http://localhost/v1/recordings", { headers: { cookie, "x-parley-portal": "1" } }));
+    const statuses = [];
+    for (let i = 0; i < 4; i++) statuses.push((await asWearerHere()).status);
+    expect(statuses).toEqual([200, 200, 200, 429]);
+    // The sign-in was the address's one anonymous request so far: it has room left.
+    expect((await limited.app.handle(new Request("http://localhost/me"))).status).toBe(200);
+  });
+});
+
 describe("the single sign-on hook", () => {
   test("an email naming exactly one live end user starts their session; none is 403", () => {
     const started = startWearerSessionByEmail(t.deps, "ANA@clinic.example", { requestId: null, clientAddress: null });

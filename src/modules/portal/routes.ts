@@ -21,7 +21,10 @@ function serve(path: string): Response {
   const body = PORTAL_ASSETS[name];
   if (body === undefined) throw new ApiError("not_found", `No portal file ${path}.`);
   const type = PORTAL_TYPES[name.slice(name.lastIndexOf(".") + 1)] ?? "application/octet-stream";
-  return new Response(body, { headers: { "content-type": type, "cache-control": "no-cache", ...SECURITY_HEADERS } });
+  const headers: Record<string, string> = { "content-type": type, "cache-control": "no-cache", ...SECURITY_HEADERS };
+  // The app's page is /me itself, outside the worker's own folder (/me/): the worker may control it.
+  if (name === "sw.js") headers["service-worker-allowed"] = "/me";
+  return new Response(body, { headers });
 }
 
 /** The portal's session API at /me/api: redeeming a sign-in link, the session, signing out (decision 147). */

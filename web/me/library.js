@@ -27,7 +27,8 @@ function card(rec) {
     "li",
     { class: "card" },
     h("a", { href: `#/r/${encodeURIComponent(rec.id)}`, class: "card-title" }, rec.name ?? when(rec.recorded_at ?? rec.created_at)),
-    h("p", { class: "muted" }, statusBadge(rec.status), " ", when(rec.recorded_at ?? rec.created_at), " · ", duration(rec.duration_seconds)),
+    // Without a name the title is already the date.
+    h("p", { class: "muted" }, statusBadge(rec.status), " ", rec.name ? `${when(rec.recorded_at ?? rec.created_at)} · ` : "", duration(rec.duration_seconds)),
   );
 }
 

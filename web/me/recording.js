@@ -25,7 +25,8 @@ export async function render(view, ctx) {
     txn?.status === "completed" && hasAudio
       ? transcriptPlayer({ src: apiUrl(`${path}/audio`), segments: txn.segments, startMs, autoplay: ctx.query.get("play") === "1" })
       : null;
-  view.replaceChildren(
+  // replaceChildren would write a null as the text "null": absent parts are left out first.
+  const parts = [
     h("p", { class: "back" }, h("a", { href: "#/" }, "← My recordings")),
     h("h1", {}, rec.name ?? when(rec.recorded_at ?? rec.created_at), " ", statusBadge(rec.status)),
     h("p", { class: "muted" }, when(rec.recorded_at ?? rec.created_at), " · ", duration(rec.duration_seconds)),
@@ -41,7 +42,8 @@ export async function render(view, ctx) {
     h("section", { "aria-labelledby": "files-h" }, h("h2", { id: "files-h" }, "Download"), downloads(rec, txn, path)),
     ctx.session.may_delete ? deleteSection(ctx, rec, path, alert) : null,
     alert,
-  );
+  ];
+  view.replaceChildren(...parts.filter(Boolean));
 }
 
 function transcriptNote(rec, txn) {

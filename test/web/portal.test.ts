@@ -69,7 +69,7 @@ describe.skipIf(!hasChromium)("the wearer's portal", () => {
       await page.getByRole("link", { name: "Audio" }).waitFor();
       expect(await page.getByRole("button", { name: "Delete this recording" }).count()).toBe(0);
       // Parts a recording lacks (a transcript, the Delete section) are left out, not written as "null".
-      expect(await page.evaluate(() => [...document.getElementById("view")!.childNodes].filter((n) => n.nodeType !== Node.ELEMENT_NODE).length)).toBe(0);
+      expect(await page.evaluate(() => Array.from(document.getElementById("view")!.childNodes).filter((n) => n.nodeType !== Node.ELEMENT_NODE).length)).toBe(0);
       expect(await fitsTheScreen(page)).toBe(true);
 
       // Another's recording by its address is not found, as an unknown one.

@@ -114,6 +114,17 @@ describe.skipIf(!hasChromium)("the wearer's portal", () => {
       expect(await page.evaluate(() => navigator.serviceWorker.controller !== null)).toBe(true);
     });
   });
+
+  test("where allow_wearer_delete is on, the wearer deletes their recording after confirming", async () => {
+    await d.call("PUT", `/v1/config/end-users/${wearer}`, { key: d.tenant!.test, body: { allow_wearer_delete: true } });
+    await onPage(await wearerContext.newPage(), "portal-delete", async (page) => {
+      await page.goto(`${d.base}/me#/r/${own}`);
+      await page.getByRole("button", { name: "Delete this recording" }).click();
+      await page.getByRole("dialog").getByRole("button", { name: "Delete", exact: true }).click();
+      await page.getByText("No recordings yet.").waitFor();
+      expect((await d.call("GET", `/v1/recordings/${own}`, { key: d.tenant!.test })).status).toBe(404);
+    });
+  });
 });
 
 /** Whether nothing is wider than the phone's screen (no sideways scrolling). */

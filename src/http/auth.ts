@@ -24,6 +24,8 @@ export type Principal = Readonly<Tenant> & {
   /** The administrator acting through a dashboard session (decision 094), for attribution; null for every other credential. */
   readonly adminId?: string | null;
   readonly adminEmail?: string | null;
+  /** A wearer's portal session (decision 147): audited as the wearer (their end user), not as a key. */
+  readonly wearer?: boolean;
   /** A dashboard session's role (issue 32); null for every other credential, whose scopes say what it may do. */
   readonly role?: Role | null;
   /**

@@ -76,6 +76,7 @@ export function principalOfWearer(session: WearerSession): Principal {
     adminId: null,
     adminEmail: null,
     role: null,
+    wearer: true,
   };
 }
 

@@ -127,6 +127,13 @@ describe("a wearer's session", () => {
     expect(list.body.data.map((r: { id: string }) => r.id)).toEqual([own]);
     expect((await asWearer(w, "GET", `/v1/recordings/${foreign}`)).status).toBe(404);
     expect((await asWearer(w, "GET", `/v1/recordings/${own}/audio`)).status).toBe(200);
+    // Audited as the wearer, by their end user id, with the session as the credential.
+    const read = t.deps.db
+      .query<{ actor_type: string; actor_id: string }, []>(
+        "SELECT actor_type, actor_id FROM audit_events WHERE action = 'recording.audio.read' ORDER BY seq DESC LIMIT 1",
+      )
+      .get()!;
+    expect(read).toEqual({ actor_type: "wearer", actor_id: wearer });
     expect((await asWearer(w, "GET", `/v1/recordings?end_user_id=${other}`)).status).toBe(403);
     expect((await asWearer(w, "GET", `/v1/end-users/${other}`)).status).toBe(404);
     expect((await asWearer(w, "GET", `/v1/end-users/${wearer}`)).body.name).toBe("Dr. Ana Weber");

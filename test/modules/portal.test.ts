@@ -307,4 +307,22 @@ describe("the portal's files", () => {
     }
     expect((await t.app.handle(new Request("http://localhost/me/constructor"))).status).toBe(404);
   });
+
+  test("the manifest makes an installable app of /me, and its icons are served", async () => {
+    const manifest = (await (await t.app.handle(new Request("http://localhost/me/manifest.webmanifest"))).json()) as {
+      start_url: string;
+      scope: string;
+      display: string;
+      icons: { src: string; purpose: string }[];
+    };
+    expect(manifest).toMatchObject({ start_url: "/me", scope: "/me", display: "standalone" });
+    expect(manifest.icons.map((i) => i.purpose).sort()).toEqual(["any", "maskable"]);
+    for (const icon of manifest.icons) {
+      const res = await t.app.handle(new Request(`http://localhost${icon.src}`));
+      expect(res.status).toBe(200);
+      expect(res.headers.get("content-type")).toBe("image/svg+xml");
+    }
+    // The worker may control /me itself, outside its own folder.
+    expect((await t.app.handle(new Request("http://localhost/me/sw.js"))).headers.get("service-worker-allowed")).toBe("/me");
+  });
 });

@@ -4,6 +4,7 @@ import type { RequestOrigin } from "../../http/auth";
 import { dashboardSessionOnly, refuseCrossSiteWrites } from "../../http/auth";
 import { ApiError } from "../../http/errors";
 import { requestIdOf } from "../../http/request-id";
+import { DASHBOARD_POWERS } from "../../http/roles";
 import { isHttps } from "../../http/sessions";
 import { carriesWearerCsrf, portalCookie, type WearerSession } from "../../http/wearer-sessions";
 import { adminActor, recordAudit } from "../audit/service";
@@ -75,22 +76,20 @@ function sessionRoutes(deps: Deps) {
     });
 }
 
-/** Who may hand out a wearer's way in from the dashboard: those who manage end users. */
-const MAY_INVITE = new Set(["owner", "admin"]);
-
 /**
  * POST /dashboard/api/end-users/{id}/invite: the end user's page's button. The link is built
  * on the origin the administrator's browser uses (where the box is reachable from), falling
  * back to PARLEY_PUBLIC_URL.
  */
 function inviteRoutes(deps: Deps) {
-  return new Elysia({ prefix: "/dashboard/api" }).use(dashboardSessionOnly(deps)).post("/end-users/:id/invite", ({ request, session, params, set }) => {
-    if (!MAY_INVITE.has(session.role)) throw new ApiError("forbidden", "Only an owner or an admin may invite a wearer.");
-    if (!session.tenant) throw new ApiError("forbidden", "Choose a project first: the dashboard acts in one project and mode at a time.");
-    const base = request.headers.get("origin") ?? deps.config.publicUrl;
-    set.status = 201;
-    return issueInvite(deps, session.tenant, params.id, adminActor(session), base);
-  });
+  return new Elysia({ prefix: "/dashboard/api" })
+    .use(dashboardSessionOnly(deps, { roles: DASHBOARD_POWERS.invites }))
+    .post("/end-users/:id/invite", ({ request, session, params, set }) => {
+      if (!session.tenant) throw new ApiError("forbidden", "Choose a project first: the dashboard acts in one project and mode at a time.");
+      const base = request.headers.get("origin") ?? deps.config.publicUrl;
+      set.status = 201;
+      return issueInvite(deps, session.tenant, params.id, adminActor(session), base);
+    });
 }
 
 /** The wearer's portal: its files at /me (public: what they show needs a wearer's session), its session API, and the dashboard's invite button. */

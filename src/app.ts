@@ -11,6 +11,7 @@ import { buildOpenApiDocument } from "./http/openapi";
 import { adminRoutes } from "./modules/admins/routes";
 import { configRoutes } from "./modules/config/routes";
 import { dashboardRoutes } from "./modules/dashboard/routes";
+import { portalRoutes } from "./modules/portal/routes";
 import { commandsRoutes } from "./modules/commands/routes";
 import { devicesRoutes } from "./modules/devices/routes";
 import { firmwareRoutes, firmwareUploadRoutes } from "./modules/firmware/routes";
@@ -87,6 +88,7 @@ export function createApp(deps: Deps) {
     .use(breakGlassRoutes(deps))
     .use(reprocessRoutes(deps))
     .use(dashboardRoutes(deps, (d, options) => diagnose(d.config, { engines: d.engines, verify: options?.verify })))
+    .use(portalRoutes(deps))
     .get("/v1/openapi.json", () => (openapi ??= buildOpenApiDocument(documentedRoutes(deps))))
     .use(apiRoutes(deps))
     // Assistants: the same credentials, limits and access rule as /v1 (decision 166).

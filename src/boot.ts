@@ -28,6 +28,8 @@ import { GrantKeys } from "./modules/grants/signing";
 import { registerLegalHoldCascades } from "./modules/legal-holds/service";
 import { ensureDefaultOrganization } from "./modules/projects/service";
 import { registerRecordingCascades } from "./modules/recordings/project-erasure";
+import { registerPortalCascades } from "./modules/portal/cascades";
+import { PortalSessions } from "./modules/portal/sessions";
 import { UploadSlots } from "./modules/recordings/upload-body";
 import { DocumentCounts } from "./modules/search/service";
 import { WebhookDispatcher } from "./modules/webhooks/dispatcher";
@@ -83,6 +85,7 @@ export function buildDeps(config: Config, options: { clock?: Clock; log?: Logger
     deviceSource,
     audit: new ChainedAuditTrail(db, groupCommit, clock),
     dashboardSessions: new AdminSessions({ db, clock, config, serverSecret }),
+    portalSessions: new PortalSessions({ db, clock, config }),
   };
   registerCascades(deps);
   return deps;
@@ -101,6 +104,7 @@ function registerCascades(deps: Deps): void {
   registerLegalHoldCascades(deps);
   registerVoiceCascades(deps);
   registerRecordingCascades(deps);
+  registerPortalCascades(deps);
 }
 
 /**

@@ -15,6 +15,7 @@ import { exportCommand } from "./modules/exports/cli";
 import { configCommand } from "./modules/config/cli";
 import { firmwareCommand } from "./modules/firmware/cli";
 import { keysCommand } from "./modules/keys/cli";
+import { endUsersCommand } from "./modules/portal/cli";
 import { orgCommand, projectsCommand } from "./modules/projects/cli";
 import { recordingsCommand } from "./modules/transcriptions/cli";
 import { simulateCommand } from "./simulator";
@@ -33,6 +34,7 @@ const COMMANDS: Record<string, Command> = {
   audit: auditCommand,
   admin: adminCommand,
   recordings: recordingsCommand,
+  "end-users": endUsersCommand,
 };
 
 /** Commands that need no database (they talk to a server, or only to files). */
@@ -56,6 +58,7 @@ const COMMAND_LIST: [string, string][] = [
   ["parley org update --plan P", "standard or enterprise (device events)"],
   ["parley config get|set|unset", "configuration at organization, project, end-user or device level"],
   ["parley models ACTION", "speech and language models: list, pull, import, verify, remove"],
+  ["parley end-users invite eu_...", "a wearer's one-time sign-in link to the portal at /me"],
   ["parley recordings reprocess --failed", "transcribe again the recordings whose processing failed"],
   ["parley doctor [--verify]", "models, data dir permissions, ffmpeg, GPU and the engines in use"],
   ["parley backup PATH", "database, audio, firmware and secret key with SHA-256s (while serving)"],

@@ -91,6 +91,7 @@ const envSchema = z
     PARLEY_SESSION_IDLE_MINUTES: whole(1).default(30),
     PARLEY_SESSION_MAX_HOURS: whole(1).default(12),
     PARLEY_BREAK_GLASS_MINUTES: whole(1, 1440).default(30),
+    PARLEY_INVITE_HOURS: whole(1).default(72),
     PARLEY_LOGIN_MAX_FAILURES: whole(1).default(5),
     PARLEY_LOGIN_LOCKOUT_MINUTES: whole(1).default(15),
     PARLEY_REQUIRE_MFA: flag.default(false),
@@ -154,6 +155,8 @@ export type Config = Readonly<{
   tls: { mode: "files"; certFile: string; keyFile: string } | { mode: "auto" } | null;
   /** Dashboard sessions end after idle minutes or max hours; sign-in locks for lockoutMinutes after maxFailures failures (decision 094); with requireMfa every local account enrols a second factor first (decision 151); break-glass grants last breakGlassMinutes (decision 137). */
   admins: { sessionIdleMinutes: number; sessionMaxHours: number; maxFailures: number; lockoutMinutes: number; requireMfa: boolean; breakGlassMinutes: number };
+  /** How long a wearer's one-time portal sign-in link works (decision 147). */
+  inviteHours: number;
   /** The key wrapping the projects' audio data keys (decision 105); unset: derived from the server secret. */
   masterKeyFile?: string;
   /** Redaction's model pass (decision 108): auto runs it when the local LLM is installed; off keeps rules only. */
@@ -245,6 +248,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       lockoutMinutes: e.PARLEY_LOGIN_LOCKOUT_MINUTES,
       requireMfa: e.PARLEY_REQUIRE_MFA,
     },
+    inviteHours: e.PARLEY_INVITE_HOURS,
     masterKeyFile: e.PARLEY_MASTER_KEY_FILE,
     redactionLlm: e.PARLEY_REDACTION_LLM,
     exportRetentionDays: e.PARLEY_EXPORT_RETENTION_DAYS,

@@ -14,6 +14,7 @@ import type { JobQueue } from "./jobs/queue";
 import type { Logger } from "./log";
 import type { AuditTrail } from "./modules/audit/service";
 import type { AdminSessions } from "./modules/admins/sessions";
+import type { PortalSessions } from "./modules/portal/sessions";
 import type { DeviceSource } from "./modules/config/device-source";
 import type { GrantKeys } from "./modules/grants/signing";
 import type { UploadSlots } from "./modules/recordings/upload-body";
@@ -66,4 +67,6 @@ export type Deps = {
   audit: AuditTrail;
   /** Administrators' dashboard sessions, sign-in throttle and setup token (decision 094). */
   dashboardSessions: AdminSessions;
+  /** Wearers' portal sessions at /me, apart from administrators' (decision 147). */
+  portalSessions: PortalSessions;
 };

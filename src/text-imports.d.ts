@@ -22,3 +22,8 @@ declare module "*.ttf" {
   const path: string;
   export default path;
 }
+// The portal's web app manifest (src/modules/portal/assets.ts).
+declare module "*.webmanifest" {
+  const text: string;
+  export default text;
+}

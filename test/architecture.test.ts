@@ -239,6 +239,8 @@ const TABLE_OWNERS: Record<string, string> = {
   exports: "src/modules/exports/",
   redaction_passes: "src/modules/redaction/",
   break_glass_grants: "src/modules/break-glass/",
+  portal_invites: "src/modules/portal/store.ts",
+  portal_sessions: "src/modules/portal/store.ts",
 };
 
 /** SQL that writes a table: uppercase keywords, as every statement of src/ is written (prose says "update a row"). */

@@ -31,7 +31,7 @@ describe("cascade hooks", () => {
       recordingErased: ["ask", "voices", "legal-holds?"],
       bindingEnded: ["commands"],
       deviceDeleted: ["firmware", "legal-holds?"],
-      endUserDeleted: ["devices", "voices", "legal-holds?"],
+      endUserDeleted: ["devices", "voices", "portal", "legal-holds?"],
       projectDeleted: ["recordings", "legal-holds?"],
     });
   });

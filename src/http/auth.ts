@@ -6,6 +6,7 @@ import { bearerToken, type CredentialCache, type CredentialKind, type Credential
 import { isContent, opensWithContent, type Role, readsContent, roleHolds } from "./roles";
 import type { Scope } from "./scopes";
 import { carriesCsrfToken, changesState, type DashboardSession, type DashboardSessions, ENROL_SECOND_FACTOR_FIRST, sessionTokenOf } from "./sessions";
+import { PORTAL_HEADER, type WearerSessions, wearerPrincipal } from "./wearer-sessions";
 
 /** Who is calling: the credential behind the Authorization header, resolved once per request; shared between requests, so read-only. */
 export type Principal = Readonly<Tenant> & {
@@ -23,6 +24,8 @@ export type Principal = Readonly<Tenant> & {
   /** The administrator acting through a dashboard session (decision 094), for attribution; null for every other credential. */
   readonly adminId?: string | null;
   readonly adminEmail?: string | null;
+  /** A wearer's portal session (decision 147): audited as the wearer (their end user), not as a key. */
+  readonly wearer?: boolean;
   /** A dashboard session's role (issue 32); null for every other credential, whose scopes say what it may do. */
   readonly role?: Role | null;
   /**
@@ -115,7 +118,7 @@ function sessionPrincipal(sessions: DashboardSessions | undefined, request: Requ
  * Resolves `Authorization: Bearer ...` (or, without one, a dashboard session cookie) to a
  * Principal for every route mounted after it (401 when missing or not live). Rate limits were already counted before routing.
  */
-export function authentication(deps: { credentials: CredentialCache; clock: Clock; dashboardSessions?: DashboardSessions }) {
+export function authentication(deps: { credentials: CredentialCache; clock: Clock; dashboardSessions?: DashboardSessions; portalSessions?: WearerSessions }) {
   // Unnamed on purpose: each module mounts its own copy, and a named plugin would be deduplicated away.
   return new Elysia().derive({ as: "scoped" }, ({ request, set, server }) => {
     // Usually already looked up by the rate limiter; the header is read again only to say what is wrong.
@@ -126,7 +129,10 @@ export function authentication(deps: { credentials: CredentialCache; clock: Cloc
     if (row) return { principal: { ...principalOf(row), origin: origin() } as Principal };
     if (!request.headers.has("authorization")) {
       // A key, when one is sent, is the only credential looked at: a cookie beside it adds nothing.
-      const principal = sessionPrincipal(deps.dashboardSessions, request, now);
+      // The portal's pages name themselves, so its cookie alone counts there (decision 147).
+      const principal = request.headers.has(PORTAL_HEADER)
+        ? wearerPrincipal(deps.portalSessions, request, now)
+        : (sessionPrincipal(deps.dashboardSessions, request, now) ?? wearerPrincipal(deps.portalSessions, request, now));
       if (principal) return { principal: { ...principal, origin: origin() } as Principal };
       throw new ApiError("unauthorized", "No credential given: send Authorization: Bearer <key>.");
     }

@@ -2,6 +2,7 @@ import type { Clock } from "../clock";
 import { type CredentialCache, uploadCredentialOfRequest } from "./credentials";
 import { ApiError } from "./errors";
 import { type DashboardSessions, sessionTokenOf } from "./sessions";
+import { portalTokenOf, type WearerSessions } from "./wearer-sessions";
 
 type Window = { start: number; count: number };
 type Buckets = { second: Window; minute: Window };
@@ -65,7 +66,13 @@ export class RateLimiter {
   }
 }
 
-export type RequestCounting = { credentials: CredentialCache; clock: Clock; rateLimiter: RateLimiter; dashboardSessions?: DashboardSessions };
+export type RequestCounting = {
+  credentials: CredentialCache;
+  clock: Clock;
+  rateLimiter: RateLimiter;
+  dashboardSessions?: DashboardSessions;
+  portalSessions?: WearerSessions;
+};
 
 /**
  * Counts a request before routing and body parsing, so every response (401, 404 and
@@ -81,5 +88,8 @@ export function countRequest(deps: RequestCounting, request: Request, headers: R
   const row = deps.credentials.ofRequest(request, now) ?? uploadCredentialOfRequest(deps.credentials, request, now);
   // A dashboard session counts as its own caller, as a key does (decision 094).
   const session = !row && sessionTokenOf(request) ? deps.dashboardSessions?.ofRequest(request, now) : null;
-  deps.rateLimiter.check(row ? row.id : session ? session.id : `anon:${clientAddress()}`, headers as Record<string, string>);
+  // So does a wearer's portal session (decision 147).
+  const wearer = !row && !session && portalTokenOf(request) ? deps.portalSessions?.ofRequest(request, now) : null;
+  const caller = row?.id ?? session?.id ?? wearer?.id ?? `anon:${clientAddress()}`;
+  deps.rateLimiter.check(caller, headers as Record<string, string>);
 }

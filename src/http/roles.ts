@@ -67,4 +67,6 @@ export const DASHBOARD_POWERS = {
   projects: ["owner"],
   keys: ["owner", "admin"],
   reprocess: ["owner", "admin"],
+  /** A wearer's sign-in link to the portal (decision 147): those who manage end users. */
+  invites: ["owner", "admin"],
 } as const satisfies Record<string, readonly Role[]>;

@@ -144,6 +144,7 @@ describe("role matrix", () => {
     "POST /dashboard/api/keys": ["owner", "admin"],
     "DELETE /dashboard/api/keys/:id": ["owner", "admin"],
     "POST /dashboard/api/recordings/reprocess-failed": ["owner", "admin"],
+    "POST /dashboard/api/end-users/:id/invite": ["owner", "admin"],
   };
   const dashboardRoutes = appRoutes.filter((r) => r.split(" ")[1]!.startsWith("/dashboard/api/"));
 
@@ -160,6 +161,7 @@ describe("role matrix", () => {
         if (pattern.startsWith("/dashboard/api/administrators/"))
           return (await createAdmin(t.deps.db, `spare-${crypto.randomUUID()}@matrix.example`, "correct horse battery staple", "viewer", t.clock.now())).id;
         if (pattern.startsWith("/dashboard/api/keys/")) return createApiKey(t.deps.db, { project: "matrix-owner", mode: "test" }, t.clock.now()).id;
+        if (pattern.startsWith("/dashboard/api/end-users/")) return own.endUser!;
         return "";
       };
       const bodies: Record<string, () => unknown> = {

@@ -29,6 +29,7 @@ describe("resolveConfig (contract 2)", () => {
     const fresh = makeTenant(t.deps, "fresh-config");
     const c = resolveConfig(t.deps, { projectId: fresh.project.id, mode: "live" });
     expect(Object.keys(c).sort()).toEqual([
+      "allow_wearer_delete",
       "ask_provider",
       "auto_summarize",
       "auto_transcribe",
@@ -48,6 +49,7 @@ describe("resolveConfig (contract 2)", () => {
       language: null,
       ask_provider: null,
       redact_webhook_payloads: false,
+      allow_wearer_delete: false,
       retention_audio_days: null,
       retention_transcript_days: null,
       min_speakers: null,

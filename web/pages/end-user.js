@@ -1,9 +1,10 @@
 import "../components/stylesheet.js";
+import { adminApi } from "../api.js";
 import { facts } from "../components/facts.js";
 import { duration } from "../components/format.js";
 import { liveBadge } from "../components/status-badge.js";
 import { pagedTable } from "../components/table.js";
-import { h, statusBadge, when } from "../ui.js";
+import { copyButton, h, statusBadge, when } from "../ui.js";
 
 /** One end user: who they are, their devices and their recordings, and where to search or ask. */
 export async function render(view, ctx) {
@@ -35,6 +36,7 @@ export async function render(view, ctx) {
     ],
   });
   const q = `end_user_id=${encodeURIComponent(user.id)}`;
+  const invite = h("div", { class: "invite", "aria-live": "polite" });
   if (ctx.signal.aborted) return; // left while loading: the next page owns the view
   view.replaceChildren(
     h("p", { class: "back" }, h("a", { href: "#/end-users" }, "← End users")),
@@ -51,11 +53,31 @@ export async function render(view, ctx) {
       h("a", { href: `#/search?${q}`, class: "button" }, "Search their library"),
       h("a", { href: `#/ask?${q}`, class: "button" }, "Ask about their library"),
       h("a", { href: `#/disclosures/${encodeURIComponent(user.id)}`, class: "button" }, "Disclosures"),
+      user.deleted_at ? null : inviteButton(user, invite),
     ),
+    invite,
     h("h2", {}, "Devices"),
     devices.el,
     h("h2", {}, "Recordings"),
     recordings.el,
   );
   await Promise.all([devices.load(), recordings.load()]);
+}
+
+/** A one-time sign-in link to the wearer's portal (/me), shown once to pass on (decision 147). */
+function inviteButton(user, out) {
+  const button = h("button", { type: "button" }, "Invite to the portal");
+  button.addEventListener("click", async () => {
+    try {
+      const link = await adminApi(`/end-users/${encodeURIComponent(user.id)}/invite`, { method: "POST" });
+      const field = h("input", { readonly: true, value: link.url, "aria-label": "Sign-in link" });
+      out.replaceChildren(
+        h("p", {}, `A sign-in link for ${user.name ?? user.id}: it works once, until ${when(link.expires_at)}, and is not shown again.`),
+        h("p", { class: "row" }, field, copyButton(link.url)),
+      );
+    } catch (err) {
+      out.replaceChildren(h("p", { class: "error", role: "alert" }, err.message));
+    }
+  });
+  return button;
 }

@@ -50,6 +50,11 @@ export const AUDIT_ACTIONS = [
   "second_factor.disable",
   "second_factor.reset",
   "recovery_code.use",
+  // The wearer's portal (decision 147): links issued, sign-ins, refused links, sign-outs
+  "portal.invite.create",
+  "portal.sign_in",
+  "portal.sign_in.refused",
+  "portal.sign_out",
 ] as const;
 
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];

@@ -36,8 +36,8 @@ export const adminActor = (admin: { adminId: string; adminEmail: string }): Acto
 
 export function actorOf(principal: Principal): Actor {
   return {
-    type: principal.adminId ? "admin" : principal.kind,
-    id: principal.adminId ?? principal.credentialId,
+    type: principal.adminId ? "admin" : principal.wearer ? "wearer" : principal.kind,
+    id: principal.adminId ?? (principal.wearer ? principal.endUserId : null) ?? principal.credentialId,
     adminEmail: principal.adminEmail ?? null,
     deviceId: principal.deviceId,
     origin: principal.origin,

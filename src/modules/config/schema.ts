@@ -49,6 +49,7 @@ export const configBody = z.strictObject({
   language: z.union([z.literal("auto"), languageTag]).nullish(),
   ask_provider: z.enum(ASK_PROVIDERS).nullish(),
   redact_webhook_payloads: z.boolean().nullish(),
+  allow_wearer_delete: z.boolean().nullish(),
   retention_audio_days: retentionDays.nullish(),
   retention_transcript_days: retentionDays.nullish(),
   settings: settingsOverrides.nullish(),
@@ -65,6 +66,7 @@ export type ConfigOverrides = {
   language?: string;
   ask_provider?: (typeof ASK_PROVIDERS)[number];
   redact_webhook_payloads?: boolean;
+  allow_wearer_delete?: boolean;
   retention_audio_days?: RetentionDays;
   retention_transcript_days?: RetentionDays;
   settings?: z.infer<typeof settingsOverrides>;
@@ -83,6 +85,8 @@ export const resolvedConfigSchema = z.object({
   ask_provider: z.string().nullable(),
   /** Webhook bodies carry transcripts and summaries with identifiers replaced (decision 106). */
   redact_webhook_payloads: z.boolean(),
+  /** A wearer may delete their own recordings from the portal at /me (decision 148); legal holds still win. */
+  allow_wearer_delete: z.boolean(),
   /** null: kept until deleted */
   retention_audio_days: z.int().nullable(),
   /** null: kept until deleted */
@@ -106,6 +110,7 @@ export const configLevelViewSchema = z
       language: z.string().nullable(),
       ask_provider: z.enum(ASK_PROVIDERS).nullable(),
       redact_webhook_payloads: z.boolean().nullable(),
+      allow_wearer_delete: z.boolean().nullable(),
       retention_audio_days: retentionDays.nullable(),
       retention_transcript_days: retentionDays.nullable(),
       settings: settingsOverrides,

@@ -33,6 +33,7 @@ const DEFAULTS = {
   language: null,
   ask_provider: null,
   redact_webhook_payloads: false,
+  allow_wearer_delete: false,
   min_speakers: null,
   max_speakers: null,
 } as const;
@@ -54,6 +55,7 @@ function mergeLevels(levels: (ConfigOverrides | undefined)[]): ResolvedConfig {
     language: language === undefined || language === "auto" ? DEFAULTS.language : language,
     ask_provider: pick("ask_provider") ?? DEFAULTS.ask_provider,
     redact_webhook_payloads: pick("redact_webhook_payloads") ?? DEFAULTS.redact_webhook_payloads,
+    allow_wearer_delete: pick("allow_wearer_delete") ?? DEFAULTS.allow_wearer_delete,
     retention_audio_days: days(pick("retention_audio_days")),
     retention_transcript_days: days(pick("retention_transcript_days")),
     settings: resolveSettings(levels.map((l) => l?.settings)),
@@ -134,6 +136,7 @@ function view(located: Located): ConfigLevelView {
       language: o.language ?? null,
       ask_provider: o.ask_provider ?? null,
       redact_webhook_payloads: o.redact_webhook_payloads ?? null,
+      allow_wearer_delete: o.allow_wearer_delete ?? null,
       retention_audio_days: o.retention_audio_days ?? null,
       retention_transcript_days: o.retention_transcript_days ?? null,
       settings: o.settings ?? {},

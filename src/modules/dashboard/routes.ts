@@ -7,14 +7,14 @@ import { ASSETS } from "./assets";
 import { DOCTOR_HEADER, isDoctorToken } from "../../doctor-token";
 import { type Diagnose, systemChecks, systemReport } from "./system";
 
-// The dashboard loads nothing from elsewhere, so it works on an air-gapped box.
-const SECURITY_HEADERS = {
+// The dashboard (and the portal at /me) loads nothing from elsewhere, so it works on an air-gapped box.
+export const SECURITY_HEADERS = {
   "content-security-policy": "default-src 'self'; media-src 'self' blob:; img-src 'self' data:; style-src 'self'; script-src 'self'; frame-ancestors 'none'",
   "x-content-type-options": "nosniff",
   "referrer-policy": "no-referrer",
 };
 
-const TYPES: Record<string, string> = {
+export const TYPES: Record<string, string> = {
   html: "text/html; charset=utf-8",
   js: "text/javascript; charset=utf-8",
   css: "text/css; charset=utf-8",

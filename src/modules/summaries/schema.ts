@@ -16,6 +16,11 @@ export const listSummariesQuery = z.object({
   ...pageQuery,
   transcription_id: z.string().min(1).max(100).optional(),
 });
+/** What GET /summaries/{id}/export writes: fhir, a FHIR R4 Bundle of a clinical note. */
+export const EXPORT_FORMATS = ["fhir"] as const;
+export type ExportFormat = (typeof EXPORT_FORMATS)[number];
+export const exportSummaryQuery = z.strictObject({ format: z.enum(EXPORT_FORMATS) });
+
 export type ListSummariesQuery = z.infer<typeof listSummariesQuery>;
 
 const FAILURE_CODES = ["processing_error", "timeout", "content_policy_violation"] as const;

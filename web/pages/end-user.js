@@ -3,6 +3,7 @@ import { facts } from "../components/facts.js";
 import { duration } from "../components/format.js";
 import { liveBadge } from "../components/status-badge.js";
 import { pagedTable } from "../components/table.js";
+import { vocabularyForm } from "../components/vocabulary-form.js";
 import { h, statusBadge, when } from "../ui.js";
 
 /** One end user: who they are, their devices and their recordings, and where to search or ask. */
@@ -35,6 +36,7 @@ export async function render(view, ctx) {
     ],
   });
   const q = `end_user_id=${encodeURIComponent(user.id)}`;
+  const vocabulary = await vocabularyForm(ctx, `/config/end-users/${encodeURIComponent(user.id)}`, { label: "Their terms" });
   if (ctx.signal.aborted) return; // left while loading: the next page owns the view
   view.replaceChildren(
     h("p", { class: "back" }, h("a", { href: "#/end-users" }, "← End users")),
@@ -52,6 +54,7 @@ export async function render(view, ctx) {
       h("a", { href: `#/ask?${q}`, class: "button" }, "Ask about their library"),
       h("a", { href: `#/disclosures/${encodeURIComponent(user.id)}`, class: "button" }, "Disclosures"),
     ),
+    vocabulary,
     h("h2", {}, "Devices"),
     devices.el,
     h("h2", {}, "Recordings"),

@@ -1,13 +1,24 @@
-import PDFDocument from "pdfkit";
+import type PDFKit from "pdfkit";
+import Helvetica from "pdfkit/standard-fonts/Helvetica";
+import HelveticaBold from "pdfkit/standard-fonts/HelveticaBold";
+// @ts-expect-error pdfkit's browser build has no declarations of its own; its API is pdfkit's, typed below.
+import * as browserBuild from "../../../node_modules/pdfkit/js/pdfkit.browser.mjs";
 import type { SummarySection } from "./schema";
+
+/**
+ * pdfkit's Node build loads its standard fonts with a run-time require of its package's
+ * "#standard-fonts" imports, which a compiled executable cannot resolve (no package folder
+ * there). Its browser build takes them registered instead: the fonts' data modules are
+ * imported here, so the bundler carries them (decision 160). Same API otherwise.
+ */
+const { PDFDocument, registerStdFonts } = browserBuild as { PDFDocument: typeof PDFKit; registerStdFonts: (...fonts: object[]) => void };
+registerStdFonts(Helvetica, HelveticaBold);
 
 export type NotePdf = { title: string; subtitle: string; sections: SummarySection[]; unsupportedMark: string };
 
 /**
  * A clinical note as a small PDF for the chart's attachment: title, the recording it comes
- * from, then each section's statements (bullets for lists). pdfkit's standard fonts are
- * modules of its package (#standard-fonts), which a compiled executable bundles, so no font
- * file is read at run time.
+ * from, then each section's statements (bullets for lists), in Helvetica.
  */
 export function notePdf(note: NotePdf, createdAt: Date): Promise<Buffer> {
   // Fixed dates in the PDF's info: the same summary exports the same bytes.

@@ -31,7 +31,8 @@ function referenceIn(metadata: Record<string, unknown> | null, key: keyof typeof
  */
 export async function exportSummary(deps: Pick<Deps, "db" | "audit">, principal: Principal, id: string, format: ExportFormat): Promise<Response> {
   const { db } = deps;
-  const summary = visible(principal, findStoredSummary(db, principal, id), (s) => ownedBy(s.endUserId), notFound.summary(id)).record;
+  const stored = visible(principal, findStoredSummary(db, principal, id), (s) => ownedBy(s.endUserId), notFound.summary(id));
+  const summary = stored.record;
   if (summary.format !== "medical_note")
     throw new ApiError(
       "validation_error",
@@ -54,7 +55,8 @@ export async function exportSummary(deps: Pick<Deps, "db" | "audit">, principal:
     display: endUser ? (endUser.name ?? endUser.external_id ?? endUser.id) : "Unknown (drafted by Parley)",
   };
   const subject = referenceIn(recording.metadata, "fhir_subject");
-  await deps.audit.access(principal, "summary.read", [summary.id, summary.transcription_id, summary.recording_id]);
+  // Its end user's content disclosed, as by any read of the summary.
+  await deps.audit.access(principal, "summary.read", [summary.id, summary.transcription_id, summary.recording_id], { endUsers: [stored.endUserId] });
   const pdf = await notePdf(
     {
       title: "Medical note",

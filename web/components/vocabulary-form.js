@@ -4,10 +4,16 @@ import { h } from "../ui.js";
 /**
  * A configuration level's vocabulary (decision 158): the terms Whisper is prompted with, one
  * a line, most important first. `path` is the level's /config path (the project, an end
- * user). PUT replaces a level, so what else it sets is sent back unchanged.
+ * user). PUT replaces a level, so what else it sets is sent back unchanged. Null when the
+ * person may not read the configuration (a role without config:read, as through break-glass):
+ * the page shows the rest.
  */
 export async function vocabularyForm(ctx, path, { label }) {
-  const level = await ctx.api(path);
+  const level = await ctx.api(path).catch((err) => {
+    if (err.status === 403) return null;
+    throw err;
+  });
+  if (!level) return null;
   const own = level.overrides.vocabulary ?? [];
   const inherited = level.effective.vocabulary.filter((t) => !own.some((o) => o.toLowerCase() === t.toLowerCase()));
   const terms = h("textarea", { name: "vocabulary", rows: 5, autocomplete: "off", spellcheck: "false" });

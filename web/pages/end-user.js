@@ -54,7 +54,7 @@ export async function render(view, ctx) {
       h("a", { href: `#/ask?${q}`, class: "button" }, "Ask about their library"),
       h("a", { href: `#/disclosures/${encodeURIComponent(user.id)}`, class: "button" }, "Disclosures"),
     ),
-    vocabulary,
+    vocabulary ?? "",
     h("h2", {}, "Devices"),
     devices.el,
     h("h2", {}, "Recordings"),

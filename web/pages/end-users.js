@@ -33,7 +33,7 @@ export async function render(view, ctx) {
     }),
     table.el,
     createForm(ctx),
-    vocabulary,
+    vocabulary ?? "",
   );
   await table.load();
 }

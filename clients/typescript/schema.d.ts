@@ -1022,6 +1022,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/summaries/{id}/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Export a summary
+         * @description Scope summaries:read. format=fhir: a completed clinical note (template clinical, format medical_note) as a FHIR R4 document Bundle: a Composition with the SOAP sections and a DocumentReference with the note as text/plain and PDF, identified by the recording's SHA-256. Subject and author come from the recording's metadata fhir_subject (e.g. Patient/123) and fhir_author (e.g. Practitioner/456); without an author the end user is named. Statements without evidence are marked. 422 validation_error for another template or an unknown format; 409 resource_conflict until the summary is completed. Audited as a read.
+         */
+        get: operations["getV1SummariesByIdExport"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/recordings/search": {
         parameters: {
             query?: never;
@@ -1883,6 +1903,7 @@ export interface components {
                 };
                 min_speakers: number | null;
                 max_speakers: number | null;
+                vocabulary: string[] | null;
             };
             effective: {
                 auto_transcribe: boolean;
@@ -1897,6 +1918,7 @@ export interface components {
                 settings: components["schemas"]["DeviceSettings"];
                 min_speakers: number | null;
                 max_speakers: number | null;
+                vocabulary: string[];
             };
             /** Format: date-time */
             updated_at: string | null;
@@ -1995,6 +2017,16 @@ export interface components {
             structured: {
                 [key: string]: unknown;
             } | null;
+            sections: {
+                key: string;
+                title: string;
+                list: boolean;
+                items: {
+                    text: string;
+                    supported: boolean;
+                    citations: components["schemas"]["Citation"][];
+                }[];
+            }[] | null;
             error: {
                 /** @enum {string} */
                 code: "processing_error" | "timeout" | "content_policy_violation";
@@ -2010,6 +2042,11 @@ export interface components {
             completed_at: string | null;
             /** Format: date-time */
             failed_at: string | null;
+        };
+        Citation: {
+            recording_id: string;
+            start_ms: number;
+            end_ms: number;
         };
         SummaryPage: {
             data: components["schemas"]["Summary"][];
@@ -4242,6 +4279,7 @@ export interface operations {
                     } | null;
                     min_speakers?: number | null;
                     max_speakers?: number | null;
+                    vocabulary?: string[] | null;
                 };
             };
         };
@@ -4395,6 +4433,7 @@ export interface operations {
                     } | null;
                     min_speakers?: number | null;
                     max_speakers?: number | null;
+                    vocabulary?: string[] | null;
                 };
             };
         };
@@ -4550,6 +4589,7 @@ export interface operations {
                     } | null;
                     min_speakers?: number | null;
                     max_speakers?: number | null;
+                    vocabulary?: string[] | null;
                 };
             };
         };
@@ -5092,6 +5132,40 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Summary"];
+                };
+            };
+            "4XX": components["responses"]["Error"];
+            "5XX": components["responses"]["Error"];
+        };
+    };
+    getV1SummariesByIdExport: {
+        parameters: {
+            query: {
+                format: "fhir";
+            };
+            header?: {
+                /** @description API version date; without it the latest applies. */
+                "Parley-Version"?: components["parameters"]["ParleyVersion"];
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The FHIR R4 Bundle (JSON) */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Content-Disposition": components["headers"]["Content-Disposition"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/fhir+json": Blob;
                 };
             };
             "4XX": components["responses"]["Error"];

@@ -1022,6 +1022,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/summaries/{id}/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Export a summary
+         * @description Scope summaries:read. format=fhir: a completed clinical note (template clinical, format medical_note) as a FHIR R4 document Bundle: a Composition with the SOAP sections and a DocumentReference with the note as text/plain and PDF, identified by the recording's SHA-256. Subject and author come from the recording's metadata fhir_subject (e.g. Patient/123) and fhir_author (e.g. Practitioner/456); without an author the end user is named. Statements without evidence are marked. 422 validation_error for another template or an unknown format; 409 resource_conflict until the summary is completed. Audited as a read.
+         */
+        get: operations["getV1SummariesByIdExport"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/recordings/search": {
         parameters: {
             query?: never;
@@ -1834,6 +1854,7 @@ export interface components {
                 /** @enum {string|null} */
                 ask_provider: "llama_cpp" | "openai_compatible" | "extractive" | null;
                 redact_webhook_payloads: boolean | null;
+                allow_wearer_delete: boolean | null;
                 retention_audio_days: ("keep" | number) | null;
                 retention_transcript_days: ("keep" | number) | null;
                 settings: {
@@ -1883,6 +1904,7 @@ export interface components {
                 };
                 min_speakers: number | null;
                 max_speakers: number | null;
+                vocabulary: string[] | null;
             };
             effective: {
                 auto_transcribe: boolean;
@@ -1892,11 +1914,13 @@ export interface components {
                 language: string | null;
                 ask_provider: string | null;
                 redact_webhook_payloads: boolean;
+                allow_wearer_delete: boolean;
                 retention_audio_days: number | null;
                 retention_transcript_days: number | null;
                 settings: components["schemas"]["DeviceSettings"];
                 min_speakers: number | null;
                 max_speakers: number | null;
+                vocabulary: string[];
             };
             /** Format: date-time */
             updated_at: string | null;
@@ -1995,6 +2019,16 @@ export interface components {
             structured: {
                 [key: string]: unknown;
             } | null;
+            sections: {
+                key: string;
+                title: string;
+                list: boolean;
+                items: {
+                    text: string;
+                    supported: boolean;
+                    citations: components["schemas"]["Citation"][];
+                }[];
+            }[] | null;
             error: {
                 /** @enum {string} */
                 code: "processing_error" | "timeout" | "content_policy_violation";
@@ -2010,6 +2044,11 @@ export interface components {
             completed_at: string | null;
             /** Format: date-time */
             failed_at: string | null;
+        };
+        Citation: {
+            recording_id: string;
+            start_ms: number;
+            end_ms: number;
         };
         SummaryPage: {
             data: components["schemas"]["Summary"][];
@@ -2206,7 +2245,7 @@ export interface components {
             id: string;
             sequence: number;
             /** @enum {string} */
-            action: "recording.audio.read" | "transcription.read" | "transcription.redacted.read" | "transcription.export" | "summary.read" | "summary.redacted.read" | "search.results.read" | "ask.context.read" | "ask.messages.read" | "transcription.revise" | "recording.delete" | "end_user.delete" | "device.delete" | "ask_session.delete" | "recording.expire" | "recording.audio.expire" | "legal_hold.create" | "legal_hold.release" | "break_glass.open" | "break_glass.close" | "export.create" | "export.download" | "export.delete" | "export.expire" | "key.create" | "key.revoke" | "project.create" | "project.delete" | "organization.update" | "admin.create" | "admin.role_change" | "admin.remove" | "config.update" | "second_factor.enrol" | "second_factor.disable" | "second_factor.reset" | "recovery_code.use";
+            action: "recording.audio.read" | "transcription.read" | "transcription.redacted.read" | "transcription.export" | "summary.read" | "summary.redacted.read" | "search.results.read" | "ask.context.read" | "ask.messages.read" | "transcription.revise" | "recording.delete" | "end_user.delete" | "device.delete" | "ask_session.delete" | "recording.expire" | "recording.audio.expire" | "legal_hold.create" | "legal_hold.release" | "break_glass.open" | "break_glass.close" | "export.create" | "export.download" | "export.delete" | "export.expire" | "key.create" | "key.revoke" | "project.create" | "project.delete" | "organization.update" | "admin.create" | "admin.role_change" | "admin.remove" | "config.update" | "second_factor.enrol" | "second_factor.disable" | "second_factor.reset" | "recovery_code.use" | "portal.invite.create" | "portal.sign_in" | "portal.sign_in.refused" | "portal.sign_out";
             actor: {
                 type: string;
                 id: string | null;
@@ -2238,7 +2277,7 @@ export interface components {
             /** Format: date-time */
             created_at: string;
             /** @enum {string} */
-            action: "recording.audio.read" | "transcription.read" | "transcription.redacted.read" | "transcription.export" | "summary.read" | "summary.redacted.read" | "search.results.read" | "ask.context.read" | "ask.messages.read" | "transcription.revise" | "recording.delete" | "end_user.delete" | "device.delete" | "ask_session.delete" | "recording.expire" | "recording.audio.expire" | "legal_hold.create" | "legal_hold.release" | "break_glass.open" | "break_glass.close" | "export.create" | "export.download" | "export.delete" | "export.expire" | "key.create" | "key.revoke" | "project.create" | "project.delete" | "organization.update" | "admin.create" | "admin.role_change" | "admin.remove" | "config.update" | "second_factor.enrol" | "second_factor.disable" | "second_factor.reset" | "recovery_code.use";
+            action: "recording.audio.read" | "transcription.read" | "transcription.redacted.read" | "transcription.export" | "summary.read" | "summary.redacted.read" | "search.results.read" | "ask.context.read" | "ask.messages.read" | "transcription.revise" | "recording.delete" | "end_user.delete" | "device.delete" | "ask_session.delete" | "recording.expire" | "recording.audio.expire" | "legal_hold.create" | "legal_hold.release" | "break_glass.open" | "break_glass.close" | "export.create" | "export.download" | "export.delete" | "export.expire" | "key.create" | "key.revoke" | "project.create" | "project.delete" | "organization.update" | "admin.create" | "admin.role_change" | "admin.remove" | "config.update" | "second_factor.enrol" | "second_factor.disable" | "second_factor.reset" | "recovery_code.use" | "portal.invite.create" | "portal.sign_in" | "portal.sign_in.refused" | "portal.sign_out";
             resource_ids: string[];
             actor: {
                 type: string;
@@ -4193,6 +4232,7 @@ export interface operations {
                     /** @enum {string|null} */
                     ask_provider?: "llama_cpp" | "openai_compatible" | "extractive" | null;
                     redact_webhook_payloads?: boolean | null;
+                    allow_wearer_delete?: boolean | null;
                     retention_audio_days?: ("keep" | number) | null;
                     retention_transcript_days?: ("keep" | number) | null;
                     settings?: {
@@ -4242,6 +4282,7 @@ export interface operations {
                     } | null;
                     min_speakers?: number | null;
                     max_speakers?: number | null;
+                    vocabulary?: string[] | null;
                 };
             };
         };
@@ -4346,6 +4387,7 @@ export interface operations {
                     /** @enum {string|null} */
                     ask_provider?: "llama_cpp" | "openai_compatible" | "extractive" | null;
                     redact_webhook_payloads?: boolean | null;
+                    allow_wearer_delete?: boolean | null;
                     retention_audio_days?: ("keep" | number) | null;
                     retention_transcript_days?: ("keep" | number) | null;
                     settings?: {
@@ -4395,6 +4437,7 @@ export interface operations {
                     } | null;
                     min_speakers?: number | null;
                     max_speakers?: number | null;
+                    vocabulary?: string[] | null;
                 };
             };
         };
@@ -4501,6 +4544,7 @@ export interface operations {
                     /** @enum {string|null} */
                     ask_provider?: "llama_cpp" | "openai_compatible" | "extractive" | null;
                     redact_webhook_payloads?: boolean | null;
+                    allow_wearer_delete?: boolean | null;
                     retention_audio_days?: ("keep" | number) | null;
                     retention_transcript_days?: ("keep" | number) | null;
                     settings?: {
@@ -4550,6 +4594,7 @@ export interface operations {
                     } | null;
                     min_speakers?: number | null;
                     max_speakers?: number | null;
+                    vocabulary?: string[] | null;
                 };
             };
         };
@@ -5092,6 +5137,40 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Summary"];
+                };
+            };
+            "4XX": components["responses"]["Error"];
+            "5XX": components["responses"]["Error"];
+        };
+    };
+    getV1SummariesByIdExport: {
+        parameters: {
+            query: {
+                format: "fhir";
+            };
+            header?: {
+                /** @description API version date; without it the latest applies. */
+                "Parley-Version"?: components["parameters"]["ParleyVersion"];
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The FHIR R4 Bundle (JSON) */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Content-Disposition": components["headers"]["Content-Disposition"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/fhir+json": Blob;
                 };
             };
             "4XX": components["responses"]["Error"];
@@ -5815,7 +5894,7 @@ export interface operations {
                 cursor?: string;
                 resource_id?: string;
                 actor_id?: string;
-                action?: "recording.audio.read" | "transcription.read" | "transcription.redacted.read" | "transcription.export" | "summary.read" | "summary.redacted.read" | "search.results.read" | "ask.context.read" | "ask.messages.read" | "transcription.revise" | "recording.delete" | "end_user.delete" | "device.delete" | "ask_session.delete" | "recording.expire" | "recording.audio.expire" | "legal_hold.create" | "legal_hold.release" | "break_glass.open" | "break_glass.close" | "export.create" | "export.download" | "export.delete" | "export.expire" | "key.create" | "key.revoke" | "project.create" | "project.delete" | "organization.update" | "admin.create" | "admin.role_change" | "admin.remove" | "config.update" | "second_factor.enrol" | "second_factor.disable" | "second_factor.reset" | "recovery_code.use";
+                action?: "recording.audio.read" | "transcription.read" | "transcription.redacted.read" | "transcription.export" | "summary.read" | "summary.redacted.read" | "search.results.read" | "ask.context.read" | "ask.messages.read" | "transcription.revise" | "recording.delete" | "end_user.delete" | "device.delete" | "ask_session.delete" | "recording.expire" | "recording.audio.expire" | "legal_hold.create" | "legal_hold.release" | "break_glass.open" | "break_glass.close" | "export.create" | "export.download" | "export.delete" | "export.expire" | "key.create" | "key.revoke" | "project.create" | "project.delete" | "organization.update" | "admin.create" | "admin.role_change" | "admin.remove" | "config.update" | "second_factor.enrol" | "second_factor.disable" | "second_factor.reset" | "recovery_code.use" | "portal.invite.create" | "portal.sign_in" | "portal.sign_in.refused" | "portal.sign_out";
                 created_after?: string;
                 created_before?: string;
             };

@@ -1,6 +1,7 @@
-// Parley's whisper.cpp binding: load a ggml model, transcribe 16 kHz mono float PCM off the
-// event loop, stop a running transcription. scripts/native-whisper.ts builds it at install
-// against whisper.cpp's own sources for this machine's CPU (decision 046).
+// Parley's whisper.cpp binding: load a ggml model, count a text's tokens, transcribe 16 kHz
+// mono float PCM off the event loop (with an initial prompt), stop a running transcription.
+// scripts/native-whisper.ts builds it at install against whisper.cpp's own sources for this
+// machine's CPU (decision 046).
 #include <node_api.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -176,6 +177,7 @@ typedef struct {
   float *pcm;
   int samples;
   char language[16];
+  char *prompt;  // the initial prompt (vocabulary), or NULL
   int threads, best_of;
   float temperature, temperature_inc;
   stop_flag *flag;
@@ -197,6 +199,11 @@ static void transcribe_on_whisper_thread(void *data) {
   params.print_special = false;
   params.abort_callback = should_abort;
   params.abort_callback_user_data = job->flag;
+  if (job->prompt) {
+    params.initial_prompt = job->prompt;
+    // Kept before every 30 s window's rolling context, not only the first (decision 158).
+    params.carry_initial_prompt = true;
+  }
   job->result = whisper_full(job->ctx, params, job->pcm, job->samples);
 }
 
@@ -254,6 +261,7 @@ static void transcribe_complete(napi_env env, napi_status status, void *data) {
   napi_delete_reference(env, job->context_ref);
   napi_delete_async_work(env, job->work);
   release_flag(job->flag);
+  free(job->prompt);
   free(job->pcm);
   free(job);
 }
@@ -270,6 +278,19 @@ static double number_option(napi_env env, napi_value options, const char *key) {
   double out = 0;
   napi_get_named_property(env, options, key, &v);
   napi_get_value_double(env, v, &out);
+  return out;
+}
+
+/** A copy of a string option (freed by the caller), or NULL when it is absent or empty. */
+static char *string_option(napi_env env, napi_value options, const char *key) {
+  napi_value v;
+  napi_valuetype type;
+  size_t length = 0;
+  if (napi_get_named_property(env, options, key, &v) != napi_ok || napi_typeof(env, v, &type) != napi_ok || type != napi_string) return NULL;
+  napi_get_value_string_utf8(env, v, NULL, 0, &length);
+  if (length == 0) return NULL;
+  char *out = malloc(length + 1);
+  napi_get_value_string_utf8(env, v, out, length + 1, &length);
   return out;
 }
 
@@ -300,6 +321,7 @@ static napi_value transcribe(napi_env env, napi_callback_info info) {
   job->best_of = (int)number_option(env, argv[2], "bestOf");
   job->temperature = (float)number_option(env, argv[2], "temperature");
   job->temperature_inc = (float)number_option(env, argv[2], "temperatureInc");
+  job->prompt = string_option(env, argv[2], "prompt");
 
   job->flag = calloc(1, sizeof *job->flag);
   job->flag->owners = 2;
@@ -317,6 +339,26 @@ static napi_value transcribe(napi_env env, napi_callback_info info) {
   return handle;
 }
 
+// ---- tokenCount(context, text): number ---------------------------------------------------
+
+/** How many tokens the model's own tokenizer makes of `text`: what an initial prompt costs of its budget. */
+static napi_value token_count(napi_env env, napi_callback_info info) {
+  size_t argc = 2;
+  napi_value argv[2], out;
+  CHECK(env, napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
+  struct whisper_context *ctx;
+  CHECK(env, napi_get_value_external(env, argv[0], (void **)&ctx));
+  size_t length;
+  CHECK(env, napi_get_value_string_utf8(env, argv[1], NULL, 0, &length));
+  char *text = malloc(length + 1);
+  CHECK(env, napi_get_value_string_utf8(env, argv[1], text, length + 1, &length));
+  // Reads the vocabulary only, which no transcription changes: safe beside a running one.
+  int count = whisper_token_count(ctx, text);
+  free(text);
+  CHECK(env, napi_create_int32(env, count, &out));
+  return out;
+}
+
 // ---- module ------------------------------------------------------------------------------
 
 static napi_value system_info(napi_env env, napi_callback_info info) {
@@ -331,6 +373,7 @@ static napi_value init(napi_env env, napi_value exports) {
   napi_property_descriptor methods[] = {
       {"load", NULL, load, NULL, NULL, NULL, napi_default, NULL},
       {"transcribe", NULL, transcribe, NULL, NULL, NULL, napi_default, NULL},
+      {"tokenCount", NULL, token_count, NULL, NULL, NULL, napi_default, NULL},
       {"systemInfo", NULL, system_info, NULL, NULL, NULL, napi_default, NULL},
   };
   CHECK(env, napi_define_properties(env, exports, sizeof methods / sizeof *methods, methods));

@@ -12,6 +12,8 @@ export type TranscriptionResult = { language: string; segments: TranscribedSegme
 export type TranscribeOptions = {
   /** A code or regional tag (pt-BR counts as pt); absent means detect. */
   language?: string;
+  /** Terms to recognise (names, drugs, matters), most important first; the engine keeps what its prompt has room for. */
+  vocabulary?: readonly string[];
   signal?: AbortSignal;
   /**
    * An engine that runs one call at a time passes its wait for earlier calls through this,

@@ -7,6 +7,8 @@ type NativeContext = { readonly __whisperContext: unique symbol };
 type NativeAddon = {
   load: (path: string) => Promise<NativeContext>;
   transcribe: (context: NativeContext, pcm16k: Float32Array, params: WhisperParams) => WhisperJob;
+  /** Absent from an addon built before vocabularies (rebuilt by npm run build:whisper). */
+  tokenCount?: (context: NativeContext, text: string) => number;
   systemInfo: () => string;
 };
 
@@ -45,5 +47,10 @@ export async function openNativeWhisper(path: string, runtime?: RuntimeFiles): P
   const addon = nativeWhisperAddon(runtime);
   if (!addon) return null;
   const context = await addon.load(path);
-  return { backend: "cpu-native", transcribe: (pcm16k, params) => addon.transcribe(context, pcm16k, params) };
+  const { tokenCount } = addon;
+  return {
+    backend: "cpu-native",
+    transcribe: (pcm16k, params) => addon.transcribe(context, pcm16k, params),
+    countTokens: tokenCount ? (text) => tokenCount(context, text) : undefined,
+  };
 }

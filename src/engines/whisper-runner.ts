@@ -9,8 +9,8 @@ import type { GpuBackend } from "./gpu";
 export type WhisperDecoding = { bestOf: number; temperature: number; temperatureInc: number };
 export const DEFAULT_DECODING: WhisperDecoding = { bestOf: 5, temperature: 0, temperatureInc: 0.2 };
 
-/** `language` is a whisper code or "auto" (detect). */
-export type WhisperParams = WhisperDecoding & { language: string; threads: number };
+/** `language` is a whisper code or "auto" (detect); `prompt` the initial prompt (the vocabulary), absent or empty for none. */
+export type WhisperParams = WhisperDecoding & { language: string; threads: number; prompt?: string };
 
 /** Times in ms from the start of the audio; `p` is the mean probability of the segment's words, null when a build cannot tell. */
 export type WhisperOutput = { language: string; segments: { t0: number; t1: number; text: string; p: number | null }[] };
@@ -24,5 +24,12 @@ export type WhisperJob = { stop: () => void | Promise<void>; promise: Promise<Wh
  */
 export type WhisperBackend = "cpu-native" | "cpu" | GpuBackend;
 
-/** One model loaded in one whisper.cpp build; one call at a time. */
-export type WhisperRunner = { backend: WhisperBackend; transcribe: (pcm16k: Float32Array, params: WhisperParams) => WhisperJob };
+/**
+ * One model loaded in one whisper.cpp build; one call at a time. `countTokens` is the model's
+ * own tokenizer, where the build exposes it (Parley's addon).
+ */
+export type WhisperRunner = {
+  backend: WhisperBackend;
+  transcribe: (pcm16k: Float32Array, params: WhisperParams) => WhisperJob;
+  countTokens?: (text: string) => number;
+};

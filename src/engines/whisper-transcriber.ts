@@ -6,6 +6,7 @@ import { Turns } from "./turns";
 import { MissingModelError } from "./missing-model";
 import type { TranscribedSegment, TranscribeOptions, Transcriber, TranscriptionResult } from "./transcriber";
 import { UnsupportedLanguageError, whisperLanguage } from "./whisper-languages";
+import { byteCount, vocabularyPrompt } from "./whisper-prompt";
 import { openNativeWhisper } from "./whisper-native";
 import { openPrebuiltWhisper } from "./whisper-prebuilt";
 import { DEFAULT_DECODING, type WhisperBackend, type WhisperDecoding, type WhisperJob, type WhisperOutput, type WhisperRunner } from "./whisper-runner";
@@ -91,13 +92,14 @@ export class WhisperTranscriber implements Transcriber {
     return this.cores.take(() => this.run(pcm16k, options), options.excludeWait);
   }
 
-  private async run(pcm16k: Float32Array, options: { language?: string; signal?: AbortSignal }): Promise<TranscriptionResult> {
+  private async run(pcm16k: Float32Array, options: Omit<TranscribeOptions, "excludeWait">): Promise<TranscriptionResult> {
     options.signal?.throwIfAborted();
     // "auto" detects; an English-only model (*.en) always answers "en".
     const language = options.language ? whisperLanguage(options.language) : "auto";
     if (!language) throw new UnsupportedLanguageError(options.language!);
     const runner = await this.load();
-    const params = { language, threads: this.options.threads ?? Math.min(8, availableParallelism()), ...DEFAULT_DECODING, ...this.options.decoding };
+    const prompt = vocabularyPrompt(options.vocabulary ?? [], runner.countTokens ?? byteCount);
+    const params = { language, prompt, threads: this.options.threads ?? Math.min(8, availableParallelism()), ...DEFAULT_DECODING, ...this.options.decoding };
     try {
       const result = await settledOrAborted(runner.transcribe(pcm16k, params), options.signal);
       options.signal?.throwIfAborted();

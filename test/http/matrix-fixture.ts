@@ -65,6 +65,7 @@ export async function matrixFixture() {
     "GET /v1/transcriptions": () => ({ query: `recording_id=${own.recording}` }),
     "POST /v1/summaries": () => ({ body: { transcription_id: own.transcription } }),
     "GET /v1/summaries": () => ({ query: `transcription_id=${own.transcription}` }),
+    "GET /v1/summaries/:id/export": () => ({ query: "format=fhir" }),
     "POST /v1/recordings/search": () => ({ body: { query: "utterance", end_user_id: own.endUser } }),
     "POST /v1/ask/sessions": () => ({ body: { scope: { type: "recording", recording_id: own.recording } } }),
     "GET /v1/ask/sessions": () => ({ query: `end_user_id=${own.endUser}` }),
@@ -148,7 +149,8 @@ export async function matrixFixture() {
   own.recording = await seedRecording(t.deps, { projectId: owner.project.id, mode: "test" }, audio, { endUserId: own.endUser, deviceId: device.id });
   own.transcription = (await call("POST", "/v1/transcriptions", { recording_id: own.recording })).id;
   await t.deps.queue.drain();
-  own.summary = (await call("GET", `/v1/summaries?transcription_id=${own.transcription}`)).data[0].id;
+  // Clinical, so its FHIR export answers too.
+  own.summary = (await call("POST", "/v1/summaries", { transcription_id: own.transcription, template: "clinical" })).id;
   own.legalHold = (await call("POST", "/v1/legal-holds", { matter: "Owner's matter", end_user_id: someoneElse })).id;
   own.export = (await call("POST", "/v1/exports", { matter: "Owner's export", recording_ids: [own.recording] })).id;
   await t.deps.queue.drain();

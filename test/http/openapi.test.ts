@@ -210,6 +210,9 @@ describe("every operation answers a documented success", () => {
     const summary = await expectStatus(202, "POST", "/v1/summaries", { key, body: { transcription_id: seeded.transcriptionId, template: "general" } });
     await expectStatus(200, "GET", `/v1/summaries?transcription_id=${seeded.transcriptionId}`, { key });
     await expectStatus(200, "GET", `/v1/summaries/${summary.id}`, { key });
+    const note = await expectStatus(202, "POST", "/v1/summaries", { key, body: { transcription_id: seeded.transcriptionId, template: "clinical" } });
+    await t.deps.queue.drain();
+    await expectStatus(200, "GET", `/v1/summaries/${note.id}/export?format=fhir`, { key });
     await expectStatus(200, "POST", "/v1/recordings/search", { key, body: { query: "budget", end_user_id: user.id } });
 
     const session = await expectStatus(201, "POST", "/v1/ask/sessions", { key, body: { scope: { type: "recording", recording_id: seeded.recordingId } } });

@@ -41,6 +41,7 @@ describe("resolveConfig (contract 2)", () => {
       "retention_transcript_days",
       "settings",
       "summary_template",
+      "vocabulary",
     ]);
     expect(c).toMatchObject({
       auto_transcribe: true,
@@ -54,6 +55,7 @@ describe("resolveConfig (contract 2)", () => {
       retention_transcript_days: null,
       min_speakers: null,
       max_speakers: null,
+      vocabulary: [],
     });
     expect(c.settings.upload.streaming_chunk_kb).toBe(256);
   });

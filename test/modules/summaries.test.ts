@@ -3,6 +3,7 @@ import { SingleSpeakerDiarizer } from "../../src/engines/diarizer";
 import { ScriptedLlm, type LlmScript } from "../../src/engines/llm.test-double";
 import { ScriptedTranscriber, type TranscriberScript } from "../../src/engines/transcriber.test-double";
 import { IDENTIFIERS_SCHEMA } from "../../src/modules/redaction/llm-pass";
+import { citedSchema } from "../../src/modules/summaries/citations";
 import { longestAnswer } from "../../src/modules/summaries/generate";
 import { TEMPLATES } from "../../src/modules/summaries/templates";
 import { makeTenant, makeTestApp, waitFor } from "../helpers";
@@ -18,6 +19,7 @@ const RECORD_FIELDS = [
   "model",
   "prompt_version",
   "recording_id",
+  "sections",
   "started_at",
   "status",
   "structured",
@@ -70,13 +72,13 @@ describe("summaries: happy path", () => {
       status: "completed",
       template: "general",
       format: "summary",
-      prompt_version: "general.v1",
+      prompt_version: "general.v2",
       model: "test-scripted-llm",
       error: null,
     });
     expect(Object.keys(sum.structured).sort()).toEqual(["action_items", "decisions", "key_points", "summary", "title"]);
     // Rendered from the structured output; the model was given the transcript lines.
-    expect(sum.text).toStartWith("# about: [0:00] SPEAKER_1: utterance 1");
+    expect(sum.text).toStartWith("# about: [1] [0:00] SPEAKER_1: utterance 1");
     expect(sum.text).toContain("## Key points\n- about:");
     const started = eventsOf(s.app.deps, "summary.started").find((e) => e.data.id === sum.id)!;
     expect(Object.keys(started.data).sort()).toEqual(["created_at", "id", "recording_id", "started_at", "status", "template", "transcription_id"]);
@@ -95,7 +97,8 @@ describe("summaries: happy path", () => {
       format: "medical_note",
       text: null,
       structured: null,
-      prompt_version: "clinical.v1",
+      sections: null,
+      prompt_version: "clinical.v2",
     });
     await s.app.deps.queue.drain();
     const done = (await s.app.call("GET", `/v1/summaries/${r.body.id}`, { key: s.tenant.test })).body;
@@ -108,7 +111,7 @@ describe("summaries: happy path", () => {
   test.each(["sales", "legal"])("the %s template completes with its own sections", async (template) => {
     const { txn } = await s.transcribed({ autoSummarize: false });
     const done = await s.summarize(txn.id, template);
-    expect(done).toMatchObject({ status: "completed", template, format: "summary", prompt_version: `${template}.v1` });
+    expect(done).toMatchObject({ status: "completed", template, format: "summary", prompt_version: `${template}.v2` });
   });
 
   test("a new request for the same template re-runs it under the same id and replaces the result", async () => {
@@ -181,13 +184,16 @@ describe("summaries: long transcripts and model output", () => {
     // kept for the answer, which would then be cut off at about 750 words (not JSON).
     const sentence = (n: number) => Array.from({ length: 30 }, (_, i) => `w${n}_${i}`).join(" ");
     const segments = () => Array.from({ length: 45 }, (_, i) => ({ start: i * 0.1, end: i * 0.1 + 0.1, text: sentence(i), confidence: 0.8 }));
-    const longest = JSON.stringify(longestAnswer(TEMPLATES.general.schema));
+    const longest = JSON.stringify(longestAnswer(citedSchema(TEMPLATES.general.schema, 45)));
     expect(longest.split(/\s+/).length).toBeGreaterThan(800);
     const full = await summaryApp({ contextTokens: 2400, answer: (text, req) => (req.jsonSchema ? longest : text) }, { segments });
     const { txn } = await full.transcribed();
     const sum = (await full.app.call("GET", `/v1/summaries?transcription_id=${txn.id}`, { key: full.tenant.test })).body.data[0];
     expect(sum).toMatchObject({ status: "completed", error: null });
-    expect(sum.structured).toEqual(JSON.parse(longest));
+    const answer = JSON.parse(longest);
+    expect(sum.structured.title).toBe(answer.title.trim());
+    expect(sum.structured.key_points).toEqual(answer.key_points.map((p: { text: string }) => p.text));
+    expect(sum.sections.flatMap((section: any) => section.items)).toHaveLength(answer.summary.length + 3 * answer.key_points.length);
   });
 
   test("every template's schema bounds its strings and arrays, so its longest answer is known", () => {
@@ -196,7 +202,10 @@ describe("summaries: long transcripts and model output", () => {
       if (schema.type === "array") return [...(schema.maxItems ? [] : [path]), ...unbounded(schema.items, `${path}[]`)];
       return schema.type === "string" && !schema.maxLength ? [path] : [];
     };
-    for (const template of Object.values(TEMPLATES)) expect([template.name, unbounded(template.schema, "")]).toEqual([template.name, []]);
+    for (const template of Object.values(TEMPLATES)) {
+      expect([template.name, unbounded(template.schema, "")]).toEqual([template.name, []]);
+      expect([template.name, unbounded(citedSchema(template.schema, 12), "")]).toEqual([template.name, []]);
+    }
   });
 
   test("reasoning before the answer is stripped", async () => {

@@ -10,15 +10,15 @@ const ITEM = /^\s*([-*+]|\d{1,9}[.)])\s+(.*)$/;
 const RULE = /^ {0,3}([-*_])(?:\s*\1){2,}\s*$/;
 const INLINE = /(`+)(.+?)\1|\*\*(?=\S)(.+?)\*\*|__(?=\S)(.+?)__|\*(?=\S)(.+?)\*|(?<!\w)_(?=\S)(.+?)_(?!\w)/g;
 
-/** Inline spans of one line: code, strong and emphasis; everything else is text. */
-function inline(text) {
+/** Inline spans of one line: code, strong and emphasis; everything else is text. Exported for a summary's statements. */
+export function inlineMarkdown(text) {
   const out = [];
   let last = 0;
   for (const m of text.matchAll(INLINE)) {
     if (m.index > last) out.push(text.slice(last, m.index));
     if (m[1]) out.push(h("code", {}, m[2]));
-    else if (m[3] ?? m[4]) out.push(h("strong", {}, ...inline(m[3] ?? m[4])));
-    else out.push(h("em", {}, ...inline(m[5] ?? m[6])));
+    else if (m[3] ?? m[4]) out.push(h("strong", {}, ...inlineMarkdown(m[3] ?? m[4])));
+    else out.push(h("em", {}, ...inlineMarkdown(m[5] ?? m[6])));
     last = m.index + m[0].length;
   }
   if (last < text.length) out.push(text.slice(last));
@@ -42,7 +42,7 @@ export function markdown(text, { headingOffset = 0 } = {}) {
       paragraph = list = null;
     } else if ((m = HEADING.exec(raw))) {
       paragraph = list = null;
-      blocks.push(h(`h${Math.min(6, m[1].length + headingOffset)}`, {}, ...inline(m[2])));
+      blocks.push(h(`h${Math.min(6, m[1].length + headingOffset)}`, {}, ...inlineMarkdown(m[2])));
     } else if (RULE.test(raw)) {
       paragraph = list = null;
       blocks.push(h("hr"));
@@ -50,15 +50,15 @@ export function markdown(text, { headingOffset = 0 } = {}) {
       const tag = /\d/.test(m[1]) ? "ol" : "ul";
       if (list?.tagName.toLowerCase() !== tag) blocks.push((list = h(tag)));
       paragraph = null;
-      list.append(h("li", {}, ...inline(m[2].trim())));
+      list.append(h("li", {}, ...inlineMarkdown(m[2].trim())));
     } else if (list && /^\s/.test(raw)) {
       // An indented line goes on with the item above it.
-      list.lastElementChild.append(" ", ...inline(raw.trim()));
+      list.lastElementChild.append(" ", ...inlineMarkdown(raw.trim()));
     } else {
       list = null;
       if (paragraph) paragraph.append(h("br"));
       else blocks.push((paragraph = h("p")));
-      paragraph.append(...inline(raw.trim()));
+      paragraph.append(...inlineMarkdown(raw.trim()));
     }
   }
   return blocks;

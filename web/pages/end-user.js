@@ -4,6 +4,7 @@ import { facts } from "../components/facts.js";
 import { duration } from "../components/format.js";
 import { liveBadge } from "../components/status-badge.js";
 import { pagedTable } from "../components/table.js";
+import { vocabularyForm } from "../components/vocabulary-form.js";
 import { copyButton, h, statusBadge, when } from "../ui.js";
 
 /** One end user: who they are, their devices and their recordings, and where to search or ask. */
@@ -37,6 +38,7 @@ export async function render(view, ctx) {
   });
   const q = `end_user_id=${encodeURIComponent(user.id)}`;
   const invite = h("div", { class: "invite", "aria-live": "polite" });
+  const vocabulary = await vocabularyForm(ctx, `/config/end-users/${encodeURIComponent(user.id)}`, { label: "Their terms" });
   if (ctx.signal.aborted) return; // left while loading: the next page owns the view
   view.replaceChildren(
     h("p", { class: "back" }, h("a", { href: "#/end-users" }, "← End users")),
@@ -56,6 +58,7 @@ export async function render(view, ctx) {
       user.deleted_at ? null : inviteButton(user, invite),
     ),
     invite,
+    vocabulary ?? "",
     h("h2", {}, "Devices"),
     devices.el,
     h("h2", {}, "Recordings"),

@@ -2,6 +2,7 @@ import "../components/stylesheet.js";
 import { field, formAlert, showError, textInput } from "../components/fields.js";
 import { searchBox } from "../components/search-box.js";
 import { pagedTable } from "../components/table.js";
+import { vocabularyForm } from "../components/vocabulary-form.js";
 import { h, when } from "../ui.js";
 
 /** End users: find one by external id (the API's exact, project-scoped match), page through all, add one. */
@@ -20,6 +21,7 @@ export async function render(view, ctx) {
       { title: "Created", cell: (u) => when(u.created_at) },
     ],
   });
+  const vocabulary = await vocabularyForm(ctx, "/config/project", { label: "Everyone's terms in this project" });
   if (ctx.signal.aborted) return; // left while loading: the next page owns the view
   view.replaceChildren(
     h("h1", {}, "End users"),
@@ -31,6 +33,7 @@ export async function render(view, ctx) {
     }),
     table.el,
     createForm(ctx),
+    vocabulary ?? "",
   );
   await table.load();
 }

@@ -42,6 +42,12 @@ type RetentionDays = z.infer<typeof retentionDays>;
 /** A speaker-count hint for the diarizer (decision 097): at least 1, at most 20 voices. */
 export const speakerCount = z.number().int().min(1).max(20);
 
+/**
+ * A vocabulary (decision 158): terms Whisper is prompted with (drug, client, matter and
+ * people's names). Each level adds its own; the nearest level's come first.
+ */
+export const vocabularyTerms = z.array(z.string().trim().min(1).max(100)).max(200);
+
 export const configBody = z.strictObject({
   auto_transcribe: z.boolean().nullish(),
   auto_summarize: z.boolean().nullish(),
@@ -55,6 +61,7 @@ export const configBody = z.strictObject({
   settings: settingsOverrides.nullish(),
   min_speakers: speakerCount.nullish(),
   max_speakers: speakerCount.nullish(),
+  vocabulary: vocabularyTerms.nullish(),
 });
 export type ConfigBody = z.infer<typeof configBody>;
 
@@ -72,6 +79,7 @@ export type ConfigOverrides = {
   settings?: z.infer<typeof settingsOverrides>;
   min_speakers?: number;
   max_speakers?: number;
+  vocabulary?: string[];
 };
 
 /** Contract 2: the effective configuration for a recording's end user and device. */
@@ -95,6 +103,8 @@ export const resolvedConfigSchema = z.object({
   /** Speaker-count hints for the diarizer; null: let it decide. A max below the min wins. */
   min_speakers: z.number().int().nullable(),
   max_speakers: z.number().int().nullable(),
+  /** Every level's terms, the nearest level's first, each once (case aside): the transcriber keeps what its prompt has room for. */
+  vocabulary: z.array(z.string()),
 });
 export type ResolvedConfig = z.infer<typeof resolvedConfigSchema>;
 
@@ -116,6 +126,7 @@ export const configLevelViewSchema = z
       settings: settingsOverrides,
       min_speakers: z.number().int().nullable(),
       max_speakers: z.number().int().nullable(),
+      vocabulary: z.array(z.string()).nullable(),
     }),
     effective: resolvedConfigSchema,
     updated_at: isoDateTime.nullable(),

@@ -41,7 +41,16 @@ const DEFAULTS = {
 /** A retention setting's effective value: "keep" and unset both keep forever (null). */
 const days = (value: number | "keep" | undefined): number | null => (typeof value === "number" ? value : null);
 
-/** Merges levels farthest first: the nearest level that sets a key wins; settings merge deeply. */
+/** Every level's vocabulary, the nearest level's terms first, each term once (its first spelling). */
+function mergeVocabularies(levels: (ConfigOverrides | undefined)[]): string[] {
+  const seen = new Set<string>();
+  return levels
+    .toReversed()
+    .flatMap((level) => level?.vocabulary ?? [])
+    .filter((term) => !seen.has(term.toLowerCase()) && seen.add(term.toLowerCase()));
+}
+
+/** Merges levels farthest first: the nearest level that sets a key wins; settings merge deeply; vocabularies add up. */
 function mergeLevels(levels: (ConfigOverrides | undefined)[]): ResolvedConfig {
   const pick = <K extends Exclude<keyof ConfigOverrides, "settings">>(key: K) =>
     levels.reduce<ConfigOverrides[K] | undefined>((acc, level) => (level?.[key] !== undefined ? level[key] : acc), undefined);
@@ -62,6 +71,7 @@ function mergeLevels(levels: (ConfigOverrides | undefined)[]): ResolvedConfig {
     // Levels set them apart (a project's min of 2, a device's max of 1): the max wins.
     min_speakers: minSpeakers !== null && maxSpeakers !== null ? Math.min(minSpeakers, maxSpeakers) : minSpeakers,
     max_speakers: maxSpeakers,
+    vocabulary: mergeVocabularies(levels),
   };
 }
 
@@ -142,6 +152,7 @@ function view(located: Located): ConfigLevelView {
       settings: o.settings ?? {},
       min_speakers: o.min_speakers ?? null,
       max_speakers: o.max_speakers ?? null,
+      vocabulary: o.vocabulary ?? null,
     },
     effective: located.effective,
     updated_at: located.stored?.updated_at ?? null,

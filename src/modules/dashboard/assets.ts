@@ -20,9 +20,11 @@ import markdownComponent from "../../../web/components/markdown.js" with { type:
 import namesComponent from "../../../web/components/names.js" with { type: "text" };
 import searchBoxComponent from "../../../web/components/search-box.js" with { type: "text" };
 import statusBadgeComponent from "../../../web/components/status-badge.js" with { type: "text" };
+import summaryViewComponent from "../../../web/components/summary-view.js" with { type: "text" };
 import stylesheetComponent from "../../../web/components/stylesheet.js" with { type: "text" };
 import tableComponent from "../../../web/components/table.js" with { type: "text" };
 import transcriptPlayerComponent from "../../../web/components/transcript-player.js" with { type: "text" };
+import vocabularyFormComponent from "../../../web/components/vocabulary-form.js" with { type: "text" };
 import askPage from "../../../web/pages/ask.js" with { type: "text" };
 import devicePage from "../../../web/pages/device.js" with { type: "text" };
 import devicesPage from "../../../web/pages/devices.js" with { type: "text" };
@@ -78,10 +80,12 @@ export const ASSETS: Readonly<Record<string, string>> = Object.assign(Object.cre
   "components/markdown.js": markdownComponent,
   "components/names.js": namesComponent,
   "components/search-box.js": searchBoxComponent,
+  "components/summary-view.js": summaryViewComponent,
   "components/status-badge.js": statusBadgeComponent,
   "components/stylesheet.js": stylesheetComponent,
   "components/table.js": tableComponent,
   "components/transcript-player.js": transcriptPlayerComponent,
+  "components/vocabulary-form.js": vocabularyFormComponent,
   "pages/ask.js": askPage,
   "pages/device.js": devicePage,
   "pages/devices.js": devicesPage,

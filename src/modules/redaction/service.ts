@@ -15,8 +15,8 @@ type TranscriptLike = {
   speakers: readonly { id: string; label: string }[];
 };
 
-/** What redaction reads of a summary: its rendering and its structured output. */
-type SummaryLike = { text: string | null; structured: Record<string, unknown> | null };
+/** What redaction reads of a summary: its rendering, its structured output and its cited statements. */
+type SummaryLike = { text: string | null; structured: Record<string, unknown> | null; sections: { items: { text: string }[] }[] | null };
 
 /** An unnamed speaker: its id (SPEAKER_2) or default label (Speaker 2). */
 const GENERIC_SPEAKER = /^(?:SPEAKER_|Speaker )\d+$/;
@@ -54,12 +54,13 @@ function redactJson(value: unknown, known: KnownIdentifiers): unknown {
   return value;
 }
 
-/** A copy of the summary with identifiers replaced in its text and in every string of its structured output. */
+/** A copy of the summary with identifiers replaced in its text, every string of its structured output and every statement (citations kept). */
 export function redactSummary<T extends SummaryLike>(summary: T, known: KnownIdentifiers = {}): T {
   return {
     ...summary,
     text: summary.text === null ? null : redact(summary.text, known),
     structured: summary.structured === null ? null : (redactJson(summary.structured, known) as Record<string, unknown>),
+    sections: summary.sections?.map((s) => ({ ...s, items: s.items.map((item) => ({ ...item, text: redact(item.text, known) })) })) ?? null,
   };
 }
 

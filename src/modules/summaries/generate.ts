@@ -2,6 +2,8 @@ import { stripReasoning } from "../../engines/llm";
 import type { ChatMessage, Completion, Llm } from "../../engines/llm";
 import { answerRoom, chunkLines, FRAMING_TOKENS, type RunControl } from "../../engines/llm-budget";
 import type { Segment } from "../transcriptions/schema";
+import { citedSchema, readCitedAnswer } from "./citations";
+import type { SummarySection } from "./schema";
 import { MAP_PROMPT, renderSummary, type Template } from "./templates";
 
 /** A summary that cannot be produced, with its spec 6 failure code. */
@@ -21,9 +23,9 @@ const MAX_ROUNDS = 6;
 
 const stamp = (seconds: number) => `${Math.floor(seconds / 60)}:${String(Math.floor(seconds % 60)).padStart(2, "0")}`;
 
-/** The transcript as the prompts describe it: "[m:ss] SPEAKER: text", one line per segment. */
+/** The transcript as the prompts describe it: "[n] [m:ss] SPEAKER: text", one line per segment, numbered from 1 for citations. */
 function transcriptLines(segments: Segment[]): string[] {
-  return segments.map((s) => `[${stamp(s.start)}] ${s.speaker}: ${s.text}`);
+  return segments.map((s, i) => `[${i + 1}] [${stamp(s.start)}] ${s.speaker}: ${s.text}`);
 }
 
 async function ask(llm: Llm, system: string, user: string, options: { jsonSchema?: object; maxTokens: number; run: RunControl }): Promise<Completion> {
@@ -38,7 +40,7 @@ async function ask(llm: Llm, system: string, user: string, options: { jsonSchema
   return completion;
 }
 
-type Bounded = { type?: string; maxLength?: number; maxItems?: number; items?: Bounded; properties?: Record<string, Bounded> };
+type Bounded = { type?: string; enum?: unknown[]; maxLength?: number; maxItems?: number; items?: Bounded; properties?: Record<string, Bounded> };
 
 /**
  * The longest answer the schema allows: every string at its maxLength, every array at its
@@ -49,19 +51,22 @@ export function longestAnswer(schema: Bounded): unknown {
   if (schema.properties) return Object.fromEntries(Object.entries(schema.properties).map(([key, s]) => [key, longestAnswer(s)]));
   if (schema.type === "array") return Array.from({ length: schema.maxItems ?? 8 }, () => longestAnswer(schema.items ?? { type: "string" }));
   if (schema.type === "string") return PROSE.repeat(Math.ceil((schema.maxLength ?? 200) / PROSE.length)).slice(0, schema.maxLength ?? 200);
+  if (schema.enum?.length) return schema.enum.at(-1); // segment numbers: the last is the longest
   return 0;
 }
 
-export type GeneratedSummary = { structured: Record<string, unknown>; text: string; model: string; mapCalls: number };
+export type GeneratedSummary = { structured: Record<string, unknown>; sections: SummarySection[]; text: string; model: string; mapCalls: number };
 
 /**
  * Summarises a transcript with the template. When it does not fit the model's context,
  * map-reduce: parts are condensed to notes (map), the notes again if need be, and the
- * template runs on the notes (reduce). Output is constrained by the template's schema.
+ * template runs on the notes (reduce), which keep the segment numbers. Output is constrained
+ * by the template's schema with citations: each statement names the segments it rests on.
  */
-export async function generateSummary(llm: Llm, template: Template, segments: Segment[], run: RunControl): Promise<GeneratedSummary> {
+export async function generateSummary(llm: Llm, template: Template, segments: Segment[], recordingId: string, run: RunControl): Promise<GeneratedSummary> {
+  const schema = citedSchema(template.schema, segments.length);
   const context = await llm.contextTokens();
-  const outputTokens = await answerRoom(llm, JSON.stringify(longestAnswer(template.schema)), context);
+  const outputTokens = await answerRoom(llm, JSON.stringify(longestAnswer(schema)), context);
   const templateTokens = await llm.countTokens(template.prompt);
   const budget = context - outputTokens - FRAMING_TOKENS - Math.max(templateTokens, await llm.countTokens(MAP_PROMPT.prompt));
   if (budget < 32) throw new SummaryFailure("processing_error", `The model's context (${context} tokens) is too small for the ${template.name} template.`);
@@ -83,7 +88,7 @@ export async function generateSummary(llm: Llm, template: Template, segments: Se
   // The answer may use all the room the input leaves, which is at least outputTokens.
   const input = lines.join("\n");
   const room = context - FRAMING_TOKENS - templateTokens - (await llm.countTokens(input));
-  const completion = await ask(llm, template.prompt, input, { jsonSchema: template.schema, maxTokens: Math.max(outputTokens, room), run });
+  const completion = await ask(llm, template.prompt, input, { jsonSchema: schema, maxTokens: Math.max(outputTokens, room), run });
   const answer = stripReasoning(completion.text);
   let structured: unknown;
   try {
@@ -93,6 +98,6 @@ export async function generateSummary(llm: Llm, template: Template, segments: Se
   }
   if (!structured || typeof structured !== "object" || Array.isArray(structured))
     throw new SummaryFailure("processing_error", "The model's answer was not a JSON object.");
-  const output = structured as Record<string, unknown>;
-  return { structured: output, text: renderSummary(template, output), model: llm.model, mapCalls };
+  const cited = readCitedAnswer(template.schema, structured as Record<string, unknown>, segments, recordingId);
+  return { ...cited, text: renderSummary(template, cited.structured), model: llm.model, mapCalls };
 }

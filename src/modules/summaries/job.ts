@@ -49,7 +49,11 @@ export function runSummary(deps: Deps) {
       if (interrupted) throw new SummaryFailure("processing_error", interrupted);
       const limit = limitFor(deps.config.processing, transcription.duration_seconds ?? 0);
       // Time queued behind another job's (or an Ask turn's) model call is left out of the limit.
-      const result = await withTimeLimit(limit, (run) => generateSummary(deps.engines.llm, template, transcription.segments, run), job.signal);
+      const result = await withTimeLimit(
+        limit,
+        (run) => generateSummary(deps.engines.llm, template, transcription.segments, transcription.recording_id, run),
+        job.signal,
+      );
       event = "summary.completed";
       settle = (now) => markSummaryCompleted(db, tenant, id, job.payload.run, { ...result, completed_at: now.toISOString() });
     } catch (err) {

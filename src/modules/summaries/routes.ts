@@ -3,10 +3,11 @@ import type { Deps } from "../../deps";
 import { authentication, authorize } from "../../http/auth";
 import { idempotency } from "../../http/idempotency";
 import { pageOf } from "../../http/pagination";
-import { idParam, responseHeaders } from "../../http/schemas";
+import { binaryResponse, idParam, responseHeaders } from "../../http/schemas";
 import { redactedQuery } from "../redaction/schema";
 import { REDACTION_HEADER, redactionPasses } from "../redaction/service";
-import { createSummaryBody, listSummariesQuery, summarySchema } from "./schema";
+import { exportSummary } from "./export";
+import { createSummaryBody, exportSummaryQuery, listSummariesQuery, summarySchema } from "./schema";
 import { createSummary, getSummary, listSummaries } from "./service";
 
 export function summariesRoutes(deps: Deps) {
@@ -57,5 +58,15 @@ export function summariesRoutes(deps: Deps) {
             "Scope summaries:read. Poll status, or wait for the summary.* events. With redacted=true, identifiers in the text and structured output are replaced by their kind ([NAME], [PHONE], ...); the Parley-Redaction header says which passes found them, as for its transcription.",
         },
       },
-    );
+    )
+    .get("/summaries/:id/export", ({ principal, params, query }) => exportSummary(deps, authorize(principal, "summaries:read"), params.id, query.format), {
+      params: idParam,
+      query: exportSummaryQuery,
+      detail: {
+        summary: "Export a summary",
+        description:
+          "Scope summaries:read. format=fhir: a completed clinical note (template clinical, format medical_note) as a FHIR R4 document Bundle: a Composition with the SOAP sections and a DocumentReference with the note as text/plain and PDF, identified by the recording's SHA-256. Subject and author come from the recording's metadata fhir_subject (e.g. Patient/123) and fhir_author (e.g. Practitioner/456); without an author the end user is named. Statements without evidence are marked. 422 validation_error for another template or an unknown format; 409 resource_conflict until the summary is completed. Audited as a read.",
+        responses: { 200: binaryResponse("The FHIR R4 Bundle (JSON)", ["application/fhir+json"], ["Content-Disposition"]) },
+      },
+    });
 }

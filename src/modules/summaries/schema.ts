@@ -16,10 +16,27 @@ export const listSummariesQuery = z.object({
   ...pageQuery,
   transcription_id: z.string().min(1).max(100).optional(),
 });
+/** What GET /summaries/{id}/export writes: fhir, a FHIR R4 Bundle of a clinical note. */
+export const EXPORT_FORMATS = ["fhir"] as const;
+export type ExportFormat = (typeof EXPORT_FORMATS)[number];
+export const exportSummaryQuery = z.strictObject({ format: z.enum(EXPORT_FORMATS) });
+
 export type ListSummariesQuery = z.infer<typeof listSummariesQuery>;
 
 const FAILURE_CODES = ["processing_error", "timeout", "content_policy_violation"] as const;
 export type SummaryFailureCode = (typeof FAILURE_CODES)[number];
+
+/** A moment of a recording a statement rests on: one transcript segment, in ms from the start of the audio. */
+export const citationSchema = z.object({ recording_id: z.string(), start_ms: z.int(), end_ms: z.int() }).meta({ id: "Citation" });
+export type Citation = z.infer<typeof citationSchema>;
+
+/** One sentence or bullet of a summary; supported is false when it cites no segment that exists. */
+const summaryItemSchema = z.object({ text: z.string(), supported: z.boolean(), citations: z.array(citationSchema) });
+export type SummaryItem = z.infer<typeof summaryItemSchema>;
+
+/** One field of the template's output (title aside), as statements with their evidence; list: bullets rather than prose. */
+const summarySectionSchema = z.object({ key: z.string(), title: z.string(), list: z.boolean(), items: z.array(summaryItemSchema) });
+export type SummarySection = z.infer<typeof summarySectionSchema>;
 
 /** Summary of spec 2.8, every field always present. */
 export const summarySchema = z
@@ -34,6 +51,8 @@ export const summarySchema = z
     text: z.string().nullable(),
     /** The output as the template's JSON schema shapes it; text is its rendering. */
     structured: z.record(z.string(), z.unknown()).nullable(),
+    /** Each statement of a completed summary with the segments it rests on (decision 159); null until completed, and for one made before citations. */
+    sections: z.array(summarySectionSchema).nullable(),
     error: z.object({ code: z.enum(FAILURE_CODES), message: z.string() }).nullable(),
     model: z.string().nullable(),
     /** The prompt file's version, e.g. general.v1. */

@@ -58,6 +58,7 @@ export function startSummary(
         format: template.format,
         text: null,
         structured: null,
+        sections: null,
         error: null,
         model: null,
         prompt_version: template.version,

@@ -1,14 +1,15 @@
 import type { Database, SQLQueryBindings } from "bun:sqlite";
 import type { Tenant } from "../../tenancy";
 import { type Page, type PageRequest, paginate } from "../../http/pagination";
-import type { Summary } from "./schema";
+import type { Summary, SummarySection } from "./schema";
 
-type SummaryRow = Omit<Summary, "structured" | "error"> & {
+type SummaryRow = Omit<Summary, "structured" | "sections" | "error"> & {
   project_id: string;
   mode: string;
   end_user_id: string | null;
   run: number;
   structured: string | null;
+  sections: string | null;
   error: string | null;
 };
 
@@ -25,6 +26,7 @@ function toStored(row: SummaryRow): StoredSummary {
       format: row.format,
       text: row.text,
       structured: row.structured ? JSON.parse(row.structured) : null,
+      sections: row.sections ? JSON.parse(row.sections) : null,
       error: row.error ? JSON.parse(row.error) : null,
       model: row.model,
       prompt_version: row.prompt_version,
@@ -76,7 +78,7 @@ export function insertSummary(db: Database, tenant: Tenant, s: Summary, endUserI
 export function restartSummary(db: Database, tenant: Tenant, id: string, promptVersion: string, startedAt: string): number {
   const row = db
     .query<{ run: number }, [string, string, string, string, string]>(
-      `UPDATE summaries SET status = 'processing', run = run + 1, text = NULL, structured = NULL, error = NULL, model = NULL,
+      `UPDATE summaries SET status = 'processing', run = run + 1, text = NULL, structured = NULL, sections = NULL, error = NULL, model = NULL,
          prompt_version = ?, started_at = ?, completed_at = NULL, failed_at = NULL
        WHERE id = ? AND project_id = ? AND mode = ? RETURNING run`,
     )
@@ -90,15 +92,16 @@ export function markSummaryCompleted(
   tenant: Tenant,
   id: string,
   run: number,
-  result: { text: string; structured: object; model: string; completed_at: string },
+  result: { text: string; structured: object; sections: SummarySection[]; model: string; completed_at: string },
 ): boolean {
+  const { text, structured, sections, model, completed_at } = result;
   return (
     db
       .query(
-        `UPDATE summaries SET status = 'completed', text = ?, structured = ?, model = ?, completed_at = ?
+        `UPDATE summaries SET status = 'completed', text = ?, structured = ?, sections = ?, model = ?, completed_at = ?
          WHERE id = ? AND project_id = ? AND mode = ? AND run = ? AND status = 'processing'`,
       )
-      .run(result.text, JSON.stringify(result.structured), result.model, result.completed_at, id, tenant.projectId, tenant.mode, run).changes === 1
+      .run(text, JSON.stringify(structured), JSON.stringify(sections), model, completed_at, id, tenant.projectId, tenant.mode, run).changes === 1
   );
 }
 

@@ -1,33 +1,38 @@
-import clinicalPrompt from "../../../prompts/summary/clinical.v1.md" with { type: "text" };
+import clinicalPrompt from "../../../prompts/summary/clinical.v2.md" with { type: "text" };
 import clinicalSchema from "../../../prompts/summary/clinical.v1.schema.json";
-import generalPrompt from "../../../prompts/summary/general.v1.md" with { type: "text" };
+import generalPrompt from "../../../prompts/summary/general.v2.md" with { type: "text" };
 import generalSchema from "../../../prompts/summary/general.v1.schema.json";
-import legalPrompt from "../../../prompts/summary/legal.v1.md" with { type: "text" };
+import legalPrompt from "../../../prompts/summary/legal.v2.md" with { type: "text" };
 import legalSchema from "../../../prompts/summary/legal.v1.schema.json";
-import mapPrompt from "../../../prompts/summary/map.v1.md" with { type: "text" };
-import salesPrompt from "../../../prompts/summary/sales.v1.md" with { type: "text" };
+import mapPrompt from "../../../prompts/summary/map.v2.md" with { type: "text" };
+import salesPrompt from "../../../prompts/summary/sales.v2.md" with { type: "text" };
 import salesSchema from "../../../prompts/summary/sales.v1.schema.json";
 import type { TemplateName } from "./schema";
 
-type Property = { type: string; title: string; maxLength?: number; maxItems?: number; items?: { type: string; maxLength?: number } };
-type OutputSchema = { properties: Record<string, Property>; required: string[] };
+type Property = { type: string; title: string; maxLength?: number; maxItems?: number; items?: { type?: string; maxLength?: number } };
+/** A JSON schema of an object whose properties are strings or bounded arrays (a grammar for the model). */
+export type OutputSchema = { type?: string; properties: Record<string, Property>; required: string[]; additionalProperties?: boolean };
 
-/** A summary template: a versioned prompt file and the JSON schema its output must follow. */
+/**
+ * A summary template: a versioned prompt file and the JSON schema of what it produces; the
+ * model answers in that schema with citations added (citations.ts).
+ */
 export type Template = { name: TemplateName; version: string; format: string; prompt: string; schema: OutputSchema };
 
 /**
- * The current version of each template. A wording change adds a new file (general.v2.md)
- * and points here at it, so every stored summary names the prompt that made it.
+ * The current version of each template. A wording change adds a new file (general.v3.md)
+ * and points here at it, so every stored summary names the prompt that made it; v2 numbers
+ * the transcript's segments and asks for citations (decision 159).
  */
 export const TEMPLATES: Record<TemplateName, Template> = {
-  general: { name: "general", version: "general.v1", format: "summary", prompt: generalPrompt, schema: generalSchema },
-  sales: { name: "sales", version: "sales.v1", format: "summary", prompt: salesPrompt, schema: salesSchema },
-  clinical: { name: "clinical", version: "clinical.v1", format: "medical_note", prompt: clinicalPrompt, schema: clinicalSchema },
-  legal: { name: "legal", version: "legal.v1", format: "summary", prompt: legalPrompt, schema: legalSchema },
+  general: { name: "general", version: "general.v2", format: "summary", prompt: generalPrompt, schema: generalSchema },
+  sales: { name: "sales", version: "sales.v2", format: "summary", prompt: salesPrompt, schema: salesSchema },
+  clinical: { name: "clinical", version: "clinical.v2", format: "medical_note", prompt: clinicalPrompt, schema: clinicalSchema },
+  legal: { name: "legal", version: "legal.v2", format: "summary", prompt: legalPrompt, schema: legalSchema },
 };
 
 /** The prompt that condenses one part of a long transcript (the map step of map-reduce). */
-export const MAP_PROMPT = { version: "map.v1", prompt: mapPrompt };
+export const MAP_PROMPT = { version: "map.v2", prompt: mapPrompt };
 
 /** The structured output as readable Markdown: one section per schema property, in schema order. */
 export function renderSummary(template: Template, output: Record<string, unknown>): string {

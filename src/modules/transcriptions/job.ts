@@ -95,6 +95,8 @@ async function transcribeRecording(
       setLimit(limitFor(processing, pcm.length / SAMPLE_RATE));
       return transcribePcm(deps.engines, pcm, {
         language: stored.requestedLanguage,
+        // The vocabulary nearest the recording (decision 158), read when it is transcribed.
+        vocabulary: resolveConfig(deps, tenant, { endUserId: recording.end_user_id, deviceId: recording.device_id }).vocabulary,
         signal,
         excludeWait,
         speakers: speakerHint(deps, tenant, stored, recording),

@@ -40,7 +40,14 @@ const round = (x: number) => Math.round(x * 1000) / 1000;
 export async function transcribePcm(
   engines: PipelineEngines,
   pcm: Float32Array,
-  options: { language: string | null; signal: AbortSignal; excludeWait?: ExcludeWait; speakers?: SpeakerCountHint; voices?: KnownVoice[] },
+  options: {
+    language: string | null;
+    vocabulary?: readonly string[];
+    signal: AbortSignal;
+    excludeWait?: ExcludeWait;
+    speakers?: SpeakerCountHint;
+    voices?: KnownVoice[];
+  },
 ): Promise<PipelineResult> {
   const duration = round(pcm.length / SAMPLE_RATE);
   if (duration < MIN_AUDIO_SECONDS) {
@@ -56,6 +63,7 @@ export async function transcribePcm(
   // English-only model asked for de transcribes, and reports, en).
   const result = await engines.transcriber.transcribe(planAudio(plan, pcm, SAMPLE_RATE), {
     language: options.language ?? undefined,
+    vocabulary: options.vocabulary,
     signal: options.signal,
     excludeWait: options.excludeWait,
   });

@@ -1,5 +1,5 @@
 import { formAlert } from "../../components/fields.js";
-import { markdown } from "../../components/markdown.js";
+import { summaryView } from "../../components/summary-view.js";
 import { h, statusBadge, when } from "../../ui.js";
 
 const TEMPLATES = [
@@ -41,7 +41,7 @@ export function summariesPanel(ctx) {
     const text = !summary
       ? h("p", { class: "muted" }, "Not generated yet.")
       : summary.status === "completed"
-        ? h("div", { class: "summary-text" }, markdown(summary.text, { headingOffset: 3 }))
+        ? h("div", { class: "summary-text" }, ...summaryView(summary))
         : summary.status === "failed"
           ? h("p", { class: "error" }, summary.error?.message ?? "Failed.")
           : h("p", { class: "muted", role: "status" }, "Generating…");

@@ -1,9 +1,12 @@
 import { describe, expect, test } from "bun:test";
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { findFfmpeg } from "../../src/engines/ffmpeg-audio";
 import { SingleSpeakerDiarizer } from "../../src/engines/diarizer";
 import { ScriptedLlm } from "../../src/engines/llm.test-double";
 import { ScriptedTranscriber } from "../../src/engines/transcriber.test-double";
 import { LIVE_STREAMS_PER_KEY } from "../../src/modules/live/service";
-import { makeTenant, makeTestApp } from "../helpers";
+import { makeTempDir, makeTenant, makeTestApp } from "../helpers";
 import { concat, silence, voiced, wav } from "./pipeline-fixtures";
 import { createRecording, eventsOf, fixture, put, sha256 } from "./recordings-support";
 
@@ -211,5 +214,28 @@ describe("live transcription of streaming recordings", () => {
     await t.call("POST", `/v1/recordings/${rec.id}/upload-complete`, { key: tenant.test, body: { sha256: sha256(mp3) } });
     await t.deps.queue.drain();
     expect((await transcriptionOf(t, tenant.test, rec.id)).id).toBe(txn.id);
+  });
+});
+
+describe("live transcription of Ogg/Opus", () => {
+  test("an Ogg/Opus stream cut at arbitrary bytes is transcribed region by region too", async () => {
+    const { t, tenant } = await liveApp();
+    const dir = makeTempDir();
+    writeFileSync(join(dir, "speech.wav"), speech);
+    const encoded = Bun.spawnSync([findFfmpeg(), "-v", "error", "-i", join(dir, "speech.wav"), "-c:a", "libopus", "-b:a", "24k", join(dir, "speech.opus")]);
+    expect(encoded.exitCode).toBe(0);
+    const opus = new Uint8Array(readFileSync(join(dir, "speech.opus")));
+    const cut = Math.floor(opus.length * 0.6);
+    const rec = await createRecording(t, tenant.test);
+    await put(t, tenant.test, rec.id, opus.slice(0, cut), { chunk_index: 0 });
+    await t.deps.queue.drain();
+    const txn = await transcriptionOf(t, tenant.test, rec.id);
+    const early = liveSegments(t, txn.id).length;
+    expect(early).toBeGreaterThanOrEqual(1);
+    await put(t, tenant.test, rec.id, opus.slice(cut), { chunk_index: 1 });
+    await t.deps.queue.drain();
+    const all = liveSegments(t, txn.id);
+    expect(all.map((s) => s.text)).toEqual(["utterance 1", "utterance 2", "utterance 3"]);
+    expect(all[2]!.start).toBeGreaterThan(6.5);
   });
 });

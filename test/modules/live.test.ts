@@ -6,7 +6,7 @@ import { SingleSpeakerDiarizer } from "../../src/engines/diarizer";
 import { ScriptedLlm } from "../../src/engines/llm.test-double";
 import { ScriptedTranscriber } from "../../src/engines/transcriber.test-double";
 import { LIVE_STREAMS_PER_KEY } from "../../src/modules/live/service";
-import { makeTempDir, makeTenant, makeTestApp } from "../helpers";
+import { makeTempDir, makeTenant, makeTestApp, waitFor } from "../helpers";
 import { concat, silence, voiced, wav } from "./pipeline-fixtures";
 import { createRecording, eventsOf, fixture, put, sha256 } from "./recordings-support";
 
@@ -237,5 +237,40 @@ describe("live transcription of Ogg/Opus", () => {
     const all = liveSegments(t, txn.id);
     expect(all.map((s) => s.text)).toEqual(["utterance 1", "utterance 2", "utterance 3"]);
     expect(all[2]!.start).toBeGreaterThan(6.5);
+  });
+});
+
+describe("live passes and the model lane", () => {
+  test("a chunk arriving while its recording's pass runs does not hold a second model slot: the running pass goes round again", async () => {
+    let release = () => {};
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    let calls = 0;
+    const transcriber = new ScriptedTranscriber();
+    const slow = {
+      model: transcriber.model,
+      async transcribe(pcm: Float32Array, options: Parameters<ScriptedTranscriber["transcribe"]>[1]) {
+        if (++calls === 1) await gate;
+        return transcriber.transcribe(pcm, options);
+      },
+    };
+    const t = await makeTestApp({ engines: { transcriber: slow, llm: new ScriptedLlm(), diarizer: new SingleSpeakerDiarizer() } });
+    const tenant = makeTenant(t.deps);
+    t.deps.queue.start();
+    const rec = await createRecording(t, tenant.test);
+    await put(t, tenant.test, rec.id, parts[0]!, { chunk_index: 0 });
+    await waitFor("the first pass to reach the transcriber", () => calls === 1);
+    for (const i of [1, 2]) await put(t, tenant.test, rec.id, parts[i]!, { chunk_index: i });
+    const passes = () =>
+      t.deps.db
+        .query<{ state: string }, []>("SELECT state FROM jobs WHERE type = 'live.transcribe' ORDER BY created_at")
+        .all()
+        .map((j) => j.state);
+    // The later chunks' jobs end at once (done), while the first pass still waits on the transcriber.
+    await waitFor("the later passes to hand over", () => passes().join() === "running,done,done");
+    release();
+    const txn = await transcriptionOf(t, tenant.test, rec.id);
+    await waitFor("all three regions", () => liveSegments(t, txn.id).length === 3);
+    expect(liveSegments(t, txn.id).map((s) => s.text)).toEqual(["utterance 1", "utterance 2", "utterance 3"]);
+    await t.deps.queue.stop();
   });
 });

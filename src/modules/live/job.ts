@@ -68,15 +68,30 @@ export function liveChunkReceived(deps: Deps) {
   };
 }
 
-/** Passes over one transcription run one at a time (two model slots could take two of its jobs). */
-const running = new Map<string, Promise<void>>();
+/**
+ * Passes over one transcription run one at a time. A job that finds a pass running asks it
+ * to go round once more (for the chunk it was queued for) and ends, so a second model slot
+ * is never held waiting: other recordings' work takes it. Should the process die, the
+ * running pass's job is taken back at the next start and covers every chunk.
+ */
+const running = new Map<string, { again: boolean }>();
 
-function oneAtATime(id: string, work: () => Promise<void>): Promise<void> {
-  const next = (running.get(id) ?? Promise.resolve()).then(work, work);
-  running.set(id, next);
-  return next.finally(() => {
-    if (running.get(id) === next) running.delete(id);
-  });
+async function oneAtATime(id: string, work: () => Promise<void>): Promise<void> {
+  const current = running.get(id);
+  if (current) {
+    current.again = true;
+    return;
+  }
+  const state = { again: true };
+  running.set(id, state);
+  try {
+    while (state.again) {
+      state.again = false;
+      await work();
+    }
+  } finally {
+    running.delete(id);
+  }
 }
 
 /** The incremental pass (model lane): see livePass. */

@@ -100,14 +100,15 @@ async function main() {
         if (chunk) lags.push(performance.now() - chunk.at);
       });
     }
-    console.log(
-      `while streaming: ${lags.length} provisional segments; lag behind the audio received p50 ${s(pct(lags, 50))}, p95 ${s(pct(lags, 95))} (target <= 5 s), load ${loadavg()[0]!.toFixed(2)}`,
-    );
     const live = await complete(streamed);
     console.log(
       `streamed: upload-complete 200 -> transcription.completed ${s(live.transcribed)} (target <= 10 s), -> summary.completed ${s(live.summarised)} (target <= 45 s)`,
     );
     await watching;
+    // Printed once the stream has ended: segments that arrive after the last PUT count too.
+    console.log(
+      `live: ${lags.length} provisional segments; lag behind the audio received p50 ${s(pct(lags, 50))}, p95 ${s(pct(lags, 95))} (target <= 5 s), load ${loadavg()[0]!.toFixed(2)}`,
+    );
 
     const whole = (await call("POST", "/recordings", {})).body.id as string;
     await putBytes(whole, wav);

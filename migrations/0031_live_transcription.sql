@@ -9,7 +9,7 @@ CREATE TABLE live_progress (
   project_id TEXT NOT NULL,
   mode TEXT NOT NULL CHECK (mode IN ('test', 'live')),
   chunks_used INTEGER NOT NULL DEFAULT 0,
-  used_keys TEXT NOT NULL DEFAULT '[]',     -- JSON: the storage key of each chunk used, to notice one replaced after use
+  used_digests TEXT NOT NULL DEFAULT '[]',     -- JSON: the SHA-256 of each chunk used, to notice one replaced by other bytes after use
   committed_seconds REAL NOT NULL DEFAULT 0,
   waiting TEXT,                             -- why live work stopped and the audio waits for completion (a format that does not stream)
   updated_at TEXT NOT NULL

@@ -123,6 +123,32 @@ describe("live transcription of streaming recordings", () => {
     expect(liveSegments(t, txn.id).map((s) => s.text)).toEqual(["utterance 1", "utterance 2", "utterance 3"]);
   });
 
+  test("a chunk sent again with the same bytes changes nothing; with other bytes, live work stops and completion does it all", async () => {
+    const { t, tenant } = await liveApp();
+    const same = await createRecording(t, tenant.test);
+    await put(t, tenant.test, same.id, parts[0]!, { chunk_index: 0 });
+    await t.deps.queue.drain();
+    await put(t, tenant.test, same.id, parts[0]!, { chunk_index: 0 });
+    for (const i of [1, 2]) await put(t, tenant.test, same.id, parts[i]!, { chunk_index: i });
+    await t.deps.queue.drain();
+    const kept = await transcriptionOf(t, tenant.test, same.id);
+    expect(liveSegments(t, kept.id).map((s) => s.text)).toEqual(["utterance 1", "utterance 2", "utterance 3"]);
+
+    const other = await createRecording(t, tenant.test);
+    await put(t, tenant.test, other.id, parts[0]!, { chunk_index: 0 });
+    await t.deps.queue.drain();
+    const changed = parts[0]!.slice();
+    changed.fill(0, 50_000, 60_000);
+    await put(t, tenant.test, other.id, changed, { chunk_index: 0 });
+    await put(t, tenant.test, other.id, parts[1]!, { chunk_index: 1 });
+    await t.deps.queue.drain();
+    const txn = await transcriptionOf(t, tenant.test, other.id);
+    const progress = t.deps.db.query<{ waiting: string }, [string]>("SELECT waiting FROM live_progress WHERE transcription_id = ?").get(txn.id)!;
+    expect(progress.waiting).toContain("chunk 0 was replaced by other bytes");
+    // Only the first pass's segment (the transcriber counts calls across the app: its 4th).
+    expect(liveSegments(t, txn.id).map((s) => s.text)).toEqual(["utterance 4"]);
+  });
+
   test("Server-Sent Events: segments as they are committed, resumable with Last-Event-ID, then completed", async () => {
     const { t, tenant } = await liveApp();
     const rec = await createRecording(t, tenant.test);

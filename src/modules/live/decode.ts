@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -22,18 +23,26 @@ export async function headOf(deps: Deps, key: string): Promise<Uint8Array> {
 }
 
 /**
- * The chunks received so far, in order, decoded as one file to 16 kHz mono PCM. ffmpeg
- * decodes a cut-off WAV or Ogg up to its last whole frame; what the next chunk completes is
- * decoded on the next pass.
+ * The chunks received so far, in order, decoded as one file to 16 kHz mono PCM, and the
+ * SHA-256 of each chunk read. ffmpeg decodes a cut-off WAV or Ogg up to its last whole
+ * frame; what the next chunk completes is decoded on the next pass.
  */
-export async function decodePrefix(deps: Deps, keys: string[], signal: AbortSignal): Promise<Float32Array> {
+export async function decodePrefix(deps: Deps, keys: string[], signal: AbortSignal): Promise<{ pcm: Float32Array; digests: string[] }> {
   const dir = await mkdtemp(join(tmpdir(), "parley-live-"));
   try {
     const path = join(dir, "prefix");
     const file = Bun.file(path).writer();
-    for (const key of keys) for await (const chunk of chunksOf(deps.storage.read(key))) file.write(chunk);
+    const digests: string[] = [];
+    for (const key of keys) {
+      const hash = createHash("sha256");
+      for await (const chunk of chunksOf(deps.storage.read(key))) {
+        hash.update(chunk);
+        file.write(chunk);
+      }
+      digests.push(hash.digest("hex"));
+    }
     await file.end();
-    return await deps.engines.audio.decodePcm16k(path, signal);
+    return { pcm: await deps.engines.audio.decodePcm16k(path, signal), digests };
   } finally {
     await rm(dir, { recursive: true, force: true });
   }

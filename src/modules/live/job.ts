@@ -118,18 +118,13 @@ function contiguous<C extends { chunk_index: number }>(chunks: C[]): C[] {
  * writes nothing, and a region once committed is never transcribed again.
  */
 async function livePass(deps: Deps, tenant: Tenant, transcriptionId: string, signal: AbortSignal): Promise<void> {
-  const { db, clock, engines } = deps;
-  let progress = progressOf(db, tenant, transcriptionId);
+  const { db, clock } = deps;
+  const progress = progressOf(db, tenant, transcriptionId);
   const stored = findStoredTranscription(db, tenant, transcriptionId);
   if (!progress || progress.waiting || stored?.record.status !== "processing") return;
   const recording = findRecording(db, tenant, progress.recording_id);
   if (!recording || recording.status !== "streaming") return;
   const chunks = contiguous(listChunks(db, tenant, recording.id));
-  const replaced = progress.used_keys.findIndex((key, i) => chunks[i] !== undefined && chunks[i]!.storage_key !== key);
-  if (replaced >= 0) {
-    markWaiting(db, transcriptionId, `chunk ${replaced} was replaced after it was transcribed; the recording is transcribed whole at completion`, clock.now());
-    return;
-  }
   if (chunks.length <= progress.chunks_used) return;
   if (!streamableFormat(await headOf(deps, chunks[0]!.storage_key))) {
     markWaiting(db, transcriptionId, "this audio format is not transcribed while it streams; the recording is transcribed at completion", clock.now());
@@ -156,12 +151,18 @@ async function transcribeNewAudio(
 ): Promise<void> {
   const { engines } = deps;
   let progress = start;
-  const pcm = await decodePrefix(
+  const { pcm, digests: usedDigests } = await decodePrefix(
     deps,
     chunks.map((c) => c.storage_key),
     signal,
   );
-  const usedKeys = chunks.map((c) => c.storage_key);
+  // A chunk sent again with the same bytes (a retry whose 200 was lost) changes nothing; other bytes do.
+  const replaced = progress.used_digests.findIndex((digest, i) => usedDigests[i] !== digest);
+  if (replaced >= 0) {
+    const why = `chunk ${replaced} was replaced by other bytes after it was transcribed; the recording is transcribed whole at completion`;
+    markWaiting(deps.db, progress.transcription_id, why, deps.clock.now());
+    return;
+  }
   // Times in the window are seconds after this point of the recording.
   const base = progress.committed_seconds;
   const window = pcm.subarray(Math.round(base * SAMPLE_RATE));
@@ -181,14 +182,14 @@ async function transcribeNewAudio(
       const confidence = s.confidence ?? meanSpeechProbability(analysis, start, end);
       return [{ start: round(base + start), end: round(base + end), text, confidence: round(Math.min(1, Math.max(0, confidence))) }];
     });
-    const next = { chunks_used: chunks.length, used_keys: usedKeys, committed_seconds: round(base + to) };
+    const next = { chunks_used: chunks.length, used_digests: usedDigests, committed_seconds: round(base + to) };
     if (!commit(deps, tenant, progress, next, segments)) return;
     wrote ||= segments.length > 0;
     progress = { ...progress, ...next };
   }
-  // No region closed: the chunks are still recorded as used, so a replaced one is noticed.
+  // No region closed: the chunks are still recorded as used, so one replaced by other bytes is noticed.
   if (progress.chunks_used < chunks.length)
-    commit(deps, tenant, progress, { chunks_used: chunks.length, used_keys: usedKeys, committed_seconds: progress.committed_seconds }, []);
+    commit(deps, tenant, progress, { chunks_used: chunks.length, used_digests: usedDigests, committed_seconds: progress.committed_seconds }, []);
   if (wrote) liveSegmentsCommitted(start.transcription_id);
 }
 

@@ -6,7 +6,7 @@ export type LiveProgress = {
   transcription_id: string;
   recording_id: string;
   chunks_used: number;
-  used_keys: string[];
+  used_digests: string[];
   committed_seconds: number;
   waiting: string | null;
 };
@@ -14,9 +14,9 @@ export type LiveProgress = {
 /** A provisional segment; `seq` is its Server-Sent Events id. */
 export type LiveSegment = { seq: number; start: number; end: number; text: string; confidence: number | null };
 
-type ProgressRow = Omit<LiveProgress, "used_keys"> & { used_keys: string };
+type ProgressRow = Omit<LiveProgress, "used_digests"> & { used_digests: string };
 
-const toProgress = (r: ProgressRow): LiveProgress => ({ ...r, used_keys: JSON.parse(r.used_keys) });
+const toProgress = (r: ProgressRow): LiveProgress => ({ ...r, used_digests: JSON.parse(r.used_digests) });
 
 export function insertProgress(db: Database, tenant: Tenant, transcriptionId: string, recordingId: string, now: Date): void {
   db.query("INSERT INTO live_progress (transcription_id, recording_id, project_id, mode, updated_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING").run(
@@ -32,7 +32,7 @@ export function insertProgress(db: Database, tenant: Tenant, transcriptionId: st
 export function progressOfRecording(db: Database, tenant: Tenant, recordingId: string): LiveProgress | null {
   const row = db
     .query<ProgressRow, [string, string, string]>(
-      `SELECT transcription_id, recording_id, chunks_used, used_keys, committed_seconds, waiting FROM live_progress
+      `SELECT transcription_id, recording_id, chunks_used, used_digests, committed_seconds, waiting FROM live_progress
        WHERE recording_id = ? AND project_id = ? AND mode = ? ORDER BY rowid DESC LIMIT 1`,
     )
     .get(recordingId, tenant.projectId, tenant.mode);
@@ -42,7 +42,7 @@ export function progressOfRecording(db: Database, tenant: Tenant, recordingId: s
 export function progressOf(db: Database, tenant: Tenant, transcriptionId: string): LiveProgress | null {
   const row = db
     .query<ProgressRow, [string, string, string]>(
-      `SELECT transcription_id, recording_id, chunks_used, used_keys, committed_seconds, waiting FROM live_progress
+      `SELECT transcription_id, recording_id, chunks_used, used_digests, committed_seconds, waiting FROM live_progress
        WHERE transcription_id = ? AND project_id = ? AND mode = ?`,
     )
     .get(transcriptionId, tenant.projectId, tenant.mode);
@@ -57,17 +57,17 @@ export function progressOf(db: Database, tenant: Tenant, transcriptionId: string
 export function advanceProgress(
   db: Database,
   from: LiveProgress,
-  to: { chunks_used: number; used_keys: string[]; committed_seconds: number },
+  to: { chunks_used: number; used_digests: string[]; committed_seconds: number },
   segments: Omit<LiveSegment, "seq">[],
   now: Date,
 ): boolean {
   const at = now.toISOString();
   const changed = db
     .query(
-      `UPDATE live_progress SET chunks_used = ?, used_keys = ?, committed_seconds = ?, updated_at = ?
+      `UPDATE live_progress SET chunks_used = ?, used_digests = ?, committed_seconds = ?, updated_at = ?
        WHERE transcription_id = ? AND chunks_used = ? AND committed_seconds = ? AND waiting IS NULL`,
     )
-    .run(to.chunks_used, JSON.stringify(to.used_keys), to.committed_seconds, at, from.transcription_id, from.chunks_used, from.committed_seconds).changes;
+    .run(to.chunks_used, JSON.stringify(to.used_digests), to.committed_seconds, at, from.transcription_id, from.chunks_used, from.committed_seconds).changes;
   if (!changed) return false;
   const insert = db.query(
     `INSERT INTO live_segments (transcription_id, seq, start, "end", text, confidence, created_at)

@@ -21,6 +21,7 @@ import { heartbeatsRoutes } from "./modules/heartbeats/routes";
 import { breakGlassRoutes } from "./modules/break-glass/routes";
 import { keysRoutes } from "./modules/keys/routes";
 import { mcpRoutes } from "./modules/mcp/routes";
+import { liveRoutes } from "./modules/live/routes";
 import { reprocessRoutes } from "./modules/transcriptions/reprocess";
 import { endUsersRoutes } from "./modules/end-users/routes";
 import { summariesRoutes } from "./modules/summaries/routes";
@@ -49,6 +50,7 @@ export function apiRoutes(deps: Deps) {
     .use(firmwareRoutes(deps))
     .use(configRoutes(deps))
     .use(transcriptionsRoutes(deps))
+    .use(liveRoutes(deps))
     .use(summariesRoutes(deps))
     .use(searchRoutes(deps))
     .use(askRoutes(deps))

@@ -13,6 +13,7 @@ import { reportOfflineDevices } from "./modules/heartbeats/service";
 import { resumePendingVerifications, sweepPartialUploads } from "./modules/recordings/background";
 import { deleteObjects } from "./modules/recordings/objects";
 import { verifyUploadJob } from "./modules/recordings/upload-verify";
+import { liveChunkReceived, liveTranscribe, liveVerificationFailed } from "./modules/live/job";
 import { runRetention } from "./modules/retention/service";
 import { checkSearchIndex, indexTranscriptionJob, reindexJob } from "./modules/search/indexer";
 import { autoSummarize, runSummary } from "./modules/summaries/job";
@@ -80,6 +81,14 @@ export const BACKGROUND_JOBS: readonly JobEntry[] = [
     lane: "io",
     file: "jobs/seal-plaintext-audio.ts",
     handler: (deps) => plaintextSealing(deps)?.job ?? null,
+  }),
+  job("live.chunk_received", { trigger: "a streaming recording's chunk stored", lane: "io", file: "modules/live/job.ts", handler: liveChunkReceived }),
+  job("live.transcribe", { trigger: "live.chunk_received", lane: "model", file: "modules/live/job.ts", handler: liveTranscribe }),
+  job("live.verification_failed", {
+    trigger: "a streaming upload failing verification",
+    lane: "io",
+    file: "modules/live/job.ts",
+    handler: liveVerificationFailed,
   }),
   job("exports.build", { trigger: "POST /exports", lane: "io", file: "modules/exports/job.ts", handler: buildExport }),
 ];

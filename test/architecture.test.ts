@@ -198,6 +198,8 @@ describe("architecture (decision 083)", () => {
 const TABLE_OWNERS: Record<string, string> = {
   schema_migrations: "src/db/migrate.ts",
   jobs: "src/jobs/queue.ts",
+  live_progress: "src/modules/live/store.ts",
+  live_segments: "src/modules/live/store.ts",
   credentials: "src/http/credentials.ts",
   idempotency_keys: "src/http/idempotency.ts",
   events: "src/events/outbox.ts",

@@ -978,6 +978,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/transcriptions/{id}/live": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Watch a transcription grow (Server-Sent Events)
+         * @description Scope transcriptions:read. text/event-stream of a streaming recording's provisional segments as they are transcribed: `segment` events (id = the segment's sequence number; data {seq, start, end, text, confidence}), then `completed` (data as the transcription.completed event, with speakers) or `failed` (data as transcription.failed), after which the stream ends. Reconnect with Last-Event-ID to get only the segments after it. At most 4 open streams per key: 429 rate_limited beyond.
+         */
+        get: operations["getV1TranscriptionsByIdLive"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/summaries": {
         parameters: {
             query?: never;
@@ -5027,6 +5047,37 @@ export interface operations {
                     "application/x-subrip": string;
                     "text/vtt": string;
                     "text/plain": string;
+                };
+            };
+            "4XX": components["responses"]["Error"];
+            "5XX": components["responses"]["Error"];
+        };
+    };
+    getV1TranscriptionsByIdLive: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description API version date; without it the latest applies. */
+                "Parley-Version"?: components["parameters"]["ParleyVersion"];
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The live transcript, as Server-Sent Events; it ends after completed or failed */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": string;
                 };
             };
             "4XX": components["responses"]["Error"];

@@ -40,6 +40,12 @@ export type JobContracts = {
   "db.truncate_wal": Record<string, never>;
   /** Storage: seals audio objects written before encryption at rest, in key order after `after` (decision 107). */
   "storage.seal_plaintext": { after: string | null; busy: number; failed: number };
+  /** Enqueued by recordings when a streaming recording's chunk is stored: live starts its transcription (issue 30). */
+  "live.chunk_received": TenantJob & { recording_id: string; chunk_index: number };
+  /** Live: transcribes the speech regions closed in the chunks received so far. */
+  "live.transcribe": TenantJob & { transcription_id: string };
+  /** Enqueued by recordings when a streaming upload fails verification: live discards its provisional transcript. */
+  "live.verification_failed": TenantJob & { recording_id: string };
   /** Exports: builds an eDiscovery archive into storage. */
   "exports.build": TenantJob & { export_id: string };
 };
@@ -60,5 +66,8 @@ export const JOB_NAMES = Object.keys({
   "search.reindex": true,
   "db.truncate_wal": true,
   "exports.build": true,
+  "live.chunk_received": true,
+  "live.transcribe": true,
+  "live.verification_failed": true,
   "storage.seal_plaintext": true,
 } satisfies Record<JobName, true>) as JobName[];

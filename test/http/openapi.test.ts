@@ -250,6 +250,9 @@ describe("every operation answers a documented success", () => {
     const seeded = seedTranscript(t.deps, tenant, { endUserId: null, recordedAt: null, lines: BUDGET, name: "Speakers" });
     await t.deps.queue.drain();
     await expectStatus(200, "GET", `/v1/transcriptions/${seeded.transcriptionId}/transcript?format=vtt`, { key });
+    // A completed transcription's live stream ends at once with completed. Its own key: the
+    // flow's key is near its 100 requests in the (manual) clock's one second.
+    await expectStatus(200, "GET", `/v1/transcriptions/${seeded.transcriptionId}/live`, { key: acme.key("test") });
     await expectStatus(200, "PATCH", `/v1/transcriptions/${seeded.transcriptionId}/speakers`, { key, body: { SPEAKER_2: { name: "Dana" } } });
     // Corrections and exports under a key of their own: the flow's key stays under its 100 requests a second.
     const txn = `/v1/transcriptions/${seeded.transcriptionId}`;

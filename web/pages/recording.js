@@ -4,6 +4,7 @@ import { facts } from "../components/facts.js";
 import { formAlert } from "../components/fields.js";
 import { duration } from "../components/format.js";
 import { nameBook } from "../components/names.js";
+import { liveTranscript } from "../components/live-transcript.js";
 import { transcriptPlayer } from "../components/transcript-player.js";
 import { confirmDialog, h, statusBadge, when } from "../ui.js";
 import { transcriptEditor } from "./recording/corrections.js";
@@ -126,8 +127,17 @@ export async function render(view, ctx) {
   // Corrections (issue 25): the transcript edited in place, or its machine-made original shown.
   let editing = false;
   let showOriginal = false;
+  let live = null;
   function showTranscription(txn, note = "") {
     const title = h("h2", { id: "txn-h" }, "Transcript ", txn ? statusBadge(txn.status) : "");
+    live?.abort();
+    // A streamed recording's transcript grows while it streams (issue 30).
+    if (txn?.status === "processing" && rec.is_streaming) {
+      live = new AbortController();
+      ctx.signal.addEventListener("abort", () => live?.abort(), { once: true });
+      transcript.replaceChildren(title, liveTranscript(txn.id, { signal: live.signal, onEnd: check }));
+      return;
+    }
     if (!txn || txn.status !== "completed") {
       const note = !txn
         ? "No transcript yet."

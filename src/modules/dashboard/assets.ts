@@ -25,6 +25,7 @@ import stylesheetComponent from "../../../web/components/stylesheet.js" with { t
 import tableComponent from "../../../web/components/table.js" with { type: "text" };
 import transcriptPlayerComponent from "../../../web/components/transcript-player.js" with { type: "text" };
 import vocabularyFormComponent from "../../../web/components/vocabulary-form.js" with { type: "text" };
+import liveTranscriptComponent from "../../../web/components/live-transcript.js" with { type: "text" };
 import askPage from "../../../web/pages/ask.js" with { type: "text" };
 import devicePage from "../../../web/pages/device.js" with { type: "text" };
 import devicesPage from "../../../web/pages/devices.js" with { type: "text" };
@@ -86,6 +87,7 @@ export const ASSETS: Readonly<Record<string, string>> = Object.assign(Object.cre
   "components/table.js": tableComponent,
   "components/transcript-player.js": transcriptPlayerComponent,
   "components/vocabulary-form.js": vocabularyFormComponent,
+  "components/live-transcript.js": liveTranscriptComponent,
   "pages/ask.js": askPage,
   "pages/device.js": devicePage,
   "pages/devices.js": devicesPage,

@@ -20,6 +20,7 @@ export { eraseRecording } from "./erasure";
 export {
   endUsersOfRecordings,
   findRecording,
+  listChunks,
   listRecordingOwners,
   listRecordingsMadeBefore,
   type RecordingOwner,

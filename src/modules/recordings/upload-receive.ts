@@ -119,6 +119,9 @@ function recordReceipt(deps: Deps, tenant: Tenant, upload: UploadRow, key: strin
       stageWholeFile(db, tenant, r.id, { storageKey: key, size: written.size, mimeType: r.mime_type ?? audioTypeOf(upload.content_type) }, now);
     } else {
       replaced = upsertChunk(db, tenant, r.id, { chunk_index: upload.chunk_index, storage_key: key, size_bytes: written.size }, now);
+      // Live transcription (issue 30) takes it from here, by contract.
+      const chunk = { project_id: tenant.projectId, mode: tenant.mode, recording_id: r.id, chunk_index: upload.chunk_index };
+      queue.enqueue("live.chunk_received", chunk, { dedupeKey: `live.chunk_received:${r.id}:${upload.chunk_index}` });
     }
     if (replaced) queue.enqueue(DELETE_OBJECTS_JOB, { keys: [replaced] });
   });

@@ -108,6 +108,7 @@ export async function verifyUpload(deps: Deps, tenant: Tenant, id: string): Prom
     if (current.verification !== "pending") return false;
     if (problem) {
       markIntegrityFailure(db, tenant, id, { code: "upload_integrity_failed", message: `The uploaded file failed verification: ${problem}.` }, now);
+      if (current.is_streaming) queue.enqueue("live.verification_failed", { project_id: tenant.projectId, mode: tenant.mode, recording_id: id });
       return false;
     }
     if (!actual || !stagedKey) {

@@ -15,8 +15,9 @@ import { transcriberModelSha256 } from "./model-digest";
 import { knownVoices } from "../voices/service";
 import { type PipelineResult, SAMPLE_RATE, TranscriptionFailure, transcribePcm } from "./pipeline";
 import { eventData, TRANSCRIPTION_EVENT_FIELDS, type Transcription } from "./schema";
-import { HAS_AUDIO, type RunTranscriptionPayload, startTranscription } from "./service";
+import { HAS_AUDIO, RUN_TRANSCRIPTION_JOB, type RunTranscriptionPayload, startTranscription } from "./service";
 import {
+  findProcessingTranscription,
   findStoredTranscription,
   findTranscription,
   hasTranscription,
@@ -204,6 +205,16 @@ export function autoTranscribe(deps: Deps) {
     const tenant = tenantOf(job.payload);
     const recording = findRecording(db, tenant, job.payload.recording_id);
     if (!recording || !HAS_AUDIO.has(recording.status)) return;
+    // A live transcription (issue 30) started while the recording streamed: its whole-file run starts now.
+    const live = findProcessingTranscription(db, tenant, recording.id);
+    if (live) {
+      db.transaction(() => {
+        setProcessingStatus(db, tenant, recording.id, { status: "processing" }, deps.clock.now());
+        const payload = { project_id: tenant.projectId, mode: tenant.mode, transcription_id: live.id };
+        deps.queue.enqueue(RUN_TRANSCRIPTION_JOB, payload, { dedupeKey: `${RUN_TRANSCRIPTION_JOB}:${live.id}` });
+      })();
+      return;
+    }
     const config = resolveConfig(deps, tenant, { endUserId: recording.end_user_id, deviceId: recording.device_id });
     if (!config.auto_transcribe) return;
     db.transaction(() => {

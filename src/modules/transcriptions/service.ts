@@ -19,7 +19,15 @@ import { findRevision } from "./revisions-store";
 import { findProcessingTranscription, findStoredTranscription, insertTranscription, listTranscriptionRows, type StoredTranscription } from "./store";
 
 /** What other modules (summaries, search and Ask) use of the transcriptions store: through this service, never the store itself (decision 083). */
-export { findStoredTranscription, findTranscription, latestCompletedTranscription, listTranscriptionRows, type StoredTranscription } from "./store";
+export {
+  findProcessingTranscription,
+  findStoredTranscription,
+  findTranscription,
+  latestCompletedTranscription,
+  listTranscriptionRows,
+  markTranscriptionFailed,
+  type StoredTranscription,
+} from "./store";
 
 export const RUN_TRANSCRIPTION_JOB = "transcriptions.run";
 export type RunTranscriptionPayload = JobContracts[typeof RUN_TRANSCRIPTION_JOB];
@@ -40,6 +48,7 @@ export function startTranscription(
   requested: string | null,
   now: Date,
   requestedSpeakers: SpeakerCountHint = {},
+  options: { live?: boolean } = {},
 ): Transcription {
   const at = now.toISOString();
   // A regional tag is transcribed as its language (pt-BR as pt), so that is what is recorded.
@@ -66,8 +75,11 @@ export function startTranscription(
     failed_at: null,
   };
   insertTranscription(deps.db, tenant, transcription, { endUserId: recording.end_user_id, requestedLanguage: language, requestedSpeakers });
-  setProcessingStatus(deps.db, tenant, recording.id, { status: "processing" }, now);
   recordEvent(deps, tenant, "transcription.started", eventData(transcription, TRANSCRIPTION_EVENT_FIELDS["transcription.started"]), now);
+  // A live one (issue 30) starts while the recording still streams: the recording keeps its
+  // status, and the whole-file job is queued at completion (autoTranscribe), not now.
+  if (options.live) return transcription;
+  setProcessingStatus(deps.db, tenant, recording.id, { status: "processing" }, now);
   const payload: RunTranscriptionPayload = { project_id: tenant.projectId, mode: tenant.mode, transcription_id: transcription.id };
   deps.queue.enqueue(RUN_TRANSCRIPTION_JOB, payload, { dedupeKey: `${RUN_TRANSCRIPTION_JOB}:${transcription.id}` });
   return transcription;

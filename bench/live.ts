@@ -1,0 +1,153 @@
+// bench/live.ts: live transcription of a streamed recording (issue 30), on a real server
+// (`parley serve` in a child process) with random-weight stand-ins of real shape (whisper
+// base.en f16, the Qwen2.5-1.5B-shaped GGUF; scripts/test-models) on a conversation-like clip
+// (espeak-ng turns, two voices, 35% pauses). It prints:
+// - the lag of the live transcript behind the audio received while streaming (p50, p95): for
+//   each segment, from the PUT of the chunk that holds its end to its arrival over
+//   GET /transcriptions/{id}/live (target <= 5 s);
+// - upload-complete 200 -> transcription.completed and -> summary.completed for the streamed
+//   recording, and for the same recording uploaded whole, in the same run (targets <= 10 s, <= 45 s).
+// Usage: bun bench/live.ts [--minutes 10] [--chunk-kb 256] [--speed 1] (threads: the engines' own choice, all cores)
+// --speed 4 streams four times faster than real time (reported as such): short runs only.
+// Not measured yet: the most concurrent real-time streams one box keeps live.
+import { mkdtempSync, rmSync } from "node:fs";
+import { cpus, loadavg, tmpdir } from "node:os";
+import { join } from "node:path";
+import { parseArgs } from "node:util";
+import { ensureShapedGguf, ensureShapedWhisperModel } from "../scripts/test-models/cache";
+import { wavBytes } from "../test/engines/signals";
+import { startBenchServer } from "./support/bench-server";
+import { conversationClip } from "./support/conversation";
+
+const { values: flags } = parseArgs({
+  options: {
+    minutes: { type: "string", default: "10" },
+    "chunk-kb": { type: "string", default: "256" },
+    speed: { type: "string", default: "1" },
+  },
+});
+const speed = Number(flags.speed);
+const chunkBytes = Number(flags["chunk-kb"]) * 1024;
+const BYTES_PER_SECOND = 16_000 * 2; // the clip's WAV: 16 kHz mono 16-bit
+const s = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
+const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((xs.length * p) / 100))] ?? Number.NaN;
+const work = mkdtempSync(join(tmpdir(), "parley-bench-live-"));
+
+async function main() {
+  const minutes = Number(flags.minutes);
+  const wav = wavBytes(conversationClip(minutes).pcm);
+  const { port, key, server } = await startBenchServer(work, {
+    PARLEY_WHISPER_MODEL: ensureShapedWhisperModel("base.en", "f16", 100),
+    PARLEY_LLM_MODEL: ensureShapedGguf(),
+    PARLEY_GPU: "off",
+    PARLEY_PROCESSING_MIN_SECONDS: "7200",
+  });
+  const base = `http://127.0.0.1:${port}/v1`;
+  const headers = { authorization: `Bearer ${key}`, "content-type": "application/json" };
+  const call = async (method: string, path: string, body?: unknown) => {
+    const r = await fetch(`${base}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+    if (r.status >= 300 && r.status !== 425) throw new Error(`${method} ${path}: ${r.status} ${await r.text()}`);
+    return { status: r.status, body: (await r.json()) as Record<string, any> };
+  };
+  const putBytes = async (id: string, bytes: Uint8Array<ArrayBuffer>, chunk?: number) => {
+    const url = (await call("POST", `/recordings/${id}/upload-url`, { content_type: "audio/wav", ...(chunk === undefined ? {} : { chunk_index: chunk }) }))
+      .body;
+    const put = await fetch(url.upload_url.replace(/^https?:\/\/[^/]+/, `http://127.0.0.1:${port}`), {
+      method: "PUT",
+      headers: { "content-type": "audio/wav" },
+      body: bytes,
+    });
+    if (put.status !== 200) throw new Error(`PUT: ${put.status} ${await put.text()}`);
+  };
+  /** upload-complete until 200 (425 while verifying), then until the transcription and the summary complete: ms from the 200. */
+  const complete = async (id: string) => {
+    const sha256 = new Bun.CryptoHasher("sha256").update(wav).digest("hex");
+    while ((await call("POST", `/recordings/${id}/upload-complete`, { sha256 })).status !== 200) await Bun.sleep(100);
+    const t0 = performance.now();
+    let transcribed = 0;
+    // Polled, not slept on: each poll is a real request, and the wait ends when the state is reached.
+    for (;;) {
+      const txn = (await call("GET", `/transcriptions?recording_id=${id}`)).body.data?.[0];
+      if (txn?.status === "failed") throw new Error(`transcription failed: ${JSON.stringify(txn.error)}`);
+      if (txn?.status === "completed") {
+        transcribed ||= performance.now() - t0;
+        const sum = (await call("GET", `/summaries?transcription_id=${txn.id}`)).body.data?.[0];
+        if (sum?.status === "completed") return { transcribed, summarised: performance.now() - t0 };
+        if (sum?.status === "failed") throw new Error(`summary failed: ${JSON.stringify(sum.error)}`);
+      }
+      await Bun.sleep(100);
+    }
+  };
+
+  try {
+    console.log(
+      `clip: ${minutes} min conversation (espeak-ng, two voices, 35% pauses), ${(wav.length / 1024 / 1024).toFixed(1)} MB WAV in ${flags["chunk-kb"]} KB chunks at ${speed === 1 ? "real-time pace" : `${speed}x real-time pace (compressed)`}; base.en f16 and Qwen2.5-1.5B-shaped stand-ins, ${cpus().length} cores`,
+    );
+    // Streamed: each chunk PUT when its audio would have been recorded; the live stream read meanwhile.
+    const streamed = (await call("POST", "/recordings", {})).body.id as string;
+    const putAt: { endSeconds: number; at: number }[] = [];
+    const lags: number[] = [];
+    const start = performance.now();
+    let watching: Promise<void> | null = null;
+    for (let i = 0, offset = 0; offset < wav.length; i++, offset += chunkBytes) {
+      const end = Math.min(wav.length, offset + chunkBytes);
+      const due = start + ((end / BYTES_PER_SECOND) * 1000) / speed;
+      await Bun.sleep(Math.max(0, due - performance.now()));
+      await putBytes(streamed, wav.slice(offset, end), i);
+      putAt.push({ endSeconds: end / BYTES_PER_SECOND, at: performance.now() });
+      watching ??= watchLive(base, key, streamed, (segmentEnd) => {
+        const chunk = putAt.find((c) => c.endSeconds >= segmentEnd);
+        if (chunk) lags.push(performance.now() - chunk.at);
+      });
+    }
+    const live = await complete(streamed);
+    console.log(
+      `streamed: upload-complete 200 -> transcription.completed ${s(live.transcribed)} (target <= 10 s), -> summary.completed ${s(live.summarised)} (target <= 45 s)`,
+    );
+    await watching;
+    // Printed once the stream has ended: segments that arrive after the last PUT count too.
+    console.log(
+      `live: ${lags.length} provisional segments; lag behind the audio received p50 ${s(pct(lags, 50))}, p95 ${s(pct(lags, 95))} (target <= 5 s), load ${loadavg()[0]!.toFixed(2)}`,
+    );
+
+    const whole = (await call("POST", "/recordings", {})).body.id as string;
+    await putBytes(whole, wav);
+    const after = await complete(whole);
+    console.log(`uploaded whole: upload-complete 200 -> transcription.completed ${s(after.transcribed)}, -> summary.completed ${s(after.summarised)}`);
+    console.log(`ratio streamed/whole to transcription.completed: ${(live.transcribed / after.transcribed).toFixed(2)}x`);
+  } finally {
+    server.kill();
+    await server.exited;
+  }
+}
+
+/** Reads GET /transcriptions/{id}/live once the transcription exists; calls `onSegment` with each segment's end (s). */
+async function watchLive(base: string, key: string, recordingId: string, onSegment: (end: number) => void): Promise<void> {
+  const auth = { authorization: `Bearer ${key}` };
+  let id: string | undefined;
+  while (!id) {
+    id = ((await (await fetch(`${base}/transcriptions?recording_id=${recordingId}`, { headers: auth })).json()) as any).data?.[0]?.id;
+    if (!id) await Bun.sleep(50);
+  }
+  const res = await fetch(`${base}/transcriptions/${id}/live`, { headers: auth });
+  const reader = res.body!.getReader();
+  let buffer = "";
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) return;
+    buffer += new TextDecoder().decode(value);
+    for (let end = buffer.indexOf("\n\n"); end >= 0; end = buffer.indexOf("\n\n")) {
+      const block = buffer.slice(0, end);
+      buffer = buffer.slice(end + 2);
+      if (/^event: (completed|failed)$/m.test(block)) return;
+      const data = block.match(/^event: segment\ndata: (.*)$/m)?.[1];
+      if (data) onSegment(JSON.parse(data).end);
+    }
+  }
+}
+
+try {
+  await main();
+} finally {
+  rmSync(work, { recursive: true, force: true });
+}

@@ -1,0 +1,243 @@
+import type { Deps } from "../../deps";
+import { DecoderInterruptedError } from "../../engines/audio";
+import { meanSpeechProbability, type SpeechRegion } from "../../engines/vad";
+import { recordEvent } from "../../events/outbox";
+import type { JobContracts } from "../../jobs/contracts";
+import type { Job } from "../../jobs/queue";
+import { isOutOfSpace } from "../../storage/volumes";
+import type { Tenant } from "../../tenancy";
+import { resolveConfig } from "../config/service";
+import { findRecording, listChunks } from "../recordings/service";
+import { eventData, TRANSCRIPTION_EVENT_FIELDS, type Transcription } from "../transcriptions/schema";
+import {
+  findProcessingTranscription,
+  findStoredTranscription,
+  findTranscription,
+  latestCompletedTranscription,
+  markTranscriptionFailed,
+  startTranscription,
+} from "../transcriptions/service";
+import { decodePrefix, headOf, streamableFormat } from "./decode";
+import { liveSegmentsCommitted } from "./notify";
+import { advanceProgress, discardSegments, insertProgress, type LiveProgress, markWaiting, progressOf, progressOfRecording } from "./store";
+
+const SAMPLE_RATE = 16_000;
+/**
+ * A region is closed once this much audio follows it: Silero's hysteresis (src/engines/vad.ts)
+ * ends a region after 8 quiet frames of 96 ms, so a region ending earlier than this before
+ * the end of what arrived may still go on in the next chunk.
+ */
+const CLOSED_AFTER_SECONDS = 0.8;
+/** Speech that never pauses is cut at this length, so the transcript cannot lag without bound. */
+const MAX_REGION_SECONDS = 30;
+/** Context on each side of a region, as the whole-file pipeline gives whisper (within the window). */
+const PAD_SECONDS = 0.2;
+
+const tenantOf = (p: { project_id: string; mode: Tenant["mode"] }): Tenant => ({ projectId: p.project_id, mode: p.mode });
+const round = (x: number) => Math.round(x * 1000) / 1000;
+
+/**
+ * A chunk was stored (io lane): the recording's live transcription starts with its first
+ * chunk when the configuration transcribes automatically, then each chunk queues its
+ * incremental pass on the model lane.
+ */
+export function liveChunkReceived(deps: Deps) {
+  return ({ payload }: Job<JobContracts["live.chunk_received"]>): void => {
+    const { db, clock } = deps;
+    const tenant = tenantOf(payload);
+    const transcriptionId = db.transaction(() => {
+      const recording = findRecording(db, tenant, payload.recording_id);
+      if (!recording || recording.status !== "streaming") return null;
+      const live = progressOfRecording(db, tenant, recording.id);
+      if (live && findProcessingTranscription(db, tenant, recording.id)?.id === live.transcription_id) return live.transcription_id;
+      // A transcription already running or done (asked for by hand, or an earlier stream's) is not doubled.
+      if (findProcessingTranscription(db, tenant, recording.id) || latestCompletedTranscription(db, tenant, recording.id)) return null;
+      const config = resolveConfig(deps, tenant, { endUserId: recording.end_user_id, deviceId: recording.device_id });
+      if (!config.auto_transcribe) return null;
+      const started = startTranscription(deps, tenant, recording, config.language, clock.now(), {}, { live: true });
+      insertProgress(db, tenant, started.id, recording.id, clock.now());
+      return started.id;
+    })();
+    if (!transcriptionId) return;
+    // One pass per chunk: a chunk stored while a pass runs still gets its own (a running job's key would swallow it).
+    deps.queue.enqueue(
+      "live.transcribe",
+      { project_id: tenant.projectId, mode: tenant.mode, transcription_id: transcriptionId },
+      { dedupeKey: `live.transcribe:${transcriptionId}:${payload.chunk_index}` },
+    );
+  };
+}
+
+/**
+ * Passes over one transcription run one at a time. A job that finds a pass running asks it
+ * to go round once more (for the chunk it was queued for) and ends, so a second model slot
+ * is never held waiting: other recordings' work takes it. Should the process die, the
+ * running pass's job is taken back at the next start and covers every chunk.
+ */
+const running = new Map<string, { again: boolean }>();
+
+async function oneAtATime(id: string, work: () => Promise<void>): Promise<void> {
+  const current = running.get(id);
+  if (current) {
+    current.again = true;
+    return;
+  }
+  const state = { again: true };
+  running.set(id, state);
+  try {
+    while (state.again) {
+      state.again = false;
+      await work();
+    }
+  } finally {
+    running.delete(id);
+  }
+}
+
+/** The incremental pass (model lane): see livePass. */
+export function liveTranscribe(deps: Deps) {
+  return ({ payload, signal }: Job<JobContracts["live.transcribe"]>): Promise<void> =>
+    oneAtATime(payload.transcription_id, () => livePass(deps, tenantOf(payload), payload.transcription_id, signal));
+}
+
+/** The chunks 0..n-1 received without a gap: later ones wait for the gap to fill. */
+function contiguous<C extends { chunk_index: number }>(chunks: C[]): C[] {
+  const run: C[] = [];
+  for (const c of chunks) {
+    if (c.chunk_index !== run.length) break;
+    run.push(c);
+  }
+  return run;
+}
+
+/**
+ * Decodes the chunks received in order, runs voice detection over the audio after the last
+ * committed point, and transcribes each region closed by silence (or cut at
+ * MAX_REGION_SECONDS), committing each region's segments with the new progress in one
+ * transaction. Idempotent: a pass that finds the progress moved (another pass, a restart)
+ * writes nothing, and a region once committed is never transcribed again.
+ */
+async function livePass(deps: Deps, tenant: Tenant, transcriptionId: string, signal: AbortSignal): Promise<void> {
+  const { db, clock } = deps;
+  const progress = progressOf(db, tenant, transcriptionId);
+  const stored = findStoredTranscription(db, tenant, transcriptionId);
+  if (!progress || progress.waiting || stored?.record.status !== "processing") return;
+  const recording = findRecording(db, tenant, progress.recording_id);
+  if (!recording || recording.status !== "streaming") return;
+  const chunks = contiguous(listChunks(db, tenant, recording.id));
+  if (chunks.length <= progress.chunks_used) return;
+  if (!streamableFormat(await headOf(deps, chunks[0]!.storage_key))) {
+    markWaiting(db, transcriptionId, "this audio format is not transcribed while it streams; the recording is transcribed at completion", clock.now());
+    return;
+  }
+  try {
+    await transcribeNewAudio(deps, tenant, progress, stored.requestedLanguage, chunks, signal);
+  } catch (err) {
+    if (signal.aborted || err instanceof DecoderInterruptedError || isOutOfSpace(err)) throw err;
+    // Provisional work only: the whole file is decoded and transcribed, and any failure reported, at completion.
+    const why = err instanceof Error ? err.message : String(err);
+    markWaiting(db, transcriptionId, `live transcription stopped (${why}); the recording is transcribed at completion`, clock.now());
+  }
+}
+
+/** One pass's work over the audio after the committed point (see livePass). */
+async function transcribeNewAudio(
+  deps: Deps,
+  tenant: Tenant,
+  start: LiveProgress,
+  requestedLanguage: string | null,
+  chunks: { storage_key: string }[],
+  signal: AbortSignal,
+): Promise<void> {
+  const { engines } = deps;
+  let progress = start;
+  const { pcm, digests: usedDigests } = await decodePrefix(
+    deps,
+    chunks.map((c) => c.storage_key),
+    signal,
+  );
+  // A chunk sent again with the same bytes (a retry whose 200 was lost) changes nothing; other bytes do.
+  const replaced = progress.used_digests.findIndex((digest, i) => usedDigests[i] !== digest);
+  if (replaced >= 0) {
+    const why = `chunk ${replaced} was replaced by other bytes after it was transcribed; the recording is transcribed whole at completion`;
+    markWaiting(deps.db, progress.transcription_id, why, deps.clock.now());
+    return;
+  }
+  // Times in the window are seconds after this point of the recording.
+  const base = progress.committed_seconds;
+  const window = pcm.subarray(Math.round(base * SAMPLE_RATE));
+  const windowSeconds = window.length / SAMPLE_RATE;
+  const analysis = await engines.vad.analyse(window, signal);
+  const language = requestedLanguage ?? undefined;
+  let wrote = false;
+  for (const region of closedRegions(analysis.regions, windowSeconds)) {
+    const from = Math.max(0, region.start - PAD_SECONDS);
+    const to = Math.min(windowSeconds, region.end + PAD_SECONDS);
+    const result = await engines.transcriber.transcribe(window.subarray(Math.round(from * SAMPLE_RATE), Math.round(to * SAMPLE_RATE)), { language, signal });
+    const segments = result.segments.flatMap((s) => {
+      const text = s.text.trim();
+      if (!text) return [];
+      const start = from + Math.max(0, s.start);
+      const end = Math.max(start, Math.min(to, from + s.end));
+      const confidence = s.confidence ?? meanSpeechProbability(analysis, start, end);
+      return [{ start: round(base + start), end: round(base + end), text, confidence: round(Math.min(1, Math.max(0, confidence))) }];
+    });
+    const next = { chunks_used: chunks.length, used_digests: usedDigests, committed_seconds: round(base + to) };
+    if (!commit(deps, tenant, progress, next, segments)) return;
+    wrote ||= segments.length > 0;
+    progress = { ...progress, ...next };
+  }
+  // No region closed: the chunks are still recorded as used, so one replaced by other bytes is noticed.
+  if (progress.chunks_used < chunks.length)
+    commit(deps, tenant, progress, { chunks_used: chunks.length, used_digests: usedDigests, committed_seconds: progress.committed_seconds }, []);
+  if (wrote) liveSegmentsCommitted(start.transcription_id);
+}
+
+/** The regions followed by enough quiet to be over, and an unclosed one once it is too long (cut there). */
+function closedRegions(regions: SpeechRegion[], windowSeconds: number): SpeechRegion[] {
+  return regions.flatMap((r) => {
+    if (r.end <= windowSeconds - CLOSED_AFTER_SECONDS) return [r];
+    if (r.end - r.start >= MAX_REGION_SECONDS) return [{ start: r.start, end: r.start + MAX_REGION_SECONDS }];
+    return [];
+  });
+}
+
+/** Progress and segments in one transaction, only while the stream is still live. */
+function commit(
+  deps: Deps,
+  tenant: Tenant,
+  from: LiveProgress,
+  to: Parameters<typeof advanceProgress>[2],
+  segments: Parameters<typeof advanceProgress>[3],
+): boolean {
+  const { db, clock } = deps;
+  return db.transaction(() => {
+    if (findStoredTranscription(db, tenant, from.transcription_id)?.record.status !== "processing") return false;
+    if (findRecording(db, tenant, from.recording_id)?.status !== "streaming") return false;
+    return advanceProgress(db, from, to, segments, clock.now());
+  })();
+}
+
+/**
+ * The streamed upload failed verification (decision 164): its provisional transcript is
+ * discarded and the transcription fails, saying so; the recording keeps integrity_failure.
+ */
+export function liveVerificationFailed(deps: Deps) {
+  return ({ payload }: Job<JobContracts["live.verification_failed"]>): void => {
+    const { db, clock } = deps;
+    const tenant = tenantOf(payload);
+    const progress = progressOfRecording(db, tenant, payload.recording_id);
+    if (!progress) return;
+    const now = clock.now();
+    db.transaction(() => {
+      const error = {
+        code: "processing_error" as const,
+        message: "The streamed upload failed whole-file verification (SHA-256 or size); the provisional live transcript was discarded.",
+      };
+      if (!markTranscriptionFailed(db, tenant, progress.transcription_id, error, now.toISOString(), null)) return;
+      discardSegments(db, progress.transcription_id);
+      const record = findTranscription(db, tenant, progress.transcription_id) as Transcription;
+      recordEvent(deps, tenant, "transcription.failed", eventData(record, TRANSCRIPTION_EVENT_FIELDS["transcription.failed"]), now);
+    })();
+  };
+}

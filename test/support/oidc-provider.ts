@@ -50,6 +50,8 @@ export async function startOidcProvider(users: readonly OidcUser[], redirectUris
     features: { devInteractions: { enabled: false } },
     interactions: { url: (_ctx, interaction) => `/interaction/${interaction.uid}` },
     pkce: { required: () => true },
+    // Fixed lifetimes, long enough for a slow machine (the defaults are functions it warns about).
+    ttl: { Interaction: 600, Session: 600, Grant: 600, AccessToken: 600, IdToken: 600, AuthorizationCode: 60 },
     async findAccount(_ctx, id) {
       const user = users.find((u) => u.login === id);
       return user && { accountId: id, claims: async () => ({ sub: id, email: user.email, groups: user.groups }) };

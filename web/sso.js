@@ -17,7 +17,6 @@ const REFUSALS = {
   rejected:
     "The identity provider's answer failed Parley's checks (its state, nonce, issuer or audience, or a code used twice), so it was not trusted. Start again; if it keeps happening, tell the appliance's operator.",
   unreachable: "Parley cannot reach the identity provider. Accounts with a password can still sign in.",
-  busy: "Too many sign-ins are under way. Try again in a few minutes.",
 };
 
 /** Why a single sign-on was refused, from the address the server sent the browser to (then taken off it); null when none was. */

@@ -24,7 +24,10 @@ describe("single sign-on with a real OpenID provider", () => {
 
   beforeAll(async () => {
     idp = await startOidcProvider(USERS, [REDIRECT_URI]);
-    t = await makeTestApp({ env: { PARLEY_PUBLIC_URL: PUBLIC_URL, ...idp.env(ROLE_MAP) } });
+    // Rate limits off: one test starts a thousand sign-ins, and the test clock stands still.
+    t = await makeTestApp({
+      env: { PARLEY_PUBLIC_URL: PUBLIC_URL, PARLEY_RATE_LIMIT_PER_SECOND: "0", PARLEY_RATE_LIMIT_PER_MINUTE: "0", ...idp.env(ROLE_MAP) },
+    });
     await createAdmin(t.deps.db, "local@clinic.example", "a local owner password", "owner", t.clock.now());
   });
   afterAll(() => idp?.stop());
@@ -184,6 +187,18 @@ describe("single sign-on with a real OpenID provider", () => {
     const back = await idp.signInAt(authorizationUrl, "olga");
     idp.forgeNextIdToken(() => {});
     expect((await callback(back, flowCookie)).headers.get("location")).toBe("/dashboard");
+  });
+
+  test("sign-ins under way are bounded: past 1000 the oldest is pushed out; past 10 minutes one is too old", async () => {
+    const oldest = await start();
+    const back = await idp.signInAt(oldest.authorizationUrl, "olga");
+    for (let i = 0; i < 1000; i++) await start();
+    await expectRefused("expired", () => callback(back, oldest.flowCookie));
+
+    const slow = await start();
+    const slowBack = await idp.signInAt(slow.authorizationUrl, "olga");
+    t.clock.advance(10 * 60_000);
+    await expectRefused("expired", () => callback(slowBack, slow.flowCookie));
   });
 
   test("the person cancels at the provider: refused (cancelled)", async () => {

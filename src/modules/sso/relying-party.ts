@@ -5,21 +5,14 @@ import { newSecret } from "../../ids";
 
 /** A started sign-in is good for this long: time enough to type a password and a second factor at the provider. */
 const FLOW_TTL_MS = 10 * 60_000;
-/** Sign-ins under way at once; more are refused until some finish or expire (start needs no credential, so it is bounded). */
+/**
+ * Sign-ins kept under way at once; a new one beyond it pushes out the oldest. Starting needs
+ * no credential, so the map is bounded, and a flood costs its victims a restart, never the box's memory.
+ */
 const MAX_PENDING_FLOWS = 1000;
 
-/** Why a sign-in was refused: the code the refusal page explains (web/session.js), never a message from the outside. */
-export type SsoRefusalReason =
-  | "unreachable"
-  | "expired"
-  | "cancelled"
-  | "rejected"
-  | "no_email"
-  | "no_role"
-  | "claim_type"
-  | "account_conflict"
-  | "busy"
-  | "last_owner";
+/** Why a sign-in was refused: the code the refusal page explains (web/sso.js), never a message from the outside. */
+export type SsoRefusalReason = "unreachable" | "expired" | "cancelled" | "rejected" | "no_email" | "no_role" | "claim_type" | "account_conflict" | "last_owner";
 
 /** A sign-in that ends without a session; `detail` is for the log and the operator, `reason` for the person. */
 export class SsoRefusal extends Error {
@@ -68,7 +61,8 @@ export class RelyingParty {
     const config = await this.discovered();
     const now = this.clock.now().getTime();
     for (const [id, flow] of this.flows) if (now - flow.startedAt >= FLOW_TTL_MS) this.flows.delete(id);
-    if (this.flows.size >= MAX_PENDING_FLOWS) throw new SsoRefusal("busy", `${MAX_PENDING_FLOWS} sign-ins are under way`);
+    // A Map iterates in insertion order: the first key is the oldest flow.
+    if (this.flows.size >= MAX_PENDING_FLOWS) this.flows.delete(this.flows.keys().next().value!);
     const flow: PendingFlow = { state: oidc.randomState(), nonce: oidc.randomNonce(), codeVerifier: oidc.randomPKCECodeVerifier(), startedAt: now };
     const url = oidc.buildAuthorizationUrl(config, {
       redirect_uri: this.redirectUri,

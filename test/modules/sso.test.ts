@@ -107,6 +107,26 @@ describe("single sign-on with a real OpenID provider", () => {
     expect(auditRows("admin.sign_out").at(-1)).toMatchObject({ actor_type: "admin", actor_id: session.admin.id });
   });
 
+  test("groups only in UserInfo (oidc-provider's way) are read from there; in the ID token (Keycloak's, Entra ID's), UserInfo is not asked", async () => {
+    const asked = idp.userinfoRequests;
+    expect((await signInAs("adam")).headers.get("location")).toBe("/dashboard");
+    expect(idp.userinfoRequests).toBe(asked + 1);
+
+    const keycloakLike = await startOidcProvider(USERS, [REDIRECT_URI], { claimsInIdToken: true });
+    try {
+      const other = await makeTestApp({ env: { PARLEY_PUBLIC_URL: PUBLIC_URL, ...keycloakLike.env(ROLE_MAP) } });
+      const started = await other.app.handle(new Request("http://localhost/dashboard/api/sso/start"));
+      const flowCookie = started.headers.getSetCookie()[0]!.split(";")[0]!;
+      const back = await keycloakLike.signInAt(started.headers.get("location")!, "olga");
+      const r = await other.app.handle(new Request(`http://localhost/dashboard/api/sso/callback${back.search}`, { headers: { cookie: flowCookie } }));
+      expect(r.headers.get("location")).toBe("/dashboard");
+      expect(other.deps.db.query("SELECT role FROM admins WHERE email = 'olga@clinic.example'").get()).toEqual({ role: "compliance" });
+      expect(keycloakLike.userinfoRequests).toBe(0);
+    } finally {
+      await keycloakLike.stop();
+    }
+  });
+
   test("the highest mapped role wins, a lone group as a string counts, and the role follows the groups at each sign-in", async () => {
     const adam = sessionCookieOf(await signInAs("adam"))!;
     const adamId = (await (await get("/dashboard/api/session", adam.split(";")[0]!)).json()).admin.id;

@@ -25,14 +25,15 @@ const base64url = (data: string | Buffer) => Buffer.from(data).toString("base64u
  * port, for single sign-on tests. Its sign-in page asks for a user name only (the provider's
  * own password checks are not what is tested) and consent is implied. Groups and email are
  * released with the openid scope and, as oidc-provider conforms to the spec, reach the
- * client through UserInfo, not in the ID token.
+ * client through UserInfo, not in the ID token (`claimsInIdToken` puts them in it instead).
+ * `userinfoRequests` counts the UserInfo requests.
  *
  * `forgeNextIdToken` is the provider misbehaving on purpose: its next token response carries
  * an ID token re-signed with the provider's own key after `change` edits its claims (another
  * issuer, another audience), so the test sees what the client does with a token that only its
  * claims make wrong.
  */
-export async function startOidcProvider(users: readonly OidcUser[], redirectUris: readonly string[]) {
+export async function startOidcProvider(users: readonly OidcUser[], redirectUris: readonly string[], options: { claimsInIdToken?: boolean } = {}) {
   const server = createServer();
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address() as { port: number };
@@ -47,6 +48,8 @@ export async function startOidcProvider(users: readonly OidcUser[], redirectUris
     jwks: { keys: [jwk] },
     cookies: { keys: ["a-test-cookie-signing-key"] },
     claims: { openid: ["sub", "groups"], email: ["email"] },
+    // As Keycloak and Entra ID do, when asked: the claims in the ID token itself.
+    conformIdTokenClaims: !options.claimsInIdToken,
     features: { devInteractions: { enabled: false } },
     interactions: { url: (_ctx, interaction) => `/interaction/${interaction.uid}` },
     pkce: { required: () => true },
@@ -99,7 +102,9 @@ export async function startOidcProvider(users: readonly OidcUser[], redirectUris
   };
 
   const callback = provider.callback();
+  let userinfoRequests = 0;
   server.on("request", (req: IncomingMessage, res: ServerResponse) => {
+    if (req.url === "/me") userinfoRequests++;
     const uid = /^\/interaction\/([\w-]+)$/.exec(req.url ?? "")?.[1];
     if (uid) {
       interaction(req, res, uid).catch((err) => {
@@ -117,6 +122,9 @@ export async function startOidcProvider(users: readonly OidcUser[], redirectUris
 
   return {
     issuer,
+    get userinfoRequests() {
+      return userinfoRequests;
+    },
     clientId: CLIENT_ID,
     clientSecret: CLIENT_SECRET,
     /** Parley's PARLEY_OIDC_* for this provider. */

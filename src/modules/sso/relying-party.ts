@@ -4,7 +4,7 @@ import type { OidcConfig } from "../../config";
 import { newSecret } from "../../ids";
 
 /** A started sign-in is good for this long: time enough to type a password and a second factor at the provider. */
-const FLOW_TTL_MS = 10 * 60_000;
+export const FLOW_TTL_MS = 10 * 60_000;
 /**
  * Sign-ins kept under way at once; a new one beyond it pushes out the oldest. Starting needs
  * no credential, so the map is bounded, and a flood costs its victims a restart, never the box's memory.

@@ -5,7 +5,7 @@ import type { Deps } from "../../deps";
 import { ApiError } from "../../http/errors";
 import { requestIdOf } from "../../http/request-id";
 import { isHttps, sessionCookie } from "../../http/sessions";
-import { RelyingParty, SsoRefusal } from "./relying-party";
+import { FLOW_TTL_MS, RelyingParty, SsoRefusal } from "./relying-party";
 import { adminOfIdentity, wantedClaims } from "./service";
 
 /** Where the provider sends the browser back; PARLEY_PUBLIC_URL plus this is the redirect URI to register. */
@@ -73,7 +73,7 @@ export function ssoRoutes(deps: Deps) {
       const { party } = enabled();
       try {
         const { flowId, url } = await party.begin();
-        return seeOther(url.href, [flowCookie(flowId, 600, isHttps(request))]);
+        return seeOther(url.href, [flowCookie(flowId, FLOW_TTL_MS / 1000, isHttps(request))]);
       } catch (err) {
         if (!(err instanceof SsoRefusal)) throw err;
         return refused(request, originOf(request, server, set), err);

@@ -87,7 +87,7 @@ async function showSignedOut(signedIn) {
   const setup = await adminApi("/setup").catch(() => ({ open: false }));
   if (!setup.open) {
     showGate("sign-in", (body) => adminApi("/session", { method: "POST", body }), afterPassword(signedIn));
-    return void offerSso();
+    return void offerSso(setup.sso);
   }
   showGate("setup", (body) => adminApi("/setup", { method: "POST", body }), signedIn);
   $("#setup-token-field").hidden = setup.from_loopback;

@@ -2,8 +2,6 @@
 // server has an identity provider, and the page that says why a sign-in with it was refused.
 // The server names the reason by a code (?sso_refused=...); the words are ours, so an address
 // someone else made cannot put their text on this page.
-import { adminApi } from "./api.js";
-
 const REFUSALS = {
   no_role:
     "Your identity provider signed you in, but none of your groups gives a role in Parley. Ask whoever runs your identity provider to add you to a group that Parley maps to a role.",
@@ -33,9 +31,7 @@ export function showSsoRefused(gate, reason) {
   gate.hidden = false;
 }
 
-/** Shows "Sign in with SSO" on the sign-in page when the server has an identity provider. */
-export async function offerSso() {
-  const { enabled } = await adminApi("/sso").catch(() => ({ enabled: false }));
-  const form = document.querySelector("#sso-sign-in");
-  if (form) form.hidden = !enabled;
+/** Shows "Sign in with SSO" on the sign-in page when the server has an identity provider (GET /setup's `sso`). */
+export function offerSso(enabled) {
+  document.querySelector("#sso-sign-in").hidden = !enabled;
 }

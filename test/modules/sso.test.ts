@@ -69,8 +69,8 @@ describe("single sign-on with a real OpenID provider", () => {
   }
   const counts = () => ({ sessions: sessionCount(), refusals: auditRows("admin.sign_in.refused").length });
 
-  test("GET /dashboard/api/sso says it is on; /start asks for the code flow with PKCE S256, state and nonce", async () => {
-    expect(await (await get("/dashboard/api/sso")).json()).toEqual({ enabled: true });
+  test("GET /dashboard/api/setup says SSO is on; /start asks for the code flow with PKCE S256, state and nonce", async () => {
+    expect(await (await get("/dashboard/api/setup")).json()).toMatchObject({ open: false, sso: true });
     const url = new URL((await start()).authorizationUrl);
     expect(url.origin).toBe(idp.issuer);
     expect(Object.fromEntries(url.searchParams)).toMatchObject({
@@ -125,6 +125,22 @@ describe("single sign-on with a real OpenID provider", () => {
     } finally {
       await keycloakLike.stop();
     }
+  });
+
+  test("with PARLEY_REQUIRE_MFA=1 an SSO session is not held to enrol a local second factor (the provider's business), a password session is", async () => {
+    const strict = await makeTestApp({ env: { PARLEY_PUBLIC_URL: PUBLIC_URL, PARLEY_REQUIRE_MFA: "1", ...idp.env(ROLE_MAP) } });
+    const started = await strict.app.handle(new Request("http://localhost/dashboard/api/sso/start"));
+    const back = await idp.signInAt(started.headers.get("location")!, "adam");
+    const r = await strict.app.handle(
+      new Request(`http://localhost/dashboard/api/sso/callback${back.search}`, { headers: { cookie: started.headers.getSetCookie()[0]!.split(";")[0]! } }),
+    );
+    const cookie = sessionCookieOf(r)!.split(";")[0]!;
+    const session = await (await strict.app.handle(new Request("http://localhost/dashboard/api/session", { headers: { cookie } }))).json();
+    expect(session.second_factor.must_enrol).toBe(false);
+
+    await createAdmin(strict.deps.db, "pw@clinic.example", "a local owner password", "owner", strict.clock.now());
+    const local = await strict.call("POST", "/dashboard/api/session", { body: { email: "pw@clinic.example", password: "a local owner password" } });
+    expect(local.body.second_factor.must_enrol).toBe(true);
   });
 
   test("the highest mapped role wins, a lone group as a string counts, and the role follows the groups at each sign-in", async () => {
@@ -244,9 +260,9 @@ describe("single sign-on when the provider is down, or off", () => {
     );
   });
 
-  test("without PARLEY_OIDC_ISSUER the routes say it is off, and start and callback are 404 with the spec's body", async () => {
+  test("without PARLEY_OIDC_ISSUER setup says SSO is off, and start and callback are 404 with the spec's body", async () => {
     const t = await makeTestApp();
-    expect((await t.call("GET", "/dashboard/api/sso")).body).toEqual({ enabled: false });
+    expect((await t.call("GET", "/dashboard/api/setup")).body).toMatchObject({ sso: false });
     for (const path of ["/dashboard/api/sso/start", "/dashboard/api/sso/callback?code=x&state=y"]) {
       const r = await t.call("GET", path);
       expect(r.status).toBe(404);

@@ -45,9 +45,8 @@ function seeOther(location: string, cookies: string[]): Response {
 }
 
 /**
- * Single sign-on for the dashboard (decision 143): GET /dashboard/api/sso says whether it is
- * on, /start sends the browser to the identity provider, /callback signs it in and goes to
- * the dashboard, or goes to the dashboard's refusal page naming why (`?sso_refused=REASON`).
+ * Single sign-on for the dashboard (decision 143): /dashboard/api/sso/start sends the browser
+ * to the identity provider, /callback signs it in and goes to the dashboard, or goes to the dashboard's refusal page naming why (`?sso_refused=REASON`).
  * A refusal is audited and logged, and never leaves a session.
  */
 export function ssoRoutes(deps: Deps) {
@@ -68,7 +67,6 @@ export function ssoRoutes(deps: Deps) {
   };
 
   return new Elysia({ name: "parley.sso" })
-    .get("/dashboard/api/sso", () => ({ enabled: party !== null }))
     .get("/dashboard/api/sso/start", async ({ request, server, set }) => {
       const { party } = enabled();
       try {

@@ -10,6 +10,8 @@ const REFUSALS = {
   no_email: "Your identity provider sent no email address for you, and a Parley account needs one.",
   account_conflict:
     "An account with your email address already exists here and signs in with a password. Single sign-on does not take it over: sign in with its password, or ask an owner.",
+  last_owner:
+    "Your identity provider no longer gives you the owner role, but you are this appliance's last owner, so nothing was changed and you were not signed in. Another owner must be named first (parley admin set-role EMAIL owner).",
   expired: "This sign-in was already used, started in another browser, or is too old. Start again.",
   cancelled: "The identity provider did not sign you in.",
   rejected:

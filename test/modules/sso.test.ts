@@ -14,6 +14,7 @@ const USERS = [
   { login: "tom", email: "tom@clinic.example", groups: 42 },
   { login: "lena", email: "local@clinic.example", groups: ["parley-owners"] },
   { login: "sam", email: "sam@clinic.example", groups: "parley-support" },
+  { login: "ole", email: "ole@clinic.example", groups: ["parley-owners"] },
 ];
 
 type App = Awaited<ReturnType<typeof makeTestApp>>;
@@ -141,6 +142,31 @@ describe("single sign-on with a real OpenID provider", () => {
     await createAdmin(strict.deps.db, "pw@clinic.example", "a local owner password", "owner", strict.clock.now());
     const local = await strict.call("POST", "/dashboard/api/session", { body: { email: "pw@clinic.example", password: "a local owner password" } });
     expect(local.body.second_factor.must_enrol).toBe(true);
+  });
+
+  test("the provider cannot demote the last owner: refused (last_owner), the account stays owner; an account made by SSO is audited", async () => {
+    const solo = await makeTestApp({ env: { PARLEY_PUBLIC_URL: PUBLIC_URL, ...idp.env(ROLE_MAP) } });
+    const signIn = async () => {
+      const started = await solo.app.handle(new Request("http://localhost/dashboard/api/sso/start"));
+      const back = await idp.signInAt(started.headers.get("location")!, "ole");
+      const cookie = started.headers.getSetCookie()[0]!.split(";")[0]!;
+      return solo.app.handle(new Request(`http://localhost/dashboard/api/sso/callback${back.search}`, { headers: { cookie } }));
+    };
+    expect((await signIn()).headers.get("location")).toBe("/dashboard");
+    const roleOfOle = () => solo.deps.db.query<{ role: string }, []>("SELECT role FROM admins WHERE email = 'ole@clinic.example'").get()!.role;
+    expect(roleOfOle()).toBe("owner");
+    expect(solo.deps.db.query("SELECT actor_type, actor_id FROM audit_events WHERE action = 'admin.create'").get()).toEqual({
+      actor_type: "sso",
+      actor_id: "ole",
+    });
+
+    USERS[6]!.groups = ["parley-admins"];
+    try {
+      expect((await signIn()).headers.get("location")).toBe("/dashboard?sso_refused=last_owner");
+      expect(roleOfOle()).toBe("owner");
+    } finally {
+      USERS[6]!.groups = ["parley-owners"];
+    }
   });
 
   test("the highest mapped role wins, a lone group as a string counts, and the role follows the groups at each sign-in", async () => {

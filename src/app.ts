@@ -34,6 +34,7 @@ import { disclosuresRoutes } from "./modules/disclosures/routes";
 import { legalHoldsRoutes } from "./modules/legal-holds/routes";
 import { exportsRoutes } from "./modules/exports/routes";
 import { searchRoutes } from "./modules/search/routes";
+import { ssoRoutes } from "./modules/sso/routes";
 import { webhooksRoutes } from "./modules/webhooks/routes";
 import { applianceVolumes } from "./storage";
 import { spaceReport } from "./storage/volumes";
@@ -86,6 +87,7 @@ export function createApp(deps: Deps) {
     .get("/healthz", () => ({ ok: true, storage: spaceReport(applianceVolumes(deps.config), deps.config.minFreeBytes) }))
     .use(healthRoutes(deps))
     .use(adminRoutes(deps))
+    .use(ssoRoutes(deps))
     .use(keysRoutes(deps))
     .use(breakGlassRoutes(deps))
     .use(reprocessRoutes(deps))

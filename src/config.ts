@@ -13,6 +13,9 @@ const decimal = (min: number) =>
     .transform(Number)
     .pipe(z.number().min(min));
 
+/** The roles of src/http/roles.ts, named again because this file imports nothing of ours; a test holds the two lists together. */
+const ROLE_NAMES = ["owner", "admin", "compliance", "viewer"] as const;
+
 const seconds = z
   .string()
   .regex(/^\d+(,\d+)*$/, "comma-separated whole seconds")
@@ -96,6 +99,25 @@ const envSchema = z
     PARLEY_LOGIN_LOCKOUT_MINUTES: whole(1).default(15),
     PARLEY_REQUIRE_MFA: flag.default(false),
     PARLEY_REDACTION_LLM: z.enum(["auto", "off"]).default("auto"),
+    PARLEY_OIDC_ISSUER: z.url().optional(),
+    PARLEY_OIDC_CLIENT_ID: z.string().min(1).optional(),
+    PARLEY_OIDC_CLIENT_SECRET: z.string().min(1).optional(),
+    PARLEY_OIDC_ROLE_CLAIM: z.string().min(1).default("groups"),
+    PARLEY_OIDC_ROLE_MAP: z
+      .string()
+      .default("")
+      .transform((s) =>
+        s
+          .split(",")
+          .map((pair) => pair.trim())
+          .filter(Boolean)
+          .map((pair) => {
+            // Split at the last "=": a role never holds one, a group name (cn=parley-admins) may.
+            const at = pair.lastIndexOf("=");
+            return at < 0 ? (["", pair] as const) : ([pair.slice(0, at).trim(), pair.slice(at + 1).trim()] as const);
+          }),
+      )
+      .pipe(z.array(z.tuple([z.string().min(1, "GROUP=ROLE pairs, comma-separated"), z.enum(ROLE_NAMES, "roles are owner, admin, compliance or viewer")]))),
   })
   .superRefine((e, ctx) => {
     // HTTPS from the operator's files, or from a certificate made here (decision 104): one or the other, and both files or neither.
@@ -107,6 +129,14 @@ const envSchema = z
       ["PARLEY_TLS_KEY_FILE", "PARLEY_TLS_CERT_FILE"],
     ] as const) {
       if (e[name] === undefined && e[other] !== undefined) ctx.addIssue({ code: "custom", path: [name], message: `required with ${other}` });
+    }
+    // Single sign-on needs its provider, its client, and at least one group that gives a role.
+    if (e.PARLEY_OIDC_ISSUER !== undefined) {
+      if (e.PARLEY_OIDC_CLIENT_ID === undefined) ctx.addIssue({ code: "custom", path: ["PARLEY_OIDC_CLIENT_ID"], message: "required with PARLEY_OIDC_ISSUER" });
+      if (!e.PARLEY_OIDC_ROLE_MAP.length)
+        ctx.addIssue({ code: "custom", path: ["PARLEY_OIDC_ROLE_MAP"], message: "required with PARLEY_OIDC_ISSUER, e.g. parley-admins=admin" });
+    } else if (e.PARLEY_OIDC_CLIENT_ID !== undefined || e.PARLEY_OIDC_CLIENT_SECRET !== undefined) {
+      ctx.addIssue({ code: "custom", path: ["PARLEY_OIDC_ISSUER"], message: "required with PARLEY_OIDC_CLIENT_ID and PARLEY_OIDC_CLIENT_SECRET" });
     }
   });
 
@@ -163,6 +193,17 @@ export type Config = Readonly<{
   redactionLlm: "auto" | "off";
   /** Export archives older than this many days are erased by the daily retention run; 0 keeps them (decision 107). */
   exportRetentionDays: number;
+  /** Single sign-on with an OpenID Connect provider (decision 143); null when PARLEY_OIDC_ISSUER is unset. */
+  oidc: OidcConfig | null;
+}>;
+
+/** roleClaim: the claim holding the person's groups; roleMap: group name to the role it gives. */
+export type OidcConfig = Readonly<{
+  issuer: string;
+  clientId: string;
+  clientSecret?: string;
+  roleClaim: string;
+  roleMap: ReadonlyMap<string, (typeof ROLE_NAMES)[number]>;
 }>;
 
 export class ConfigError extends Error {}
@@ -252,5 +293,15 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     masterKeyFile: e.PARLEY_MASTER_KEY_FILE,
     redactionLlm: e.PARLEY_REDACTION_LLM,
     exportRetentionDays: e.PARLEY_EXPORT_RETENTION_DAYS,
+    oidc:
+      e.PARLEY_OIDC_ISSUER && e.PARLEY_OIDC_CLIENT_ID
+        ? Object.freeze({
+            issuer: e.PARLEY_OIDC_ISSUER,
+            clientId: e.PARLEY_OIDC_CLIENT_ID,
+            clientSecret: e.PARLEY_OIDC_CLIENT_SECRET,
+            roleClaim: e.PARLEY_OIDC_ROLE_CLAIM,
+            roleMap: new Map(e.PARLEY_OIDC_ROLE_MAP),
+          })
+        : null,
   });
 }

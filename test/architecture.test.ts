@@ -208,6 +208,7 @@ const TABLE_OWNERS: Record<string, string> = {
   projects: "src/modules/projects/",
   admins: "src/modules/admins/",
   admin_sessions: "src/modules/admins/",
+  admin_identities: "src/modules/sso/store.ts",
   setup_token: "src/modules/admins/",
   admin_second_factors: "src/modules/admins/mfa-store.ts",
   admin_recovery_codes: "src/modules/admins/mfa-store.ts",

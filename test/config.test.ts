@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { ConfigError, loadConfig } from "../src/config";
+import { ROLES } from "../src/http/roles";
 
 describe("config", () => {
   test("embedded defaults (decisions.md)", () => {
@@ -37,5 +38,33 @@ describe("config", () => {
       expect(() => loadConfig({ [name]: "" })).toThrow(name);
     }
     expect(loadConfig({ PARLEY_PROCESSING_MIN_SECONDS: "0.5", PARLEY_RATE_LIMIT_PER_SECOND: "0" })).toMatchObject({ rateLimit: { perSecond: 0 } });
+  });
+
+  describe("single sign-on (PARLEY_OIDC_*)", () => {
+    const issuer = { PARLEY_OIDC_ISSUER: "https://idp.clinic.example/realms/staff", PARLEY_OIDC_CLIENT_ID: "parley" };
+
+    test("off by default; on with an issuer, a client and a role map whose groups may hold '='", () => {
+      expect(loadConfig({}).oidc).toBeNull();
+      const c = loadConfig({ ...issuer, PARLEY_OIDC_CLIENT_SECRET: "s", PARLEY_OIDC_ROLE_MAP: " parley-admins = admin , cn=auditors=compliance" });
+      expect(c.oidc).toMatchObject({ issuer: issuer.PARLEY_OIDC_ISSUER, clientId: "parley", clientSecret: "s", roleClaim: "groups" });
+      expect([...c.oidc!.roleMap]).toEqual([
+        ["parley-admins", "admin"],
+        ["cn=auditors", "compliance"],
+      ]);
+    });
+
+    test("every role of src/http/roles.ts may be mapped to, and nothing else", () => {
+      const map = ROLES.map((role) => `g-${role}=${role}`).join(",");
+      expect([...loadConfig({ ...issuer, PARLEY_OIDC_ROLE_MAP: map }).oidc!.roleMap.values()]).toEqual([...ROLES]);
+      expect(() => loadConfig({ ...issuer, PARLEY_OIDC_ROLE_MAP: "g=superuser" })).toThrow("PARLEY_OIDC_ROLE_MAP");
+      expect(() => loadConfig({ ...issuer, PARLEY_OIDC_ROLE_MAP: "admin" })).toThrow("GROUP=ROLE");
+    });
+
+    test("an issuer needs a client id and a role map; a client without an issuer is named too", () => {
+      expect(() => loadConfig({ PARLEY_OIDC_ISSUER: issuer.PARLEY_OIDC_ISSUER, PARLEY_OIDC_ROLE_MAP: "g=admin" })).toThrow("PARLEY_OIDC_CLIENT_ID");
+      expect(() => loadConfig(issuer)).toThrow("PARLEY_OIDC_ROLE_MAP");
+      expect(() => loadConfig({ PARLEY_OIDC_CLIENT_ID: "parley" })).toThrow("PARLEY_OIDC_ISSUER");
+      expect(() => loadConfig({ ...issuer, PARLEY_OIDC_ISSUER: "not a url", PARLEY_OIDC_ROLE_MAP: "g=admin" })).toThrow("PARLEY_OIDC_ISSUER");
+    });
   });
 });

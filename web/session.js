@@ -3,6 +3,7 @@
 import { adminApi, ApiError, setCsrfToken } from "./api.js";
 import { adviceParagraphs, modelsAdvice } from "./components/models-advice.js";
 import { enrolmentSection } from "./components/second-factor.js";
+import { offerSso, showSsoRefused, takeSsoRefusal } from "./sso.js";
 import { h, showFormError } from "./ui.js";
 
 const $ = (sel) => document.querySelector(sel);
@@ -12,9 +13,7 @@ function showGate(formId, send, signedIn) {
   const gate = $("#gate");
   gate.replaceChildren($(`#${formId}-template`).content.cloneNode(true));
   gate.hidden = false;
-  for (const el of ["#nav", "#switcher", "#sign-out", "#menu-toggle", "#view"]) $(el).hidden = true;
-  setMenuOpen(false);
-  $("#who").textContent = "";
+  hideShell();
   const form = $(`#${formId}`);
   const errorLine = $(`#${formId}-error`);
   const button = form.querySelector("button[type=submit]");
@@ -31,6 +30,12 @@ function showGate(formId, send, signedIn) {
   });
   form.querySelector("input").focus();
   return form;
+}
+
+function hideShell() {
+  for (const el of ["#nav", "#switcher", "#sign-out", "#menu-toggle", "#view"]) $(el).hidden = true;
+  setMenuOpen(false);
+  $("#who").textContent = "";
 }
 
 function showShell(session) {
@@ -80,7 +85,10 @@ function showEnrolmentGate(session, signedIn) {
 /** Shows the setup form (no administrator yet) or the sign-in form. */
 async function showSignedOut(signedIn) {
   const setup = await adminApi("/setup").catch(() => ({ open: false }));
-  if (!setup.open) return void showGate("sign-in", (body) => adminApi("/session", { method: "POST", body }), afterPassword(signedIn));
+  if (!setup.open) {
+    showGate("sign-in", (body) => adminApi("/session", { method: "POST", body }), afterPassword(signedIn));
+    return void offerSso(setup.sso);
+  }
   showGate("setup", (body) => adminApi("/setup", { method: "POST", body }), signedIn);
   $("#setup-token-field").hidden = setup.from_loopback;
   $("#setup-token-help").hidden = setup.from_loopback;
@@ -165,6 +173,11 @@ export async function startSession({ onSignedIn, onSignedOut }) {
     if ($("#gate").hidden) signedOut();
   });
 
+  const refusal = takeSsoRefusal();
+  if (refusal !== null) {
+    hideShell();
+    return showSsoRefused($("#gate"), refusal);
+  }
   try {
     signedIn(await adminApi("/session"));
   } catch (err) {

@@ -120,6 +120,8 @@ describe("role matrix", () => {
     "GET /dashboard/api/setup": "before any session",
     "POST /dashboard/api/setup": "before any session",
     "POST /dashboard/api/session": "signs in",
+    "GET /dashboard/api/sso/start": "signs in with single sign-on (test/modules/sso.test.ts)",
+    "GET /dashboard/api/sso/callback": "signs in with single sign-on (test/modules/sso.test.ts)",
     "DELETE /dashboard/api/session": "signs out the session calling it (test/modules/admins.test.ts)",
     "GET /dashboard/api/system/doctor": "the doctor token's, not a session's (decision 119)",
     "DELETE /dashboard/api/break-glass/:id": "its opener or an owner (test/modules/roles.test.ts)",

@@ -195,7 +195,7 @@ describe("dashboard sessions", () => {
 describe("first-run setup", () => {
   test("away from the box it needs the printed setup token, which works once", async () => {
     const t = await makeTestApp();
-    expect(await (await send(t, "GET", "/dashboard/api/setup")).json()).toEqual({ open: true, from_loopback: false });
+    expect(await (await send(t, "GET", "/dashboard/api/setup")).json()).toEqual({ open: true, from_loopback: false, sso: false });
     const printed = t.deps.dashboardSessions.setupTokenToPrint()!;
     expect(printed).toMatch(/^setup_/);
     const body = { email: "first@clinic.example", password: "the first good password" };
@@ -225,7 +225,7 @@ describe("first-run setup", () => {
         });
       expect((await post({ "x-forwarded-for": "203.0.113.9" })).status).toBe(403);
       expect((await post({ forwarded: "for=203.0.113.9" })).status).toBe(403);
-      expect(await (await fetch(`${base}/dashboard/api/setup`)).json()).toEqual({ open: true, from_loopback: true });
+      expect(await (await fetch(`${base}/dashboard/api/setup`)).json()).toEqual({ open: true, from_loopback: true, sso: false });
       expect((await post()).status).toBe(201);
     } finally {
       server.stop(true);

@@ -36,14 +36,21 @@ export async function signIn(page: Page, base: string, who: { email: string; pas
  * The real test app (test/helpers.ts) listening on 127.0.0.1 as `serve` listens (HTTPS with
  * `env: { PARLEY_TLS: "auto" }`; pages ignore that certificate's being self-signed), with a project "acme" (a
  * secret key per mode in `tenant`; none with `project: null`), an administrator (ADMIN;
- * none with `admin: false`) and a headless Chromium.
+ * none with `admin: false`) and a headless Chromium. `port` (default: any free one) is for a
+ * test whose configuration must name the address first (PARLEY_PUBLIC_URL).
  * Call stop() in afterAll. The app's clock is a ManualClock (`t.clock`).
  */
-export async function startDashboard(options: Parameters<typeof makeTestApp>[0] & { project?: string | null; admin?: boolean } = {}) {
+export async function startDashboard(options: Parameters<typeof makeTestApp>[0] & { project?: string | null; admin?: boolean; port?: number } = {}) {
   const t = await makeTestApp(options);
   const tenant = options.project === null ? null : makeTenant(t.deps, options.project ?? "acme");
   if (options.admin !== false) await createAdmin(t.deps.db, ADMIN.email, ADMIN.password, "owner", t.clock.now());
-  const listenOptions = { port: 0, hostname: "127.0.0.1", maxRequestBodySize: t.deps.config.uploads.maxBytes, idleTimeout: 255, reusePort: false as const };
+  const listenOptions = {
+    port: options.port ?? 0,
+    hostname: "127.0.0.1",
+    maxRequestBodySize: t.deps.config.uploads.maxBytes,
+    idleTimeout: 255,
+    reusePort: false as const,
+  };
   const listener = listenWithCertificate(
     t.app,
     listenOptions,

@@ -41,7 +41,8 @@ export function adminRoutes(deps: Deps) {
 
   const open = new Elysia()
     .onBeforeHandle(({ request }) => refuseCrossSiteWrites(request))
-    .get("/setup", ({ request, server }) => ({ open: sessions.setupOpen(), from_loopback: fromLoopback(server, request) }))
+    // What the signed-out page needs in one request: the setup form or sign-in, and whether sign-in offers SSO.
+    .get("/setup", ({ request, server }) => ({ open: sessions.setupOpen(), from_loopback: fromLoopback(server, request), sso: deps.config.oidc !== null }))
     .post(
       "/setup",
       async ({ request, server, body, set }) => {

@@ -61,6 +61,25 @@ export async function createAdmin(db: Database, email: string, password: string,
 }
 
 /**
+ * An account that single sign-on signs in (decision 144): its password is random and never
+ * shown, so only the identity provider lets its person in. `link` runs in the same
+ * transaction, to record the identity the account belongs to.
+ */
+export async function createSsoAdmin(db: Database, email: string, role: Role, now: Date, actor: Actor, link: (admin: Admin) => void): Promise<Admin> {
+  const normal = normalEmail(email);
+  const hash = await hashPassword(newSecret("sso_"));
+  return db
+    .transaction(() => {
+      if (findAdminByEmail(db, normal)) throw new ApiError("resource_already_exists", `An administrator ${normal} already exists.`, { param: "email" });
+      const admin = insertAdmin(db, normal, hash, role, now);
+      recordAudit(db, actor, null, "admin.create", [admin.id], now);
+      link(admin);
+      return admin;
+    })
+    .immediate();
+}
+
+/**
  * The first administrator, from the dashboard's setup page: refused once any exists, so
  * of two racing setups one wins (the insert and the check are one statement's transaction).
  */

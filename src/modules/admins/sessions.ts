@@ -12,7 +12,7 @@ import { LoginThrottle } from "./login-throttle";
 import type { SessionView } from "./schema";
 import { type Admin, checkAdminPassword, countAdmins, hashPassword, openSetupToken } from "./service";
 import { endSession, findSession, findSetupTokenHash, insertSession, purgeSessions, selectSessionTenant, type SignedInWith, touchSession } from "./store";
-import { adminActor } from "../audit/service";
+import { adminActor, recordAudit } from "../audit/service";
 import { type FactorOwner, type SecondFactorDeps, secondFactorStatus, verifySecondFactor } from "./mfa";
 import { SignInChallenges } from "./mfa-challenges";
 
@@ -138,12 +138,20 @@ export class AdminSessions implements DashboardSessions {
     purgeSessions(db, new Date(now.getTime() - Math.max(this.idleMs, this.maxMs)));
     const token = newSecret("ses_");
     const firstProject = listProjects(db)[0] ?? null;
-    insertSession(db, admin.id, sha256Hex(token), firstProject?.id ?? null, now, signedInWith);
+    db.transaction(() => {
+      insertSession(db, admin.id, sha256Hex(token), firstProject?.id ?? null, now, signedInWith);
+      recordAudit(db, adminActor({ adminId: admin.id, adminEmail: admin.email }), null, "admin.sign_in", [admin.id], now);
+    })();
     return { token, session: this.find(token, now)! };
   }
 
   end(session: DashboardSession): void {
-    endSession(this.deps.db, session.id, this.deps.clock.now());
+    const { db, clock } = this.deps;
+    const now = clock.now();
+    db.transaction(() => {
+      endSession(db, session.id, now);
+      recordAudit(db, adminActor(session), null, "admin.sign_out", [session.adminId], now);
+    })();
   }
 
   /** Switches the project and mode a session acts in (404 for an unknown project); returns the session as it now is. */

@@ -55,6 +55,10 @@ export const AUDIT_ACTIONS = [
   "portal.sign_in",
   "portal.sign_in.refused",
   "portal.sign_out",
+  // Dashboard sign-in and sign-out, and a single sign-on refused (issue 32)
+  "admin.sign_in",
+  "admin.sign_out",
+  "admin.sign_in.refused",
 ] as const;
 
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];

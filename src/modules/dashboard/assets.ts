@@ -6,6 +6,7 @@ import appJs from "../../../web/app.js" with { type: "text" };
 import apiJs from "../../../web/api.js" with { type: "text" };
 import indexHtml from "../../../web/index.html" with { type: "text" };
 import sessionJs from "../../../web/session.js" with { type: "text" };
+import ssoJs from "../../../web/sso.js" with { type: "text" };
 import uiJs from "../../../web/ui.js" with { type: "text" };
 import keysPage from "../../../web/pages/keys.js" with { type: "text" };
 import accountPage from "../../../web/pages/account.js" with { type: "text" };
@@ -68,6 +69,7 @@ export const ASSETS: Readonly<Record<string, string>> = Object.assign(Object.cre
   "favicon.svg": favicon,
   "api.js": apiJs,
   "session.js": sessionJs,
+  "sso.js": ssoJs,
   "ui.js": uiJs,
   "pages/keys.js": keysPage,
   "pages/account.js": accountPage,

@@ -17,7 +17,7 @@ declare module "*.opus" {
   const path: string;
   export default path;
 }
-// The transcript exports' typeface, imported `with { type: "file" }`: a path to read.
+// The typeface of the documents Parley writes (src/documents/fonts.ts), imported `with { type: "file" }`: a path to read.
 declare module "*.ttf" {
   const path: string;
   export default path;

@@ -1,5 +1,5 @@
 import { AlignmentType, CharacterSet, Document, Footer, LineRuleType, Packer, PageNumber, Paragraph, Tab, TabStopType, TextRun } from "docx";
-import { FONT_FAMILY, transcriptFonts } from "./fonts";
+import { FONT_FAMILY, documentFonts } from "../../../documents/fonts";
 import type { LegalDocument } from "./legal";
 
 /** Sizes in twentieths of a point (twips), text in half points, as Word counts them. */
@@ -29,7 +29,7 @@ function lineParagraph(line: LegalDocument["pages"][number][number], number: num
 
 /** The legal transcript as a Word document: the same pages and numbered lines as the PDF, with the face embedded. */
 export async function renderLegalDocx(doc: LegalDocument): Promise<Uint8Array<ArrayBuffer>> {
-  const fonts = transcriptFonts();
+  const fonts = documentFonts();
   const footer = new Footer({
     children: [
       new Paragraph({

@@ -1,5 +1,5 @@
 import PDFDocument from "pdfkit";
-import { ADVANCE, transcriptFonts } from "./fonts";
+import { ADVANCE, documentFonts } from "../../../documents/fonts";
 import { CHARS_PER_LINE, type LegalDocument, LINES_PER_PAGE } from "./legal";
 
 /** US Letter in points, as court transcripts are. */
@@ -16,7 +16,7 @@ const TEXT_X = 108;
 
 /** The legal transcript as a PDF: each page's 25 lines numbered, times in the left margin, "Page n of m" at its foot. */
 export function renderLegalPdf(doc: LegalDocument, createdAt: Date): Promise<Uint8Array<ArrayBuffer>> {
-  const fonts = transcriptFonts();
+  const fonts = documentFonts();
   // The face is the document's default, so pdfkit never reads its standard (AFM) fonts, which a compiled executable lacks.
   const pdf = new PDFDocument({
     size: [PAGE.width, PAGE.height],

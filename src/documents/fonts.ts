@@ -1,5 +1,7 @@
-// The transcript's typeface, imported `with { type: "file" }` so a compiled executable carries
-// it (bun embeds the file and hands back a path it can read). DejaVu Sans Mono: free (the
+// The typeface of the documents Parley writes (transcript exports, the chart's note PDF),
+// imported `with { type: "file" }` so a compiled executable carries it (bun embeds the file
+// and hands back a path it can read). pdfkit's own standard fonts cannot be used: its Node
+// build reads them from its package folder at run time, which an executable lacks. DejaVu Sans Mono: free (the
 // Bitstream Vera licence, fonts/LICENSE), monospaced so lines are counted in characters, and
 // with the accents and scripts names carry, which the PDF standard fonts lack (decision 156).
 import { readFileSync } from "node:fs";
@@ -14,7 +16,7 @@ export const ADVANCE = 0.602;
 let loaded: { regular: Buffer; bold: Buffer } | null = null;
 
 /** The face's files, read once, at the first export (never at start). */
-export function transcriptFonts(): { regular: Buffer; bold: Buffer } {
+export function documentFonts(): { regular: Buffer; bold: Buffer } {
   loaded ??= { regular: readFileSync(regularPath), bold: readFileSync(boldPath) };
   return loaded;
 }

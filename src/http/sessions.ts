@@ -40,16 +40,19 @@ export interface DashboardSessions {
   ofRequest(request: Request, now: Date): DashboardSession | null;
 }
 
-/** The session token in a request's Cookie header, or null. */
-export function sessionTokenOf(request: Request): string | null {
+/** The value of cookie `name` in a request's Cookie header, or null. */
+export function cookieOf(request: Request, name: string): string | null {
   const header = request.headers.get("cookie");
   if (!header) return null;
   for (const part of header.split(";")) {
     const eq = part.indexOf("=");
-    if (eq > 0 && part.slice(0, eq).trim() === SESSION_COOKIE) return part.slice(eq + 1).trim() || null;
+    if (eq > 0 && part.slice(0, eq).trim() === name) return part.slice(eq + 1).trim() || null;
   }
   return null;
 }
+
+/** The session token in a request's Cookie header, or null. */
+export const sessionTokenOf = (request: Request): string | null => cookieOf(request, SESSION_COOKIE);
 
 /** The CSRF token bound to a session token: derived, so nothing more is stored, and unreadable without the HttpOnly cookie. */
 export function csrfTokenOf(sessionToken: string): string {
@@ -61,8 +64,8 @@ const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
 /** Whether a request may change state: every method but GET, HEAD and OPTIONS. */
 export const changesState = (request: Request): boolean => !SAFE_METHODS.has(request.method);
 
-/** Whether a state-changing request carries its session's CSRF token (safe methods need none). */
-export function carriesCsrfToken(request: Request, session: DashboardSession): boolean {
+/** Whether a state-changing request carries its session's CSRF token (safe methods need none); dashboard and portal sessions alike. */
+export function carriesCsrfToken(request: Request, session: { readonly csrfToken: string }): boolean {
   if (!changesState(request)) return true;
   const sent = request.headers.get(CSRF_HEADER);
   return sent !== null && constantTimeEqual(sent, session.csrfToken);
@@ -73,7 +76,10 @@ export function isHttps(request: Request): boolean {
   return new URL(request.url).protocol === "https:" || request.headers.get("x-forwarded-proto") === "https";
 }
 
-/** The Set-Cookie value that stores a session token in the browser (an empty token with age 0 clears it). */
-export function sessionCookie(token: string, maxAgeSeconds: number, secure: boolean): string {
-  return `${SESSION_COOKIE}=${token}; Path=/; HttpOnly; SameSite=Strict; Max-Age=${maxAgeSeconds}${secure ? "; Secure" : ""}`;
+/** The Set-Cookie value that stores a session token in cookie `name` (an empty token with age 0 clears it); Path=/, HttpOnly, SameSite=Strict. */
+export function httpOnlyCookie(name: string, token: string, maxAgeSeconds: number, secure: boolean): string {
+  return `${name}=${token}; Path=/; HttpOnly; SameSite=Strict; Max-Age=${maxAgeSeconds}${secure ? "; Secure" : ""}`;
 }
+
+/** The Set-Cookie value that stores a dashboard session token in the browser (an empty token with age 0 clears it). */
+export const sessionCookie = (token: string, maxAgeSeconds: number, secure: boolean): string => httpOnlyCookie(SESSION_COOKIE, token, maxAgeSeconds, secure);

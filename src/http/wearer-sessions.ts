@@ -1,8 +1,7 @@
 import type { Mode } from "../tenancy";
 import type { Principal } from "./auth";
 import { ApiError } from "./errors";
-import { CSRF_HEADER, changesState } from "./sessions";
-import { constantTimeEqual } from "../crypto";
+import { carriesCsrfToken, cookieOf, httpOnlyCookie } from "./sessions";
 import type { Scope } from "./scopes";
 
 /**
@@ -35,27 +34,10 @@ export interface WearerSessions {
 }
 
 /** The portal session token in a request's Cookie header, or null. */
-export function portalTokenOf(request: Request): string | null {
-  const header = request.headers.get("cookie");
-  if (!header) return null;
-  for (const part of header.split(";")) {
-    const eq = part.indexOf("=");
-    if (eq > 0 && part.slice(0, eq).trim() === PORTAL_COOKIE) return part.slice(eq + 1).trim() || null;
-  }
-  return null;
-}
+export const portalTokenOf = (request: Request): string | null => cookieOf(request, PORTAL_COOKIE);
 
 /** The Set-Cookie value that stores a portal token (an empty token with age 0 clears it). Path=/: the portal calls /v1. */
-export function portalCookie(token: string, maxAgeSeconds: number, secure: boolean): string {
-  return `${PORTAL_COOKIE}=${token}; Path=/; HttpOnly; SameSite=Strict; Max-Age=${maxAgeSeconds}${secure ? "; Secure" : ""}`;
-}
-
-/** Whether a state-changing request carries the wearer session's CSRF token (safe methods need none). */
-export function carriesWearerCsrf(request: Request, session: WearerSession): boolean {
-  if (!changesState(request)) return true;
-  const sent = request.headers.get(CSRF_HEADER);
-  return sent !== null && constantTimeEqual(sent, session.csrfToken);
-}
+export const portalCookie = (token: string, maxAgeSeconds: number, secure: boolean): string => httpOnlyCookie(PORTAL_COOKIE, token, maxAgeSeconds, secure);
 
 /**
  * A wearer's session acts with exactly the powers of a restricted key confined to their end
@@ -88,6 +70,6 @@ export function wearerPrincipal(sessions: WearerSessions | undefined, request: R
   if (!sessions || !portalTokenOf(request)) return null;
   const session = sessions.ofRequest(request, now);
   if (!session) throw new ApiError("unauthorized", "Your portal session has ended (signed out, idle too long or too old): sign in again.");
-  if (!carriesWearerCsrf(request, session)) throw new ApiError("forbidden", "This request changes state but lacks the session's CSRF token (X-CSRF-Token).");
+  if (!carriesCsrfToken(request, session)) throw new ApiError("forbidden", "This request changes state but lacks the session's CSRF token (X-CSRF-Token).");
   return principalOfWearer(session);
 }

@@ -5,8 +5,8 @@ import { dashboardSessionOnly, refuseCrossSiteWrites } from "../../http/auth";
 import { ApiError } from "../../http/errors";
 import { requestIdOf } from "../../http/request-id";
 import { DASHBOARD_POWERS } from "../../http/roles";
-import { isHttps } from "../../http/sessions";
-import { carriesWearerCsrf, portalCookie, type WearerSession } from "../../http/wearer-sessions";
+import { carriesCsrfToken, isHttps } from "../../http/sessions";
+import { portalCookie, type WearerSession } from "../../http/wearer-sessions";
 import { adminActor, recordAudit } from "../audit/service";
 import { findEndUser } from "../end-users/service";
 import { SECURITY_HEADERS, TYPES } from "../dashboard/routes";
@@ -50,7 +50,7 @@ function sessionRoutes(deps: Deps) {
   const current = (request: Request): WearerSession => {
     const session = sessions.ofRequest(request, deps.clock.now());
     if (!session) throw new ApiError("unauthorized", "Sign in with the link your administrator sent you.");
-    if (!carriesWearerCsrf(request, session)) throw new ApiError("forbidden", "This request changes state but lacks the session's CSRF token (X-CSRF-Token).");
+    if (!carriesCsrfToken(request, session)) throw new ApiError("forbidden", "This request changes state but lacks the session's CSRF token (X-CSRF-Token).");
     return session;
   };
   return new Elysia({ prefix: "/me/api" })

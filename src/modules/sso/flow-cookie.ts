@@ -1,3 +1,5 @@
+import { cookieOf } from "../../http/sessions";
+
 /**
  * The cookie that ties a started sign-in to the browser that started it (login CSRF): its
  * flow id, nothing else. One per sign-in page (the dashboard's, the portal's), each scoped to
@@ -23,11 +25,7 @@ export class FlowCookie {
   }
 
   of(request: Request): string | null {
-    for (const part of (request.headers.get("cookie") ?? "").split(";")) {
-      const [name, value] = part.trim().split("=", 2);
-      if (name === this.name && value) return value;
-    }
-    return null;
+    return cookieOf(request, this.name);
   }
 }
 

@@ -2,8 +2,8 @@ import { generateKeyPairSync, sign } from "node:crypto";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import Provider from "oidc-provider";
 
-/** A person at the test provider: signs in by typing `login`; `groups` is sent as given, so a test can send a wrong type. */
-export type OidcUser = { login: string; email?: string; groups?: unknown };
+/** A person at the test provider: signs in by typing `login`; `groups` and `emailVerified` (email_verified, left out when unset) are sent as given, so a test can send a wrong type. */
+export type OidcUser = { login: string; email?: string; emailVerified?: unknown; groups?: unknown };
 
 const CLIENT_ID = "parley-dashboard";
 const CLIENT_SECRET = "a-test-client-secret-of-some-length";
@@ -47,7 +47,7 @@ export async function startOidcProvider(users: readonly OidcUser[], redirectUris
     ],
     jwks: { keys: [jwk] },
     cookies: { keys: ["a-test-cookie-signing-key"] },
-    claims: { openid: ["sub", "groups"], email: ["email"] },
+    claims: { openid: ["sub", "groups"], email: ["email", "email_verified"] },
     // As Keycloak and Entra ID do, when asked: the claims in the ID token itself.
     conformIdTokenClaims: !options.claimsInIdToken,
     features: { devInteractions: { enabled: false } },
@@ -57,7 +57,7 @@ export async function startOidcProvider(users: readonly OidcUser[], redirectUris
     ttl: { Interaction: 600, Session: 600, Grant: 600, AccessToken: 600, IdToken: 600, AuthorizationCode: 60 },
     async findAccount(_ctx, id) {
       const user = users.find((u) => u.login === id);
-      return user && { accountId: id, claims: async () => ({ sub: id, email: user.email, groups: user.groups }) };
+      return user && { accountId: id, claims: async () => ({ sub: id, email: user.email, email_verified: user.emailVerified, groups: user.groups }) };
     },
     // Consent is implied: the tests are about the client, and an IT department's provider asks none for its own apps.
     async loadExistingGrant(ctx) {

@@ -1,5 +1,6 @@
 import { h } from "/dashboard/ui.js";
 import { portalApi, setCsrfToken } from "./api.js";
+import { offerSso, ssoRefusalText, takeSsoRefusal } from "./sso.js";
 
 // The wearer's portal (decision 147): a small app of three pages over the real /v1 API,
 // acting with the powers of a key confined to the signed-in end user.
@@ -26,6 +27,12 @@ function notice(title, message, tone = "muted") {
   document.getElementById("who").textContent = "";
   view.replaceChildren(h("h1", {}, title), h("p", { class: tone, role: tone === "error" ? "alert" : "status" }, message));
   document.title = `${title} · Parley`;
+}
+
+/** The signed-out page: `message`, and "Sign in with SSO" where the server offers it. */
+function signedOut(title, message, tone) {
+  notice(title, message, tone);
+  offerSso(view);
 }
 
 /** /me/invite#TOKEN: spends the link (once) and opens the portal; the token leaves the address bar at once. */
@@ -66,10 +73,12 @@ async function route() {
 
 async function start() {
   if (location.pathname === "/me/invite") return redeem();
+  const refusal = takeSsoRefusal();
   try {
     session = await portalApi("/session");
   } catch (err) {
-    if (err.status === 401) return notice("Signed out", "Open the sign-in link your administrator sent you to see your conversations.");
+    if (err.status === 401 && refusal) return signedOut("Single sign-on did not sign you in", ssoRefusalText(refusal), "error");
+    if (err.status === 401) return signedOut("Signed out", "Open the sign-in link your administrator sent you to see your conversations.");
     return notice("Parley is out of reach", err.message, "error");
   }
   setCsrfToken(session.csrf_token);
@@ -83,11 +92,11 @@ async function start() {
 signOut.addEventListener("click", async () => {
   await portalApi("/session", { method: "DELETE" }).catch(() => {});
   session = null;
-  notice("Signed out", "You have signed out. Open a new sign-in link to come back.");
+  signedOut("Signed out", "You have signed out. Open a new sign-in link to come back.");
 });
 addEventListener("portal:unauthorized", () => {
   session = null;
-  notice("Signed out", "Your session has ended. Open a new sign-in link to come back.");
+  signedOut("Signed out", "Your session has ended. Open a new sign-in link to come back.");
 });
 
 start();

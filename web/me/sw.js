@@ -12,6 +12,7 @@ const SHELL = [
   "/me/library.js",
   "/me/recording.js",
   "/me/ask.js",
+  "/me/sso.js",
   "/me/icon.svg",
   "/me/icon-maskable.svg",
   "/me/manifest.webmanifest",

@@ -7,6 +7,7 @@ import apiJs from "../../../web/me/api.js" with { type: "text" };
 import askJs from "../../../web/me/ask.js" with { type: "text" };
 import libraryJs from "../../../web/me/library.js" with { type: "text" };
 import recordingJs from "../../../web/me/recording.js" with { type: "text" };
+import ssoJs from "../../../web/me/sso.js" with { type: "text" };
 import swJs from "../../../web/me/sw.js" with { type: "text" };
 import meCss from "../../../web/me/me.css" with { type: "text" };
 import icon from "../../../web/me/icon.svg" with { type: "text" };
@@ -21,6 +22,7 @@ export const PORTAL_ASSETS: Readonly<Record<string, string>> = Object.assign(Obj
   "ask.js": askJs,
   "library.js": libraryJs,
   "recording.js": recordingJs,
+  "sso.js": ssoJs,
   "sw.js": swJs,
   "me.css": meCss,
   "icon.svg": icon,

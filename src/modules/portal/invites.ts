@@ -73,9 +73,10 @@ export function redeemInvite(deps: InviteDeps, token: string, origin: RequestOri
 export const wearerActor = (endUserId: string, origin?: RequestOrigin): Actor => ({ type: "wearer", id: endUserId, origin });
 
 /**
- * The single sign-on hook (decision 147): the SSO module calls this with an ID token's
- * verified email claim once its own checks passed. The email must name exactly one live end
- * user (case-insensitive); none or several is 403, audited by the caller as SSO refusals are.
+ * The single sign-on hook (decision 147): the portal's single sign-on (./sso.ts, decision
+ * 170) calls this with an ID token's verified email claim once the provider's answer passed
+ * its checks. The email must name exactly one live end user (case-insensitive); none or
+ * several is 403, which the caller turns into its audited refusal.
  */
 export function startWearerSessionByEmail(deps: InviteDeps, email: string, origin: RequestOrigin): StartedWearerSession {
   const { db, clock, portalSessions } = deps;

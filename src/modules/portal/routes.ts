@@ -13,6 +13,7 @@ import { SECURITY_HEADERS, TYPES } from "../dashboard/routes";
 import { PORTAL_ASSETS } from "./assets";
 import { issueInvite, redeemInvite, wearerActor } from "./invites";
 import { redeemBody, type WearerView } from "./schema";
+import { portalSsoRoutes } from "./sso";
 
 const PORTAL_TYPES: Record<string, string> = { ...TYPES, webmanifest: "application/manifest+json" };
 
@@ -92,10 +93,11 @@ function inviteRoutes(deps: Deps) {
     });
 }
 
-/** The wearer's portal: its files at /me (public: what they show needs a wearer's session), its session API, and the dashboard's invite button. */
+/** The wearer's portal: its files at /me (public: what they show needs a wearer's session), its session API and single sign-on, and the dashboard's invite button. */
 export function portalRoutes(deps: Deps) {
   return new Elysia({ name: "parley.portal" })
     .use(sessionRoutes(deps))
+    .use(portalSsoRoutes(deps))
     .use(inviteRoutes(deps))
     .get("/me", () => serve(""))
     .get("/me/*", ({ params }) => serve(params["*"]));

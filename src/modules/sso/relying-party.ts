@@ -11,8 +11,22 @@ export const FLOW_TTL_MS = 10 * 60_000;
  */
 const MAX_PENDING_FLOWS = 1000;
 
-/** Why a sign-in was refused: the code the refusal page explains (web/sso.js), never a message from the outside. */
-export type SsoRefusalReason = "unreachable" | "expired" | "cancelled" | "rejected" | "no_email" | "no_role" | "claim_type" | "account_conflict" | "last_owner";
+/**
+ * Why a sign-in was refused: the code the refusal page explains (web/sso.js, and web/me/app.js
+ * for the portal's own two, unverified_email and no_wearer), never a message from the outside.
+ */
+export type SsoRefusalReason =
+  | "unreachable"
+  | "expired"
+  | "cancelled"
+  | "rejected"
+  | "no_email"
+  | "no_role"
+  | "claim_type"
+  | "account_conflict"
+  | "last_owner"
+  | "unverified_email"
+  | "no_wearer";
 
 /** A sign-in that ends without a session; `detail` is for the log and the operator, `reason` for the person. */
 export class SsoRefusal extends Error {

@@ -5,44 +5,19 @@ import type { Deps } from "../../deps";
 import { ApiError } from "../../http/errors";
 import { requestIdOf } from "../../http/request-id";
 import { isHttps, sessionCookie } from "../../http/sessions";
+import { FlowCookie, seeOther } from "./flow-cookie";
 import { FLOW_TTL_MS, RelyingParty, SsoRefusal } from "./relying-party";
 import { adminOfIdentity, wantedClaims } from "./service";
 
 /** Where the provider sends the browser back; PARLEY_PUBLIC_URL plus this is the redirect URI to register. */
 export const SSO_CALLBACK_PATH = "/dashboard/api/sso/callback";
 
-/** The cookie that ties a started sign-in to the browser that started it (login CSRF): its flow id, nothing else. */
-const FLOW_COOKIE = "parley_sso_flow";
-const FLOW_COOKIE_PATH = "/dashboard/api/sso";
-
-/**
- * SameSite=Lax, not Strict: the callback is a navigation from the provider's site, and a
- * Strict cookie would not come with it. It is HttpOnly, scoped to the SSO routes, and
- * spent by the callback.
- */
-function flowCookie(flowId: string, maxAgeSeconds: number, secure: boolean): string {
-  return `${FLOW_COOKIE}=${flowId}; Path=${FLOW_COOKIE_PATH}; HttpOnly; SameSite=Lax; Max-Age=${maxAgeSeconds}${secure ? "; Secure" : ""}`;
-}
-
-function flowIdOf(request: Request): string | null {
-  for (const part of (request.headers.get("cookie") ?? "").split(";")) {
-    const [name, value] = part.trim().split("=", 2);
-    if (name === FLOW_COOKIE && value) return value;
-  }
-  return null;
-}
+const flowCookie = new FlowCookie("parley_sso_flow", "/dashboard/api/sso");
 
 const originOf = (request: Request, server: Server<unknown> | null, set: { headers: Record<string, unknown> }): RequestOrigin => ({
   requestId: requestIdOf(set) ?? null,
   clientAddress: server?.requestIP(request)?.address ?? null,
 });
-
-/** A 303 to `location`, with the cookies given. */
-function seeOther(location: string, cookies: string[]): Response {
-  const headers = new Headers({ location, "cache-control": "no-store" });
-  for (const cookie of cookies) headers.append("set-cookie", cookie);
-  return new Response(null, { status: 303, headers });
-}
 
 /**
  * Single sign-on for the dashboard (decision 143): /dashboard/api/sso/start sends the browser
@@ -58,7 +33,7 @@ export function ssoRoutes(deps: Deps) {
   const refused = (request: Request, origin: RequestOrigin, refusal: SsoRefusal) => {
     deps.log.warn("dashboard single sign-on refused", { reason: refusal.reason, detail: refusal.detail, address: origin.clientAddress });
     deps.db.transaction(() => deps.audit.record({ type: "sso", id: refusal.subject, origin }, null, "admin.sign_in.refused", []))();
-    return seeOther(`/dashboard?sso_refused=${refusal.reason}`, [flowCookie("", 0, isHttps(request))]);
+    return seeOther(`/dashboard?sso_refused=${refusal.reason}`, [flowCookie.clear(isHttps(request))]);
   };
 
   const enabled = () => {
@@ -71,7 +46,7 @@ export function ssoRoutes(deps: Deps) {
       const { party } = enabled();
       try {
         const { flowId, url } = await party.begin();
-        return seeOther(url.href, [flowCookie(flowId, FLOW_TTL_MS / 1000, isHttps(request))]);
+        return seeOther(url.href, [flowCookie.set(flowId, FLOW_TTL_MS / 1000, isHttps(request))]);
       } catch (err) {
         if (!(err instanceof SsoRefusal)) throw err;
         return refused(request, originOf(request, server, set), err);
@@ -81,11 +56,11 @@ export function ssoRoutes(deps: Deps) {
       const { party, settings } = enabled();
       const origin = originOf(request, server, set);
       try {
-        const identity = await party.finish(flowIdOf(request), new URL(request.url).searchParams, wantedClaims(settings));
+        const identity = await party.finish(flowCookie.of(request), new URL(request.url).searchParams, wantedClaims(settings));
         const admin = await adminOfIdentity(deps.db, settings, identity, deps.clock.now());
         const { token } = sessions.start(admin, "sso");
         deps.log.info("dashboard sign-in with single sign-on", { admin_id: admin.id, role: admin.role, address: origin.clientAddress });
-        return seeOther("/dashboard", [flowCookie("", 0, isHttps(request)), sessionCookie(token, sessions.cookieMaxAgeSeconds, isHttps(request))]);
+        return seeOther("/dashboard", [flowCookie.clear(isHttps(request)), sessionCookie(token, sessions.cookieMaxAgeSeconds, isHttps(request))]);
       } catch (err) {
         if (!(err instanceof SsoRefusal)) throw err;
         return refused(request, origin, err);

@@ -1,6 +1,7 @@
 import { duration } from "/dashboard/components/format.js";
 import { markdown } from "/dashboard/components/markdown.js";
 import { transcriptPlayer } from "/dashboard/components/transcript-player.js";
+import { transcriptEditor } from "/dashboard/pages/recording/corrections.js";
 import { confirmDialog, h, statusBadge, when } from "/dashboard/ui.js";
 import { api, apiUrl } from "./api.js";
 
@@ -21,21 +22,18 @@ export async function render(view, ctx) {
   const hasAudio = !["pending", "streaming"].includes(rec.status);
   const t = Number(ctx.query.get("t"));
   const startMs = ctx.query.has("t") && Number.isFinite(t) ? t : null;
-  const player =
-    txn?.status === "completed" && hasAudio
-      ? transcriptPlayer({ src: apiUrl(`${path}/audio`), segments: txn.segments, startMs, autoplay: ctx.query.get("play") === "1" })
-      : null;
+  const transcript = txn?.status === "completed" && hasAudio ? editableTranscript(ctx, txn, path, { startMs, autoplay: ctx.query.get("play") === "1" }) : null;
   // replaceChildren would write a null as the text "null": absent parts are left out first.
   const parts = [
     h("p", { class: "back" }, h("a", { href: "#/" }, "← My recordings")),
     h("h1", {}, rec.name ?? when(rec.recorded_at ?? rec.created_at), " ", statusBadge(rec.status)),
     h("p", { class: "muted" }, when(rec.recorded_at ?? rec.created_at), " · ", duration(rec.duration_seconds)),
-    player ? h("div", { class: "media" }, player.audio) : null,
+    transcript ? transcript.media : null,
     h(
       "section",
       { "aria-labelledby": "txn-h" },
       h("h2", { id: "txn-h" }, "Transcript"),
-      player ? player.transcript : h("p", { class: "muted" }, transcriptNote(rec, txn)),
+      ...(transcript ? transcript.parts : [h("p", { class: "muted" }, transcriptNote(rec, txn))]),
     ),
     txn?.status === "completed" ? speakersSection(ctx, txn) : null,
     summariesSection(summaries),
@@ -44,6 +42,37 @@ export async function render(view, ctx) {
     alert,
   ];
   view.replaceChildren(...parts.filter(Boolean));
+}
+
+/**
+ * The audio and its transcript (a line plays from there), and the transcript corrected in
+ * place with undo by the dashboard's own editor (issue 25): each change a new revision, the
+ * machine's original kept. Done editing opens the recording anew, so the speakers' names
+ * and the player show the latest revision.
+ */
+function editableTranscript(ctx, txn, path, { startMs, autoplay }) {
+  const player = transcriptPlayer({ src: apiUrl(`${path}/audio`), segments: txn.segments, startMs, autoplay });
+  const body = h("div", {}, player.transcript);
+  const note = h("p", { class: "muted", role: "status" });
+  let current = txn;
+  const edit = h("button", { type: "button", "aria-pressed": "false" }, "Edit transcript");
+  edit.addEventListener("click", () => {
+    // The revision in the address makes it a new one, so the page renders again.
+    if (current !== txn) return ctx.navigate(`#/r/${encodeURIComponent(txn.recording_id)}?revision=${current.revision}`);
+    const editing = edit.getAttribute("aria-pressed") !== "true";
+    edit.setAttribute("aria-pressed", String(editing));
+    edit.textContent = editing ? "Done editing" : "Edit transcript";
+    body.replaceChildren(editing ? transcriptEditor({ api }, current, corrected) : player.transcript);
+  });
+  /** A correction saved: the editor on the new revision, the field that had the focus keeping it. */
+  function corrected(next, message) {
+    const focused = document.activeElement?.getAttribute("aria-label");
+    current = next;
+    note.textContent = message;
+    body.replaceChildren(transcriptEditor({ api }, next, corrected));
+    if (focused) body.querySelector(`[aria-label="${CSS.escape(focused)}"]`)?.focus();
+  }
+  return { media: h("div", { class: "media" }, player.audio), parts: [h("p", { class: "row" }, edit), note, body] };
 }
 
 function transcriptNote(rec, txn) {

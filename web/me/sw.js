@@ -20,6 +20,8 @@ const SHELL = [
   "/dashboard/components/format.js",
   "/dashboard/components/markdown.js",
   "/dashboard/components/transcript-player.js",
+  "/dashboard/components/fields.js",
+  "/dashboard/pages/recording/corrections.js",
 ];
 
 self.addEventListener("install", (event) => {

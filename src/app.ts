@@ -29,7 +29,7 @@ import { transcriptionsRoutes } from "./modules/transcriptions/routes";
 import { recordingsRoutes, uploadTargetRoutes } from "./modules/recordings/routes";
 import { voicesRoutes } from "./modules/voices/routes";
 import { askRoutes } from "./modules/ask/routes";
-import { auditRoutes } from "./modules/audit/routes";
+import { auditRoutes, organizationAuditRoutes } from "./modules/audit/routes";
 import { disclosuresRoutes } from "./modules/disclosures/routes";
 import { legalHoldsRoutes } from "./modules/legal-holds/routes";
 import { exportsRoutes } from "./modules/exports/routes";
@@ -90,6 +90,7 @@ export function createApp(deps: Deps) {
     .use(ssoRoutes(deps))
     .use(keysRoutes(deps))
     .use(breakGlassRoutes(deps))
+    .use(organizationAuditRoutes(deps))
     .use(reprocessRoutes(deps))
     .use(dashboardRoutes(deps, (d, options) => diagnose(d.config, { engines: d.engines, verify: options?.verify })))
     .use(portalRoutes(deps))

@@ -69,4 +69,6 @@ export const DASHBOARD_POWERS = {
   reprocess: ["owner", "admin"],
   /** A wearer's sign-in link to the portal (decision 147): those who manage end users. */
   invites: ["owner", "admin"],
+  /** The organization's own audit rows (sign-ins, accounts, projects): those who audit, and the owner. */
+  organizationAudit: ["owner", "compliance"],
 } as const satisfies Record<string, readonly Role[]>;

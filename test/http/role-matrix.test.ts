@@ -147,6 +147,7 @@ describe("role matrix", () => {
     "DELETE /dashboard/api/keys/:id": ["owner", "admin"],
     "POST /dashboard/api/recordings/reprocess-failed": ["owner", "admin"],
     "POST /dashboard/api/end-users/:id/invite": ["owner", "admin"],
+    "GET /dashboard/api/audit-events": ["owner", "compliance"],
   };
   const dashboardRoutes = appRoutes.filter((r) => r.split(" ")[1]!.startsWith("/dashboard/api/"));
 

@@ -164,6 +164,26 @@ describe("roles", () => {
     expect(changes).toEqual([{ actor_type: "admin", admin_email: owner.email, resource_ids: JSON.stringify([staff.id]) }]);
   });
 
+  test("the organization's own rows (sign-ins, accounts) are read by owners and compliance at /dashboard/api/audit-events, never by a project's key", async () => {
+    const { t, acme } = await appWithContent();
+    const owner = await sessionAs(t, "owner", acme.project.id);
+    const officer = await sessionAs(t, "compliance", acme.project.id);
+    const staff = await sessionAs(t, "admin", acme.project.id);
+    // No project's log shows them: they belong to no project.
+    const projectLog = await t.call("GET", "/v1/audit-events?action=admin.sign_in", { key: acme.test });
+    expect(projectLog.body.data).toEqual([]);
+    const signIns = await officer.call("GET", "/dashboard/api/audit-events?action=admin.sign_in");
+    expect(signIns.status).toBe(200);
+    expect(signIns.body.data.map((e: { actor: { admin_email: string } }) => e.actor.admin_email).sort()).toEqual(
+      [owner.email, officer.email, staff.email].sort(),
+    );
+    const aboutStaff = await owner.call("GET", `/dashboard/api/audit-events?resource_id=${staff.id}`);
+    expect(aboutStaff.body.data.map((e: { action: string }) => e.action)).toContain("admin.sign_in");
+    expect(aboutStaff.body.data.every((e: { resource_ids: string[] }) => e.resource_ids.includes(staff.id))).toBe(true);
+    expect((await staff.call("GET", "/dashboard/api/audit-events")).status).toBe(403);
+    expect((await t.call("GET", "/dashboard/api/audit-events", { key: acme.test })).status).toBe(401);
+  });
+
   test("the last owner is never demoted or removed while others remain", async () => {
     const { t, acme } = await appWithContent();
     const owner = await sessionAs(t, "owner", acme.project.id);

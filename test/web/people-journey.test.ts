@@ -70,6 +70,9 @@ describe.skipIf(!hasChromium)("issue 32 end to end: SSO people, break-glass, dis
       await openFromNav(page, "Compliance");
       const audit = page.getByRole("region", { name: "Audit log" }).getByRole("row");
       await audit.filter({ hasText: "key.create" }).first().waitFor();
+      // So is her own single sign-on, which belongs to no project: the organization's rows.
+      const signIns = page.getByRole("region", { name: "Sign-ins and accounts" }).getByRole("row");
+      await signIns.filter({ hasText: "admin.sign_in" }).filter({ hasText: "olga@clinic.example" }).first().waitFor();
 
       await page.goto(`${d.base}/dashboard#/recordings/${patient.recording}`);
       await page.getByRole("alert").filter({ hasText: "break-glass" }).waitFor();

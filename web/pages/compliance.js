@@ -2,7 +2,7 @@ import "../components/stylesheet.js";
 import { field, formAlert, select, showError, textInput } from "../components/fields.js";
 import { nameBook } from "../components/names.js";
 import { pagedTable } from "../components/table.js";
-import { apiUrl } from "../api.js";
+import { adminApi, apiUrl } from "../api.js";
 import { confirmDialog, h, statusBadge, when } from "../ui.js";
 import { breakGlassSection } from "./compliance/break-glass.js";
 
@@ -58,6 +58,21 @@ export async function render(view, ctx) {
       { title: "Request", cell: (e) => h("code", {}, e.request_id ?? "—") },
     ],
   });
+  // The organization's own rows (sign-ins, accounts and roles): no project's log holds them; owners and compliance read them.
+  const organization = ["owner", "compliance"].includes(ctx.session.admin.role)
+    ? pagedTable({
+        api: adminApi,
+        path: "/audit-events",
+        caption: "Sign-ins and accounts",
+        empty: "No sign-ins or account changes yet.",
+        columns: [
+          { title: "When", cell: (e) => when(e.created_at) },
+          { title: "Action", cell: (e) => e.action },
+          { title: "Actor", cell: (e) => actorOf(e.actor) },
+          { title: "From", cell: (e) => e.client_address ?? "—" },
+        ],
+      })
+    : null;
   const exports = pagedTable({
     api: ctx.api,
     path: "/exports",
@@ -105,8 +120,19 @@ export async function render(view, ctx) {
     ),
     auditFilters(ctx),
     audit.el,
+    ...(organization
+      ? [
+          h("h2", {}, "Sign-ins and accounts"),
+          h(
+            "p",
+            { class: "muted" },
+            "Dashboard sign-ins and sign-outs (password or single sign-on), refused sign-ins, and changes to accounts and roles, in every project.",
+          ),
+          organization.el,
+        ]
+      : []),
   );
-  await Promise.all([holds.load(), audit.load()]);
+  await Promise.all([holds.load(), audit.load(), organization?.load()]);
   followExports(ctx, exports);
 }
 

@@ -1,9 +1,17 @@
 import { Elysia } from "elysia";
 import type { Deps } from "../../deps";
-import { authentication, authorize } from "../../http/auth";
+import { authentication, authorize, dashboardSessionOnly } from "../../http/auth";
 import { pageOf } from "../../http/pagination";
+import { DASHBOARD_POWERS } from "../../http/roles";
 import { auditEventSchema, listAuditEventsQuery } from "./schema";
-import { listAuditEvents } from "./service";
+import { listAuditEvents, listOrganizationAuditEvents } from "./service";
+
+/** The organization's own rows, for the dashboard's Compliance page: a session of an owner or a compliance officer, never a key (keys belong to one project). */
+export function organizationAuditRoutes(deps: Deps) {
+  return new Elysia({ name: "parley.audit.organization", prefix: "/dashboard/api" })
+    .use(dashboardSessionOnly(deps, { roles: DASHBOARD_POWERS.organizationAudit }))
+    .get("/audit-events", ({ query }) => listOrganizationAuditEvents(deps.db, query), { query: listAuditEventsQuery });
+}
 
 export function auditRoutes(deps: Deps) {
   const { db } = deps;

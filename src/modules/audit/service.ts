@@ -36,6 +36,16 @@ export function listAuditEvents(db: Database, principal: Principal, q: ListAudit
   return listAuditRows(db, principal, filter, { limit: q.limit, cursor: q.cursor }, toAuditEvent);
 }
 
+/**
+ * GET /dashboard/api/audit-events: the organization's own rows, which no project's log shows
+ * (dashboard sign-ins and sign-outs, refused single sign-ons, accounts and their roles,
+ * projects), newest first, with the project log's filters. For owners and compliance.
+ */
+export function listOrganizationAuditEvents(db: Database, q: ListAuditEventsQuery): Page<AuditEvent> {
+  const filter = { resourceId: q.resource_id, actorId: q.actor_id, action: q.action, createdAfter: iso(q.created_after), createdBefore: iso(q.created_before) };
+  return listAuditRows(db, null, filter, { limit: q.limit, cursor: q.cursor }, toAuditEvent);
+}
+
 /** `parley audit verify`: the whole chain, every tenant's rows, in order; then the indexes of the ids and end users they name, against them. */
 export function verifyAuditChain(db: Database): ChainVerdict {
   const verdict = verifyChain(chainRows(db));

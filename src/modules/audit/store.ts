@@ -42,10 +42,14 @@ export type AuditFilter = { resourceId?: string; actorId?: string; action?: stri
  */
 const NAMING = (ids: string) => `+project_id = ? AND +mode = ? AND seq IN (SELECT seq FROM audit_event_resources WHERE resource_id IN (${ids}))`;
 
-/** The tenant's rows, newest first. */
-export function listAuditRows<T>(db: Database, tenant: Tenant, filter: AuditFilter, page: PageRequest, present: (row: AuditRow) => T): Page<T> {
-  const where = [filter.resourceId === undefined ? "project_id = ? AND mode = ?" : NAMING("?")];
-  const params: SQLQueryBindings[] = [tenant.projectId, tenant.mode];
+/**
+ * The tenant's rows, newest first; with no tenant, the organization's own rows, which belong
+ * to no project (sign-ins, accounts and roles, projects).
+ */
+export function listAuditRows<T>(db: Database, tenant: Tenant | null, filter: AuditFilter, page: PageRequest, present: (row: AuditRow) => T): Page<T> {
+  const where = tenant ? [filter.resourceId === undefined ? "project_id = ? AND mode = ?" : NAMING("?")] : ["project_id IS NULL"];
+  const params: SQLQueryBindings[] = tenant ? [tenant.projectId, tenant.mode] : [];
+  if (!tenant && filter.resourceId !== undefined) where.push("seq IN (SELECT seq FROM audit_event_resources WHERE resource_id = ?)");
   const add = (condition: string, value: string | undefined) => {
     if (value === undefined) return;
     where.push(condition);

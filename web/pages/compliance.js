@@ -1,4 +1,5 @@
 import "../components/stylesheet.js";
+import { actorLabel } from "../components/actor.js";
 import { field, formAlert, select, showError, textInput } from "../components/fields.js";
 import { nameBook } from "../components/names.js";
 import { pagedTable } from "../components/table.js";
@@ -52,7 +53,7 @@ export async function render(view, ctx) {
     columns: [
       { title: "When", cell: (e) => when(e.created_at) },
       { title: "Action", cell: (e) => e.action },
-      { title: "Actor", cell: (e) => actorOf(e.actor) },
+      { title: "Actor", cell: (e) => actorLabel(e.actor) },
       { title: "Resources", cell: (e) => h("span", { class: "ids" }, e.resource_ids.join(", ")) },
       { title: "From", cell: (e) => e.client_address ?? "—" },
       { title: "Request", cell: (e) => h("code", {}, e.request_id ?? "—") },
@@ -68,7 +69,7 @@ export async function render(view, ctx) {
         columns: [
           { title: "When", cell: (e) => when(e.created_at) },
           { title: "Action", cell: (e) => e.action },
-          { title: "Actor", cell: (e) => actorOf(e.actor) },
+          { title: "Actor", cell: (e) => actorLabel(e.actor) },
           { title: "From", cell: (e) => e.client_address ?? "—" },
         ],
       })
@@ -218,11 +219,6 @@ const coverOf = (hold, names) => {
   const [param, label] = TARGETS.find(([p]) => hold[p]) ?? [];
   if (!param) return "—";
   return h("span", {}, `${label} `, names.link(param, hold[param]));
-};
-
-const actorOf = (actor) => {
-  const who = actor.admin_email ?? actor.id ?? "—";
-  return `${who} (${actor.type}${actor.device_id ? `, ${actor.device_id}` : ""})`;
 };
 
 async function release(ctx, hold, table) {

@@ -1,4 +1,5 @@
 import "../components/stylesheet.js";
+import { actorLabel } from "../components/actor.js";
 import { facts } from "../components/facts.js";
 import { renderTable } from "../components/table.js";
 import { h, when } from "../ui.js";
@@ -34,8 +35,6 @@ async function allDisclosures(ctx, id) {
   return all;
 }
 
-const who = (d) => (d.actor.email ? `${d.actor.email} (${d.actor.type})` : `${d.actor.type} ${d.actor.id ?? ""}`.trim());
-
 export async function render(view, ctx) {
   const [user, disclosures] = await Promise.all([ctx.api(`/end-users/${encodeURIComponent(ctx.id)}`), allDisclosures(ctx, ctx.id)]);
   if (ctx.signal.aborted) return;
@@ -69,7 +68,7 @@ export async function render(view, ctx) {
 const COLUMNS = [
   { title: "When", cell: (d) => when(d.created_at) },
   { title: "What", cell: (d) => ACTIONS[d.action] ?? d.action },
-  { title: "Who", cell: who },
+  { title: "Who", cell: (d) => actorLabel(d.actor) },
   { title: "Credential", cell: (d) => h("code", {}, d.credential_id ?? "—") },
   { title: "Reason", cell: (d) => d.reason ?? "—" },
   { title: "Resources", cell: (d) => h("span", { class: "ids" }, d.resource_ids.join(", ")) },

@@ -12,6 +12,7 @@ import keysPage from "../../../web/pages/keys.js" with { type: "text" };
 import accountPage from "../../../web/pages/account.js" with { type: "text" };
 import secondFactorComponent from "../../../web/components/second-factor.js" with { type: "text" };
 import systemPage from "../../../web/pages/system.js" with { type: "text" };
+import actorComponent from "../../../web/components/actor.js" with { type: "text" };
 import endUserSelectComponent from "../../../web/components/end-user-select.js" with { type: "text" };
 import factsComponent from "../../../web/components/facts.js" with { type: "text" };
 import modelsAdviceComponent from "../../../web/components/models-advice.js" with { type: "text" };
@@ -75,6 +76,7 @@ export const ASSETS: Readonly<Record<string, string>> = Object.assign(Object.cre
   "pages/account.js": accountPage,
   "components/second-factor.js": secondFactorComponent,
   "pages/system.js": systemPage,
+  "components/actor.js": actorComponent,
   "components/end-user-select.js": endUserSelectComponent,
   "components/facts.js": factsComponent,
   "components/fields.js": fieldsComponent,

@@ -83,3 +83,46 @@ export function httpOnlyCookie(name: string, token: string, maxAgeSeconds: numbe
 
 /** The Set-Cookie value that stores a dashboard session token in the browser (an empty token with age 0 clears it). */
 export const sessionCookie = (token: string, maxAgeSeconds: number, secure: boolean): string => httpOnlyCookie(SESSION_COOKIE, token, maxAgeSeconds, secure);
+
+/** A session row's two clocks: when it began and when it was last seen. */
+type SessionTimes = { readonly created_at: string; readonly last_seen_at: string };
+
+/**
+ * How long a session lives, for administrators' and wearers' sessions alike: it ends when
+ * idle for PARLEY_SESSION_IDLE_MINUTES or older than PARLEY_SESSION_MAX_HOURS.
+ */
+export class SessionLifetime {
+  /** last_seen_at is written at most this often: a page polling every few seconds must not write on every request. */
+  static readonly TOUCH_EVERY_MS = 60_000;
+
+  constructor(private readonly limits: { readonly sessionIdleMinutes: number; readonly sessionMaxHours: number }) {}
+
+  private get idleMs(): number {
+    return this.limits.sessionIdleMinutes * 60_000;
+  }
+
+  private get maxMs(): number {
+    return this.limits.sessionMaxHours * 3_600_000;
+  }
+
+  /** How long the browser keeps the cookie: the absolute timeout (the server ends it sooner when idle). */
+  get cookieMaxAgeSeconds(): number {
+    return Math.floor(this.maxMs / 1000);
+  }
+
+  /** Whether a session is over at `now`: idle too long, or too old. */
+  isOver(row: SessionTimes, now: Date): boolean {
+    const at = now.getTime();
+    return at - Date.parse(row.last_seen_at) >= this.idleMs || at - Date.parse(row.created_at) >= this.maxMs;
+  }
+
+  /** Whether a live session's last_seen_at is due to be written. */
+  dueForTouch(row: SessionTimes, now: Date): boolean {
+    return now.getTime() - Date.parse(row.last_seen_at) >= SessionLifetime.TOUCH_EVERY_MS;
+  }
+
+  /** Sessions ended, or last seen, before this can never work again: purged. */
+  purgeBefore(now: Date): Date {
+    return new Date(now.getTime() - Math.max(this.idleMs, this.maxMs));
+  }
+}

@@ -2,7 +2,7 @@ import type { Config } from "../../config";
 import { constantTimeEqual, sha256Hex } from "../../crypto";
 import { ApiError } from "../../http/errors";
 import { isOutOfSpace } from "../../storage/volumes";
-import { csrfTokenOf, type DashboardSession, type DashboardSessions, sessionTokenOf } from "../../http/sessions";
+import { csrfTokenOf, type DashboardSession, type DashboardSessions, SessionLifetime, sessionTokenOf } from "../../http/sessions";
 import { newSecret } from "../../ids";
 import type { Mode } from "../../tenancy";
 import { readsContent } from "../../http/roles";
@@ -15,9 +15,6 @@ import { endSession, findSession, findSetupTokenHash, insertSession, purgeSessio
 import { adminActor, recordAudit } from "../audit/service";
 import { type FactorOwner, type SecondFactorDeps, secondFactorStatus, verifySecondFactor } from "./mfa";
 import { SignInChallenges } from "./mfa-challenges";
-
-/** last_seen_at is written at most this often: a page polling every few seconds must not write on every request. */
-const TOUCH_EVERY_MS = 60_000;
 
 type SessionDeps = SecondFactorDeps & { config: Config };
 
@@ -40,21 +37,16 @@ export class AdminSessions implements DashboardSessions {
   private setupToken: string | null = null;
   private decoyHash: Promise<string> | undefined;
 
+  private readonly lifetime: SessionLifetime;
+
   constructor(private readonly deps: SessionDeps) {
+    this.lifetime = new SessionLifetime(deps.config.admins);
     this.throttle = new LoginThrottle(deps.config.admins, deps.clock);
-  }
-
-  private get idleMs(): number {
-    return this.deps.config.admins.sessionIdleMinutes * 60_000;
-  }
-
-  private get maxMs(): number {
-    return this.deps.config.admins.sessionMaxHours * 3_600_000;
   }
 
   /** How long the browser keeps the cookie: the absolute timeout (the server ends it sooner when idle). */
   get cookieMaxAgeSeconds(): number {
-    return Math.floor(this.maxMs / 1000);
+    return this.lifetime.cookieMaxAgeSeconds;
   }
 
   ofRequest(request: Request, now: Date): DashboardSession | null {
@@ -69,10 +61,8 @@ export class AdminSessions implements DashboardSessions {
   private find(token: string, now: Date): DashboardSession | null {
     const row = findSession(this.deps.db, sha256Hex(token));
     if (!row) return null;
-    const at = now.getTime();
-    const lastSeen = Date.parse(row.last_seen_at);
-    if (at - lastSeen >= this.idleMs || at - Date.parse(row.created_at) >= this.maxMs) return null;
-    if (at - lastSeen >= TOUCH_EVERY_MS) touchSession(this.deps.db, row.id, now);
+    if (this.lifetime.isOver(row, now)) return null;
+    if (this.lifetime.dueForTouch(row, now)) touchSession(this.deps.db, row.id, now);
     const tenant = row.project_id && row.organization_id ? { projectId: row.project_id, organizationId: row.organization_id, mode: row.mode } : null;
     // Judged on every request, not at sign-in: turning PARLEY_REQUIRE_MFA on holds sessions already open too.
     const mustEnrolSecondFactor = this.deps.config.admins.requireMfa && row.signed_in_with === "password" && !row.has_second_factor;
@@ -135,7 +125,7 @@ export class AdminSessions implements DashboardSessions {
   start(admin: Admin, signedInWith: SignedInWith = "password"): StartedSession {
     const { db, clock } = this.deps;
     const now = clock.now();
-    purgeSessions(db, new Date(now.getTime() - Math.max(this.idleMs, this.maxMs)));
+    purgeSessions(db, this.lifetime.purgeBefore(now));
     const token = newSecret("ses_");
     const firstProject = listProjects(db)[0] ?? null;
     db.transaction(() => {

@@ -3,14 +3,11 @@ import type { Clock } from "../../clock";
 import type { Config } from "../../config";
 import { sha256Hex } from "../../crypto";
 import type { Scope } from "../../http/scopes";
-import { csrfTokenOf } from "../../http/sessions";
+import { csrfTokenOf, SessionLifetime } from "../../http/sessions";
 import { portalTokenOf, type WearerSession, type WearerSessions } from "../../http/wearer-sessions";
 import { newId, newSecret } from "../../ids";
 import { resolveLoadedConfig } from "../config/service";
 import { endPortalSession, findPortalSession, insertPortalSession, type PortalSessionRow, purgePortalSessions, touchPortalSession } from "./store";
-
-/** last_seen_at is written at most this often, as for dashboard sessions. */
-const TOUCH_EVERY_MS = 60_000;
 
 /**
  * What a wearer may do (decision 147): read their own content, name their speakers and
@@ -45,19 +42,15 @@ export type StartedWearerSession = { token: string; session: WearerSession };
 export class PortalSessions implements WearerSessions {
   private readonly byRequest = new WeakMap<Request, WearerSession | null>();
 
-  constructor(private readonly deps: SessionDeps) {}
+  private readonly lifetime: SessionLifetime;
 
-  private get idleMs(): number {
-    return this.deps.config.admins.sessionIdleMinutes * 60_000;
-  }
-
-  private get maxMs(): number {
-    return this.deps.config.admins.sessionMaxHours * 3_600_000;
+  constructor(private readonly deps: SessionDeps) {
+    this.lifetime = new SessionLifetime(deps.config.admins);
   }
 
   /** How long the browser keeps the cookie: the absolute timeout (the server ends it sooner when idle). */
   get cookieMaxAgeSeconds(): number {
-    return Math.floor(this.maxMs / 1000);
+    return this.lifetime.cookieMaxAgeSeconds;
   }
 
   ofRequest(request: Request, now: Date): WearerSession | null {
@@ -72,10 +65,8 @@ export class PortalSessions implements WearerSessions {
   private find(token: string, now: Date): WearerSession | null {
     const row = findPortalSession(this.deps.db, sha256Hex(token));
     if (!row) return null;
-    const at = now.getTime();
-    const lastSeen = Date.parse(row.last_seen_at);
-    if (at - lastSeen >= this.idleMs || at - Date.parse(row.created_at) >= this.maxMs) return null;
-    if (at - lastSeen >= TOUCH_EVERY_MS) touchPortalSession(this.deps.db, row.id, now);
+    if (this.lifetime.isOver(row, now)) return null;
+    if (this.lifetime.dueForTouch(row, now)) touchPortalSession(this.deps.db, row.id, now);
     return this.toSession(row, csrfTokenOf(token));
   }
 
@@ -90,7 +81,7 @@ export class PortalSessions implements WearerSessions {
   start(endUserId: string): StartedWearerSession {
     const { db, clock } = this.deps;
     const now = clock.now();
-    purgePortalSessions(db, new Date(now.getTime() - Math.max(this.idleMs, this.maxMs)));
+    purgePortalSessions(db, this.lifetime.purgeBefore(now));
     const token = newSecret("wst_");
     insertPortalSession(db, newId("wse_", now.getTime()), endUserId, sha256Hex(token), now.toISOString());
     return { token, session: this.find(token, now)! };

@@ -46,6 +46,15 @@ export type BreakGlassGrant = { readonly id: string; readonly reason: string; re
 /** Where a request came from: its req_ id and the client's address, as the audit log records them. */
 export type RequestOrigin = { readonly requestId: string | null; readonly clientAddress: string | null };
 
+/** A request's origin, from its handler's context: the req_ id set on the response and the caller's address (null when not listening). */
+export function requestOrigin(
+  request: Request,
+  set: { headers: Record<string, unknown> },
+  server: { requestIP(r: Request): { address: string } | null } | null | undefined,
+): RequestOrigin {
+  return { requestId: requestIdOf(set) ?? null, clientAddress: server?.requestIP(request)?.address ?? null };
+}
+
 // Cached credential rows are the same object from request to request (credentials.ts), so
 // their Principal is built once. Principals are never mutated. Keyed by the row, which
 // belongs to one Deps' cache, so no app sees another's entries.
@@ -123,7 +132,7 @@ export function authentication(deps: { credentials: CredentialCache; clock: Cloc
   return new Elysia().derive({ as: "scoped" }, ({ request, set, server }) => {
     // Usually already looked up by the rate limiter; the header is read again only to say what is wrong.
     const now = deps.clock.now();
-    const origin = (): RequestOrigin => ({ requestId: requestIdOf(set) ?? null, clientAddress: server?.requestIP(request)?.address ?? null });
+    const origin = (): RequestOrigin => requestOrigin(request, set, server);
     const row = deps.credentials.ofRequest(request, now);
     // The cached Principal is shared; this request's copy adds where it came from (one small object a request).
     if (row) return { principal: { ...principalOf(row), origin: origin() } as Principal };

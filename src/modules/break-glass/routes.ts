@@ -1,9 +1,8 @@
 import type { Server } from "bun";
 import { Elysia } from "elysia";
 import type { Deps } from "../../deps";
-import { dashboardSessionOnly, type Principal, principalOfSession } from "../../http/auth";
+import { dashboardSessionOnly, type Principal, principalOfSession, requestOrigin } from "../../http/auth";
 import { ApiError } from "../../http/errors";
-import { requestIdOf } from "../../http/request-id";
 import { idParam } from "../../http/schemas";
 import type { DashboardSession } from "../../http/sessions";
 import { openBreakGlassBody } from "./schema";
@@ -13,8 +12,7 @@ import { closeBreakGlass, listBreakGlass, openBreakGlass } from "./service";
 function actingAs(session: DashboardSession, request: Request, set: { headers: Record<string, unknown> }, server: Server<unknown> | null): Principal {
   const { tenant } = session;
   if (!tenant) throw new ApiError("forbidden", "Choose a project first: break-glass opens one end user of one project and mode.");
-  const origin = { requestId: requestIdOf(set) ?? null, clientAddress: server?.requestIP(request)?.address ?? null };
-  return { ...principalOfSession({ ...session, tenant }), origin };
+  return { ...principalOfSession({ ...session, tenant }), origin: requestOrigin(request, set, server) };
 }
 
 /**

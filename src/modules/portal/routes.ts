@@ -1,9 +1,7 @@
 import { Elysia } from "elysia";
 import type { Deps } from "../../deps";
-import type { RequestOrigin } from "../../http/auth";
-import { dashboardSessionOnly, refuseCrossSiteWrites } from "../../http/auth";
+import { dashboardSessionOnly, refuseCrossSiteWrites, requestOrigin } from "../../http/auth";
 import { ApiError } from "../../http/errors";
-import { requestIdOf } from "../../http/request-id";
 import { DASHBOARD_POWERS } from "../../http/roles";
 import { carriesCsrfToken, isHttps } from "../../http/sessions";
 import { portalCookie, type WearerSession } from "../../http/wearer-sessions";
@@ -32,14 +30,6 @@ function serve(path: string): Response {
 /** The portal's session API at /me/api: redeeming a sign-in link, the session, signing out (decision 147). */
 function sessionRoutes(deps: Deps) {
   const { portalSessions: sessions } = deps;
-  const originOf = (
-    request: Request,
-    set: { headers: Record<string, unknown> },
-    server: { requestIP(r: Request): { address: string } | null } | null,
-  ): RequestOrigin => ({
-    requestId: requestIdOf(set) ?? null,
-    clientAddress: server?.requestIP(request)?.address ?? null,
-  });
   const describe = (session: WearerSession): WearerView => {
     const user = findEndUser(deps.db, session.tenant, session.endUserId);
     return {
@@ -59,7 +49,7 @@ function sessionRoutes(deps: Deps) {
     .post(
       "/invite",
       ({ request, set, server, body }) => {
-        const { token, session } = redeemInvite(deps, body.token, originOf(request, set, server));
+        const { token, session } = redeemInvite(deps, body.token, requestOrigin(request, set, server));
         set.headers["set-cookie"] = portalCookie(token, sessions.cookieMaxAgeSeconds, isHttps(request));
         return describe(session);
       },
@@ -70,7 +60,14 @@ function sessionRoutes(deps: Deps) {
       const session = current(request);
       deps.db.transaction(() => {
         sessions.end(session);
-        recordAudit(deps.db, wearerActor(session.endUserId, originOf(request, set, server)), session.tenant, "portal.sign_out", [session.id], deps.clock.now());
+        recordAudit(
+          deps.db,
+          wearerActor(session.endUserId, requestOrigin(request, set, server)),
+          session.tenant,
+          "portal.sign_out",
+          [session.id],
+          deps.clock.now(),
+        );
       })();
       set.headers["set-cookie"] = portalCookie("", 0, isHttps(request));
       set.status = 204;

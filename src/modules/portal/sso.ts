@@ -1,9 +1,7 @@
-import type { Server } from "bun";
 import { Elysia } from "elysia";
 import type { Deps } from "../../deps";
-import type { RequestOrigin } from "../../http/auth";
+import { type RequestOrigin, requestOrigin } from "../../http/auth";
 import { ApiError } from "../../http/errors";
-import { requestIdOf } from "../../http/request-id";
 import { isHttps } from "../../http/sessions";
 import { portalCookie } from "../../http/wearer-sessions";
 import { FlowCookie, seeOther } from "../sso/flow-cookie";
@@ -36,11 +34,6 @@ export function verifiedEmailOf({ subject, claims }: OidcIdentity): string {
     throw new SsoRefusal("unverified_email", `the provider says ${email} is not verified (email_verified ${JSON.stringify(verified)})`, subject);
   return email;
 }
-
-const originOf = (request: Request, server: Server<unknown> | null, set: { headers: Record<string, unknown> }): RequestOrigin => ({
-  requestId: requestIdOf(set) ?? null,
-  clientAddress: server?.requestIP(request)?.address ?? null,
-});
 
 /**
  * Single sign-on into the wearer's portal (decision 170): the dashboard's provider and
@@ -84,12 +77,12 @@ export function portalSsoRoutes(deps: Deps) {
         return seeOther(url.href, [flowCookie.set(flowId, FLOW_TTL_MS / 1000, isHttps(request))]);
       } catch (err) {
         if (!(err instanceof SsoRefusal)) throw err;
-        return refused(request, originOf(request, server, set), err);
+        return refused(request, requestOrigin(request, set, server), err);
       }
     })
     .get(PORTAL_SSO_CALLBACK_PATH, async ({ request, server, set }) => {
       const party = enabled();
-      const origin = originOf(request, server, set);
+      const origin = requestOrigin(request, set, server);
       try {
         const identity = await party.finish(flowCookie.of(request), new URL(request.url).searchParams, WANTED_CLAIMS);
         const { token, session } = startSession(verifiedEmailOf(identity), identity.subject, origin);

@@ -1,9 +1,7 @@
-import type { Server } from "bun";
 import { Elysia } from "elysia";
-import type { RequestOrigin } from "../../http/auth";
+import { type RequestOrigin, requestOrigin } from "../../http/auth";
 import type { Deps } from "../../deps";
 import { ApiError } from "../../http/errors";
-import { requestIdOf } from "../../http/request-id";
 import { isHttps, sessionCookie } from "../../http/sessions";
 import { FlowCookie, seeOther } from "./flow-cookie";
 import { FLOW_TTL_MS, RelyingParty, SsoRefusal } from "./relying-party";
@@ -13,11 +11,6 @@ import { adminOfIdentity, wantedClaims } from "./service";
 export const SSO_CALLBACK_PATH = "/dashboard/api/sso/callback";
 
 const flowCookie = new FlowCookie("parley_sso_flow", "/dashboard/api/sso");
-
-const originOf = (request: Request, server: Server<unknown> | null, set: { headers: Record<string, unknown> }): RequestOrigin => ({
-  requestId: requestIdOf(set) ?? null,
-  clientAddress: server?.requestIP(request)?.address ?? null,
-});
 
 /**
  * Single sign-on for the dashboard (decision 143): /dashboard/api/sso/start sends the browser
@@ -49,12 +42,12 @@ export function ssoRoutes(deps: Deps) {
         return seeOther(url.href, [flowCookie.set(flowId, FLOW_TTL_MS / 1000, isHttps(request))]);
       } catch (err) {
         if (!(err instanceof SsoRefusal)) throw err;
-        return refused(request, originOf(request, server, set), err);
+        return refused(request, requestOrigin(request, set, server), err);
       }
     })
     .get(SSO_CALLBACK_PATH, async ({ request, server, set }) => {
       const { party, settings } = enabled();
-      const origin = originOf(request, server, set);
+      const origin = requestOrigin(request, set, server);
       try {
         const identity = await party.finish(flowCookie.of(request), new URL(request.url).searchParams, wantedClaims(settings));
         const admin = await adminOfIdentity(deps.db, settings, identity, deps.clock.now());

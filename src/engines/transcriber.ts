@@ -5,7 +5,17 @@ import type { ExcludeWait } from "./turns";
  * `confidence` (0-1) is null from an engine that cannot score its words: the pipeline then
  * scores the segment from its voice-activity pass (decision 042).
  */
-export type TranscribedSegment = { start: number; end: number; text: string; confidence: number | null };
+export type TranscribedSegment = {
+  start: number;
+  end: number;
+  text: string;
+  confidence: number | null;
+  /** Word timings (seconds from the start of the audio), from an engine that gives them; absent otherwise. */
+  words?: TranscribedWord[];
+};
+
+/** One word as the engine heard it: Parakeet from its token durations, whisper from its token timestamps. */
+export type TranscribedWord = { start: number; end: number; text: string; confidence: number | null };
 
 export type TranscriptionResult = { language: string; segments: TranscribedSegment[] };
 

@@ -5,7 +5,7 @@ import { ApiError } from "../../http/errors";
 import { isHttps } from "../../http/sessions";
 import { portalCookie } from "../../http/wearer-sessions";
 import { FlowCookie, seeOther } from "../sso/flow-cookie";
-import { FLOW_TTL_MS, type OidcIdentity, RelyingParty, SsoRefusal } from "../sso/relying-party";
+import { type OidcIdentity, RelyingParty, SsoRefusal } from "../sso/relying-party";
 import { startWearerSessionByEmail } from "./invites";
 
 /** Where the provider sends a wearer back; PARLEY_PUBLIC_URL plus this is the portal's redirect URI to register. */
@@ -71,14 +71,7 @@ export function portalSsoRoutes(deps: Deps) {
   return new Elysia({ name: "parley.portal.sso" })
     .get("/me/api/sso", () => ({ enabled: party !== null }))
     .get("/me/api/sso/start", async ({ request, server, set }) => {
-      const party = enabled();
-      try {
-        const { flowId, url } = await party.begin();
-        return seeOther(url.href, [flowCookie.set(flowId, FLOW_TTL_MS / 1000, isHttps(request))]);
-      } catch (err) {
-        if (!(err instanceof SsoRefusal)) throw err;
-        return refused(request, requestOrigin(request, set, server), err);
-      }
+      return flowCookie.redirectToProvider(enabled(), request, (err) => refused(request, requestOrigin(request, set, server), err));
     })
     .get(PORTAL_SSO_CALLBACK_PATH, async ({ request, server, set }) => {
       const party = enabled();

@@ -1,4 +1,5 @@
-import { cookieOf } from "../../http/sessions";
+import { cookieOf, isHttps } from "../../http/sessions";
+import { FLOW_TTL_MS, type RelyingParty, SsoRefusal } from "./relying-party";
 
 /**
  * The cookie that ties a started sign-in to the browser that started it (login CSRF): its
@@ -26,6 +27,20 @@ export class FlowCookie {
 
   of(request: Request): string | null {
     return cookieOf(request, this.name);
+  }
+
+  /**
+   * Starts a sign-in: a 303 to the provider that carries this browser's flow cookie. A
+   * provider that cannot be reached is a refusal, answered by the sign-in page's own `refused`.
+   */
+  async redirectToProvider(party: RelyingParty, request: Request, refused: (err: SsoRefusal) => Response): Promise<Response> {
+    try {
+      const { flowId, url } = await party.begin();
+      return seeOther(url.href, [this.set(flowId, FLOW_TTL_MS / 1000, isHttps(request))]);
+    } catch (err) {
+      if (!(err instanceof SsoRefusal)) throw err;
+      return refused(err);
+    }
   }
 }
 

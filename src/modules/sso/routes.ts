@@ -4,7 +4,7 @@ import type { Deps } from "../../deps";
 import { ApiError } from "../../http/errors";
 import { isHttps, sessionCookie } from "../../http/sessions";
 import { FlowCookie, seeOther } from "./flow-cookie";
-import { FLOW_TTL_MS, RelyingParty, SsoRefusal } from "./relying-party";
+import { RelyingParty, SsoRefusal } from "./relying-party";
 import { adminOfIdentity, wantedClaims } from "./service";
 
 /** Where the provider sends the browser back; PARLEY_PUBLIC_URL plus this is the redirect URI to register. */
@@ -36,14 +36,7 @@ export function ssoRoutes(deps: Deps) {
 
   return new Elysia({ name: "parley.sso" })
     .get("/dashboard/api/sso/start", async ({ request, server, set }) => {
-      const { party } = enabled();
-      try {
-        const { flowId, url } = await party.begin();
-        return seeOther(url.href, [flowCookie.set(flowId, FLOW_TTL_MS / 1000, isHttps(request))]);
-      } catch (err) {
-        if (!(err instanceof SsoRefusal)) throw err;
-        return refused(request, requestOrigin(request, set, server), err);
-      }
+      return flowCookie.redirectToProvider(enabled().party, request, (err) => refused(request, requestOrigin(request, set, server), err));
     })
     .get(SSO_CALLBACK_PATH, async ({ request, server, set }) => {
       const { party, settings } = enabled();

@@ -68,7 +68,7 @@ describe.skipIf(!hasChromium)("compliance in the dashboard", () => {
 
       await page.getByText("Export for eDiscovery").click();
       await page.getByLabel("Case or matter").fill("Roe v. Clinic");
-      await page.getByLabel("End user id").fill(endUser.id);
+      await page.getByLabel("End user", { exact: true }).selectOption(endUser.id);
       await page.getByRole("button", { name: "Start export" }).click();
       await page.getByRole("row").filter({ hasText: "Roe v. Clinic" }).waitFor();
       await d.deps.queue.drain(); // the test app runs jobs when told to; the page follows the export

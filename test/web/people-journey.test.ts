@@ -81,7 +81,7 @@ describe.skipIf(!hasChromium)("issue 32 end to end: SSO people, break-glass, dis
       await openFromNav(page, "Compliance");
       const section = page.getByRole("region", { name: "Break-glass" });
       await section.getByText("Open break-glass for an end user").click();
-      await section.getByLabel("End user id").fill(patient.endUser);
+      await section.getByLabel("End user", { exact: true }).selectOption(patient.endUser);
       await section.getByLabel("Reason").fill(REASON);
       await section.getByRole("button", { name: "Open break-glass" }).click();
       const grant = section.getByRole("row").filter({ hasText: patient.endUser });

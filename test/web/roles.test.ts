@@ -39,16 +39,21 @@ describe.skipIf(!hasChromium)("roles and break-glass in the dashboard", () => {
       expect(await nav.getByRole("link", { name: "Administrators", exact: true }).isHidden()).toBe(true);
       await openFromNav(page, "Compliance");
       await page.getByRole("region", { name: "Audit log" }).getByRole("row").filter({ hasText: "key.create" }).first().waitFor();
+      // Retention is configuration: she reads what applies, an owner or administrator changes it.
+      await page.getByText("An owner or administrator changes retention.").waitFor();
+      expect(await page.getByRole("button", { name: "Save retention" }).count()).toBe(0);
 
       await page.goto(`${d.base}/dashboard#/recordings/${recording}`);
       const refusal = page.getByRole("alert").filter({ hasText: "break-glass" });
       await refusal.waitFor();
       expect(await page.getByText("utterance").count()).toBe(0);
 
-      await openFromNav(page, "Compliance");
+      // The refusal leads to break-glass with the recording's end user already chosen.
+      await page.getByRole("link", { name: "Open break-glass for this end user" }).click();
       const section = page.getByRole("region", { name: "Break-glass" });
-      await section.getByText("Open break-glass for an end user").click();
-      await section.getByLabel("End user id").fill(endUser.id);
+      const chosen = section.getByLabel("End user", { exact: true });
+      await chosen.waitFor();
+      expect(await chosen.inputValue()).toBe(endUser.id);
       await section.getByLabel("Reason").fill("Short");
       await section.getByRole("button", { name: "Open break-glass" }).click();
       await section.getByText("at least 10 characters").waitFor();

@@ -1,5 +1,6 @@
 import "../components/stylesheet.js";
 import { actorLabel } from "../components/actor.js";
+import { endUserSelect } from "../components/end-user-select.js";
 import { field, formAlert, select, showError, textInput } from "../components/fields.js";
 import { nameBook } from "../components/names.js";
 import { pagedTable } from "../components/table.js";
@@ -112,7 +113,7 @@ export async function render(view, ctx) {
       "An archive of the original audio, transcripts (JSON, SRT, VTT, TXT), summaries, the chain of custody from the audit log and a manifest with every file's SHA-256. Check it with parley export verify.",
     ),
     exports.el,
-    exportForm(ctx, exports),
+    await exportForm(ctx, exports),
     h("h2", {}, "Audit log"),
     h(
       "p",
@@ -145,9 +146,22 @@ function followExports(ctx, table) {
   }, 2_000);
 }
 
+const WRITES_CONFIGURATION = new Set(["owner", "admin"]);
+
 /** The project's retention (this mode): days, "keep", or empty to inherit the organization's. */
 async function retentionForm(ctx) {
   const level = await ctx.api("/config/project");
+  // Retention is part of the project's configuration, which owners and admins write; a
+  // compliance officer reads what applies and asks them to change it (decision 136).
+  if (!WRITES_CONFIGURATION.has(ctx.session.admin.role)) {
+    const kept = (key) => (level.effective[key] == null ? "kept" : `${level.effective[key]} days`);
+    return h(
+      "div",
+      {},
+      h("p", {}, `Audio: ${kept("retention_audio_days")}. Transcripts: ${kept("retention_transcript_days")}.`),
+      h("p", { class: "muted" }, "An owner or administrator changes retention."),
+    );
+  }
   const value = (key) => level.overrides[key] ?? "";
   const form = h(
     "form",
@@ -183,12 +197,12 @@ async function retentionForm(ctx) {
   return form;
 }
 
-function exportForm(ctx, table) {
+async function exportForm(ctx, table) {
   const form = h(
     "form",
     { class: "stack", novalidate: "" },
     field("Case or matter", textInput("matter", "", { autocomplete: "off" }), { param: "matter" }),
-    field("End user id", textInput("end_user_id", "", { autocomplete: "off" }), { param: "end_user_id", hint: "Everything of this end user (eu_…)." }),
+    field("End user", await endUserSelect(ctx.api), { param: "end_user_id", hint: "Everything of this end user." }),
     field("Created after", textInput("created_after", "", { autocomplete: "off" }), { param: "created_after", hint: "ISO time, optional" }),
     field("Created before", textInput("created_before", "", { autocomplete: "off" }), { param: "created_before" }),
     field("Passphrase", h("input", { type: "password", name: "passphrase", autocomplete: "new-password" }), {

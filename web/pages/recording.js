@@ -95,7 +95,10 @@ export async function render(view, ctx) {
     const latest = await latestTranscription().catch((err) => {
       if (err?.status !== 403) throw err;
       // A role without content (decision 136): the server's refusal says how to get it, break-glass.
-      transcript.replaceChildren(h("h2", { id: "txn-h" }, "Transcript"), h("p", { class: "error", role: "alert" }, err.message));
+      const breakGlass = rec.end_user_id
+        ? h("a", { href: `#/compliance?end_user_id=${encodeURIComponent(rec.end_user_id)}` }, "Open break-glass for this end user")
+        : null;
+      transcript.replaceChildren(h("h2", { id: "txn-h" }, "Transcript"), h("p", { class: "error", role: "alert" }, err.message), breakGlass);
       return undefined;
     });
     if (latest === undefined) {

@@ -1,3 +1,4 @@
+import { endUserSelect } from "../../components/end-user-select.js";
 import { field, formAlert, showError, textInput } from "../../components/fields.js";
 import { renderTable } from "../../components/table.js";
 import { adminApi } from "../../api.js";
@@ -56,15 +57,25 @@ export async function breakGlassSection(ctx) {
       "Opens one end user's audio, transcripts, summaries, search and Ask to the person who opens it, for a limited time. The reason is recorded with every read.",
     ),
     list,
-    OPENS.has(me.role) ? openForm(reload) : null,
+    OPENS.has(me.role) ? await openForm(ctx, reload) : null,
   );
 }
 
-function openForm(reload) {
+/**
+ * Compliance picks the end user from the project's list (it may read end users' records); a
+ * viewer on a support case may not, so types the id the case gives. A refused recording page
+ * links here with its end user already chosen (?end_user_id=).
+ */
+async function openForm(ctx, reload) {
+  const chosen = ctx.query.get("end_user_id") ?? "";
+  const endUser =
+    ctx.session.admin.role === "compliance"
+      ? field("End user", await endUserSelect(ctx.api, chosen), { param: "end_user_id" })
+      : field("End user id", textInput("end_user_id", chosen, { autocomplete: "off" }), { param: "end_user_id", hint: "eu_…" });
   const form = h(
     "form",
     { class: "stack", novalidate: "" },
-    field("End user id", textInput("end_user_id", "", { autocomplete: "off" }), { param: "end_user_id", hint: "eu_…" }),
+    endUser,
     field("Reason", h("textarea", { name: "reason", rows: 3, maxlength: 500 }), { param: "reason", hint: "10 to 500 characters: the case, ticket or order." }),
     h("button", { type: "submit" }, "Open break-glass"),
     formAlert(),
@@ -80,5 +91,5 @@ function openForm(reload) {
       showError(form, err);
     }
   });
-  return h("details", { class: "panel" }, h("summary", {}, "Open break-glass for an end user"), form);
+  return h("details", { class: "panel", open: chosen !== "" }, h("summary", {}, "Open break-glass for an end user"), form);
 }

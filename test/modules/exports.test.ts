@@ -112,6 +112,26 @@ describe("eDiscovery exports", () => {
     expect(downloads).toHaveLength(1);
   });
 
+  test("a corrected transcript goes with its history: the revision records and every earlier revision, each in the manifest", async () => {
+    const { t, key, endUser, recordings, exported } = await exportApp();
+    const transcription = (await t.call("GET", `/v1/transcriptions?recording_id=${recordings[0]}`, { key })).body.data[0];
+    const corrected = await t.call("PATCH", `/v1/transcriptions/${transcription.id}/segments/0`, { key, body: { text: "Exhibit B was signed on Tuesday." } });
+    expect(corrected.body.revision).toBe(1);
+    const { bytes } = await exported({ matter: "Doe v. Roe", end_user_id: endUser });
+    const files = new Map(readZip(bytes).map((e) => [e.name, new TextDecoder().decode(e.data)]));
+    const base = `recordings/${recordings[0]}/transcripts/${transcription.id}`;
+    expect(JSON.parse(files.get(`${base}.json`)!).segments[0].text).toBe("Exhibit B was signed on Tuesday.");
+    const original = JSON.parse(files.get(`${base}.r0.json`)!);
+    expect([original.revision, original.segments[0].text]).toEqual([0, "Exhibit A was signed on Monday."]);
+    const history = JSON.parse(files.get(`${base}.revisions.json`)!);
+    expect(history.map((r: { revision: number }) => r.revision)).toEqual([1, 0]);
+    expect(history[0].changes[0]).toEqual({ segment: 0, field: "text", from: "Exhibit A was signed on Monday.", to: "Exhibit B was signed on Tuesday." });
+    const listed = JSON.parse(files.get("manifest.json")!).files.map((f: { path: string }) => f.path);
+    expect(listed).toEqual(expect.arrayContaining([`${base}.r0.json`, `${base}.revisions.json`]));
+    // An uncorrected transcript has no history files.
+    expect([...files.keys()].filter((n) => n.startsWith(`recordings/${recordings[1]}/`) && /\.(r\d+|revisions)\.json$/.test(n))).toEqual([]);
+  });
+
   test("a passphrase encrypts the archive; verify needs it; the passphrase is not kept", async () => {
     const { t, recordings, exported } = await exportApp();
     const passphrase = "correct horse battery staple";

@@ -6,7 +6,8 @@ import { custodyOf } from "../audit/service";
 import { HAS_AUDIO } from "../recordings/audio";
 import { findRecording, toRecording } from "../recordings/service";
 import { listSummaryRows } from "../summaries/service";
-import { listTranscriptionRows } from "../transcriptions/service";
+import { revisionsOf } from "../transcriptions/revisions";
+import { atRevision, listTranscriptionRows } from "../transcriptions/service";
 import type { ExportFilter, ExportRow } from "./store";
 import { toSrt, toText, toVtt } from "./subtitles";
 import type { WrittenEntry, ZipEntry } from "./zip";
@@ -22,7 +23,8 @@ export const EXPORT_FORMAT = "parley-export/1";
 
 /**
  * The files of an export, in order: per recording its record, original audio, each
- * completed transcript as JSON, SRT, VTT and TXT, each completed summary as JSON and
+ * completed transcript as JSON, SRT, VTT and TXT (the latest revision; a corrected one also
+ * with its revision records and every earlier revision as JSON), each completed summary as JSON and
  * TXT; then custody.json (the audit rows about them, with hashes); last manifest.json,
  * listing every file before it with its size and SHA-256 as written (`written` is filled
  * by the zip writer as each entry passes). Recordings deleted since the export was asked
@@ -47,6 +49,11 @@ export async function* archiveEntries(deps: Pick<Deps, "db" | "storage">, tenant
       yield { name: `${dir}/transcripts/${t.id}.srt`, data: text(toSrt(t.segments)) };
       yield { name: `${dir}/transcripts/${t.id}.vtt`, data: text(toVtt(t.segments)) };
       yield { name: `${dir}/transcripts/${t.id}.txt`, data: text(toText(t.segments)) };
+      // A corrected transcript goes with its history: who changed what and when, and each earlier revision in full.
+      if (t.revision > 0) {
+        yield { name: `${dir}/transcripts/${t.id}.revisions.json`, data: json(revisionsOf(db, tenant, t)) };
+        for (let n = 0; n < t.revision; n++) yield { name: `${dir}/transcripts/${t.id}.r${n}.json`, data: json(atRevision(db, tenant, t, n)) };
+      }
       for (const s of listSummaryRows(db, tenant, { transcriptionId: t.id }, ALL).data.filter((s) => s.status === "completed")) {
         yield { name: `${dir}/summaries/${s.id}.json`, data: json(s) };
         yield { name: `${dir}/summaries/${s.id}.txt`, data: text(`${s.text ?? ""}\n`) };

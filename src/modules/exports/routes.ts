@@ -24,7 +24,7 @@ export function exportsRoutes(deps: Deps) {
         detail: {
           summary: "Start an eDiscovery export",
           description:
-            "Scope exports:write; not for end-user-scoped keys. Exactly one of end_user_id or recording_ids, optionally within created_after (inclusive) and created_before (exclusive). 202 with the export in status processing; the zip holds each recording's original audio, transcripts (JSON, SRT, VTT, TXT), summaries, custody.json (the audit rows about them) and manifest.json (size and SHA-256 of every file). A passphrase (12+ characters) encrypts it (AES-256-GCM). Audited.",
+            "Scope exports:write; not for end-user-scoped keys. Exactly one of end_user_id or recording_ids, optionally within created_after (inclusive) and created_before (exclusive). 202 with the export in status processing; the zip holds each recording's original audio, transcripts (JSON, SRT, VTT, TXT; a corrected one also with its revision records and every earlier revision), summaries, custody.json (the audit rows about them) and manifest.json (size and SHA-256 of every file). A passphrase (12+ characters) encrypts it (AES-256-GCM). Audited.",
         },
       },
     )

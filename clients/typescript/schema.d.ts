@@ -1959,6 +1959,7 @@ export interface components {
                 text: string;
                 speaker: string;
                 confidence: number;
+                words?: components["schemas"]["TranscriptWord"][];
             }[];
             speakers: {
                 id: string;
@@ -1988,6 +1989,12 @@ export interface components {
             completed_at: string | null;
             /** Format: date-time */
             failed_at: string | null;
+        };
+        TranscriptWord: {
+            start: number;
+            end: number;
+            text: string;
+            confidence: number;
         };
         TranscriptionRevisionPage: {
             data: components["schemas"]["TranscriptionRevision"][];

@@ -2,6 +2,7 @@ import type { Database } from "bun:sqlite";
 import type { Config } from "../../config";
 import type { Llm } from "../../engines/llm";
 import type { Tenant } from "../../tenancy";
+import { withText } from "../transcriptions/words";
 import { findPii, type KnownIdentifiers, redactText } from "./detect";
 import { findLlmPass, insertLlmPass, type LlmPass } from "./store";
 
@@ -41,7 +42,8 @@ export function redactTranscript<T extends TranscriptLike>(transcript: T, known:
   return {
     ...transcript,
     text: transcript.text === null ? null : redact(transcript.text, all),
-    segments: transcript.segments.map((segment) => ({ ...segment, text: redact(segment.text, all), speaker: speakerLabel(segment.speaker) })),
+    // A segment whose text lost an identifier loses its words too (decision 185).
+    segments: transcript.segments.map((segment) => ({ ...withText(segment, redact(segment.text, all)), speaker: speakerLabel(segment.speaker) })),
     speakers: transcript.speakers.map((speaker) => ({ ...speaker, label: speakerLabel(speaker.label) })),
   };
 }

@@ -3,6 +3,7 @@ import type { RevisionContent } from "./revisions-store";
 import type { Change, SegmentEdit } from "./revisions-schema";
 import type { Speaker, Transcription } from "./schema";
 import { defaultLabel } from "./speaker-assignment";
+import { withText } from "./words";
 
 /** Ids the diarizer gives; a new name may not look like one, or it could not be told from an unnamed speaker. */
 export const SPEAKER_ID = /^SPEAKER_\d+$/;
@@ -66,7 +67,7 @@ export function applyEdits(t: Transcription, edits: IndexedEdit[], missing: (edi
     if (!segment) throw missing(edit);
     if (edit.text !== undefined && edit.text !== segment.text) {
       draft.changes.push({ segment: edit.index, field: "text", from: segment.text, to: edit.text });
-      segment.text = edit.text;
+      draft.segments[edit.index] = withText(segment, edit.text);
     }
     if (edit.speaker === undefined) continue;
     if (edit.apply_to === "speaker") renameVoice(draft, edit, edit.speaker);

@@ -6,6 +6,7 @@ import type { Segment, Speaker, TranscriptionFailureCode } from "./schema";
 import { assignSpeakers, defaultLabel } from "./speaker-assignment";
 import { planAudio, planSpeech, toOriginalTime } from "./speech-plan";
 import { type KnownVoice, labelKnownVoices, speakerPrints } from "./voice-matching";
+import { placeWords } from "./words";
 
 export const SAMPLE_RATE = 16_000;
 const MIN_AUDIO_SECONDS = 1;
@@ -75,8 +76,9 @@ export async function transcribePcm(
     const start = round(toOriginalTime(plan, Math.max(0, s.start), "start"));
     const end = round(Math.max(start, toOriginalTime(plan, s.end, "end")));
     // An engine without word probabilities leaves confidence to the VAD (decision 042).
-    const confidence = s.confidence ?? meanSpeechProbability(speech, start, end);
-    raw.push({ start, end, text, confidence: round(Math.min(1, Math.max(0, confidence))) });
+    const confidence = round(Math.min(1, Math.max(0, s.confidence ?? meanSpeechProbability(speech, start, end))));
+    const words = s.words && placeWords(s.words, { start, end, confidence }, (t, edge) => toOriginalTime(plan, t, edge));
+    raw.push({ start, end, text, confidence, ...(words?.length && { words }) });
   }
   if (raw.length === 0) throw new TranscriptionFailure("audio_quality_insufficient", "No words could be recognised in the detected speech.", duration);
 

@@ -40,7 +40,21 @@ export const transcriptQuery = z.object({ format: z.enum(["srt", "vtt", "txt"]).
 const FAILURE_CODES = ["audio_quality_insufficient", "audio_too_short", "audio_format_unsupported", "processing_error", "timeout"] as const;
 export type TranscriptionFailureCode = (typeof FAILURE_CODES)[number];
 
-const segmentSchema = z.object({ start: z.number(), end: z.number(), text: z.string(), speaker: z.string(), confidence: z.number().min(0).max(1) });
+/** One word of a segment as the engine heard it; times in seconds from the start of the recording (decision 185). */
+const wordSchema = z.object({ start: z.number(), end: z.number(), text: z.string(), confidence: z.number().min(0).max(1) }).meta({ id: "TranscriptWord" });
+export type Word = z.infer<typeof wordSchema>;
+/**
+ * words: the segment's words with their times, in order, spelling its text; absent where the
+ * engine gave none and where a correction or redaction changed the text (decision 185).
+ */
+const segmentSchema = z.object({
+  start: z.number(),
+  end: z.number(),
+  text: z.string(),
+  speaker: z.string(),
+  confidence: z.number().min(0).max(1),
+  words: z.array(wordSchema).optional(),
+});
 export type Segment = z.infer<typeof segmentSchema>;
 /** voice_id and score: the known voice the speaker was recognised as (decision 098), absent otherwise. */
 const speakerSchema = z.object({ id: z.string(), label: z.string(), voice_id: z.string().optional(), score: z.number().min(0).max(1).optional() });

@@ -45,4 +45,29 @@ describe("chunking", () => {
     expect(chunkSegments([seg(0, 5, "A", "  ")])).toEqual([]);
     expect(chunkSegments([seg(0, 5, "A", "short")])).toEqual([{ seq: 0, startMs: 0, endMs: 5000, speaker: "A", text: "short" }]);
   });
+
+  test("a long segment with timed words is cut between its words: no chunk passes 60 s, every edge is a word's", () => {
+    // One 150 s segment as an engine that hears long audio in one pass gives it: a word every 0.5 s.
+    const words = Array.from({ length: 300 }, (_, i) => ({ start: i * 0.5, end: i * 0.5 + 0.4, text: `w${i}` }));
+    const long: TranscriptSegment = { ...seg(0, 150, "A", words.map((w) => w.text).join(" ")), words };
+    const chunks = chunkSegments([long]);
+    expect(chunks.length).toBeGreaterThan(2);
+    const starts = new Set(words.map((w) => Math.round(w.start * 1000)));
+    const ends = new Set(words.map((w) => Math.round(w.end * 1000)));
+    for (const c of chunks) {
+      expect(c.endMs - c.startMs).toBeLessThanOrEqual(60_000);
+      expect(starts.has(c.startMs)).toBe(true);
+      expect(ends.has(c.endMs) || c.endMs === 150_000).toBe(true);
+      // A chunk's text is whole words, the ones its times span.
+      const spanned = words.filter((w) => w.start * 1000 >= c.startMs && w.end * 1000 <= c.endMs).map((w) => w.text);
+      expect(c.text).toBe(spanned.join(" "));
+    }
+    // Nothing lost: every word is in a chunk.
+    const said = new Set(chunks.flatMap((c) => c.text.split(" ")));
+    expect(words.every((w) => said.has(w.text))).toBe(true);
+  });
+
+  test("the same long segment without words stays one chunk (no times to cut it by)", () => {
+    expect(chunkSegments([seg(0, 150, "A", "one long stretch")])).toHaveLength(1);
+  });
 });

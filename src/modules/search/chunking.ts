@@ -1,5 +1,12 @@
-/** A transcript segment as the pipeline stores it (spec 2.8); times in seconds. */
-export type TranscriptSegment = { start: number; end: number; text: string; speaker?: string | null; confidence?: number };
+/** A transcript segment as the pipeline stores it (spec 2.8, with its timed words where the engine gave them); times in seconds. */
+export type TranscriptSegment = {
+  start: number;
+  end: number;
+  text: string;
+  speaker?: string | null;
+  confidence?: number;
+  words?: readonly { start: number; end: number; text: string }[];
+};
 
 /** A stretch of transcript indexed as one retrieval unit. */
 export type Chunk = { seq: number; startMs: number; endMs: number; speaker: string | null; text: string };
@@ -42,12 +49,43 @@ function toChunk(seq: number, segments: TranscriptSegment[], share: number): Chu
 }
 
 /**
- * Cuts segments into chunks on segment boundaries. Each chunk after the first starts
+ * A segment with timed words cut between words into pieces shorter than `limit` seconds; one
+ * without words, or short enough, whole. An engine that hears minutes as one segment
+ * (Parakeet) would otherwise make one chunk of them, and a citation's start_ms minutes early.
+ */
+function pieces(segment: TranscriptSegment, limit: number): TranscriptSegment[] {
+  const words = segment.words;
+  if (!words?.length || segment.end - segment.start < limit) return [segment];
+  const out: TranscriptSegment[] = [];
+  let from = 0;
+  for (let i = 1; i <= words.length; i++) {
+    if (i < words.length && words[i]!.end - words[from]!.start < limit) continue;
+    const start = from === 0 ? segment.start : words[from]!.start;
+    const end = i === words.length ? segment.end : words[i - 1]!.end;
+    out.push({
+      ...segment,
+      start,
+      end,
+      text: words
+        .slice(from, i)
+        .map((w) => w.text)
+        .join(" "),
+      words: words.slice(from, i),
+    });
+    from = i;
+  }
+  return out;
+}
+
+/**
+ * Cuts segments into chunks on segment boundaries, and inside a long segment between its
+ * words where it has them (decision 186). Each chunk after the first starts
  * with the previous chunk's last segment, so a sentence that straddles a cut can be
  * found from either side (the "little overlap").
  */
 export function chunkSegments(input: readonly TranscriptSegment[], options: ChunkingOptions = DEFAULT_CHUNKING): Chunk[] {
-  const segments = input.filter((s) => s.text.trim().length > 0);
+  // Pieces short enough to be carried over as the next chunk's overlap.
+  const segments = input.filter((s) => s.text.trim().length > 0).flatMap((s) => pieces(s, options.minSeconds / 2));
   const chunks: Chunk[] = [];
   let current: TranscriptSegment[] = [];
   let fresh = 0; // segments in `current` that no earlier chunk holds

@@ -1,5 +1,6 @@
 // Parley's whisper.cpp binding: load a ggml model, count a text's tokens, transcribe 16 kHz
-// mono float PCM off the event loop (with an initial prompt), stop a running transcription.
+// mono float PCM off the event loop (with an initial prompt, segments with their words),
+// stop a running transcription.
 // scripts/native-whisper.ts builds it at install against whisper.cpp's own sources for this
 // machine's CPU (decision 046).
 #include <node_api.h>
@@ -197,6 +198,9 @@ static void transcribe_on_whisper_thread(void *data) {
   params.print_realtime = false;
   params.print_timestamps = false;
   params.print_special = false;
+  // Times for each token (from the timestamp tokens' probabilities, then the signal's energy):
+  // the words' times. A pass over the tokens after decoding; the decoding itself is unchanged.
+  params.token_timestamps = true;
   params.abort_callback = should_abort;
   params.abort_callback_user_data = job->flag;
   if (job->prompt) {
@@ -218,13 +222,79 @@ static void set_number(napi_env env, napi_value object, const char *key, double 
   napi_set_named_property(env, object, key, v);
 }
 
-/** Segments with times in ms and the mean probability of their text tokens (null when none). */
+/** A word being gathered from its tokens: their bytes, first and last times (10 ms units), summed probabilities. */
+typedef struct {
+  char *text;
+  size_t length, capacity;
+  int64_t t0, t1;
+  double p;
+  int tokens;
+} word_buffer;
+
+static void append_bytes(word_buffer *w, const char *bytes, size_t n) {
+  if (w->length + n + 1 > w->capacity) {
+    w->capacity = (w->length + n + 1) * 2;
+    w->text = realloc(w->text, w->capacity);
+  }
+  memcpy(w->text + w->length, bytes, n);
+  w->length += n;
+  w->text[w->length] = '\0';
+}
+
+/** Appends the gathered word to `words` (unless it is only spaces) and empties the buffer. */
+static void flush_word(napi_env env, word_buffer *w, napi_value words, uint32_t *count) {
+  size_t skip = 0;
+  while (skip < w->length && w->text[skip] == ' ') skip++;
+  if (w->tokens > 0 && skip < w->length) {
+    napi_value word, text;
+    napi_create_object(env, &word);
+    set_number(env, word, "t0", (double)w->t0 * 10);
+    set_number(env, word, "t1", (double)w->t1 * 10);
+    // Made once from the whole word's bytes: a character split across two tokens is whole here.
+    napi_create_string_utf8(env, w->text + skip, w->length - skip, &text);
+    napi_set_named_property(env, word, "text", text);
+    set_number(env, word, "p", w->p / w->tokens);
+    napi_set_element(env, words, (*count)++, word);
+  }
+  w->length = 0;
+  w->tokens = 0;
+  w->p = 0;
+}
+
+/**
+ * A segment's words in ms with the mean probability of their tokens. Whisper's tokens are
+ * pieces of words: a token that begins with a space begins a word, any other (a word's rest,
+ * punctuation) joins the word before it, as whisper.cpp's own split_on_word does. Special and
+ * timestamp tokens (ids from end-of-text on) are no words.
+ */
+static napi_value words_value(napi_env env, struct whisper_context *ctx, int segment, word_buffer *w) {
+  napi_value words;
+  napi_create_array(env, &words);
+  uint32_t count = 0;
+  whisper_token eot = whisper_token_eot(ctx);
+  for (int t = 0, n = whisper_full_n_tokens(ctx, segment); t < n; t++) {
+    whisper_token_data token = whisper_full_get_token_data(ctx, segment, t);
+    if (token.id >= eot) continue;
+    const char *text = whisper_full_get_token_text(ctx, segment, t);
+    if (text[0] == ' ') flush_word(env, w, words, &count);
+    if (w->tokens == 0) w->t0 = token.t0;
+    w->t1 = token.t1 > w->t0 ? token.t1 : w->t0;
+    w->p += token.p;
+    w->tokens++;
+    append_bytes(w, text, strlen(text));
+  }
+  flush_word(env, w, words, &count);
+  return words;
+}
+
+/** Segments with times in ms, the mean probability of their text tokens (null when none) and their words. */
 static napi_value transcription_value(napi_env env, struct whisper_context *ctx) {
   napi_value result, segments, language;
   napi_create_object(env, &result);
   int count = whisper_full_n_segments(ctx);
   napi_create_array_with_length(env, count, &segments);
   whisper_token eot = whisper_token_eot(ctx);
+  word_buffer word = {0};
   for (int i = 0; i < count; i++) {
     napi_value segment, text, p;
     napi_create_object(env, &segment);
@@ -242,8 +312,10 @@ static napi_value transcription_value(napi_env env, struct whisper_context *ctx)
     if (words > 0) napi_create_double(env, sum / words, &p);
     else napi_get_null(env, &p);
     napi_set_named_property(env, segment, "p", p);
+    napi_set_named_property(env, segment, "words", words_value(env, ctx, i, &word));
     napi_set_element(env, segments, i, segment);
   }
+  free(word.text);
   napi_set_named_property(env, result, "segments", segments);
   napi_create_string_utf8(env, whisper_lang_str(whisper_full_lang_id(ctx)), NAPI_AUTO_LENGTH, &language);
   napi_set_named_property(env, result, "language", language);

@@ -12,8 +12,14 @@ export const DEFAULT_DECODING: WhisperDecoding = { bestOf: 5, temperature: 0, te
 /** `language` is a whisper code or "auto" (detect); `prompt` the initial prompt (the vocabulary), absent or empty for none. */
 export type WhisperParams = WhisperDecoding & { language: string; threads: number; prompt?: string };
 
-/** Times in ms from the start of the audio; `p` is the mean probability of the segment's words, null when a build cannot tell. */
-export type WhisperOutput = { language: string; segments: { t0: number; t1: number; text: string; p: number | null }[] };
+/** A word from its tokens' timestamps: times in ms, `p` the mean probability of its tokens. */
+export type WhisperWord = { t0: number; t1: number; text: string; p: number };
+
+/**
+ * Times in ms from the start of the audio; `p` is the mean probability of the segment's words,
+ * null when a build cannot tell; `words` from a build that gives them (Parley's addon).
+ */
+export type WhisperOutput = { language: string; segments: { t0: number; t1: number; text: string; p: number | null; words?: WhisperWord[] }[] };
 
 /** A native call in flight: `stop` asks whisper.cpp to give up. */
 export type WhisperJob = { stop: () => void | Promise<void>; promise: Promise<WhisperOutput> };

@@ -105,11 +105,17 @@ export class WhisperTranscriber implements Transcriber {
       options.signal?.throwIfAborted();
       // Whisper decodes a padded 30 s window, so its timestamps can run past the audio: clamp them.
       const seconds = pcm16k.length / 16_000;
+      const span = (t0: number, t1: number) => {
+        const start = Math.min(seconds, t0 / 1000);
+        return { start, end: Math.min(seconds, Math.max(start, t1 / 1000)) };
+      };
       // A build without word probabilities leaves confidence to the pipeline (decision 042).
-      const segments: TranscribedSegment[] = result.segments.map((s) => {
-        const start = Math.min(seconds, s.t0 / 1000);
-        return { start, end: Math.min(seconds, Math.max(start, s.t1 / 1000)), text: s.text, confidence: s.p };
-      });
+      const segments: TranscribedSegment[] = result.segments.map((s) => ({
+        ...span(s.t0, s.t1),
+        text: s.text,
+        confidence: s.p,
+        ...(s.words && { words: s.words.map((w) => ({ ...span(w.t0, w.t1), text: w.text, confidence: w.p })) }),
+      }));
       return { language: result.language || (language === "auto" ? "en" : language), segments };
     } catch (err) {
       // A build rejects a stopped job with its own error; the caller wants the abort reason.

@@ -1,5 +1,6 @@
 import type { SpeakerTurn } from "../../engines/diarizer";
 import type { Segment } from "./schema";
+import { joinSegments, sliceSegment, timedWords } from "./words";
 
 /** A segment is split only where it overlaps each of two turns by this much (seconds): less is an edge's noise. */
 const MIN_PART_SECONDS = 0.3;
@@ -33,40 +34,33 @@ function speakerOf(turns: SpeakerTurn[], start: number, end: number): string {
 }
 
 /**
- * The segment cut at the word nearest each speaker change inside it. whisper.cpp's segments
- * come without word times from our builds (decision 097), so a word's time is estimated by
- * spreading the segment's time over its words in proportion to their letters.
+ * The segment cut at the word boundary nearest each speaker change inside it: between the
+ * engine's timed words where it gave them (decision 186), else between words whose times are
+ * estimated from their letters.
  */
 function splitAtChanges(segment: Unlabelled, changes: Change[]): Unlabelled[] {
   const inside = changes.filter((c) => overlap(segment, c.before) >= MIN_PART_SECONDS && overlap(segment, c.after) >= MIN_PART_SECONDS).map((c) => c.at);
-  const words = segment.text.split(/\s+/).filter(Boolean);
+  const words = timedWords(segment);
   if (inside.length === 0 || words.length < 2) return [segment];
-  const letters = words.reduce((n, w) => n + w.length, 0);
-  const perLetter = (segment.end - segment.start) / letters;
-  // edges[i]: the estimated time between word i-1 and word i.
-  const edges: number[] = [segment.start];
-  for (const w of words) edges.push(edges.at(-1)! + w.length * perLetter);
+  // boundary(i): the time between word i-1 and word i.
+  const boundary = (i: number) => (words[i - 1]!.end + words[i]!.start) / 2;
   const cuts = [
     ...new Set(
       inside.map((c) => {
         let nearest = 1;
-        for (let i = 1; i < words.length; i++) if (Math.abs(edges[i]! - c) < Math.abs(edges[nearest]! - c)) nearest = i;
+        for (let i = 1; i < words.length; i++) if (Math.abs(boundary(i) - c) < Math.abs(boundary(nearest) - c)) nearest = i;
         return nearest;
       }),
     ),
   ].sort((a, b) => a - b);
-  const round = (x: number) => Math.round(x * 1000) / 1000;
-  return [0, ...cuts].map((from, i) => {
-    const to = [...cuts, words.length][i]!;
-    return { ...segment, start: round(edges[from]!), end: to === words.length ? segment.end : round(edges[to]!), text: words.slice(from, to).join(" ") };
-  });
+  return [0, ...cuts].map((from, i) => sliceSegment(segment, from, [...cuts, words.length][i]!));
 }
 
 /** Neighbouring parts of one segment that went to the same speaker, joined again. */
 function joinParts(parts: Segment[]): Segment[] {
   return parts.reduce<Segment[]>((out, p) => {
     const last = out.at(-1);
-    if (last && last.speaker === p.speaker) out[out.length - 1] = { ...last, end: p.end, text: `${last.text} ${p.text}` };
+    if (last && last.speaker === p.speaker) out[out.length - 1] = joinSegments(last, p);
     else out.push(p);
     return out;
   }, []);

@@ -2,7 +2,6 @@ import type { Database } from "bun:sqlite";
 import type { Config } from "../../config";
 import type { Llm } from "../../engines/llm";
 import type { Tenant } from "../../tenancy";
-import { withText } from "../transcriptions/words";
 import { findPii, type KnownIdentifiers, redactText } from "./detect";
 import { findLlmPass, insertLlmPass, type LlmPass } from "./store";
 
@@ -12,7 +11,7 @@ export type { LlmPass };
 /** What redaction reads of a transcription: its texts and who spoke them. */
 type TranscriptLike = {
   text: string | null;
-  segments: readonly { text: string; speaker: string }[];
+  segments: readonly { text: string; speaker: string; words?: unknown }[];
   speakers: readonly { id: string; label: string }[];
 };
 
@@ -42,8 +41,12 @@ export function redactTranscript<T extends TranscriptLike>(transcript: T, known:
   return {
     ...transcript,
     text: transcript.text === null ? null : redact(transcript.text, all),
-    // A segment whose text lost an identifier loses its words too (decision 185).
-    segments: transcript.segments.map((segment) => ({ ...withText(segment, redact(segment.text, all)), speaker: speakerLabel(segment.speaker) })),
+    segments: transcript.segments.map((segment) => {
+      const text = redact(segment.text, all);
+      // A segment whose text lost an identifier loses its words, which still spell it (decision 185).
+      const { words: _, ...rest } = segment;
+      return { ...(text === segment.text ? segment : rest), text, speaker: speakerLabel(segment.speaker) };
+    }),
     speakers: transcript.speakers.map((speaker) => ({ ...speaker, label: speakerLabel(speaker.label) })),
   };
 }

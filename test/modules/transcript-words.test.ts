@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test";
 import type { TranscribedSegment } from "../../src/engines/transcriber";
 import { ScriptedTranscriber } from "../../src/engines/transcriber.test-double";
 import { makeTenant, makeTestApp } from "../helpers";
-import { concat, seedRecording, silence, voiced, wav } from "./pipeline-fixtures";
+import { concat, eventsOf, seedRecording, silence, voiced, wav } from "./pipeline-fixtures";
 
 /** Words spread evenly over [start, end] of the audio sent, as an engine with word times gives them. */
 function timed(start: number, end: number, texts: string[]): TranscribedSegment {
@@ -55,6 +55,19 @@ describe("word timestamps in transcripts", () => {
     expect(record.segments[0].words.at(-1).end).toBeLessThan(3);
     expect(record.segments[1].words[0].start).toBeGreaterThan(SECOND_BURST - 0.5);
     expect(record.segments[1].words.map((w: { confidence: number }) => w.confidence)).toEqual([0.5, 0.51, 0.52, 0.53]);
+  });
+
+  test("transcription.completed carries the segments as spec 6 shows them, without words", async () => {
+    const { app, id, record } = await transcribed(twoSegments);
+    const completed = eventsOf(app.deps, "transcription.completed").find((e) => e.data.id === id)!;
+    expect(completed.data.segments).toEqual(record.segments.map(({ words: _, ...s }: { words: unknown }) => s));
+    expect(completed.data.segments[0]).toEqual({
+      start: expect.any(Number),
+      end: expect.any(Number),
+      text: "the budget is final",
+      speaker: "SPEAKER_1",
+      confidence: 0.9,
+    });
   });
 
   test("an engine without word times gives segments without words", async () => {

@@ -94,7 +94,12 @@ export const TRANSCRIPTION_EVENT_FIELDS = {
   "transcription.failed": ["id", "recording_id", "status", "error", "created_at", "failed_at"],
 } as const satisfies Record<string, readonly (keyof Transcription)[]>;
 
-/** The fields an event carries, taken from the record so payload and record never disagree. */
+/**
+ * The fields an event carries, taken from the record so payload and record never disagree.
+ * A transcription's segments go as spec 6 shows them, without their words: those stay on
+ * GET, and would make a long recording's event several times its size (decision 185).
+ */
 export function eventData<T extends object>(record: T, fields: readonly (keyof T)[]): Record<string, unknown> {
-  return Object.fromEntries(fields.map((f) => [f, record[f]]));
+  const value = (f: keyof T) => (f === "segments" ? (record[f] as Segment[]).map(({ words: _, ...segment }) => segment) : record[f]);
+  return Object.fromEntries(fields.map((f) => [f, value(f)]));
 }

@@ -12,11 +12,13 @@ import { runningCli } from "./runtime/cli-name";
 import { countAdmins } from "./modules/admins/service";
 import { type CreatedApiKey, createApiKey } from "./modules/keys/service";
 import { createProject, findProjectByName } from "./modules/projects/service";
-import { formatStats, startSimulation } from "./simulator";
+import { formatStats, startSimulation, streamFlag } from "./simulator";
 
-const USAGE = `usage: parley demo [--devices N] [--duration SECONDS] [--project NAME]
+const USAGE = `usage: parley demo [--devices N] [--duration SECONDS] [--project NAME] [--speed X | --no-stream]
   Starts the appliance with a demo project and N simulated wearables (default 5) that bind,
-  heartbeat and upload recordings, and prints a key for the dashboard. Runs until Ctrl-C.`;
+  heartbeat and stream their recordings in real time (the dashboard shows the transcript
+  growing; --speed 4 streams four times as fast, --no-stream uploads each recording whole
+  when it stops), and prints a key for the dashboard. Runs until Ctrl-C.`;
 
 /** A model the demo needs that is not installed, and what it would show. */
 export type MissingDemoModel = { model: string; shows: string };
@@ -86,11 +88,18 @@ const DEMO_RUN = "demo";
  * from GET /v1/health), and everything else runs.
  */
 export async function demoCommand(config: Config, args: string[]): Promise<void> {
-  const { values } = parseFlags(args, { devices: { type: "string" }, duration: { type: "string" }, project: { type: "string" } });
+  const { values } = parseFlags(args, {
+    devices: { type: "string" },
+    duration: { type: "string" },
+    project: { type: "string" },
+    speed: { type: "string" },
+    "no-stream": { type: "boolean" },
+  });
   const devices = Number(values.devices ?? 5);
   const duration = Number(values.duration ?? 0);
   const projectName = values.project ?? "demo";
   if (!Number.isInteger(devices) || devices < 1 || devices > 500 || !(duration >= 0)) throw new UsageError(USAGE);
+  const stream = streamFlag(values, USAGE);
 
   // First thing, before the server's own log lines: what the demo cannot show yet and how to fix it.
   const missing = missingDemoModels(config);
@@ -124,6 +133,7 @@ export async function demoCommand(config: Config, args: string[]): Promise<void>
     durationSeconds: duration,
     intervalSeconds: 5,
     uploads: true,
+    stream,
     recordAtOnce: true,
     run: DEMO_RUN,
     log: console.log,

@@ -5,9 +5,9 @@ export class ApiClient {
   constructor(readonly baseUrl: string) {}
 
   /** One request; 429 answers are retried after Retry-After (up to 5 times), like a well-behaved client. */
-  async call<T = any>(method: string, path: string, token: string | null, body?: unknown): Promise<Reply<T>> {
+  async call<T = any>(method: string, path: string, token: string | null, body?: unknown, extra: Record<string, string> = {}): Promise<Reply<T>> {
     for (let attempt = 0; ; attempt++) {
-      const headers: Record<string, string> = {};
+      const headers: Record<string, string> = { ...extra };
       if (token) headers.authorization = `Bearer ${token}`;
       if (body !== undefined) headers["content-type"] = "application/json";
       const res = await fetch(`${this.baseUrl}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });

@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import type { ApiClient } from "./client";
-import { pickSample, readSample } from "./samples";
+import { oggOpusSeconds, pickSample, readSample, type SpeechSample } from "./samples";
+import { type StreamPace, streamRecording } from "./stream";
 
 export type Channel = "wifi" | "cellular" | "bluetooth";
 
@@ -14,6 +15,8 @@ export type SimStats = {
   otaApplied: number;
   otaFailed: number;
   recordingsUploaded: number;
+  /** Chunks of streaming recordings the server acknowledged. */
+  chunksStreamed: number;
   uploadErrors: number;
   /** The most recent failure, for the operator watching a run. */
   lastError: string | null;
@@ -29,6 +32,7 @@ export function emptyStats(): SimStats {
     otaApplied: 0,
     otaFailed: 0,
     recordingsUploaded: 0,
+    chunksStreamed: 0,
     uploadErrors: 0,
     lastError: null,
   };
@@ -36,7 +40,8 @@ export function emptyStats(): SimStats {
 
 type CommandResult = { command_id: string; status: "executed" | "failed"; result?: Record<string, unknown>; error?: { code: string; message: string } };
 type OtaStatus = { ota_id: string; status: "downloading" | "installing" | "applied" | "failed"; progress_percent?: number; error_message?: string };
-type Recording = { startedAt: Date; initiatedBy: "local" | "remote"; ticksLeft: number; uploadAfterStop: boolean };
+/** A recording in progress; a streaming one is uploading as it records, and `stop` ends it. */
+type Recording = { startedAt: Date; initiatedBy: "local" | "remote"; ticksLeft: number; uploadAfterStop: boolean; stop?: AbortController };
 
 /**
  * One wearable: heartbeats over its channel, acts on the commands the responses carry,
@@ -49,6 +54,7 @@ export class SimulatedDevice {
   private pendingUploads: { startedAt: Date }[] = [];
   private uploads = 0;
   private recordedAtOnce = false;
+  private streams = new Set<Promise<void>>();
   private results: CommandResult[] = [];
   private ota: { id: string; stage: "download" | "install" | "report"; version: string; outcome: OtaStatus | null } | null = null;
   private firmware = "1.0.0";
@@ -60,7 +66,7 @@ export class SimulatedDevice {
     private token: string,
     readonly channel: Channel,
     private readonly stats: SimStats,
-    private readonly options: { uploads: boolean; seed: number; recordAtOnce?: boolean },
+    private readonly options: { uploads: boolean; seed: number; recordAtOnce?: boolean; stream?: StreamPace },
   ) {}
 
   private recordingState() {
@@ -115,19 +121,42 @@ export class SimulatedDevice {
     if (this.battery < 10) this.battery = 100; // put on the charger
     if (this.recording) {
       this.storageUsed += 1;
-      if (--this.recording.ticksLeft <= 0) this.stopRecording();
+      // A streaming recording lasts as long as its conversation (or until a stop command).
+      if (!this.recording.stop && --this.recording.ticksLeft <= 0) this.stopRecording();
     } else if (this.options.recordAtOnce && !this.recordedAtOnce) {
       // A demo's first conversation comes at once, so the audience need not wait for a button press.
       this.recordedAtOnce = true;
-      this.recording = { startedAt: new Date(), initiatedBy: "local", ticksLeft: 1, uploadAfterStop: true };
+      this.startRecording("local", 1, true);
     } else if (Math.random() < 0.03) {
-      this.recording = { startedAt: new Date(), initiatedBy: "local", ticksLeft: 2 + Math.floor(Math.random() * 3), uploadAfterStop: true };
+      this.startRecording("local", 2 + Math.floor(Math.random() * 3), true);
     }
+  }
+
+  private startRecording(initiatedBy: Recording["initiatedBy"], ticksLeft: number, uploadAfterStop: boolean): void {
+    const recording: Recording = { startedAt: new Date(), initiatedBy, ticksLeft, uploadAfterStop };
+    this.recording = recording;
+    const pace = this.options.uploads ? this.options.stream : undefined;
+    if (!pace) return;
+    // Streaming firmware uploads while it records: the conversation goes out chunk by chunk, at its own pace.
+    recording.stop = new AbortController();
+    const sample = pickSample(this.options.seed, this.uploads++);
+    const streaming = this.stream(sample, recording, pace).finally(() => {
+      if (this.recording === recording) this.recording = null;
+      this.streams.delete(streaming);
+    });
+    this.streams.add(streaming);
+  }
+
+  /** Stops the recording in progress and waits until every stream has completed (or failed). */
+  async finish(): Promise<void> {
+    this.stopRecording();
+    await Promise.all(this.streams);
   }
 
   private stopRecording(): void {
     if (!this.recording) return;
-    if (this.recording.uploadAfterStop) this.pendingUploads.push({ startedAt: this.recording.startedAt });
+    if (this.recording.stop) this.recording.stop.abort();
+    else if (this.recording.uploadAfterStop) this.pendingUploads.push({ startedAt: this.recording.startedAt });
     this.recording = null;
   }
 
@@ -143,7 +172,7 @@ export class SimulatedDevice {
     switch (cmd.type) {
       case "start_recording":
         if (this.recording) return fail("already_recording", "A recording is in progress.");
-        this.recording = { startedAt: new Date(), initiatedBy: "remote", ticksLeft: 1_000_000, uploadAfterStop: cmd.params?.upload_after_stop !== false };
+        this.startRecording("remote", 1_000_000, cmd.params?.upload_after_stop !== false);
         return ok();
       case "stop_recording":
         if (!this.recording) return fail("not_recording", "No recording in progress.");
@@ -203,14 +232,7 @@ export class SimulatedDevice {
     try {
       const sample = pickSample(this.options.seed, this.uploads++);
       const audio = await readSample(sample);
-      const uploadMethod = this.channel === "wifi" ? "wifi_direct" : this.channel === "cellular" ? "4g_direct" : "ble";
-      const rec = await this.api.must("POST", "/v1/recordings", this.token, {
-        recorded_at: next.startedAt.toISOString(),
-        mime_type: sample.mimeType,
-        source: "device",
-        upload_method: uploadMethod,
-        name: `${sample.name} ${next.startedAt.toISOString().slice(0, 16).replace("T", " ")}`,
-      });
+      const rec = await this.api.must("POST", "/v1/recordings", this.token, this.newRecording(sample, next.startedAt));
       const target = await this.api.must("POST", `/v1/recordings/${rec.id}/upload-url`, this.token, {
         content_type: sample.mimeType,
         file_size_bytes: audio.length,
@@ -229,8 +251,37 @@ export class SimulatedDevice {
       }
       throw new Error("upload verification never finished");
     } catch (err) {
-      this.stats.uploadErrors++;
-      this.stats.lastError = String(err);
+      this.uploadFailed(err);
     }
+  }
+
+  /** Streams one conversation while it is recorded, then completes it (see streamRecording). */
+  private async stream(sample: SpeechSample, recording: Recording, pace: StreamPace): Promise<void> {
+    try {
+      const audio = await readSample(sample);
+      await streamRecording(this.api, this.token, audio, oggOpusSeconds(audio), this.newRecording(sample, recording.startedAt), pace, {
+        stop: recording.stop?.signal,
+        onChunk: () => void this.stats.chunksStreamed++,
+      });
+      this.stats.recordingsUploaded++;
+    } catch (err) {
+      this.uploadFailed(err);
+    }
+  }
+
+  /** The body of POST /recordings for a sample recorded at `startedAt`. */
+  private newRecording(sample: SpeechSample, startedAt: Date) {
+    return {
+      recorded_at: startedAt.toISOString(),
+      mime_type: sample.mimeType,
+      source: "device",
+      upload_method: this.channel === "wifi" ? "wifi_direct" : this.channel === "cellular" ? "4g_direct" : "ble",
+      name: `${sample.name} ${startedAt.toISOString().slice(0, 16).replace("T", " ")}`,
+    };
+  }
+
+  private uploadFailed(err: unknown): void {
+    this.stats.uploadErrors++;
+    this.stats.lastError = String(err);
   }
 }

@@ -3,6 +3,7 @@ import { parseFlags, UsageError } from "../cli/args";
 import type { Config } from "../config";
 import { ApiClient } from "./client";
 import { type Channel, emptyStats, SimulatedDevice, type SimStats } from "./device";
+import { REAL_TIME, type StreamPace } from "./stream";
 
 export type SimulationOptions = {
   url: string;
@@ -13,6 +14,8 @@ export type SimulationOptions = {
   /** Base heartbeat interval over WiFi; cellular beats half as often, a Bluetooth relay a third (all under the 60 s admission window at the default). */
   intervalSeconds: number;
   uploads: boolean;
+  /** Recordings stream while they are recorded, at this pace; without it each is uploaded whole after it stops. */
+  stream?: StreamPace;
   /** Each device records (and uploads) its first conversation on its first heartbeat: the demo's. */
   recordAtOnce?: boolean;
   log?: (line: string) => void;
@@ -44,7 +47,7 @@ async function provision(
   count: number,
   run: string,
   stats: SimStats,
-  options: Pick<SimulationOptions, "uploads" | "recordAtOnce" | "run">,
+  options: Pick<SimulationOptions, "uploads" | "recordAtOnce" | "run" | "stream">,
 ): Promise<SimulatedDevice[]> {
   const devices: SimulatedDevice[] = [];
   const earlier = async (path: string) => (options.run ? ((await api.must("GET", path, apiKey)).data[0] ?? null) : null);
@@ -72,6 +75,7 @@ async function provision(
     devices[i] = new SimulatedDevice(api, device.id, bound.device_token, channel, stats, {
       uploads: options.uploads,
       recordAtOnce: options.recordAtOnce,
+      stream: options.stream,
       seed: i,
     });
   };
@@ -104,6 +108,8 @@ export async function startSimulation(options: SimulationOptions): Promise<Simul
       await sleep(pause);
       pause = base * (0.8 + Math.random() * 0.4);
     }
+    // A recording streaming when the run ends is stopped there and completed, not left half sent.
+    await device.finish();
   };
   const timer = Number.isFinite(deadline) ? setTimeout(() => stop(), deadline - Date.now()) : null;
   const stop = () => {
@@ -119,13 +125,23 @@ export async function startSimulation(options: SimulationOptions): Promise<Simul
 }
 
 export function formatStats(s: SimStats): string {
-  return `heartbeats ${s.heartbeats} (errors ${s.heartbeatErrors})  commands executed ${s.commandsExecuted} failed ${s.commandsFailed}  resets ${s.resets}  ota applied ${s.otaApplied} failed ${s.otaFailed}  recordings uploaded ${s.recordingsUploaded} (errors ${s.uploadErrors})`;
+  return `heartbeats ${s.heartbeats} (errors ${s.heartbeatErrors})  commands executed ${s.commandsExecuted} failed ${s.commandsFailed}  resets ${s.resets}  ota applied ${s.otaApplied} failed ${s.otaFailed}  recordings uploaded ${s.recordingsUploaded} (errors ${s.uploadErrors})  chunks streamed ${s.chunksStreamed}`;
 }
 
-const USAGE = `usage: parley simulate --devices N --api-key KEY [--url URL] [--duration SECONDS] [--interval SECONDS] [--no-uploads]
+const USAGE = `usage: parley simulate --devices N --api-key KEY [--url URL] [--duration SECONDS] [--interval SECONDS]
+                       [--speed X | --no-stream | --no-uploads]
   N simulated wearables register, bind and heartbeat (WiFi, cellular or a Bluetooth relay), execute commands,
   install assigned firmware and upload recorded audio. --interval is the WiFi heartbeat period (default 15 s).
+  Recordings stream in chunks while they are recorded, in real time (--speed 4: four times as fast), so the
+  live transcript grows; --no-stream uploads each whole once it stops instead.
   The API key may also come from PARLEY_API_KEY. Without --duration it runs until Ctrl-C.`;
+
+/** --speed and --no-stream, shared with `parley demo`: the pace recordings stream at, or none (whole-file uploads). */
+export function streamFlag(values: { speed?: string; "no-stream"?: boolean }, usage: string): StreamPace | undefined {
+  const speed = Number(values.speed ?? 1);
+  if (!(speed > 0) || (values["no-stream"] && values.speed !== undefined)) throw new UsageError(usage);
+  return values["no-stream"] ? undefined : { ...REAL_TIME, speed };
+}
 
 /** `parley simulate`: the demo driver and load generator; talks to a server over HTTP only. */
 export async function simulateCommand(config: Config, args: string[]): Promise<void> {
@@ -136,12 +152,15 @@ export async function simulateCommand(config: Config, args: string[]): Promise<v
     duration: { type: "string" },
     interval: { type: "string" },
     "no-uploads": { type: "boolean" },
+    speed: { type: "string" },
+    "no-stream": { type: "boolean" },
   });
   const devices = Number(values.devices ?? 1);
   const duration = Number(values.duration ?? 0);
   const interval = Number(values.interval ?? 15);
   const apiKey = values["api-key"] ?? process.env.PARLEY_API_KEY;
   if (!apiKey || !Number.isInteger(devices) || devices < 1 || !(duration >= 0) || !(interval > 0)) throw new UsageError(USAGE);
+  const stream = streamFlag(values, USAGE);
   const sim = await startSimulation({
     url: values.url ?? config.publicUrl,
     apiKey,
@@ -149,6 +168,7 @@ export async function simulateCommand(config: Config, args: string[]): Promise<v
     durationSeconds: duration,
     intervalSeconds: interval,
     uploads: !values["no-uploads"],
+    stream,
     log: console.log,
   });
   process.once("SIGINT", () => sim.stop());

@@ -25,3 +25,20 @@ export function pickSample(seed: number, n: number): SpeechSample {
 export async function readSample(sample: SpeechSample): Promise<Uint8Array<ArrayBuffer>> {
   return new Uint8Array(await Bun.file(sample.path).arrayBuffer());
 }
+
+/**
+ * The length of an Ogg Opus file in seconds: the granule position of its last page (48 kHz
+ * samples, RFC 7845) less the pre-skip its OpusHead states. What streaming paces chunks by.
+ */
+export function oggOpusSeconds(bytes: Uint8Array): number {
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const capture = [0x4f, 0x67, 0x67, 0x53]; // "OggS"
+  const isPage = (at: number) => capture.every((b, i) => bytes[at + i] === b);
+  const head = new TextDecoder().decode(bytes.subarray(28, 36));
+  if (!isPage(0) || head !== "OpusHead") throw new Error("not an Ogg Opus file");
+  const preSkip = view.getUint16(28 + 10, true);
+  for (let at = bytes.length - 27; at >= 0; at--) {
+    if (isPage(at)) return Math.max(0, Number(view.getBigUint64(at + 6, true)) - preSkip) / 48_000;
+  }
+  throw new Error("no Ogg page found");
+}

@@ -7,6 +7,7 @@ import { type DataDirLock, lockDataDir } from "./data-dir/lock";
 import { keepDataPrivate } from "./data-dir/private";
 import { checkpointInBackground } from "./db/checkpointer";
 import type { Deps } from "./deps";
+import type { Engines } from "./engines";
 import { listenWithCertificate } from "./http/listener";
 import type { Logger } from "./log";
 import { releaseAbandonedIdempotencyClaims } from "./http/idempotency";
@@ -66,10 +67,10 @@ function stopOnSignals(stop: () => Promise<void>, log: Logger): void {
 }
 
 /** Deps, job handlers and the listening app; a failure on the way leaves nothing open. */
-function boot(config: Config, lock: DataDirLock, log?: Logger) {
+function boot(config: Config, lock: DataDirLock, log?: Logger, engines?: Engines) {
   let deps: Deps | undefined;
   try {
-    deps = buildDeps(config, { log });
+    deps = buildDeps(config, { log, engines });
     const tasks = registerBackgroundWork(deps);
     startBackgroundWork(deps);
     releaseAbandonedIdempotencyClaims(deps.db);
@@ -87,10 +88,11 @@ function boot(config: Config, lock: DataDirLock, log?: Logger) {
  * listening; SIGINT/SIGTERM stop it within PARLEY_SHUTDOWN_GRACE_SECONDS (decision 080).
  * `log` replaces the JSON logger (`parley demo` writes plain lines).
  */
-export async function serve(config: Config, options: { log?: Logger } = {}): Promise<{ url: string; stop(): Promise<void> }> {
+/** `engines` replaces the configured ones (a test server process runs whisper without its temperature fallback). */
+export async function serve(config: Config, options: { log?: Logger; engines?: Engines } = {}): Promise<{ url: string; stop(): Promise<void> }> {
   keepDataPrivate(config.dataDir);
   const lock = lockDataDir(config.dataDir, new Date());
-  const { deps, tasks, listener } = boot(config, lock, options.log);
+  const { deps, tasks, listener } = boot(config, lock, options.log, options.engines);
   const { log, queue } = deps;
   const checkpointer = checkpointInBackground(deps, databasePath(config), log);
   queue.start();

@@ -7,7 +7,8 @@ import { createApp } from "../src/app";
 import { registerBackgroundWork } from "../src/background";
 import { systemClock } from "../src/clock";
 import { WhisperTranscriber } from "../src/engines/whisper-transcriber";
-import { startSimulation } from "../src/simulator";
+import { UsageError } from "../src/cli/args";
+import { startSimulation, streamFlag } from "../src/simulator";
 import { oggOpusSeconds, pickSample, readSample } from "../src/simulator/samples";
 import { makeTenant, makeTestDeps, waitFor } from "./helpers";
 import { freePort } from "./support/server-process";
@@ -108,4 +109,13 @@ describe("parley simulate --speed", () => {
     expect(sim.stats).toMatchObject({ uploadErrors: 0 });
     expect(sim.stats.chunksStreamed).toBeGreaterThanOrEqual(done.chunk_count);
   }, 60_000);
+});
+
+describe("--speed and --no-stream", () => {
+  test("real time by default, compressed by --speed, none with --no-stream; nonsense is a usage error", () => {
+    expect(streamFlag({}, "usage")).toEqual({ speed: 1, chunkSeconds: 2 });
+    expect(streamFlag({ speed: "4" }, "usage")).toEqual({ speed: 4, chunkSeconds: 2 });
+    expect(streamFlag({ "no-stream": true }, "usage")).toBeUndefined();
+    for (const bad of [{ speed: "0" }, { speed: "fast" }, { speed: "2", "no-stream": true }]) expect(() => streamFlag(bad, "usage")).toThrow(UsageError);
+  });
 });

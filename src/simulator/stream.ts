@@ -54,11 +54,12 @@ export async function streamRecording(
   let sent = 0;
   let chunks = 0;
   for (let k = 0; k < count; k++) {
-    // Chunk k holds the audio up to (k + 1) * chunkSeconds: it exists once that has been recorded.
-    const due = started + (Math.min(durationSeconds, (k + 1) * pace.chunkSeconds) * 1000) / pace.speed;
+    // Chunk k holds the audio up to (k + 1) * chunkSeconds (bytes in proportion): it exists once that has been recorded.
+    const upTo = Math.min(durationSeconds, (k + 1) * pace.chunkSeconds);
+    const due = started + (upTo * 1000) / pace.speed;
     // Stopped: what was recorded is sent; even a stop at once has recorded the first chunk.
     if ((await stoppedBefore(due, hooks.stop)) && k > 0) break;
-    const end = k === count - 1 ? audio.length : Math.round((audio.length * (k + 1)) / count);
+    const end = k === count - 1 ? audio.length : Math.round((audio.length * upTo) / durationSeconds);
     const bytes = audio.subarray(sent, end);
     await persist(patience, () => sendChunk(api, token, rec.id, k, bytes, create.mime_type as string | undefined));
     hooks.onChunk?.(k);

@@ -134,6 +134,8 @@ export async function demoCommand(config: Config, args: string[]): Promise<void>
     intervalSeconds: 5,
     uploads: true,
     stream,
+    // Where the audience watches the transcript grow.
+    onStream: (id, sample, seconds) => console.log(`streaming ${sample.name} (${Math.round(seconds)} s) as ${id}: ${server.url}/dashboard#/recordings/${id}`),
     recordAtOnce: true,
     run: DEMO_RUN,
     log: console.log,

@@ -84,6 +84,8 @@ describe("parley demo, run as an operator runs it", () => {
     const out = runs[0]!.stdout;
     expect(out.split("\n").filter((l) => l.startsWith("{"))).toEqual([]);
     expect(out).toContain("parley listening (url http://127.0.0.1:");
+    // The wearers stream (the default): the console says where to watch each transcript grow.
+    expect(out).toMatch(/^streaming [a-z-]+ \(\d+ s\) as (rec_\w+): http:\/\/127\.0\.0\.1:\d+\/dashboard#\/recordings\/\1$/m);
     expect(count(dataDir, "SELECT count(*) AS n FROM transcriptions WHERE status = 'failed'")).toBeGreaterThanOrEqual(1);
     for (const run of runs) expect(run.stdout.match(/^warning: transcription failed: /gm)?.length ?? 0).toBeLessThanOrEqual(1);
     expect(out).toContain("npm run parley -- recordings reprocess --failed"); // as parley runs in a checkout

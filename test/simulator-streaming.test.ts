@@ -67,6 +67,7 @@ describe("parley simulate --speed", () => {
 
     // Three times real time: the ~30 s conversation streams in ~10 s, one chunk per 2 s of audio.
     const pace = { speed: 3, chunkSeconds: 2 };
+    const announced: string[] = [];
     const sim = await startSimulation({
       url: base,
       apiKey: tenant.test,
@@ -76,6 +77,7 @@ describe("parley simulate --speed", () => {
       uploads: true,
       recordAtOnce: true,
       stream: pace,
+      onStream: (id, sample) => announced.push(`${sample.name} ${id}`),
     });
     stops.push(async () => {
       sim.stop();
@@ -86,6 +88,7 @@ describe("parley simulate --speed", () => {
     const recording = await waitFor("the streaming recording", async () => (await api(`/v1/recordings?device_id=${device.id}`)).data?.[0]);
     const transcription = await waitFor("its live transcription", async () => (await api(`/v1/transcriptions?recording_id=${recording.id}`)).data?.[0]);
     expect(transcription.status).toBe("processing");
+    expect(announced[0]).toBe(`${pickSample(0, 0).name} ${recording.id}`);
 
     // While each segment arrives, what state is the recording in?
     const statesAtSegments: string[] = [];

@@ -66,7 +66,14 @@ export class SimulatedDevice {
     private token: string,
     readonly channel: Channel,
     private readonly stats: SimStats,
-    private readonly options: { uploads: boolean; seed: number; recordAtOnce?: boolean; stream?: StreamPace },
+    private readonly options: {
+      uploads: boolean;
+      seed: number;
+      recordAtOnce?: boolean;
+      stream?: StreamPace;
+      /** Told of each recording as it starts streaming (the demo prints where to watch it). */
+      onStream?: (recordingId: string, sample: SpeechSample, seconds: number) => void;
+    },
   ) {}
 
   private recordingState() {
@@ -259,8 +266,10 @@ export class SimulatedDevice {
   private async stream(sample: SpeechSample, recording: Recording, pace: StreamPace): Promise<void> {
     try {
       const audio = await readSample(sample);
-      await streamRecording(this.api, this.token, audio, oggOpusSeconds(audio), this.newRecording(sample, recording.startedAt), pace, {
+      const seconds = oggOpusSeconds(audio);
+      await streamRecording(this.api, this.token, audio, seconds, this.newRecording(sample, recording.startedAt), pace, {
         stop: recording.stop?.signal,
+        onCreated: (id) => this.options.onStream?.(id, sample, seconds),
         onChunk: () => void this.stats.chunksStreamed++,
       });
       this.stats.recordingsUploaded++;

@@ -3,6 +3,7 @@ import { parseFlags, UsageError } from "../cli/args";
 import type { Config } from "../config";
 import { ApiClient } from "./client";
 import { type Channel, emptyStats, SimulatedDevice, type SimStats } from "./device";
+import type { SpeechSample } from "./samples";
 import { REAL_TIME, type StreamPace } from "./stream";
 
 export type SimulationOptions = {
@@ -16,6 +17,8 @@ export type SimulationOptions = {
   uploads: boolean;
   /** Recordings stream while they are recorded, at this pace; without it each is uploaded whole after it stops. */
   stream?: StreamPace;
+  /** Told of each recording as it starts streaming. */
+  onStream?: (recordingId: string, sample: SpeechSample, seconds: number) => void;
   /** Each device records (and uploads) its first conversation on its first heartbeat: the demo's. */
   recordAtOnce?: boolean;
   log?: (line: string) => void;
@@ -47,7 +50,7 @@ async function provision(
   count: number,
   run: string,
   stats: SimStats,
-  options: Pick<SimulationOptions, "uploads" | "recordAtOnce" | "run" | "stream">,
+  options: Pick<SimulationOptions, "uploads" | "recordAtOnce" | "run" | "stream" | "onStream">,
 ): Promise<SimulatedDevice[]> {
   const devices: SimulatedDevice[] = [];
   const earlier = async (path: string) => (options.run ? ((await api.must("GET", path, apiKey)).data[0] ?? null) : null);
@@ -76,6 +79,7 @@ async function provision(
       uploads: options.uploads,
       recordAtOnce: options.recordAtOnce,
       stream: options.stream,
+      onStream: options.onStream,
       seed: i,
     });
   };

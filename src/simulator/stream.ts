@@ -16,6 +16,8 @@ export type StreamedRecording = { recordingId: string; chunks: number; bytes: nu
 type Hooks = {
   /** Ends the recording early: what was sent so far is completed as the recording (a wearer pressing stop). */
   stop?: AbortSignal;
+  /** Called once the recording exists, before its first chunk. */
+  onCreated?: (recordingId: string) => void;
   /** Called once per chunk the server acknowledged (200), for counters. */
   onChunk?: (index: number) => void;
   /** How long the server may stay unreachable before the stream gives up (default a minute). */
@@ -49,6 +51,7 @@ export async function streamRecording(
   // One key for every try: a create whose 201 was lost answers the same recording again.
   const idempotencyKey = randomUUID();
   const rec = await persist(patience, () => ok(api.call("POST", "/v1/recordings", token, create, { "idempotency-key": idempotencyKey })));
+  hooks.onCreated?.(rec.id);
   const count = Math.max(1, Math.ceil(durationSeconds / pace.chunkSeconds));
   const started = performance.now();
   let sent = 0;

@@ -65,8 +65,8 @@ describe("parley simulate --speed", () => {
       body: JSON.stringify({ auto_summarize: false }),
     });
 
-    // Three times real time: the ~30 s conversation streams in ~10 s, one chunk per 2 s of audio.
-    const pace = { speed: 3, chunkSeconds: 2 };
+    // Twice real time: the ~30 s conversation streams in ~16 s, one chunk per 2 s of audio (time enough for a busy box to commit a segment while it streams).
+    const pace = { speed: 2, chunkSeconds: 2 };
     const announced: string[] = [];
     const sim = await startSimulation({
       url: base,

@@ -8,6 +8,7 @@ import { ApiError } from "./http/errors";
 import { modelsCommand } from "./cli/models";
 import { doctorCommand } from "./cli/doctor";
 import { backupCommand, restoreCommand } from "./cli/backup";
+import { evalCommand } from "./cli/eval-speakers";
 import { PARLEY_VERSION } from "./version";
 import { auditCommand } from "./modules/audit/cli";
 import { adminCommand } from "./modules/admins/cli";
@@ -43,6 +44,7 @@ const STANDALONE: Record<string, StandaloneCommand> = {
   doctor: doctorCommand,
   backup: backupCommand,
   restore: restoreCommand,
+  eval: evalCommand,
   simulate: simulateCommand,
   export: (_config, args) => exportCommand(args),
   demo: async (config, args) => (await import("./demo")).demoCommand(config, args),
@@ -64,6 +66,7 @@ const COMMAND_LIST: [string, string][] = [
   ["parley backup PATH", "database, audio, firmware and secret key with SHA-256s (while serving)"],
   ["parley restore PATH [--force]", "a backup into PARLEY_DATA_DIR (the server stopped)"],
   ["parley firmware add|publish|list", "organization firmware releases for OTA"],
+  ["parley eval speakers DIR", "the installed diarizer scored on audio + RTTM pairs: DER, speaker count"],
   ["parley audit verify", "checks the audit log's hash chain (exit 1 naming the first bad row)"],
   ["parley export verify ARCHIVE", "re-checks an eDiscovery export against its manifest"],
   ["parley simulate --api-key KEY", "simulated wearables (--devices N) against a running server"],

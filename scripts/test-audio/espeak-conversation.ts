@@ -99,13 +99,13 @@ function speechExtent(pcm: Float32Array): [number, number] {
   return first < 0 ? [0, 0] : [first, last + 1];
 }
 
-function synthesise(turns: Turn[], leadSeconds: number): Conversation {
+function synthesise(turns: Turn[], leadSeconds: number, voices: readonly EspeakVoice[]): Conversation {
   const pause = new Float32Array(Math.round(PAUSE_SECONDS * RATE));
   const parts: Float32Array[] = [new Float32Array(Math.round(leadSeconds * RATE))];
   const truth: TruthTurn[] = [];
   let at = parts[0]!.length;
   for (const turn of turns) {
-    const spoken = speak(VOICES[turn.speaker]!, turn.text);
+    const spoken = speak(voices[turn.speaker]!, turn.text);
     const clip = spoken.subarray(...speechExtent(spoken));
     truth.push({ speaker: turn.speaker, start: at / RATE, end: (at + clip.length) / RATE });
     parts.push(clip, pause);
@@ -120,11 +120,11 @@ function synthesise(turns: Turn[], leadSeconds: number): Conversation {
   return { pcm, turns: truth };
 }
 
-/** A conversation of `turns`, 16 kHz mono, after `leadSeconds` of silence; synthesised once and cached. */
-export function conversation(turns: Turn[], leadSeconds = 0.5): Conversation {
+/** A conversation of `turns` (speakers index `voices`), 16 kHz mono, after `leadSeconds` of silence; synthesised once and cached. */
+export function conversation(turns: Turn[], leadSeconds = 0.5, voices: readonly EspeakVoice[] = VOICES): Conversation {
   const key = createHash("sha256")
     .update(readFileSync(import.meta.path))
-    .update(JSON.stringify({ turns, voices: turns.map((t) => VOICES[t.speaker]), leadSeconds }))
+    .update(JSON.stringify({ turns, voices: turns.map((t) => voices[t.speaker]), leadSeconds }))
     .digest("hex")
     .slice(0, 16);
   const dir = join(tmpdir(), "parley-test-speech");
@@ -137,7 +137,7 @@ export function conversation(turns: Turn[], leadSeconds = 0.5): Conversation {
       turns: JSON.parse(readFileSync(truthPath, "utf8")),
     };
   }
-  const made = synthesise(turns, leadSeconds);
+  const made = synthesise(turns, leadSeconds, voices);
   mkdirSync(dir, { recursive: true });
   // Through temporary names, so parallel test files never read half a file.
   for (const [path, data] of [

@@ -1,18 +1,24 @@
 import { type Diarizer, numberSpeakers, type SpeakerCountHint, type SpeakerTurn } from "./diarizer";
 import { ClassicVoiceprinter } from "./classic-voiceprint";
 import { findSpeakerChanges } from "./speaker-changes";
-import { CEPSTRA, cepstralFrames, FEATURE_RATE } from "./speaker-features";
+import { CEPSTRA, cepstralFrames, FEATURE_RATE, logPitch } from "./speaker-features";
 import { accumulate, addFrames, combine, deltaBic, emptyStats, type GaussianStats, logDeterminant } from "./speaker-gaussian";
 import type { SpeechRegion } from "./vad";
 
 /**
- * The BIC penalties (λ), learnt on our espeak-ng conversations (decision 097): change
- * detection at λ = 1 over-segments (a false change costs nothing once clustering joins
- * the pieces again); clustering separates two and three voices and keeps each lone voice
- * whole for λ from 3 to 6, and 4 sits inside that range with room on both sides.
+ * The BIC penalties (λ): change detection at λ = 1 over-segments (a false change costs
+ * nothing once clustering joins the pieces again, decision 097); clustering at λ = 3 was
+ * chosen on the tuning half of the generated corpus only (`bun bench/diarize.ts --sweep`,
+ * decision 177).
  */
-export const PENALTIES = { change: 1, cluster: 4 };
+export const PENALTIES = { change: 1, cluster: 3 };
 export type Penalties = typeof PENALTIES;
+/**
+ * Each feature's standard deviation over the recording after equalising: every feature then
+ * weighs alike against the covariance floor (0.5), whatever the voices, the microphone and
+ * the level; 4 was best on the tuning half (2.5 and 6 worse, decision 177).
+ */
+const SPREAD = 4;
 /** Frames this far (in natural log of energy, ~35 dB) below the loud frames are pauses, not voice. */
 const QUIET = 8;
 /** A piece between changes longer than this many voiced frames (3 s) is cut, so a missed change can still be undone by clustering. */
@@ -23,40 +29,72 @@ const JOIN_GAP = 2;
 /** A stretch of voiced frames between changes, and the speech time it stands for. */
 export type SpeechPiece = { start: number; end: number; stats: GaussianStats };
 
-/** The voiced frames of one region, packed, with the time each starts. */
-type VoicedFrames = { region: SpeechRegion; cepstra: Float32Array; times: Float64Array; count: number };
+/** The frames of one region that count, packed as rows of `d` features, with the time each starts. */
+type VoicedFrames = { region: SpeechRegion; frames: Float32Array; d: number; times: Float64Array; count: number };
 
-function voicedFrames(pcm16k: Float32Array, regions: SpeechRegion[]): VoicedFrames[] {
-  const all = regions.map((region) => ({ region, frames: cepstralFrames(pcm16k, region.start, region.end) }));
+/**
+ * Each region's frames within QUIET of the loud frames; `withPitch`, only those with a clear
+ * pitch, its log a 13th feature beside the cepstra (voices differ most in pitch).
+ */
+function voicedFrames(pcm16k: Float32Array, regions: SpeechRegion[], withPitch: boolean): VoicedFrames[] {
+  const all = regions.map((region) => ({
+    region,
+    frames: cepstralFrames(pcm16k, region.start, region.end),
+    pitch: withPitch ? logPitch(pcm16k, region.start, region.end) : null,
+  }));
   const energies = all.flatMap(({ frames }) => [...frames.logEnergy]).sort((a, b) => a - b);
   const loud = energies[Math.floor(energies.length * 0.9)] ?? 0;
-  return all.map(({ region, frames }) => {
-    const cepstra = new Float32Array(frames.count * CEPSTRA);
+  const d = CEPSTRA + (withPitch ? 1 : 0);
+  return all.map(({ region, frames, pitch }) => {
+    const out = new Float32Array(frames.count * d);
     const times = new Float64Array(frames.count);
     let count = 0;
     for (let f = 0; f < frames.count; f++) {
       if (frames.logEnergy[f]! < loud - QUIET) continue;
-      cepstra.set(frames.cepstra.subarray(f * CEPSTRA, (f + 1) * CEPSTRA), count * CEPSTRA);
+      if (pitch && Number.isNaN(pitch[f])) continue;
+      out.set(frames.cepstra.subarray(f * CEPSTRA, (f + 1) * CEPSTRA), count * d);
+      if (pitch) out[count * d + CEPSTRA] = pitch[f]!;
       times[count++] = region.start + f / FEATURE_RATE;
     }
-    return { region, cepstra, times, count };
+    return { region, frames: out, d, times, count };
   });
 }
 
-/** The statistics of every voiced frame of the spans, for voiceprints. */
+/** The statistics of every loud enough cepstral frame of the spans, for voiceprints (decision 098: 12 cepstra, no pitch). */
 export function voicedStats(pcm16k: Float32Array, spans: SpeechRegion[]): GaussianStats {
-  const total = emptyStats();
-  for (const v of voicedFrames(pcm16k, spans)) accumulate(total, addFrames(emptyStats(), v.cepstra, 0, v.count));
+  const total = emptyStats(CEPSTRA);
+  for (const v of voicedFrames(pcm16k, spans, false)) accumulate(total, addFrames(emptyStats(CEPSTRA), v.frames, 0, v.count));
   return total;
+}
+
+/**
+ * Every feature scaled to the same spread over the recording (in place), so each weighs
+ * alike against the covariance floor, whichever the voices and the microphone.
+ */
+function equalise(all: VoicedFrames[], spread: number): void {
+  const d = all[0]?.d ?? 0;
+  const stats = emptyStats(d);
+  for (const v of all) addFrames(stats, v.frames, 0, v.count);
+  if (stats.n < 2) return;
+  let p = 0;
+  const scale = new Float64Array(d);
+  for (let i = 0; i < d; i++) {
+    const variance = stats.outer[p]! / stats.n - (stats.sum[i]! / stats.n) ** 2;
+    scale[i] = spread / Math.sqrt(Math.max(variance, 1e-9));
+    p += d - i;
+  }
+  for (const v of all) for (let f = 0; f < v.count * d; f++) v.frames[f]! *= scale[f % d]!;
 }
 
 /** Each region cut at its speaker changes (and into pieces of at most MAX_PIECE frames). */
 export function speechPieces(pcm16k: Float32Array, regions: SpeechRegion[], penalty: number, signal?: AbortSignal): SpeechPiece[] {
   const pieces: SpeechPiece[] = [];
-  for (const v of voicedFrames(pcm16k, regions)) {
+  const all = voicedFrames(pcm16k, regions, true);
+  equalise(all, SPREAD);
+  for (const v of all) {
     signal?.throwIfAborted();
     if (v.count === 0) continue;
-    const cuts = [0, ...findSpeakerChanges(v.cepstra, v.count, penalty, signal), v.count];
+    const cuts = [0, ...findSpeakerChanges(v.frames, v.d, v.count, penalty, signal), v.count];
     for (let i = 0; i + 1 < cuts.length; i++) {
       const [from, to] = [cuts[i]!, cuts[i + 1]!];
       const parts = Math.ceil((to - from) / MAX_PIECE);
@@ -65,7 +103,7 @@ export function speechPieces(pcm16k: Float32Array, regions: SpeechRegion[], pena
         const b = from + Math.round(((to - from) * (p + 1)) / parts);
         const start = a === 0 ? v.region.start : v.times[a]!;
         const end = b === v.count ? v.region.end : v.times[b]!;
-        pieces.push({ start, end, stats: addFrames(emptyStats(), v.cepstra, a, b) });
+        pieces.push({ start, end, stats: addFrames(emptyStats(v.d), v.frames, a, b) });
       }
     }
   }
@@ -80,7 +118,7 @@ export function speechPieces(pcm16k: Float32Array, regions: SpeechRegion[], pena
 export function clusterPieces(pieces: SpeechPiece[], hint: SpeakerCountHint, penalty: number, signal?: AbortSignal): number[] {
   const n = pieces.length;
   const clusterOf = pieces.map((_, i) => i);
-  const stats = pieces.map((p) => combine(p.stats, emptyStats()));
+  const stats = pieces.map((p) => combine(p.stats, emptyStats(p.stats.d)));
   const logDet = stats.map(logDeterminant);
   const alive = new Set(clusterOf);
   const score = new Float64Array(n * n);
@@ -105,7 +143,7 @@ export function clusterPieces(pieces: SpeechPiece[], hint: SpeakerCountHint, pen
 }
 
 /** Consecutive pieces of one cluster, less than JOIN_GAP apart, as one turn. */
-function turnsOf(pieces: SpeechPiece[], clusters: number[]): SpeakerTurn[] {
+export function turnsOf(pieces: SpeechPiece[], clusters: number[]): SpeakerTurn[] {
   const turns: { speaker: number; start: number; end: number }[] = [];
   pieces.forEach((p, i) => {
     const last = turns.at(-1);

@@ -1,23 +1,15 @@
 import type { Voiceprinter } from "./diarizer";
 import { CEPSTRA } from "./speaker-features";
-import { accumulate, combine, emptyStats, type GaussianStats, logDeterminant } from "./speaker-gaussian";
+import { accumulate, divergence, emptyStats, type GaussianStats, perFrame } from "./speaker-gaussian";
 import type { SpeechRegion } from "./vad";
 
 /** Less voiced speech than this (frames, 2 s) tells too little of a voice. */
 const MIN_FRAMES = 200;
 const PAIRS = (CEPSTRA * (CEPSTRA + 1)) / 2;
 
-/** Statistics scaled to one frame: mean and second moment, so a long and a short sample weigh alike. */
-function perFrame(stats: GaussianStats): GaussianStats {
-  const out = emptyStats();
-  out.n = 1;
-  stats.sum.forEach((v, i) => (out.sum[i] = v / stats.n));
-  stats.outer.forEach((v, i) => (out.outer[i] = v / stats.n));
-  return out;
-}
-
 const toPrint = (s: GaussianStats): number[] => [...s.sum, ...s.outer];
 const fromPrint = (p: number[]): GaussianStats => ({
+  d: CEPSTRA,
   n: 1,
   sum: Float64Array.from(p.slice(0, CEPSTRA)),
   outer: Float64Array.from(p.slice(CEPSTRA, CEPSTRA + PAIRS)),
@@ -41,14 +33,12 @@ export class ClassicVoiceprinter implements Voiceprinter {
   }
 
   pool(prints: number[][]): number[] {
-    const total = emptyStats();
+    const total = emptyStats(CEPSTRA);
     for (const p of prints) accumulate(total, fromPrint(p));
     return toPrint(perFrame(total));
   }
 
   similarity(a: number[], b: number[]): number {
-    const [sa, sb] = [fromPrint(a), fromPrint(b)];
-    const divergence = 0.5 * (logDeterminant(combine(sa, sb)) - 0.5 * logDeterminant(sa) - 0.5 * logDeterminant(sb));
-    return Math.exp(-Math.max(0, divergence));
+    return Math.exp(-Math.max(0, divergence(fromPrint(a), fromPrint(b))));
   }
 }

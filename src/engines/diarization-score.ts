@@ -14,21 +14,15 @@ export const COLLAR = 0.25;
 /** A true change of speaker counts as found when a found change lies this close (seconds). */
 export const CHANGE_TOLERANCE = 1;
 
-/** Per 10 ms step, the set of speakers talking there as a bit mask over `ids`. */
-function masks(turns: LabelledTurn[], ids: (string | number)[], length: number): Uint32Array {
-  const line = new Uint32Array(length);
+/** Per speaker, per 10 ms step: 1 where they speak. */
+function activity(turns: LabelledTurn[], ids: (string | number)[], length: number): Uint8Array[] {
+  const lines = ids.map(() => new Uint8Array(length));
   for (const t of turns) {
-    const bit = 1 << ids.indexOf(t.speaker);
-    for (let i = Math.max(0, Math.round(t.start / STEP)); i < Math.min(length, Math.round(t.end / STEP)); i++) line[i]! |= bit;
+    const line = lines[ids.indexOf(t.speaker)]!;
+    for (let i = Math.max(0, Math.round(t.start / STEP)); i < Math.min(length, Math.round(t.end / STEP)); i++) line[i] = 1;
   }
-  return line;
+  return lines;
 }
-
-const bits = (mask: number) => {
-  let n = 0;
-  for (let m = mask; m; m &= m - 1) n++;
-  return n;
-};
 
 /** The largest total of `overlap[h][r]` with each found speaker h given at most one true r, each r at most once. */
 function bestMapping(overlap: number[][], refCount: number): number {
@@ -56,30 +50,34 @@ function bestMapping(overlap: number[][], refCount: number): number {
 export function diarizationErrorRate(truth: LabelledTurn[], found: LabelledTurn[], collar = COLLAR): number {
   const refIds = [...new Set(truth.map((t) => t.speaker))];
   const hypIds = [...new Set(found.map((t) => t.speaker))];
-  if (refIds.length > 16 || hypIds.length > 31) throw new Error("diarization error rate: more than 16 true or 31 found speakers");
+  if (refIds.length > 16) throw new Error("diarization error rate: more than 16 true speakers");
   const end = Math.max(0, ...truth.map((t) => t.end), ...found.map((t) => t.end));
   const length = Math.ceil(end / STEP) + 1;
-  const ref = masks(truth, refIds, length);
-  const hyp = masks(found, hypIds, length);
+  const ref = activity(truth, refIds, length);
+  const hyp = activity(found, hypIds, length);
   const scored = new Uint8Array(length).fill(1);
   for (const t of truth) {
     for (const edge of [t.start, t.end]) {
       for (let i = Math.max(0, Math.round((edge - collar) / STEP)); i < Math.min(length, Math.round((edge + collar) / STEP)); i++) scored[i] = 0;
     }
   }
-  const overlap = hypIds.map(() => new Array<number>(refIds.length).fill(0));
   let speech = 0;
   let worst = 0;
   for (let i = 0; i < length; i++) {
     if (!scored[i]) continue;
-    const [r, h] = [ref[i]!, hyp[i]!];
-    speech += bits(r);
-    worst += Math.max(bits(r), bits(h));
-    for (let a = 0; a < hypIds.length; a++) {
-      if (!(h & (1 << a))) continue;
-      for (let b = 0; b < refIds.length; b++) if (r & (1 << b)) overlap[a]![b]!++;
-    }
+    let [r, h] = [0, 0];
+    for (const line of ref) r += line[i]!;
+    for (const line of hyp) h += line[i]!;
+    speech += r;
+    worst += Math.max(r, h);
   }
+  const overlap = hyp.map((h) =>
+    ref.map((r) => {
+      let both = 0;
+      for (let i = 0; i < length; i++) both += scored[i]! & h[i]! & r[i]!;
+      return both;
+    }),
+  );
   return (worst - bestMapping(overlap, refIds.length)) / Math.max(1, speech);
 }
 

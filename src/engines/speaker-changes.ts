@@ -15,12 +15,12 @@ const MIN_GAP_BLOCKS = 8;
  * better than one, by more than the penalty, and more than anywhere within MIN_GAP_BLOCKS,
  * the speaker changes. Returns frame indices, ascending.
  */
-export function findSpeakerChanges(cepstra: Float32Array, count: number, penalty: number, signal?: AbortSignal): number[] {
+export function findSpeakerChanges(frames: Float32Array, d: number, count: number, penalty: number, signal?: AbortSignal): number[] {
   const blocks = Math.floor(count / BLOCK);
   if (blocks < 2 * MIN_WINDOW_BLOCKS) return [];
   // prefix[b]: the statistics of blocks 0..b-1, so any window is a difference of two.
-  const prefix: GaussianStats[] = [emptyStats()];
-  for (let b = 0; b < blocks; b++) prefix.push(addFrames(combine(prefix[b]!, emptyStats()), cepstra, b * BLOCK, (b + 1) * BLOCK));
+  const prefix: GaussianStats[] = [emptyStats(d)];
+  for (let b = 0; b < blocks; b++) prefix.push(addFrames(combine(prefix[b]!, emptyStats(d)), frames, b * BLOCK, (b + 1) * BLOCK));
   const scores: { block: number; score: number }[] = [];
   for (let c = MIN_WINDOW_BLOCKS; c <= blocks - MIN_WINDOW_BLOCKS; c++) {
     if (c % 64 === 0) signal?.throwIfAborted();

@@ -153,3 +153,66 @@ export function fbank(pcm16k: Float32Array): { frames: number; features: Float32
   }
   return { frames: count, features: bands };
 }
+
+/** Pitch is looked for between these frequencies (Hz): below a deep man's voice to above a child's. */
+const PITCH_LOW = 60;
+const PITCH_HIGH = 400;
+/** The signal is decimated by this much for pitch (to 4 kHz): plenty for a fundamental under 400 Hz, a 16th of the work. */
+const DECIMATE = 4;
+/** Pitch windows: 32 ms, two periods of the lowest pitch. */
+const PITCH_WINDOW = 128;
+/** A frame whose best normalised autocorrelation is below this has no clear period: not voiced. */
+const VOICING = 0.6;
+/** The period is the first autocorrelation peak at least this share of the highest (not one of its multiples). */
+const OCTAVE = 0.9;
+
+/**
+ * Log fundamental frequency of each 10 ms frame from `start` to `end` seconds, aligned with
+ * cepstralFrames' frames, or NaN where the frame has no clear period (unvoiced, silence):
+ * the lag of the highest normalised autocorrelation of the 4 kHz signal over 32 ms.
+ */
+export function logPitch(pcm16k: Float32Array, start: number, end: number): Float32Array {
+  const first = Math.max(0, Math.round(start * SAMPLE_RATE));
+  const last = Math.min(pcm16k.length, Math.round(end * SAMPLE_RATE));
+  const count = Math.max(0, Math.floor((last - first - WINDOW) / HOP) + 1);
+  const rate = SAMPLE_RATE / DECIMATE;
+  const [minLag, maxLag] = [Math.floor(rate / PITCH_HIGH), Math.ceil(rate / PITCH_LOW)];
+  // Box-filtered decimation (its first null at 4 kHz keeps most aliasing out of the pitch range).
+  const length = Math.floor((last - first) / DECIMATE);
+  const x = new Float64Array(length + maxLag + PITCH_WINDOW);
+  for (let i = 0; i < length; i++) {
+    let s = 0;
+    for (let k = 0; k < DECIMATE; k++) s += pcm16k[first + i * DECIMATE + k]!;
+    x[i] = s / DECIMATE;
+  }
+  // energy[i]: sum of squares of x[0..i-1], so any window's energy is a difference.
+  const energy = new Float64Array(x.length + 1);
+  for (let i = 0; i < x.length; i++) energy[i + 1] = energy[i]! + x[i]! * x[i]!;
+  const out = new Float32Array(count).fill(Number.NaN);
+  const hop = HOP / DECIMATE;
+  const nccf = new Float64Array(maxLag + 2);
+  // Every other frame, the next one taking its value: pitch moves slowly, and this halves the work.
+  for (let f = 0; f < count; f += 2) {
+    const o = f * hop;
+    const e0 = energy[o + PITCH_WINDOW]! - energy[o]!;
+    if (e0 <= 1e-10) continue;
+    let best = 0;
+    for (let lag = minLag; lag <= maxLag; lag++) {
+      let r = 0;
+      for (let i = 0; i < PITCH_WINDOW; i++) r += x[o + i]! * x[o + i + lag]!;
+      const el = energy[o + lag + PITCH_WINDOW]! - energy[o + lag]!;
+      nccf[lag] = r / Math.sqrt(e0 * el + 1e-20);
+      best = Math.max(best, nccf[lag]!);
+    }
+    if (best < VOICING) continue;
+    // The first peak nearly as high as the highest: a period's multiples correlate as well as the period.
+    for (let lag = minLag; lag <= maxLag; lag++) {
+      if (nccf[lag]! >= OCTAVE * best && nccf[lag]! >= nccf[lag - 1]! && nccf[lag]! >= (nccf[lag + 1] ?? 0)) {
+        out[f] = Math.log(rate / lag);
+        if (f + 1 < count) out[f + 1] = out[f]!;
+        break;
+      }
+    }
+  }
+  return out;
+}

@@ -1,25 +1,23 @@
-import { CEPSTRA } from "./speaker-features";
-
 /**
  * Sufficient statistics of a full-covariance Gaussian over cepstral frames (count, sum,
  * sum of outer products), so stretches of speech merge by adding and compare by the
  * Bayesian information criterion (decision 097) without revisiting frames.
  */
-export type GaussianStats = { n: number; sum: Float64Array; outer: Float64Array };
+export type GaussianStats = { d: number; n: number; sum: Float64Array; outer: Float64Array };
 
-const D = CEPSTRA;
-const PAIRS = (D * (D + 1)) / 2;
-/** BIC's count of free parameters of one full-covariance Gaussian: mean plus covariance. */
-export const GAUSSIAN_PARAMETERS = D + PAIRS;
+const pairs = (d: number) => (d * (d + 1)) / 2;
+/** BIC's count of free parameters of one full-covariance Gaussian in d dimensions: mean plus covariance. */
+export const gaussianParameters = (d: number) => d + pairs(d);
 /** Added to the covariance's diagonal: a stretch of a few frames still has a finite log-determinant. */
 const FLOOR = 0.5;
 
-export function emptyStats(): GaussianStats {
-  return { n: 0, sum: new Float64Array(D), outer: new Float64Array(PAIRS) };
+export function emptyStats(d: number): GaussianStats {
+  return { d, n: 0, sum: new Float64Array(d), outer: new Float64Array(pairs(d)) };
 }
 
 /** Adds frames `from` (inclusive) to `to` (exclusive) of a row-major frame array. */
 export function addFrames(stats: GaussianStats, cepstra: Float32Array, from: number, to: number): GaussianStats {
+  const D = stats.d;
   for (let f = from; f < to; f++) {
     const o = f * D;
     let p = 0;
@@ -35,22 +33,23 @@ export function addFrames(stats: GaussianStats, cepstra: Float32Array, from: num
 
 /** a + b (or a - b with sign -1) as new statistics. */
 export function combine(a: GaussianStats, b: GaussianStats, sign: 1 | -1 = 1): GaussianStats {
-  const out = emptyStats();
+  const out = emptyStats(a.d);
   out.n = a.n + sign * b.n;
-  for (let i = 0; i < D; i++) out.sum[i] = a.sum[i]! + sign * b.sum[i]!;
-  for (let p = 0; p < PAIRS; p++) out.outer[p] = a.outer[p]! + sign * b.outer[p]!;
+  for (let i = 0; i < a.d; i++) out.sum[i] = a.sum[i]! + sign * b.sum[i]!;
+  for (let p = 0; p < out.outer.length; p++) out.outer[p] = a.outer[p]! + sign * b.outer[p]!;
   return out;
 }
 
 /** In place: a += b. */
 export function accumulate(a: GaussianStats, b: GaussianStats): void {
   a.n += b.n;
-  for (let i = 0; i < D; i++) a.sum[i]! += b.sum[i]!;
-  for (let p = 0; p < PAIRS; p++) a.outer[p]! += b.outer[p]!;
+  for (let i = 0; i < a.d; i++) a.sum[i]! += b.sum[i]!;
+  for (let p = 0; p < a.outer.length; p++) a.outer[p]! += b.outer[p]!;
 }
 
 /** log |covariance| by Cholesky, the covariance floored on its diagonal. */
 export function logDeterminant(stats: GaussianStats): number {
+  const D = stats.d;
   const n = Math.max(1, stats.n);
   const m = new Float64Array(D * D);
   let p = 0;
@@ -85,10 +84,30 @@ export function logDeterminant(stats: GaussianStats): number {
 export function deltaBic(a: GaussianStats, b: GaussianStats, penalty: number, logDetA = logDeterminant(a), logDetB = logDeterminant(b)): number {
   const n = a.n + b.n;
   const joint = logDeterminant(combine(a, b));
-  return 0.5 * (n * joint - a.n * logDetA - b.n * logDetB) - penalty * 0.5 * GAUSSIAN_PARAMETERS * Math.log(n);
+  return 0.5 * (n * joint - a.n * logDetA - b.n * logDetB) - penalty * 0.5 * gaussianParameters(a.d) * Math.log(n);
 }
 
 /** The mean of the frames, for voiceprints. */
 export function mean(stats: GaussianStats): Float64Array {
   return stats.sum.map((s) => s / Math.max(1, stats.n));
+}
+
+/** Statistics scaled to one frame: the mean and second moment, so long and short stretches weigh alike. */
+export function perFrame(stats: GaussianStats): GaussianStats {
+  const out = emptyStats(stats.d);
+  out.n = 1;
+  stats.sum.forEach((v, i) => (out.sum[i] = v / Math.max(1, stats.n)));
+  stats.outer.forEach((v, i) => (out.outer[i] = v / Math.max(1, stats.n)));
+  return out;
+}
+
+/**
+ * How far apart two Gaussians are, per frame and whatever their durations: half the log
+ * determinant of their equal mixture less the mean of their own, d = ½(log|Σ½a+½b| −
+ * ½log|Σa| − ½log|Σb|); 0 for one voice, growing as the voices differ (decision 098's
+ * voiceprint distance).
+ */
+export function divergence(a: GaussianStats, b: GaussianStats): number {
+  const [pa, pb] = [perFrame(a), perFrame(b)];
+  return 0.5 * (logDeterminant(combine(pa, pb)) - 0.5 * logDeterminant(pa) - 0.5 * logDeterminant(pb));
 }

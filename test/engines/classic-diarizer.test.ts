@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { boundaryErrors, diarizationErrorRate } from "../../scripts/test-audio/diarization-score";
-import { conversation, LINES, script } from "../../scripts/test-audio/espeak-conversation";
+import { conversation, type EspeakVoice, LINES, script } from "../../scripts/test-audio/espeak-conversation";
 import { ClassicDiarizer } from "../../src/engines/classic-diarizer";
 import { SingleSpeakerDiarizer } from "../../src/engines/diarizer";
 import { SileroVad } from "../../src/engines/vad";
@@ -110,5 +110,64 @@ describe("ClassicVoiceprinter", () => {
     expect(printer.similarity(pooled, await printOf(0, [9, 10]))).toBeLessThan(printer.threshold);
     const c = conversation(script([0]));
     expect(await printer.voiceprint(c.pcm, [{ start: 0.5, end: 1 }])).toBeNull();
+  });
+});
+
+// Voices of espeak-ng variants the diarizer was never tuned on (issue 26): the old tuning
+// had en-us, en-us+f3 and en-us+klatt; the corpus' tuning half has other variants again.
+describe("ClassicDiarizer on voices it was not tuned on", () => {
+  const NEW_VOICES: Record<string, EspeakVoice> = {
+    woman: { voice: "en-gb+f2", pitch: 62, rate: 165 },
+    man: { voice: "en-us+m4", pitch: 38, rate: 150 },
+    otherMan: { voice: "en-gb-scotland+m2", pitch: 45, rate: 170 },
+    otherWoman: { voice: "en-us+f5", pitch: 70, rate: 180 },
+    lone: { voice: "en-029+m8", pitch: 50, rate: 160 },
+  };
+  const HEADACHES = [
+    "The headaches start in the afternoon and last until I go to sleep.",
+    "Have you changed anything in your routine, like coffee or screen time?",
+    "I drink more coffee since the new job, maybe four cups a day.",
+    "That may be part of it. Do the headaches come with nausea or blurred vision?",
+    "Sometimes the light bothers me, but I have never been sick.",
+    "Let us try cutting the coffee down slowly, and keep a diary for two weeks.",
+  ];
+
+  async function talk(who: string[], order: number[]) {
+    const voices = who.map((w) => NEW_VOICES[w]!);
+    const c = conversation(
+      order.map((speaker, i) => ({ speaker, text: HEADACHES[i % HEADACHES.length]! })),
+      0.5,
+      voices,
+    );
+    const { regions } = await vad.analyse(c.pcm);
+    return { truth: c.turns, turns: await diarizer.diarize(c.pcm, regions, {}) };
+  }
+
+  // Known limit (issue 26, decision 177): in a 28 s dialogue of 4-5 s turns, voices that
+  // differ mostly in pitch (114 Hz against 80 Hz here) still merge: the full-covariance
+  // BIC over 1-2 s pieces is dominated by its penalty. `test.failing` pins that as it is,
+  // and tells the day it holds (the test then fails and is turned into a plain one).
+  for (const [name, who, holds] of [
+    ["a woman and a man", ["woman", "man"], false],
+    ["two men", ["man", "otherMan"], false],
+    ["two women", ["woman", "otherWoman"], true],
+  ] as const) {
+    (holds ? test : test.failing)(`${name} talking about headaches: two speakers, every turn change within 1 s`, async () => {
+      const { truth, turns } = await talk([...who], [0, 1, 0, 1, 0, 1]);
+      expect(speakers(turns)).toHaveLength(2);
+      for (const e of boundaryErrors(truth, turns)) expect(e).toBeLessThan(1);
+      expect(diarizationErrorRate(truth, turns)).toBeLessThan(0.15);
+    });
+  }
+
+  test.failing("three new voices: three speakers (known limit, as above)", async () => {
+    const { truth, turns } = await talk(["woman", "man", "otherMan"], [0, 1, 2, 0, 2, 1]);
+    expect(speakers(turns)).toHaveLength(3);
+    expect(diarizationErrorRate(truth, turns)).toBeLessThan(0.15);
+  });
+
+  test("a new voice alone stays one speaker", async () => {
+    const { turns } = await talk(["lone"], [0, 0, 0, 0, 0, 0]);
+    expect(speakers(turns)).toEqual(["SPEAKER_1"]);
   });
 });

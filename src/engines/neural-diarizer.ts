@@ -129,6 +129,8 @@ export class NeuralDiarizer implements Diarizer {
       for (let start = region.start; start < region.end; start += WINDOW_SECONDS) {
         signal?.throwIfAborted();
         const window = { start, end: Math.min(region.end, start + WINDOW_SECONDS) };
+        // A tail too short to embed adds no speaker, and may be shorter than the model's filters.
+        if (window.end - window.start < MIN_EMBEDDED_SECONDS) continue;
         for (const runs of await this.segment(s, pcm16k, window)) {
           const speech = samplesOfSpans(pcm16k, runs, RATE);
           if (speech.length >= MIN_EMBEDDED_SECONDS * RATE) locals.push({ runs, embedding: await this.embed(s, speech) });

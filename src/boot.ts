@@ -8,7 +8,7 @@ import { migrate } from "./db/migrate";
 import { Wal } from "./db/checkpointer";
 import { GroupCommitter } from "./db/group-commit";
 import { settledWithin } from "./deadline";
-import { createEngines, type Engines } from "./engines";
+import { createEngines, type Engines, modelJobSlots } from "./engines";
 import type { Deps } from "./deps";
 import { Cascades } from "./events/cascades";
 import { EventBus } from "./events/outbox";
@@ -67,7 +67,7 @@ export function buildDeps(config: Config, options: { clock?: Clock; log?: Logger
     clock,
     dns,
     log,
-    queue: new JobQueue(db, clock, log, config.jobConcurrency),
+    queue: new JobQueue(db, clock, log, modelJobSlots(config)),
     rateLimiter: new RateLimiter(config.rateLimit, clock),
     engines: options.engines ?? createEngines(config, log),
     storage: new EncryptedStorage(createStorage(config), dataKeys, clock),

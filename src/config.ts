@@ -81,6 +81,23 @@ const envSchema = z
     PARLEY_OPENAI_MODEL: z.string().optional(),
     PARLEY_OPENAI_CONTEXT_TOKENS: whole(512).default(8192),
     PARLEY_OPENAI_TIMEOUT_MS: whole(1).default(120_000),
+    PARLEY_LLM: z.enum(["local", "openai_compatible"]).default("local"),
+    PARLEY_TRANSCRIBER: z.enum(["local", "openai_compatible"]).default("local"),
+    PARLEY_TRANSCRIBER_BASE_URL: z.url().optional(),
+    PARLEY_TRANSCRIBER_API_KEY: z.string().optional(),
+    PARLEY_TRANSCRIBER_MODEL: z.string().min(1).default("whisper-1"),
+    PARLEY_TRANSCRIBER_TIMEOUT_MS: whole(1).default(600_000),
+    PARLEY_EMBEDDER: z.enum(["local", "openai_compatible"]).default("local"),
+    PARLEY_EMBEDDER_BASE_URL: z.url().optional(),
+    PARLEY_EMBEDDER_API_KEY: z.string().optional(),
+    PARLEY_EMBEDDER_MODEL: z.string().min(1).optional(),
+    PARLEY_EMBEDDER_TIMEOUT_MS: whole(1).default(60_000),
+    PARLEY_REMOTE_CONCURRENCY: whole(1, 256).default(4),
+    PARLEY_REMOTE_RETRY_DELAYS_MS: z
+      .string()
+      .regex(/^\d+(,\d+)*$/, "comma-separated whole milliseconds")
+      .transform((s) => s.split(",").map(Number))
+      .default([1000, 5000, 15_000, 30_000, 60_000, 120_000, 300_000]),
     PARLEY_JOB_CONCURRENCY: whole(1).default(2),
     PARLEY_PROCESSING_MIN_SECONDS: decimal(0.001).default(120),
     PARLEY_PROCESSING_TIME_FACTOR: decimal(0).default(3),
@@ -98,7 +115,7 @@ const envSchema = z
     PARLEY_LOGIN_MAX_FAILURES: whole(1).default(5),
     PARLEY_LOGIN_LOCKOUT_MINUTES: whole(1).default(15),
     PARLEY_REQUIRE_MFA: flag.default(false),
-    PARLEY_REDACTION_LLM: z.enum(["auto", "off"]).default("auto"),
+    PARLEY_REDACTION_LLM: z.enum(["auto", "off", "openai_compatible"]).default("auto"),
     PARLEY_OIDC_ISSUER: z.url().optional(),
     PARLEY_OIDC_CLIENT_ID: z.string().min(1).optional(),
     PARLEY_OIDC_CLIENT_SECRET: z.string().min(1).optional(),
@@ -120,6 +137,20 @@ const envSchema = z
       .pipe(z.array(z.tuple([z.string().min(1, "GROUP=ROLE pairs, comma-separated"), z.enum(ROLE_NAMES, "roles are owner, admin, compliance or viewer")]))),
   })
   .superRefine((e, ctx) => {
+    // A remote engine needs its server (decision 188); the LLM's is Ask's PARLEY_OPENAI_* server, one base URL per engine.
+    if (e.PARLEY_TRANSCRIBER === "openai_compatible" && !e.PARLEY_TRANSCRIBER_BASE_URL)
+      ctx.addIssue({ code: "custom", path: ["PARLEY_TRANSCRIBER_BASE_URL"], message: "required with PARLEY_TRANSCRIBER=openai_compatible" });
+    for (const name of ["PARLEY_EMBEDDER_BASE_URL", "PARLEY_EMBEDDER_MODEL"] as const)
+      if (e.PARLEY_EMBEDDER === "openai_compatible" && !e[name])
+        ctx.addIssue({ code: "custom", path: [name], message: "required with PARLEY_EMBEDDER=openai_compatible" });
+    for (const [name, value] of [
+      ["PARLEY_LLM", e.PARLEY_LLM],
+      ["PARLEY_REDACTION_LLM", e.PARLEY_REDACTION_LLM],
+    ] as const) {
+      if (value !== "openai_compatible") continue;
+      for (const needed of ["PARLEY_OPENAI_BASE_URL", "PARLEY_OPENAI_MODEL"] as const)
+        if (!e[needed]) ctx.addIssue({ code: "custom", path: [needed], message: `required with ${name}=openai_compatible` });
+    }
     // HTTPS from the operator's files, or from a certificate made here (decision 104): one or the other, and both files or neither.
     const files = e.PARLEY_TLS_CERT_FILE !== undefined || e.PARLEY_TLS_KEY_FILE !== undefined;
     if (files && e.PARLEY_TLS !== undefined)
@@ -170,6 +201,18 @@ export type Config = Readonly<{
     defaultProvider: "llama_cpp" | "openai_compatible" | "extractive";
     openai: { baseUrl?: string; apiKey?: string; model?: string; contextTokens: number; timeoutMs: number };
   };
+  /**
+   * Where each model engine runs (decision 188): here, or on an OpenAI-compatible server. The
+   * LLM's server is ask.openai's; redaction's model pass uses it only when named explicitly
+   * (it sends identifiers). `concurrency` calls in flight per remote engine; a failed call is
+   * retried after each of `retryDelaysMs` in turn, within the job's time limit.
+   */
+  engines: {
+    transcriber: RemoteEngineConfig | null;
+    embedder: RemoteEngineConfig | null;
+    llm: "local" | "openai_compatible";
+    remote: { concurrency: number; retryDelaysMs: number[] };
+  };
   jobConcurrency: number;
   /** New uploads are refused (507) while a data volume has less free space than this. */
   minFreeBytes: number;
@@ -189,13 +232,16 @@ export type Config = Readonly<{
   inviteHours: number;
   /** The key wrapping the projects' audio data keys (decision 105); unset: derived from the server secret. */
   masterKeyFile?: string;
-  /** Redaction's model pass (decision 108): auto runs it when the local LLM is installed; off keeps rules only. */
-  redactionLlm: "auto" | "off";
+  /** Redaction's model pass (decision 108): auto runs it when the local LLM is installed; off keeps rules only; openai_compatible sends it to the remote LLM (an explicit opt-in, decision 188). */
+  redactionLlm: "auto" | "off" | "openai_compatible";
   /** Export archives older than this many days are erased by the daily retention run; 0 keeps them (decision 107). */
   exportRetentionDays: number;
   /** Single sign-on with an OpenID Connect provider (decision 143); null when PARLEY_OIDC_ISSUER is unset. */
   oidc: OidcConfig | null;
 }>;
+
+/** An engine on an OpenAI-compatible server: its base URL (with the /v1 prefix), key, model and one attempt's timeout. */
+export type RemoteEngineConfig = Readonly<{ baseUrl: string; apiKey?: string; model: string; timeoutMs: number }>;
 
 /** roleClaim: the claim holding the person's groups; roleMap: group name to the role it gives. */
 export type OidcConfig = Readonly<{
@@ -273,6 +319,23 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
         contextTokens: e.PARLEY_OPENAI_CONTEXT_TOKENS,
         timeoutMs: e.PARLEY_OPENAI_TIMEOUT_MS,
       },
+    },
+    engines: {
+      transcriber:
+        e.PARLEY_TRANSCRIBER === "openai_compatible" && e.PARLEY_TRANSCRIBER_BASE_URL
+          ? {
+              baseUrl: e.PARLEY_TRANSCRIBER_BASE_URL,
+              apiKey: e.PARLEY_TRANSCRIBER_API_KEY,
+              model: e.PARLEY_TRANSCRIBER_MODEL,
+              timeoutMs: e.PARLEY_TRANSCRIBER_TIMEOUT_MS,
+            }
+          : null,
+      embedder:
+        e.PARLEY_EMBEDDER === "openai_compatible" && e.PARLEY_EMBEDDER_BASE_URL && e.PARLEY_EMBEDDER_MODEL
+          ? { baseUrl: e.PARLEY_EMBEDDER_BASE_URL, apiKey: e.PARLEY_EMBEDDER_API_KEY, model: e.PARLEY_EMBEDDER_MODEL, timeoutMs: e.PARLEY_EMBEDDER_TIMEOUT_MS }
+          : null,
+      llm: e.PARLEY_LLM,
+      remote: { concurrency: e.PARLEY_REMOTE_CONCURRENCY, retryDelaysMs: e.PARLEY_REMOTE_RETRY_DELAYS_MS },
     },
     jobConcurrency: e.PARLEY_JOB_CONCURRENCY,
     minFreeBytes: e.PARLEY_MIN_FREE_MB * 1024 * 1024,

@@ -15,6 +15,8 @@ import { ClassicDiarizer } from "./classic-diarizer";
 import { NeuralDiarizer } from "./neural-diarizer";
 import { LlamaLlm } from "./llama-llm";
 import { OpenAiCompatibleLlm } from "./openai-compatible-llm";
+import { RemoteEmbedder } from "./remote-embedder";
+import { RemoteTranscriber } from "./remote-transcriber";
 import { Turns } from "./turns";
 import { SileroVad, type VoiceActivityDetector } from "./vad";
 import { WhisperTranscriber } from "./whisper-transcriber";
@@ -23,8 +25,9 @@ import { WhisperTranscriber } from "./whisper-transcriber";
 export type Engines = {
   audio: AudioDecoder;
   transcriber: Transcriber;
+  /** The embedded LLM: Ask's llama_cpp provider, and summaries and redaction's pass unless they are remote (backgroundLlm). */
   llm: Llm;
-  /** Ask's openai_compatible provider: null unless PARLEY_OPENAI_BASE_URL and PARLEY_OPENAI_MODEL are set. */
+  /** The remote LLM (Ask's openai_compatible provider, PARLEY_LLM=openai_compatible): null unless PARLEY_OPENAI_BASE_URL and PARLEY_OPENAI_MODEL are set. */
   remoteLlm: Llm | null;
   embedder: Embedder;
   vad: VoiceActivityDetector;
@@ -48,25 +51,51 @@ export function chooseDiarizer(config: Config, runtime?: RuntimeFiles): Diarizer
   return new NeuralDiarizer({ ...files, names: { segmentation, embedding: speakerEmbedding } }, runtime);
 }
 
+/**
+ * The LLM that background work uses: summaries on PARLEY_LLM's engine; redaction's model pass
+ * on the embedded one unless PARLEY_REDACTION_LLM=openai_compatible opts in, since it sends
+ * the transcript's identifiers (decision 188). Config validation makes the remote one exist
+ * whenever it is named.
+ */
+export function backgroundLlm(engines: Pick<Engines, "llm" | "remoteLlm">, config: Config, work: "summary" | "redaction"): Llm {
+  const remote = work === "summary" ? config.engines.llm === "openai_compatible" : config.redactionLlm === "openai_compatible";
+  return remote && engines.remoteLlm ? engines.remoteLlm : engines.llm;
+}
+
+/**
+ * Model job slots: PARLEY_JOB_CONCURRENCY, raised to PARLEY_REMOTE_CONCURRENCY when a job
+ * engine is remote, so that many calls can be in flight to a server that batches them. The
+ * local engines still take the cores in turns (decision 110), so extra slots only queue there.
+ */
+export function modelJobSlots(config: Config): number {
+  const remote = config.engines.transcriber !== null || config.engines.llm === "openai_compatible";
+  return remote ? Math.max(config.jobConcurrency, config.engines.remote.concurrency) : config.jobConcurrency;
+}
+
 export function createEngines(config: Config, _log: Logger): Engines {
   const { baseUrl, apiKey, model, contextTokens, timeoutMs } = config.ask.openai;
+  const { remote } = config.engines;
   // A compiled executable writes its native files out on first use (decision 090).
   const runtime = new RuntimeFiles(config.dataDir);
   // Background model calls take the cores one at a time, across engines (decision 110).
   const cores = new Turns();
+  // Building a remote engine connects nowhere: its server is first asked at first use (or by parley doctor).
   return {
     audio: chooseAudioDecoder(config.ffmpegPath),
-    transcriber: new WhisperTranscriber({
-      model: config.models.whisper,
-      path: modelFilePath(config.modelsDir, config.models.whisper),
-      gpu: config.gpu,
-      runtime,
-      cores,
-    }),
+    transcriber: config.engines.transcriber
+      ? new RemoteTranscriber(config.engines.transcriber, remote)
+      : new WhisperTranscriber({
+          model: config.models.whisper,
+          path: modelFilePath(config.modelsDir, config.models.whisper),
+          gpu: config.gpu,
+          runtime,
+          cores,
+        }),
     llm: new LlamaLlm({ model: config.models.llm, path: modelFilePath(config.modelsDir, config.models.llm), gpu: config.gpu, runtime, cores }),
-    // Building it connects nowhere: the server is first asked at the first question.
-    remoteLlm: baseUrl && model ? new OpenAiCompatibleLlm({ baseUrl, apiKey, model, contextTokens, timeoutMs }) : null,
-    embedder: new TransformersEmbedder(modelDirectory(config.modelsDir, config.models.embedding), config.models.embedding, runtime),
+    remoteLlm: baseUrl && model ? new OpenAiCompatibleLlm({ baseUrl, apiKey, model, contextTokens, timeoutMs, policy: remote }) : null,
+    embedder: config.engines.embedder
+      ? new RemoteEmbedder(config.engines.embedder, remote)
+      : new TransformersEmbedder(modelDirectory(config.modelsDir, config.models.embedding), config.models.embedding, runtime),
     vad: new SileroVad(undefined, runtime),
     diarizer: chooseDiarizer(config, runtime),
   };

@@ -9,6 +9,8 @@ export const NATIVE_WHISPER = {
   buildDir,
   addon: join(buildDir, "parley_whisper.node"),
   cli: join(buildDir, "bin", "whisper-cli"),
+  /** whisper.cpp's own OpenAI-compatible server, built with the addon: the remote transcriber's tests and bench (issue 33). */
+  server: join(buildDir, "bin", "whisper-server"),
   stamp: join(buildDir, "parley-build.json"),
   log: join(buildDir, "parley-build.log"),
 };

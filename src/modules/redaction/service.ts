@@ -69,8 +69,9 @@ export function redactSummary<T extends SummaryLike>(summary: T, known: KnownIde
   };
 }
 
-/** Whether completed transcriptions get the language model's pass: when the local model is installed, unless PARLEY_REDACTION_LLM=off (decision 108). */
+/** Whether completed transcriptions get the language model's pass: when the local model is installed, unless PARLEY_REDACTION_LLM=off (decision 108), or on the remote LLM when opted in (decision 188). */
 export function llmPassRuns(deps: { config: Pick<Config, "redactionLlm">; engines: { llm: Llm } }): boolean {
+  if (deps.config.redactionLlm === "openai_compatible") return true;
   return deps.config.redactionLlm === "auto" && deps.engines.llm.installed();
 }
 

@@ -1,4 +1,5 @@
 import type { Deps } from "../../deps";
+import { backgroundLlm } from "../../engines";
 import { LlmUnavailableError } from "../../engines/llm";
 import { MissingModelError } from "../../engines/missing-model";
 import { recordEvent } from "../../events/outbox";
@@ -51,7 +52,7 @@ export function runSummary(deps: Deps) {
       // Time queued behind another job's (or an Ask turn's) model call is left out of the limit.
       const result = await withTimeLimit(
         limit,
-        (run) => generateSummary(deps.engines.llm, template, transcription.segments, transcription.recording_id, run),
+        (run) => generateSummary(backgroundLlm(deps.engines, deps.config, "summary"), template, transcription.segments, transcription.recording_id, run),
         job.signal,
       );
       event = "summary.completed";

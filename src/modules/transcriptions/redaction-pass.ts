@@ -1,3 +1,4 @@
+import { backgroundLlm } from "../../engines";
 import type { Deps } from "../../deps";
 import type { JobContracts } from "../../jobs/contracts";
 import type { Job } from "../../jobs/queue";
@@ -20,7 +21,8 @@ type PassPayload = JobContracts["transcriptions.redaction_pass"];
  */
 export function runRedactionPass(deps: Deps) {
   return async (job: Job<PassPayload>): Promise<void> => {
-    const { db, engines } = deps;
+    const { db } = deps;
+    const llm = backgroundLlm(deps.engines, deps.config, "redaction");
     const tenant: Tenant = { projectId: job.payload.project_id, mode: job.payload.mode };
     const id = job.payload.transcription_id;
     const stored = findStoredTranscription(db, tenant, id);
@@ -31,7 +33,7 @@ export function runRedactionPass(deps: Deps) {
       const interrupted = diedTooOften(job);
       if (interrupted) throw new LlmPassFailure(interrupted);
       const limit = limitFor(deps.config.processing, stored.record.duration_seconds ?? 0);
-      const identifiers = await withTimeLimit(limit, (run) => findIdentifiersWithLlm(engines.llm, lines, run), job.signal);
+      const identifiers = await withTimeLimit(limit, (run) => findIdentifiersWithLlm(llm, lines, run), job.signal);
       outcome = { status: "completed", identifiers, error: null };
     } catch (err) {
       // Cut off by the server stopping: it runs again after the restart.
@@ -42,7 +44,7 @@ export function runRedactionPass(deps: Deps) {
     }
     const now = deps.clock.now();
     db.transaction(() => {
-      if (!recordLlmPass(db, tenant, id, { ...outcome, model: engines.llm.model, created_at: now.toISOString() }) || !job.payload.announce) return;
+      if (!recordLlmPass(db, tenant, id, { ...outcome, model: llm.model, created_at: now.toISOString() }) || !job.payload.announce) return;
       const recording = findRecording(db, tenant, stored.record.recording_id);
       const record = findTranscription(db, tenant, id);
       if (!recording || !record) return;

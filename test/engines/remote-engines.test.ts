@@ -15,6 +15,7 @@ const endpoint = (timeoutMs = 10_000) => ({ baseUrl: server.url, model: "m", tim
 const reset = () => {
   server.requests.length = 0;
   server.failures = [];
+  server.failOn = null;
   server.dimension = 8;
   server.answers = ['{"ok":true}'];
   server.refuseJsonSchema = false;

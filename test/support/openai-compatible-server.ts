@@ -16,7 +16,9 @@ export type OpenAiCompatibleDouble = {
   /** Answered (in order) before the next requests are served normally: an HTTP status, or a hang until the client gives up. */
   failures: Failure[];
   /** Chat contents answered in turn, each taken off as it is used except the last, which repeats; a function sees the request's body. */
-  answers: (string | ((body: any) => string))[];
+  answers: (string | ((body: any) => string | Promise<string>))[];
+  /** Only requests to this path (/v1/chat/completions) meet the failures; null: any. */
+  failOn: string | null;
   /** Answer 400 to a chat request with response_format json_schema, as servers without structured output do. */
   refuseJsonSchema: boolean;
   stop(): void;
@@ -38,6 +40,7 @@ export function startOpenAiCompatibleDouble(options: { dimension?: number } = {}
     requests: [],
     dimension: options.dimension ?? 8,
     failures: [],
+    failOn: null,
     answers: ['{"ok":true}'],
     refuseJsonSchema: false,
     stop: () => {
@@ -53,7 +56,7 @@ export function startOpenAiCompatibleDouble(options: { dimension?: number } = {}
       const path = new URL(req.url).pathname;
       const body = await req.json().catch(() => null);
       double.requests.push({ path, body, authorization: req.headers.get("authorization") });
-      const failure = double.failures.shift();
+      const failure = double.failOn === null || double.failOn === path ? double.failures.shift() : undefined;
       if (failure === "hang") {
         // Held until the client's own timeout closes the connection (or the server stops).
         await new Promise<void>((resolve) => {
@@ -75,7 +78,7 @@ export function startOpenAiCompatibleDouble(options: { dimension?: number } = {}
         if (double.refuseJsonSchema && body?.response_format?.type === "json_schema")
           return Response.json({ error: { message: "response_format json_schema is not supported" } }, { status: 400 });
         const answer = (double.answers.length > 1 ? double.answers.shift() : double.answers[0])!;
-        const content = typeof answer === "function" ? answer(body) : answer;
+        const content = typeof answer === "function" ? await answer(body) : answer;
         return Response.json({
           model: body?.model,
           choices: [{ index: 0, message: { role: "assistant", content }, finish_reason: "stop" }],

@@ -1,6 +1,7 @@
 import { existsSync } from "node:fs";
 import { parseFlags } from "./args";
 import { encryptionCheck, plaintextAudioCheck } from "./doctor-encryption";
+import { remoteEngineChecks } from "./doctor-remote";
 import { askRunningServer, reportsOn } from "./doctor-server";
 import { tlsChecks } from "./doctor-tls";
 import type { Config } from "../config";
@@ -112,7 +113,7 @@ function askCheck(config: Config, engines: Engines, llm: Check | undefined): Che
     return {
       check: "ask provider",
       ok: true,
-      detail: `openai_compatible: ${config.ask.openai.model} at ${config.ask.openai.baseUrl} (not contacted by doctor)`,
+      detail: `openai_compatible: ${config.ask.openai.model} at ${config.ask.openai.baseUrl} (see remote llm)`,
     };
   }
   if (llm && !llm.ok) return { check: "ask provider", ok: false, detail: `llama_cpp cannot answer: its llm cannot run (see llm above); fix that, ${fallback}` };
@@ -170,38 +171,46 @@ export async function diagnose(
     detail: `PARLEY_GPU=${config.gpu}; seen: ${[gpus.cuda && "cuda", gpus.vulkan && "vulkan"].filter(Boolean).join(", ") || "none (CPU only)"}`,
   });
 
+  // Engines on OpenAI-compatible servers are asked for real; their local model files are not needed (decision 188).
+  checks.push(...(await remoteEngineChecks(config, engines)));
   const t = engines.transcriber;
-  checks.push(
-    t instanceof WhisperTranscriber
-      ? await engineCheck(context, "transcriber", config.models.whisper, status(config.models.whisper), async () => (await t.load()).backend)
-      : filesOnly("transcriber", config.models.whisper),
-  );
-  const whisperFile = whisperFileCheck(
-    config.models.whisper,
-    modelFilePath(config.modelsDir, config.models.whisper, manifest),
-    status(config.models.whisper),
-    manifest,
-  );
-  if (whisperFile) checks.push(whisperFile);
-  checks.push(whisperBuildCheck(context, config));
+  if (!config.engines.transcriber) {
+    checks.push(
+      t instanceof WhisperTranscriber
+        ? await engineCheck(context, "transcriber", config.models.whisper, status(config.models.whisper), async () => (await t.load()).backend)
+        : filesOnly("transcriber", config.models.whisper),
+    );
+    const whisperFile = whisperFileCheck(
+      config.models.whisper,
+      modelFilePath(config.modelsDir, config.models.whisper, manifest),
+      status(config.models.whisper),
+      manifest,
+    );
+    if (whisperFile) checks.push(whisperFile);
+    checks.push(whisperBuildCheck(context, config));
+  }
   const llm = engines.llm;
-  const llmCheck =
-    llm instanceof LlamaLlm
+  // With summaries remote, the embedded model is needed only for Ask's llama_cpp provider.
+  const localLlmUnused = config.engines.llm === "openai_compatible" && config.ask.defaultProvider !== "llama_cpp";
+  const llmCheck = localLlmUnused
+    ? undefined
+    : llm instanceof LlamaLlm
       ? await engineCheck(context, "llm", config.models.llm, status(config.models.llm), async () => (await llm.load(), llm.backend()))
       : filesOnly("llm", config.models.llm);
-  checks.push(llmCheck);
+  if (llmCheck) checks.push(llmCheck);
   const embedder = engines.embedder;
-  checks.push(
-    embedder instanceof TransformersEmbedder
-      ? await engineCheck(
-          context,
-          "embedder",
-          config.models.embedding,
-          status(config.models.embedding),
-          async () => `CPU (onnxruntime), ${(await embedder.embed(["parley doctor"]))[0]!.length} dimensions`,
-        )
-      : filesOnly("embedder", config.models.embedding),
-  );
+  if (!config.engines.embedder)
+    checks.push(
+      embedder instanceof TransformersEmbedder
+        ? await engineCheck(
+            context,
+            "embedder",
+            config.models.embedding,
+            status(config.models.embedding),
+            async () => `CPU (onnxruntime), ${(await embedder.embed(["parley doctor"]))[0]!.length} dimensions`,
+          )
+        : filesOnly("embedder", config.models.embedding),
+    );
   if (engines.vad instanceof SileroVad) {
     const vad = engines.vad;
     checks.push(

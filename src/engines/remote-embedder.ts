@@ -26,6 +26,12 @@ export class RemoteEmbedder implements Embedder {
     this.client = new RemoteClient("embedding", endpoint, policy);
   }
 
+  /** One real call, one attempt (`parley doctor`): the vectors' length, or the error naming the server. */
+  async probe(): Promise<string> {
+    const [vector] = await this.request(["parley doctor"], true);
+    return `${vector?.length ?? 0} dimensions`;
+  }
+
   dimension(): Promise<number> {
     this.learnt ??= this.request(["dimension"])
       .then(([vector]) => {
@@ -58,9 +64,9 @@ export class RemoteEmbedder implements Embedder {
     return vectors;
   }
 
-  private async request(input: string[]): Promise<Float32Array[]> {
+  private async request(input: string[], once = false): Promise<Float32Array[]> {
     const body = JSON.stringify({ model: this.model, input, encoding_format: "float" });
-    const parsed = await this.client.postJson<EmbeddingsResponse>({ path: "/embeddings", body, contentType: "application/json" });
+    const parsed = await this.client.postJson<EmbeddingsResponse>({ path: "/embeddings", body, contentType: "application/json", once });
     const rows = parsed.data ?? [];
     if (rows.length !== input.length || rows.some((r) => !Array.isArray(r.embedding)))
       throw new RemoteEngineError(`The embedding server at ${this.client.url} answered ${rows.length} vectors for ${input.length} texts.`, 200);

@@ -103,7 +103,13 @@ export class RemoteTranscriber implements Transcriber {
     this.client = new RemoteClient("transcription", endpoint, policy);
   }
 
-  async transcribe(pcm16k: Float32Array, options: TranscribeOptions): Promise<TranscriptionResult> {
+  /** One real call, one attempt, on a second of silence (`parley doctor`): what the server said it heard, or the error naming it. */
+  async probe(): Promise<string> {
+    const { language, segments } = await this.transcribe(new Float32Array(16_000), { language: "en", once: true });
+    return `${segments.length} segment(s) for 1 s of silence, language ${language}`;
+  }
+
+  async transcribe(pcm16k: Float32Array, options: TranscribeOptions & { once?: boolean }): Promise<TranscriptionResult> {
     const language = options.language ? whisperLanguage(options.language) : null;
     if (options.language && !language) throw new UnsupportedLanguageError(options.language);
     const form = new FormData();
@@ -123,6 +129,7 @@ export class RemoteTranscriber implements Transcriber {
       body: form,
       signal: options.signal,
       excludeWait: options.excludeWait,
+      once: options.once,
     });
     if (!Array.isArray(body.segments))
       throw new RemoteEngineError(

@@ -2,12 +2,12 @@
 #   build     compiles dist/parley from this checkout (npm ci builds the whisper addon)
 #   runtime   Debian slim, user parley (10001), /data and /models volumes, HEALTHCHECK
 #   prebuilt  runtime + a dist/parley already built outside (`npm run build`)
-#   cuda      the same on an NVIDIA CUDA base (UNTESTED: no GPU where Parley is built)
+#   cuda      the checkout with its CUDA prebuilds on an NVIDIA CUDA base (not yet run on a GPU)
 #   cpu       runtime + the executable from `build` (the default: the last stage)
 #
 #   docker build -t parley .                                   # CPU image, built from source
 #   docker build -t parley:cuda --target cuda \
-#     --build-arg RUNTIME_BASE_IMAGE=docker.io/nvidia/cuda:12.4.1-runtime-ubuntu22.04 .  # CUDA variant (untested)
+#     --build-arg RUNTIME_BASE_IMAGE=docker.io/nvidia/cuda:12.6.3-runtime-ubuntu24.04 .  # CUDA variant
 #   npm run build && docker build --target prebuilt -t parley .
 #   podman build --format docker --build-arg BASE_IMAGE=localhost/parley-base:bookworm ...
 #
@@ -62,9 +62,17 @@ CMD ["serve"]
 FROM runtime AS prebuilt
 COPY dist/parley /usr/local/bin/parley
 
-# --- CUDA image (untested): the runtime on RUNTIME_BASE_IMAGE, a CUDA base ------------------
+# --- CUDA image (not yet run on a GPU): the runtime on RUNTIME_BASE_IMAGE, a CUDA base -------
+# The single executable carries CPU builds only (decision 090), so this image runs the checkout
+# npm ci installed, with the CUDA prebuilds of whisper.cpp (@fugood/node-whisper-linux-x64-cuda)
+# and llama.cpp (@node-llama-cpp/linux-x64-cuda) that PARLEY_GPU=cuda loads (decision 191).
+# The CUDA base image brings libcudart and libcublas; bench/gpu.sh checks which backend loaded.
 FROM runtime AS cuda
-COPY --from=build /out/parley /usr/local/bin/parley
+USER root
+COPY --from=build /src /opt/parley
+RUN printf '#!/bin/sh\nexec /opt/parley/node_modules/bun/bin/bun.exe /opt/parley/src/cli.ts "$@"\n' > /usr/local/bin/parley \
+ && chmod 0755 /usr/local/bin/parley
+USER parley
 ENV PARLEY_GPU=cuda NVIDIA_VISIBLE_DEVICES=all NVIDIA_DRIVER_CAPABILITIES=compute,utility
 
 # --- CPU image, compiled here (default) -------------------------------------------------

@@ -30,7 +30,7 @@ export type WhisperServer = { url: string; stop(): Promise<void> };
  * and language detection (`-l auto`, as OpenAI's API detects when no language is sent); resolves
  * once it answers.
  */
-export async function startWhisperServer(model: string, threads = 2): Promise<WhisperServer> {
+export async function startWhisperServer(model: string, threads = 2, extra: string[] = []): Promise<WhisperServer> {
   const port = freePort();
   const proc = Bun.spawn(
     [

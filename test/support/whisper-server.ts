@@ -47,6 +47,7 @@ export async function startWhisperServer(model: string, threads = 2, extra: stri
       "auto",
       "--inference-path",
       "/v1/audio/transcriptions",
+      ...extra,
     ],
     { stdout: "ignore", stderr: "pipe" },
   );

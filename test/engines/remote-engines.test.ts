@@ -1,4 +1,6 @@
 import { afterAll, describe, expect, test } from "bun:test";
+import { loadConfig } from "../../src/config";
+import { modelJobSlots } from "../../src/engines";
 import { LlmUnavailableError } from "../../src/engines/llm";
 import { OpenAiCompatibleLlm } from "../../src/engines/openai-compatible-llm";
 import { EmbeddingDimensionError, RemoteEmbedder } from "../../src/engines/remote-embedder";
@@ -155,5 +157,31 @@ describe("remote plumbing", () => {
     expect(languageCode("Haitian Creole")).toBe("ht");
     expect(languageCode("de")).toBe("de");
     expect(languageCode("klingon")).toBeNull();
+  });
+});
+
+describe("remote engines' configuration", () => {
+  test("a remote engine without its server is a configuration error naming the variable", () => {
+    expect(() => loadConfig({ PARLEY_TRANSCRIBER: "openai_compatible" })).toThrow(
+      "PARLEY_TRANSCRIBER_BASE_URL: required with PARLEY_TRANSCRIBER=openai_compatible",
+    );
+    expect(() => loadConfig({ PARLEY_EMBEDDER: "openai_compatible", PARLEY_EMBEDDER_BASE_URL: "http://e/v1" })).toThrow(
+      "PARLEY_EMBEDDER_MODEL: required with PARLEY_EMBEDDER=openai_compatible",
+    );
+    expect(() => loadConfig({ PARLEY_REDACTION_LLM: "openai_compatible" })).toThrow(
+      "PARLEY_OPENAI_BASE_URL: required with PARLEY_REDACTION_LLM=openai_compatible",
+    );
+  });
+
+  test("model job slots rise to the remote concurrency only when a job engine is remote", () => {
+    expect(modelJobSlots(loadConfig({ PARLEY_REMOTE_CONCURRENCY: "6" }))).toBe(2);
+    expect(
+      modelJobSlots(loadConfig({ PARLEY_REMOTE_CONCURRENCY: "6", PARLEY_TRANSCRIBER: "openai_compatible", PARLEY_TRANSCRIBER_BASE_URL: "http://t/v1" })),
+    ).toBe(6);
+    expect(
+      modelJobSlots(
+        loadConfig({ PARLEY_JOB_CONCURRENCY: "8", PARLEY_LLM: "openai_compatible", PARLEY_OPENAI_BASE_URL: "http://l/v1", PARLEY_OPENAI_MODEL: "m" }),
+      ),
+    ).toBe(8);
   });
 });

@@ -43,8 +43,9 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.len
 const load = () => `load ${loadavg()[0]!.toFixed(1)}`;
 
 // Greedy, no temperature fallback: deterministic, so both sides do the same work. The server
-// takes its decoding from its command line (-bo, -tpi); the remote transcriber sends temperature 0.
-const server = await startWhisperServer(model, threads, ["-bo", "5", "-tpi", "0"]);
+// takes its decoding from its command line (-bo, -nf: no fallback); the remote transcriber sends temperature 0.
+// -nlp: no language probabilities, an extra encoder pass whisper-server makes for verbose_json by default.
+const server = await startWhisperServer(model, threads, ["-bo", "5", "-nf", "-nlp"]);
 
 async function overhead() {
   const local = new WhisperTranscriber({ model: modelName, path: model, gpu: "off", threads, decoding: { bestOf: 5, temperature: 0, temperatureInc: 0 } });

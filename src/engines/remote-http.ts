@@ -153,6 +153,8 @@ export class RemoteClient {
       headers: { ...(request.contentType ? { "content-type": request.contentType } : {}), ...(apiKey ? { authorization: `Bearer ${apiKey}` } : {}) },
       body: request.body,
       signal: request.signal ? AbortSignal.any([request.signal, timeout]) : timeout,
+      // Bun drops a connection idle for 5 minutes by default: a long transcription is answered after more.
+      timeout: this.endpoint.timeoutMs,
     });
     return { status: res.status, text: await res.text() };
   }

@@ -67,10 +67,11 @@ if [ $cpu_only = 0 ]; then
   echo "built cuda whisper-cli (sm_$arch) in $(( $(date +%s) - t0 )) s"
 fi
 
-# 60 s of speech-like bursts (8 s voiced, 2 s pause), 16 kHz mono 16-bit.
-python3 - "$work/clip.wav" <<'PY'
+# 60 s (GPU_BENCH_SECONDS) of speech-like bursts (8 s voiced, 2 s pause), 16 kHz mono 16-bit.
+seconds=${GPU_BENCH_SECONDS:-60}
+python3 - "$work/clip.wav" "$seconds" <<'PY'
 import sys, wave, numpy as np
-sr, secs = 16000, 60
+sr, secs = 16000, int(sys.argv[2])
 t = np.arange(sr * secs) / sr
 f0 = 120 + 30 * np.sin(2 * np.pi * 0.5 * t)
 voice = sum(np.sin(2 * np.pi * k * np.cumsum(f0) / sr) / k for k in range(1, 12)) * 0.1
@@ -91,7 +92,7 @@ run() { # run BUILD MODEL: prints "backend rtf"
   load=$(grep -m1 'load time' "$log" | grep -oE '[0-9.]+ ms' | head -1 | cut -d' ' -f1)
   local backend=cpu
   grep -qiE 'using CUDA|CUDA0|ggml_cuda_init: found' "$log" && backend=cuda
-  awk -v b="$backend" -v t="$total" -v l="$load" 'BEGIN { printf "%s %.4f", b, (t - l) / 1000 / 60 }'
+  awk -v b="$backend" -v t="$total" -v l="$load" -v s="$seconds" 'BEGIN { printf "%s %.4f", b, (t - l) / 1000 / s }'
 }
 
 printf '%-10s %-8s %-10s %-8s\n' model build backend rtf

@@ -60,6 +60,8 @@ describe("RemoteTranscriber against whisper.cpp's whisper-server", () => {
     const [txn] = (await t.call("GET", `/v1/transcriptions?recording_id=${recording.id}`, { key: tenant.test })).body.data;
     expect(txn).toMatchObject({ status: "completed", model: "tiny-remote", language: "en" });
     expect(txn.segments.length).toBeGreaterThan(0);
+    // whisper-server's word timings reach the stored transcript (decision 185).
+    expect(txn.segments.some((s: { words?: unknown[] }) => s.words?.length)).toBe(true);
   });
 
   test("doctor transcribes a second of silence on it and reports the model and latency", async () => {

@@ -92,7 +92,7 @@ run() { # run BUILD MODEL: prints "backend rtf"
   load=$(grep -m1 'load time' "$log" | grep -oE '[0-9.]+ ms' | head -1 | cut -d' ' -f1)
   local backend=cpu
   grep -qiE 'using CUDA|CUDA0|ggml_cuda_init: found' "$log" && backend=cuda
-  awk -v b="$backend" -v t="$total" -v l="$load" -v s="$seconds" 'BEGIN { printf "%s %.4f", b, (t - l) / 1000 / s }'
+  awk -v b="$backend" -v t="$total" -v l="$load" -v s="$seconds" 'BEGIN { printf "%s %.4f\n", b, (t - l) / 1000 / s }'
 }
 
 printf '%-10s %-8s %-10s %-8s\n' model build backend rtf

@@ -12,6 +12,7 @@ import { fillExaminedAudio, findRecording, setProcessingStatus, type StoredRecor
 import { llmPassRuns } from "../redaction/service";
 import { announceCompleted } from "./completed-event";
 import { transcriberModelSha256 } from "./model-digest";
+import { reusableLiveWork } from "../live/service";
 import { knownVoices } from "../voices/service";
 import { type PipelineResult, SAMPLE_RATE, TranscriptionFailure, transcribePcm } from "./pipeline";
 import { eventData, TRANSCRIPTION_EVENT_FIELDS, type Transcription } from "./schema";
@@ -94,7 +95,10 @@ async function transcribeRecording(
         return decoded;
       });
       setLimit(limitFor(processing, pcm.length / SAMPLE_RATE));
+      // A streamed recording's live transcript, when the verified file is what it was made from (decision 173).
+      const earlier = (await reusableLiveWork(deps, tenant, stored.record.id, key)) ?? undefined;
       return transcribePcm(deps.engines, pcm, {
+        earlier,
         language: stored.requestedLanguage,
         // The vocabulary nearest the recording (decision 158), read when it is transcribed.
         vocabulary: resolveConfig(deps, tenant, { endUserId: recording.end_user_id, deviceId: recording.device_id }).vocabulary,

@@ -1,5 +1,7 @@
 import { describe, expect, test } from "bun:test";
+import { ClassicDiarizer } from "../../src/engines/classic-diarizer";
 import { FfmpegAudioDecoder, findFfmpeg } from "../../src/engines/ffmpeg-audio";
+import { spoken, VOICES } from "../engines/speech";
 import { liveApp, liveSegments, measuredTranscriber, parts, speech, transcriptionOf } from "./live-support";
 import { concat, silence, voiced, wav } from "./pipeline-fixtures";
 import { createRecording, eventsOf, put, sha256 } from "./recordings-support";
@@ -116,5 +118,34 @@ describe("decoding once (decision 174)", () => {
     expect(decoded).toHaveLength(10);
     expect(total).toBeLessThan(28 * 1.6);
     expect(Math.max(...decoded)).toBeLessThan(8);
+  });
+});
+
+describe("provisional speakers while streaming (decision 175)", () => {
+  test("each live segment carries the speaker its voice matches so far; the completed transcript has the final ones", async () => {
+    const { t, tenant } = await liveApp({ diarizer: new ClassicDiarizer() });
+    const lines = [
+      "Good morning, thank you for coming in today, tell me about the pain in your knee and when it started.",
+      "It started about three weeks ago after a long walk, and it gets worse when I climb the stairs at home.",
+      "Does it swell up in the evening, and have you taken anything for it, like ibuprofen or paracetamol?",
+      "Yes, it swells a little at night, and I have been taking ibuprofen twice a day with some food.",
+    ];
+    const pcm = concat(...lines.flatMap((line, i) => [spoken(line, VOICES[i % 2]), silence(1.5)]));
+    const bytes = wav(pcm);
+    const size = Math.ceil(bytes.length / 4);
+    const rec = await createRecording(t, tenant.test);
+    for (let i = 0; i * size < bytes.length; i++) await put(t, tenant.test, rec.id, bytes.slice(i * size, (i + 1) * size), { chunk_index: i });
+    await t.deps.queue.drain();
+    const txn = await transcriptionOf(t, tenant.test, rec.id);
+    const speakers = t.deps.db
+      .query<{ speaker: string | null }, [string]>("SELECT speaker FROM live_segments WHERE transcription_id = ? ORDER BY seq")
+      .all(txn.id)
+      .map((r) => r.speaker);
+    expect(speakers).toEqual(["SPEAKER_1", "SPEAKER_2", "SPEAKER_1", "SPEAKER_2"]);
+    await t.call("POST", `/v1/recordings/${rec.id}/upload-complete`, { key: tenant.test, body: { sha256: sha256(bytes) } });
+    await t.deps.queue.drain();
+    const done = (await t.call("GET", `/v1/transcriptions/${txn.id}`, { key: tenant.test })).body;
+    expect(done.status).toBe("completed");
+    expect(done.speakers.map((s: any) => s.id)).toEqual(["SPEAKER_1", "SPEAKER_2"]);
   });
 });

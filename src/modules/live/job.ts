@@ -20,6 +20,7 @@ import {
 } from "../transcriptions/service";
 import { decodeAfter, headOf, notLiveReason, sniffFormat, type WavLayout, wavLayout } from "./decode";
 import { liveSegmentsCommitted } from "./notify";
+import { provisionalSpeaker } from "./speakers";
 import { advanceProgress, discardSegments, insertProgress, type LiveProgress, markWaiting, progressOf, progressOfRecording } from "./store";
 
 const SAMPLE_RATE = 16_000;
@@ -137,8 +138,9 @@ async function livePass(deps: Deps, tenant: Tenant, transcriptionId: string, sig
   }
   const config = resolveConfig(deps, tenant, { endUserId: recording.end_user_id, deviceId: recording.device_id });
   const options = { language: stored.requestedLanguage ?? undefined, vocabulary: config.vocabulary, signal };
+  const maxSpeakers = stored.requestedSpeakers.maxSpeakers ?? config.max_speakers ?? null;
   try {
-    await transcribeNewAudio(deps, tenant, progress, options, chunks, format === "wav" ? wavLayout(head) : null);
+    await transcribeNewAudio(deps, tenant, progress, { ...options, maxSpeakers }, chunks, format === "wav" ? wavLayout(head) : null);
   } catch (err) {
     if (signal.aborted || err instanceof DecoderInterruptedError || isOutOfSpace(err)) throw err;
     // Provisional work only: the whole file is decoded and transcribed, and any failure reported, at completion.
@@ -152,7 +154,7 @@ async function transcribeNewAudio(
   deps: Deps,
   tenant: Tenant,
   start: LiveProgress,
-  options: TranscribeOptions & { signal: AbortSignal },
+  options: TranscribeOptions & { signal: AbortSignal; maxSpeakers: number | null },
   chunks: { storage_key: string }[],
   wav: WavLayout | null,
 ): Promise<void> {
@@ -176,15 +178,16 @@ async function transcribeNewAudio(
     const from = Math.max(0, region.start - PAD_SECONDS);
     const to = Math.min(windowSeconds, region.end + PAD_SECONDS);
     const result = await engines.transcriber.transcribe(window.subarray(Math.round(from * SAMPLE_RATE), Math.round(to * SAMPLE_RATE)), options);
+    const { speaker, prints } = await provisionalSpeaker(engines.diarizer, window, region, progress.speaker_prints, options.maxSpeakers);
     const segments = result.segments.flatMap((s) => {
       const text = s.text.trim();
       if (!text) return [];
       const start = from + Math.max(0, s.start);
       const end = Math.max(start, Math.min(to, from + s.end));
       const confidence = s.confidence ?? meanSpeechProbability(analysis, start, end);
-      return [{ start: round(base + start), end: round(base + end), text, confidence: round(Math.min(1, Math.max(0, confidence))) }];
+      return [{ start: round(base + start), end: round(base + end), text, confidence: round(Math.min(1, Math.max(0, confidence))), speaker }];
     });
-    const next = { ...used, committed_seconds: round(base + to), language: result.language };
+    const next = { ...used, committed_seconds: round(base + to), language: result.language, speaker_prints: prints };
     if (!commit(deps, tenant, progress, next, segments)) return;
     wrote ||= segments.length > 0;
     progress = { ...progress, ...next };
@@ -195,7 +198,7 @@ async function transcribeNewAudio(
   const committed = Math.max(progress.committed_seconds, quiet);
   // Also when nothing closed: the chunks are recorded as used, so one replaced by other bytes is noticed.
   if (progress.chunks_used < chunks.length || committed > progress.committed_seconds)
-    commit(deps, tenant, progress, { ...used, committed_seconds: committed, language: progress.language }, []);
+    commit(deps, tenant, progress, { ...used, committed_seconds: committed, language: progress.language, speaker_prints: progress.speaker_prints }, []);
   if (wrote) liveSegmentsCommitted(start.transcription_id);
 }
 

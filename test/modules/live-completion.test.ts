@@ -1,7 +1,10 @@
 import { describe, expect, test } from "bun:test";
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { ClassicDiarizer } from "../../src/engines/classic-diarizer";
 import { FfmpegAudioDecoder, findFfmpeg } from "../../src/engines/ffmpeg-audio";
 import { spoken, VOICES } from "../engines/speech";
+import { makeTempDir } from "../helpers";
 import { liveApp, liveSegments, measuredTranscriber, parts, speech, transcriptionOf } from "./live-support";
 import { concat, silence, voiced, wav } from "./pipeline-fixtures";
 import { createRecording, eventsOf, put, sha256 } from "./recordings-support";
@@ -90,36 +93,54 @@ describe("completion reuses the live work (decision 173)", () => {
 });
 
 describe("decoding once (decision 174)", () => {
-  test("each pass over a streamed WAV decodes the new audio and the open region, not the recording from its start", async () => {
-    const decoder = new FfmpegAudioDecoder(findFfmpeg());
-    const decoded: number[] = [];
-    const audio = {
-      binary: decoder.binary,
-      probe: (path: string) => decoder.probe(path),
-      async decodePcm16k(path: string, signal?: AbortSignal) {
-        const pcm = await decoder.decodePcm16k(path, signal);
-        decoded.push(pcm.length / 16_000);
-        return pcm;
-      },
-    };
-    const { t, tenant } = await liveApp({ audio });
-    const long = wav(concat(...Array.from({ length: 8 }, () => [voiced(2), silence(1.5)]).flat()));
-    const size = Math.ceil(long.length / 10);
-    const rec = await createRecording(t, tenant.test);
-    for (let i = 0; i * size < long.length; i++) {
-      await put(t, tenant.test, rec.id, long.slice(i * size, (i + 1) * size), { chunk_index: i });
-      await t.deps.queue.drain();
-    }
-    const txn = await transcriptionOf(t, tenant.test, rec.id);
-    expect(texts(liveSegments(t, txn.id))).toEqual(Array.from({ length: 8 }, (_, i) => `utterance ${i + 1}`));
-    // 28 s in 10 chunks: decoding each prefix again would be ~154 s of audio; each pass here
-    // decodes from its committed point, a little more than the chunk it was given.
-    const total = decoded.reduce((a, b) => a + b, 0);
-    expect(decoded).toHaveLength(10);
-    expect(total).toBeLessThan(28 * 1.6);
-    expect(Math.max(...decoded)).toBeLessThan(8);
-  });
+  const long = wav(concat(...Array.from({ length: 8 }, () => [voiced(2), silence(1.5)]).flat()));
+  for (const [name, bytes] of [
+    ["WAV", () => long],
+    ["Ogg/Opus", () => encodedOpus(long)],
+  ] as const) {
+    test(`each pass over a streamed ${name} decodes the new audio and the open region, not the recording from its start`, async () => {
+      const decoder = new FfmpegAudioDecoder(findFfmpeg());
+      const decoded: number[] = [];
+      const audio = {
+        binary: decoder.binary,
+        probe: (path: string) => decoder.probe(path),
+        async decodePcm16k(path: string, signal?: AbortSignal) {
+          const pcm = await decoder.decodePcm16k(path, signal);
+          decoded.push(pcm.length / 16_000);
+          return pcm;
+        },
+      };
+      const { t, tenant } = await liveApp({ audio });
+      const file = bytes();
+      const size = Math.ceil(file.length / 10);
+      const rec = await createRecording(t, tenant.test);
+      for (let i = 0; i * size < file.length; i++) {
+        await put(t, tenant.test, rec.id, file.slice(i * size, (i + 1) * size), { chunk_index: i });
+        await t.deps.queue.drain();
+      }
+      const txn = await transcriptionOf(t, tenant.test, rec.id);
+      const segments = liveSegments(t, txn.id);
+      expect(texts(segments)).toEqual(Array.from({ length: 8 }, (_, i) => `utterance ${i + 1}`));
+      // Times as in the recording: utterance n starts at 3.5 (n - 1) s.
+      for (const [i, s] of segments.entries()) expect(Math.abs(s.start - 3.5 * i)).toBeLessThan(0.35);
+      // 28 s in 10 chunks: decoding each prefix again would be ~154 s of audio; each pass here
+      // decodes from its committed point, a little more than the chunk it was given.
+      const total = decoded.reduce((a, b) => a + b, 0);
+      expect(decoded).toHaveLength(10);
+      expect(total).toBeLessThan(28 * 1.7);
+      expect(Math.max(...decoded)).toBeLessThan(8);
+    });
+  }
 });
+
+/** The WAV encoded as Ogg/Opus by ffmpeg. */
+function encodedOpus(wavBytes: Uint8Array): Uint8Array<ArrayBuffer> {
+  const dir = makeTempDir();
+  writeFileSync(join(dir, "in.wav"), wavBytes);
+  const run = Bun.spawnSync([findFfmpeg(), "-v", "error", "-i", join(dir, "in.wav"), "-c:a", "libopus", "-b:a", "24k", join(dir, "out.opus")]);
+  expect(run.exitCode).toBe(0);
+  return new Uint8Array(readFileSync(join(dir, "out.opus")));
+}
 
 describe("provisional speakers while streaming (decision 175)", () => {
   test("each live segment carries the speaker its voice matches so far; the completed transcript has the final ones", async () => {

@@ -40,6 +40,9 @@ export async function headOf(deps: Deps, key: string, bytes = 16): Promise<Uint8
   return Buffer.concat(parts);
 }
 
+/** An Ogg stream whose first page holds Opus's identification header. */
+export const isOggOpus = (head: Uint8Array) => head.length > 27 && ascii(head, 27 + head[26]!, 8) === "OpusHead";
+
 /** Where a WAV's samples are: sample-independent encodings only (PCM, float, A-law, µ-law). */
 export type WavLayout = { dataStart: number; sampleRate: number; blockAlign: number };
 
@@ -63,49 +66,108 @@ export function wavLayout(head: Uint8Array): WavLayout | null {
 type StoredChunk = { storage_key: string };
 
 /**
+ * What a pass decodes: the file's bytes before `headerEnd` (its header), then those from
+ * `resume` on, whose audio starts at `startSeconds` of the recording.
+ */
+type Resume = { headerEnd: number; resume: number; startSeconds: number };
+
+const FROM_THE_START: Resume = { headerEnd: Number.POSITIVE_INFINITY, resume: Number.POSITIVE_INFINITY, startSeconds: 0 };
+
+/** A WAV from the sample frame at `fromSeconds` (or just before it). */
+function wavResume(wav: WavLayout, fromSeconds: number): Resume {
+  const frame = Math.floor(fromSeconds * wav.sampleRate);
+  return { headerEnd: wav.dataStart, resume: wav.dataStart + frame * wav.blockAlign, startSeconds: frame / wav.sampleRate };
+}
+
+/** An Opus decoder settles within 80 ms of a page it starts on (RFC 7845 pre-roll): decoding starts this much earlier. */
+const OPUS_PREROLL_SECONDS = 0.1;
+
+/**
+ * An Ogg/Opus stream from the last page that starts a packet at least the pre-roll before
+ * `fromSeconds`: its header pages, then the pages from there. A page's audio starts at the
+ * previous page's granule position (48 kHz samples; ffmpeg places it so, measured). Null
+ * when the stream is not Opus or its pages do not parse: it is then decoded from the start.
+ */
+export function oggOpusResume(bytes: Uint8Array, fromSeconds: number): Resume | null {
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const pages: { at: number; granule: number; continued: boolean }[] = [];
+  for (let at = 0; at + 27 <= bytes.length && ascii(bytes, at, 4) === "OggS"; ) {
+    const segments = bytes[at + 26]!;
+    if (at + 27 + segments > bytes.length) break;
+    let size = 27 + segments;
+    for (let i = 0; i < segments; i++) size += bytes[at + 27 + i]!;
+    if (at + size > bytes.length) break;
+    pages.push({ at, granule: Number(view.getBigInt64(at + 6, true)), continued: (bytes[at + 5]! & 1) === 1 });
+    at += size;
+  }
+  if (pages.length === 0 || !isOggOpus(bytes)) return null;
+  // The header pages (OpusHead, OpusTags) have granule 0; the first audio page does not.
+  const firstAudio = pages.findIndex((p) => p.granule !== 0);
+  if (firstAudio < 1) return FROM_THE_START;
+  let start = firstAudio;
+  for (let i = firstAudio + 1; i < pages.length; i++) {
+    const before = pages[i - 1]!.granule / 48_000;
+    if (before > fromSeconds - OPUS_PREROLL_SECONDS) break;
+    if (!pages[i]!.continued && pages[i - 1]!.granule > 0) start = i;
+  }
+  const headerEnd = pages[firstAudio]!.at;
+  return start === firstAudio ? FROM_THE_START : { headerEnd, resume: pages[start]!.at, startSeconds: pages[start - 1]!.granule / 48_000 };
+}
+
+/**
  * The audio from `fromSeconds` on of the chunks received so far (in order, as one file), as
- * 16 kHz mono PCM, and the SHA-256 and size of every chunk read. A WAV is decoded from there
- * only (its header, then the samples from that point: decision 174), so each pass decodes
- * what is new plus the open speech region; other containers are decoded from the start and
- * cut (ffmpeg decodes a cut-off file up to its last whole frame). What the next chunk
- * completes is decoded on the next pass.
+ * 16 kHz mono PCM, and the SHA-256 and size of every chunk read. A WAV is decoded from that
+ * sample on (its header, then the samples), an Ogg/Opus stream from the page before it
+ * (decision 174), so each pass decodes what is new plus the open speech region; other
+ * containers are decoded from the start and cut (ffmpeg decodes a cut-off file up to its
+ * last whole frame). What the next chunk completes is decoded on the next pass.
  */
 export async function decodeAfter(
   deps: Deps,
   chunks: StoredChunk[],
   fromSeconds: number,
-  wav: WavLayout | null,
+  format: { wav: WavLayout | null; oggOpus: boolean },
   signal: AbortSignal,
 ): Promise<{ pcm: Float32Array; digests: string[]; sizes: number[] }> {
   const dir = await mkdtemp(join(tmpdir(), "parley-live-"));
   try {
     const path = join(dir, "window");
     const file = Bun.file(path).writer();
-    // Bytes of the file before this offset are not decoded (a WAV's header excepted).
-    const skipFrom = wav ? wav.dataStart : Number.POSITIVE_INFINITY;
-    const resume = wav ? wav.dataStart + Math.floor(fromSeconds * wav.sampleRate) * wav.blockAlign : 0;
+    // A WAV's plan is known from its header; an Ogg stream's from its pages, so its bytes are
+    // kept (compressed audio: about 3 KB a second at 24 kbit/s) and written after reading.
+    let plan = format.wav ? wavResume(format.wav, fromSeconds) : FROM_THE_START;
+    const kept: Uint8Array[] = [];
     const digests: string[] = [];
     const sizes: number[] = [];
     let offset = 0;
+    const write = (bytes: Uint8Array, at: number) => {
+      // The slice of these bytes outside [headerEnd, resume): the header, and the audio from the resume point.
+      const keepTo = Math.max(0, Math.min(bytes.length, plan.headerEnd - at));
+      const keepFrom = Math.max(keepTo, Math.min(bytes.length, plan.resume - at));
+      if (keepTo > 0) file.write(bytes.subarray(0, keepTo));
+      if (keepFrom < bytes.length) file.write(bytes.subarray(keepFrom));
+    };
     for (const c of chunks) {
       const hash = createHash("sha256");
       let size = 0;
       for await (const bytes of chunksOf(deps.storage.read(c.storage_key))) {
         hash.update(bytes);
-        // The slice of these bytes outside [skipFrom, resume): the header, and the samples from the resume point.
-        const keepTo = Math.max(0, Math.min(bytes.length, skipFrom - offset));
-        const keepFrom = Math.max(keepTo, Math.min(bytes.length, resume - offset));
-        if (keepTo > 0) file.write(bytes.subarray(0, keepTo));
-        if (keepFrom < bytes.length) file.write(bytes.subarray(keepFrom));
+        if (format.oggOpus) kept.push(bytes);
+        else write(bytes, offset);
         offset += bytes.length;
         size += bytes.length;
       }
       digests.push(hash.digest("hex"));
       sizes.push(size);
     }
+    if (format.oggOpus) {
+      const all = Buffer.concat(kept);
+      plan = oggOpusResume(all, fromSeconds) ?? FROM_THE_START;
+      write(all, 0);
+    }
     await file.end();
     const pcm = await deps.engines.audio.decodePcm16k(path, signal);
-    return { pcm: wav ? pcm : pcm.subarray(Math.round(fromSeconds * 16_000)), digests, sizes };
+    return { pcm: pcm.subarray(Math.max(0, Math.round((fromSeconds - plan.startSeconds) * 16_000))), digests, sizes };
   } finally {
     await rm(dir, { recursive: true, force: true });
   }

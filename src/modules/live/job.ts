@@ -18,7 +18,7 @@ import {
   markTranscriptionFailed,
   startTranscription,
 } from "../transcriptions/service";
-import { decodeAfter, headOf, notLiveReason, sniffFormat, type WavLayout, wavLayout } from "./decode";
+import { decodeAfter, headOf, isOggOpus, notLiveReason, sniffFormat, wavLayout } from "./decode";
 import { liveSegmentsCommitted } from "./notify";
 import { provisionalSpeaker } from "./speakers";
 import { advanceProgress, discardSegments, insertProgress, type LiveProgress, markWaiting, progressOf, progressOfRecording } from "./store";
@@ -140,7 +140,10 @@ async function livePass(deps: Deps, tenant: Tenant, transcriptionId: string, sig
   const options = { language: stored.requestedLanguage ?? undefined, vocabulary: config.vocabulary, signal };
   const maxSpeakers = stored.requestedSpeakers.maxSpeakers ?? config.max_speakers ?? null;
   try {
-    await transcribeNewAudio(deps, tenant, progress, { ...options, maxSpeakers }, chunks, format === "wav" ? wavLayout(head) : null);
+    await transcribeNewAudio(deps, tenant, progress, { ...options, maxSpeakers }, chunks, {
+      wav: format === "wav" ? wavLayout(head) : null,
+      oggOpus: format === "ogg" && isOggOpus(head),
+    });
   } catch (err) {
     if (signal.aborted || err instanceof DecoderInterruptedError || isOutOfSpace(err)) throw err;
     // Provisional work only: the whole file is decoded and transcribed, and any failure reported, at completion.
@@ -156,13 +159,13 @@ async function transcribeNewAudio(
   start: LiveProgress,
   options: TranscribeOptions & { signal: AbortSignal; maxSpeakers: number | null },
   chunks: { storage_key: string }[],
-  wav: WavLayout | null,
+  format: Parameters<typeof decodeAfter>[3],
 ): Promise<void> {
   const { engines } = deps;
   let progress = start;
   // Times in the window are seconds after this point of the recording.
   const base = progress.committed_seconds;
-  const { pcm: window, digests, sizes } = await decodeAfter(deps, chunks, base, wav, options.signal);
+  const { pcm: window, digests, sizes } = await decodeAfter(deps, chunks, base, format, options.signal);
   // A chunk sent again with the same bytes (a retry whose 200 was lost) changes nothing; other bytes do.
   const replaced = progress.used_digests.findIndex((digest, i) => digests[i] !== digest);
   if (replaced >= 0) {

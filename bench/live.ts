@@ -7,9 +7,12 @@
 //   GET /transcriptions/{id}/live (target <= 5 s);
 // - upload-complete 200 -> transcription.completed and -> summary.completed for the streamed
 //   recording, and for the same recording uploaded whole, in the same run (targets <= 10 s, <= 45 s).
-// Usage: bun bench/live.ts [--minutes 10] [--chunk-kb 256] [--speed 1] (threads: the engines' own choice, all cores)
+// - the most concurrent streams kept live: n recordings (the first --trial-minutes of the clip)
+//   streamed at once, n = 1, 2, 4, ... up to --max-streams, until the lag p95 over all of
+//   them passes 5 s or a stream gets under 80% of the segments one stream alone gets.
+// Usage: bun bench/live.ts [--minutes 10] [--chunk-kb 256] [--speed 1] [--trial-minutes 2] [--max-streams 8]
+//          [--skip completion,concurrency] (threads: the engines' own choice, all cores)
 // --speed 4 streams four times faster than real time (reported as such): short runs only.
-// Not measured yet: the most concurrent real-time streams one box keeps live.
 import { mkdtempSync, rmSync } from "node:fs";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
@@ -24,8 +27,12 @@ const { values: flags } = parseArgs({
     minutes: { type: "string", default: "10" },
     "chunk-kb": { type: "string", default: "256" },
     speed: { type: "string", default: "1" },
+    "trial-minutes": { type: "string", default: "2" },
+    "max-streams": { type: "string", default: "8" },
+    skip: { type: "string", default: "" },
   },
 });
+const skip = new Set(flags.skip!.split(",").filter(Boolean));
 const speed = Number(flags.speed);
 const chunkBytes = Number(flags["chunk-kb"]) * 1024;
 const BYTES_PER_SECOND = 16_000 * 2; // the clip's WAV: 16 kHz mono 16-bit
@@ -60,9 +67,12 @@ async function main() {
     if (put.status !== 200) throw new Error(`PUT: ${put.status} ${await put.text()}`);
   };
   /** upload-complete until 200 (425 while verifying), then until the transcription and the summary complete: ms from the 200. */
-  const complete = async (id: string) => {
-    const sha256 = new Bun.CryptoHasher("sha256").update(wav).digest("hex");
+  const uploadComplete = async (id: string, bytes: Uint8Array) => {
+    const sha256 = new Bun.CryptoHasher("sha256").update(bytes).digest("hex");
     while ((await call("POST", `/recordings/${id}/upload-complete`, { sha256 })).status !== 200) await Bun.sleep(100);
+  };
+  const complete = async (id: string) => {
+    await uploadComplete(id, wav);
     const t0 = performance.now();
     let transcribed = 0;
     // Polled, not slept on: each poll is a real request, and the wait ends when the state is reached.
@@ -79,42 +89,76 @@ async function main() {
     }
   };
 
-  try {
-    console.log(
-      `clip: ${minutes} min conversation (espeak-ng, two voices, 35% pauses), ${(wav.length / 1024 / 1024).toFixed(1)} MB WAV in ${flags["chunk-kb"]} KB chunks at ${speed === 1 ? "real-time pace" : `${speed}x real-time pace (compressed)`}; base.en f16 and Qwen2.5-1.5B-shaped stand-ins, ${cpus().length} cores`,
-    );
-    // Streamed: each chunk PUT when its audio would have been recorded; the live stream read meanwhile.
-    const streamed = (await call("POST", "/recordings", {})).body.id as string;
+  /**
+   * Streams `bytes` as a new recording, each chunk PUT when its audio would have been
+   * recorded, reading its live stream meanwhile: the recording's id, and each segment's lag
+   * (ms from the PUT of the chunk holding its end to its arrival) once the stream has ended.
+   */
+  const stream = async (bytes: Uint8Array<ArrayBuffer>) => {
+    const id = (await call("POST", "/recordings", {})).body.id as string;
     const putAt: { endSeconds: number; at: number }[] = [];
     const lags: number[] = [];
     const start = performance.now();
     let watching: Promise<void> | null = null;
-    for (let i = 0, offset = 0; offset < wav.length; i++, offset += chunkBytes) {
-      const end = Math.min(wav.length, offset + chunkBytes);
+    for (let i = 0, offset = 0; offset < bytes.length; i++, offset += chunkBytes) {
+      const end = Math.min(bytes.length, offset + chunkBytes);
       const due = start + ((end / BYTES_PER_SECOND) * 1000) / speed;
       await Bun.sleep(Math.max(0, due - performance.now()));
-      await putBytes(streamed, wav.slice(offset, end), i);
+      await putBytes(id, bytes.slice(offset, end), i);
       putAt.push({ endSeconds: end / BYTES_PER_SECOND, at: performance.now() });
-      watching ??= watchLive(base, key, streamed, (segmentEnd) => {
+      watching ??= watchLive(base, key, id, (segmentEnd) => {
         const chunk = putAt.find((c) => c.endSeconds >= segmentEnd);
         if (chunk) lags.push(performance.now() - chunk.at);
       });
     }
-    const live = await complete(streamed);
-    console.log(
-      `streamed: upload-complete 200 -> transcription.completed ${s(live.transcribed)} (target <= 10 s), -> summary.completed ${s(live.summarised)} (target <= 45 s)`,
-    );
-    await watching;
-    // Printed once the stream has ended: segments that arrive after the last PUT count too.
-    console.log(
-      `live: ${lags.length} provisional segments; lag behind the audio received p50 ${s(pct(lags, 50))}, p95 ${s(pct(lags, 95))} (target <= 5 s), load ${loadavg()[0]!.toFixed(2)}`,
-    );
+    return { id, lags, ended: watching ?? Promise.resolve() };
+  };
 
-    const whole = (await call("POST", "/recordings", {})).body.id as string;
-    await putBytes(whole, wav);
-    const after = await complete(whole);
-    console.log(`uploaded whole: upload-complete 200 -> transcription.completed ${s(after.transcribed)}, -> summary.completed ${s(after.summarised)}`);
-    console.log(`ratio streamed/whole to transcription.completed: ${(live.transcribed / after.transcribed).toFixed(2)}x`);
+  try {
+    console.log(
+      `clip: ${minutes} min conversation (espeak-ng, two voices, 35% pauses), ${(wav.length / 1024 / 1024).toFixed(1)} MB WAV in ${flags["chunk-kb"]} KB chunks at ${speed === 1 ? "real-time pace" : `${speed}x real-time pace (compressed)`}; base.en f16 and Qwen2.5-1.5B-shaped stand-ins, ${cpus().length} cores`,
+    );
+    if (!skip.has("completion")) {
+      const streamed = await stream(wav);
+      const live = await complete(streamed.id);
+      console.log(
+        `streamed: upload-complete 200 -> transcription.completed ${s(live.transcribed)} (target <= 10 s), -> summary.completed ${s(live.summarised)} (target <= 45 s)`,
+      );
+      await streamed.ended;
+      // Printed once the stream has ended: segments that arrive after the last PUT count too.
+      const lags = streamed.lags;
+      console.log(
+        `live: ${lags.length} provisional segments; lag behind the audio received p50 ${s(pct(lags, 50))}, p95 ${s(pct(lags, 95))} (target <= 5 s), load ${loadavg()[0]!.toFixed(2)}`,
+      );
+
+      const whole = (await call("POST", "/recordings", {})).body.id as string;
+      await putBytes(whole, wav);
+      const after = await complete(whole);
+      console.log(`uploaded whole: upload-complete 200 -> transcription.completed ${s(after.transcribed)}, -> summary.completed ${s(after.summarised)}`);
+      console.log(`ratio streamed/whole to transcription.completed: ${(live.transcribed / after.transcribed).toFixed(2)}x`);
+    }
+    if (!skip.has("concurrency")) {
+      const trialMinutes = Number(flags["trial-minutes"]);
+      const trial = wavBytes(conversationClip(trialMinutes).pcm);
+      let alone = 0;
+      let kept = 0;
+      for (let n = 1; n <= Number(flags["max-streams"]); n *= 2) {
+        const streams = await Promise.all(Array.from({ length: n }, () => stream(trial)));
+        // Each live stream ends with its transcription's completed event.
+        await Promise.all(streams.map((x) => uploadComplete(x.id, trial)));
+        await Promise.all(streams.map((x) => x.ended));
+        const lags = streams.flatMap((x) => x.lags);
+        const fewest = Math.min(...streams.map((x) => x.lags.length));
+        if (n === 1) alone = fewest;
+        const live = pct(lags, 95) <= 5000 && fewest >= 0.8 * alone;
+        console.log(
+          `${n} concurrent ${trialMinutes}-min streams: lag p50 ${s(pct(lags, 50))}, p95 ${s(pct(lags, 95))}; segments per stream ${fewest}..${Math.max(...streams.map((x) => x.lags.length))} (alone ${alone}): ${live ? "kept live" : "fell behind"}, load ${loadavg()[0]!.toFixed(2)}`,
+        );
+        if (!live) break;
+        kept = n;
+      }
+      console.log(`most concurrent ${speed === 1 ? "real-time" : `${speed}x`} streams kept live: ${kept} (of up to ${flags["max-streams"]} tried)`);
+    }
   } finally {
     server.kill();
     await server.exited;

@@ -14,6 +14,7 @@ import { resumePendingVerifications, sweepPartialUploads } from "./modules/recor
 import { deleteObjects } from "./modules/recordings/objects";
 import { verifyUploadJob } from "./modules/recordings/upload-verify";
 import { liveChunkReceived, liveTranscribe, liveVerificationFailed } from "./modules/live/job";
+import { reusableLiveWork } from "./modules/live/service";
 import { runRetention } from "./modules/retention/service";
 import { checkSearchIndex, indexTranscriptionJob, reindexJob } from "./modules/search/indexer";
 import { autoSummarize, runSummary } from "./modules/summaries/job";
@@ -58,7 +59,8 @@ export const BACKGROUND_JOBS: readonly JobEntry[] = [
     trigger: "POST /transcriptions; transcriptions.auto",
     lane: "model",
     file: "modules/transcriptions/job.ts",
-    handler: runTranscription,
+    // Completing a live transcription reuses its committed segments (decision 173).
+    handler: (deps) => runTranscription(deps, reusableLiveWork),
   }),
   job("transcriptions.redaction_pass", {
     trigger: "a transcription completed, with the local LLM installed",

@@ -987,7 +987,7 @@ export interface paths {
         };
         /**
          * Watch a transcription grow (Server-Sent Events)
-         * @description Scope transcriptions:read. text/event-stream of a streaming recording's provisional segments as they are transcribed: `segment` events (id = the segment's sequence number; data {seq, start, end, text, confidence}), then `completed` (data as the transcription.completed event, with speakers) or `failed` (data as transcription.failed), after which the stream ends. Reconnect with Last-Event-ID to get only the segments after it. At most 4 open streams per key: 429 rate_limited beyond.
+         * @description Scope transcriptions:read. text/event-stream of a streaming recording's provisional segments as they are transcribed: `segment` events (id = the segment's sequence number; data {seq, start, end, text, confidence, speaker}: speaker is provisional, SPEAKER_n as the voices heard so far tell it, or null when the region is too short to tell), then `completed` (data as the transcription.completed event, with the final speakers over the whole recording, which may number the voices differently) or `failed` (data as transcription.failed), after which the stream ends. Reconnect with Last-Event-ID to get only the segments after it. At most 4 open streams per key: 429 rate_limited beyond.
          */
         get: operations["getV1TranscriptionsByIdLive"];
         put?: never;

@@ -34,7 +34,11 @@ describe.skipIf(!hasChromium)("live transcript in the dashboard", () => {
       for (const i of [1, 2]) await put(d, key, rec.id, parts[i]!, { chunk_index: i });
       await d.deps.queue.drain();
       await live.getByText("utterance 3").waitFor();
-      expect(await live.getByRole("listitem").allTextContents()).toEqual(["0:00 utterance 1", "0:03 utterance 2", "0:06 utterance 3"]);
+      expect(await live.getByRole("listitem").allTextContents()).toEqual([
+        "0:00 SPEAKER_1 utterance 1",
+        "0:03 SPEAKER_1 utterance 2",
+        "0:06 SPEAKER_1 utterance 3",
+      ]);
       // Completion: the stream ends with completed, and the page shows the final transcript in its place.
       await d.call("POST", `/v1/recordings/${rec.id}/upload-complete`, { key, body: { sha256: sha256(speech) } });
       await d.deps.queue.drain();

@@ -5,44 +5,169 @@ import { join } from "node:path";
 import type { Deps } from "../../deps";
 import { chunksOf } from "../../storage";
 
+/** Containers decoded while they stream (decision 162, 174): every prefix of them decodes. */
+export type LiveFormat = "wav" | "ogg" | "webm" | "mp3" | "aac";
+
+const ascii = (b: Uint8Array, at: number, n: number) => String.fromCharCode(...b.subarray(at, at + n));
+
 /**
- * Containers whose every prefix decodes (decision 162): a WAV's samples follow its header,
- * an Ogg's pages stand alone. Others (M4A with its index last, say) wait for completion.
+ * The container of a stream, from its first bytes: one whose every prefix decodes (a WAV's
+ * samples follow its header, Ogg pages, Matroska clusters, MP3 and ADTS frames stand alone),
+ * `m4a` for an MP4 (its index is written last, so nothing decodes before the end), or null.
  */
-export function streamableFormat(head: Uint8Array): "wav" | "ogg" | null {
-  const magic = new TextDecoder().decode(head.subarray(0, 4));
-  if (magic === "RIFF") return "wav";
-  if (magic === "OggS") return "ogg";
+export function sniffFormat(head: Uint8Array): LiveFormat | "m4a" | null {
+  if (ascii(head, 0, 4) === "RIFF" && ascii(head, 8, 4) === "WAVE") return "wav";
+  if (ascii(head, 0, 4) === "OggS") return "ogg";
+  if (head[0] === 0x1a && head[1] === 0x45 && head[2] === 0xdf && head[3] === 0xa3) return "webm";
+  if (ascii(head, 4, 4) === "ftyp") return "m4a";
+  if (ascii(head, 0, 3) === "ID3") return "mp3";
+  // A frame sync (11 set bits); layer bits 00 are AAC's ADTS, anything else MPEG audio.
+  if (head[0] === 0xff && (head[1]! & 0xe0) === 0xe0) return (head[1]! & 0x06) === 0 ? "aac" : "mp3";
   return null;
 }
 
-/** The first bytes of a stored object (enough to recognise its container). */
-export async function headOf(deps: Deps, key: string): Promise<Uint8Array> {
-  for await (const chunk of chunksOf(deps.storage.read(key, { start: 0, end: 15 }))) return chunk;
-  return new Uint8Array();
+/** Why a recording's format is not transcribed while it streams (kept in live_progress.waiting). */
+export function notLiveReason(format: "m4a" | null): string {
+  return format === "m4a"
+    ? "M4A/MP4 keeps its index at the end of the file, so nothing decodes before the last chunk; the recording is transcribed at completion"
+    : "this audio format is not transcribed while it streams; the recording is transcribed at completion";
+}
+
+/** The first bytes of a stored object (enough to recognise its container and read a WAV header). */
+export async function headOf(deps: Deps, key: string, bytes = 16): Promise<Uint8Array> {
+  const parts: Uint8Array[] = [];
+  for await (const chunk of chunksOf(deps.storage.read(key, { start: 0, end: bytes - 1 }))) parts.push(chunk);
+  return Buffer.concat(parts);
+}
+
+/** An Ogg stream whose first page holds Opus's identification header. */
+export const isOggOpus = (head: Uint8Array) => head.length > 27 && ascii(head, 27 + head[26]!, 8) === "OpusHead";
+
+/** Where a WAV's samples are: sample-independent encodings only (PCM, float, A-law, µ-law). */
+export type WavLayout = { dataStart: number; sampleRate: number; blockAlign: number };
+
+const SAMPLE_INDEPENDENT = new Set([1, 3, 6, 7, 0xfffe]);
+
+/** The layout of a WAV from its header bytes; null when the header is not all there or the encoding has blocks. */
+export function wavLayout(head: Uint8Array): WavLayout | null {
+  const view = new DataView(head.buffer, head.byteOffset, head.byteLength);
+  let fmt: { tag: number; sampleRate: number; blockAlign: number } | null = null;
+  for (let at = 12; at + 8 <= head.length; ) {
+    const id = ascii(head, at, 4);
+    const size = view.getUint32(at + 4, true);
+    if (id === "fmt " && at + 24 <= head.length)
+      fmt = { tag: view.getUint16(at + 8, true), sampleRate: view.getUint32(at + 12, true), blockAlign: view.getUint16(at + 20, true) };
+    if (id === "data") return fmt && SAMPLE_INDEPENDENT.has(fmt.tag) && fmt.blockAlign > 0 && fmt.sampleRate > 0 ? { dataStart: at + 8, ...fmt } : null;
+    at += 8 + size + (size & 1);
+  }
+  return null;
+}
+
+type StoredChunk = { storage_key: string };
+
+/**
+ * What a pass decodes: the file's bytes before `headerEnd` (its header), then those from
+ * `resume` on, whose audio starts at `startSeconds` of the recording.
+ */
+type Resume = { headerEnd: number; resume: number; startSeconds: number };
+
+const FROM_THE_START: Resume = { headerEnd: Number.POSITIVE_INFINITY, resume: Number.POSITIVE_INFINITY, startSeconds: 0 };
+
+/** A WAV from the sample frame at `fromSeconds` (or just before it). */
+function wavResume(wav: WavLayout, fromSeconds: number): Resume {
+  const frame = Math.floor(fromSeconds * wav.sampleRate);
+  return { headerEnd: wav.dataStart, resume: wav.dataStart + frame * wav.blockAlign, startSeconds: frame / wav.sampleRate };
+}
+
+/** An Opus decoder settles within 80 ms of a page it starts on (RFC 7845 pre-roll): decoding starts this much earlier. */
+const OPUS_PREROLL_SECONDS = 0.1;
+
+/**
+ * An Ogg/Opus stream from the last page that starts a packet at least the pre-roll before
+ * `fromSeconds`: its header pages, then the pages from there. A page's audio starts at the
+ * previous page's granule position (48 kHz samples; ffmpeg places it so, measured). Null
+ * when the stream is not Opus or its pages do not parse: it is then decoded from the start.
+ */
+export function oggOpusResume(bytes: Uint8Array, fromSeconds: number): Resume | null {
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const pages: { at: number; granule: number; continued: boolean }[] = [];
+  for (let at = 0; at + 27 <= bytes.length && ascii(bytes, at, 4) === "OggS"; ) {
+    const segments = bytes[at + 26]!;
+    if (at + 27 + segments > bytes.length) break;
+    let size = 27 + segments;
+    for (let i = 0; i < segments; i++) size += bytes[at + 27 + i]!;
+    if (at + size > bytes.length) break;
+    pages.push({ at, granule: Number(view.getBigInt64(at + 6, true)), continued: (bytes[at + 5]! & 1) === 1 });
+    at += size;
+  }
+  if (pages.length === 0 || !isOggOpus(bytes)) return null;
+  // The header pages (OpusHead, OpusTags) have granule 0; the first audio page does not.
+  const firstAudio = pages.findIndex((p) => p.granule !== 0);
+  if (firstAudio < 1) return FROM_THE_START;
+  let start = firstAudio;
+  for (let i = firstAudio + 1; i < pages.length; i++) {
+    const before = pages[i - 1]!.granule / 48_000;
+    if (before > fromSeconds - OPUS_PREROLL_SECONDS) break;
+    if (!pages[i]!.continued && pages[i - 1]!.granule > 0) start = i;
+  }
+  const headerEnd = pages[firstAudio]!.at;
+  return start === firstAudio ? FROM_THE_START : { headerEnd, resume: pages[start]!.at, startSeconds: pages[start - 1]!.granule / 48_000 };
 }
 
 /**
- * The chunks received so far, in order, decoded as one file to 16 kHz mono PCM, and the
- * SHA-256 of each chunk read. ffmpeg decodes a cut-off WAV or Ogg up to its last whole
- * frame; what the next chunk completes is decoded on the next pass.
+ * The audio from `fromSeconds` on of the chunks received so far (in order, as one file), as
+ * 16 kHz mono PCM, and the SHA-256 and size of every chunk read. A WAV is decoded from that
+ * sample on (its header, then the samples), an Ogg/Opus stream from the page before it
+ * (decision 174), so each pass decodes what is new plus the open speech region; other
+ * containers are decoded from the start and cut (ffmpeg decodes a cut-off file up to its
+ * last whole frame). What the next chunk completes is decoded on the next pass.
  */
-export async function decodePrefix(deps: Deps, keys: string[], signal: AbortSignal): Promise<{ pcm: Float32Array; digests: string[] }> {
+export async function decodeAfter(
+  deps: Deps,
+  chunks: StoredChunk[],
+  fromSeconds: number,
+  format: { wav: WavLayout | null; oggOpus: boolean },
+  signal: AbortSignal,
+): Promise<{ pcm: Float32Array; digests: string[]; sizes: number[] }> {
   const dir = await mkdtemp(join(tmpdir(), "parley-live-"));
   try {
-    const path = join(dir, "prefix");
+    const path = join(dir, "window");
     const file = Bun.file(path).writer();
+    // A WAV's plan is known from its header; an Ogg stream's from its pages, so its bytes are
+    // kept (compressed audio: about 3 KB a second at 24 kbit/s) and written after reading.
+    let plan = format.wav ? wavResume(format.wav, fromSeconds) : FROM_THE_START;
+    const kept: Uint8Array[] = [];
     const digests: string[] = [];
-    for (const key of keys) {
+    const sizes: number[] = [];
+    let offset = 0;
+    const write = (bytes: Uint8Array, at: number) => {
+      // The slice of these bytes outside [headerEnd, resume): the header, and the audio from the resume point.
+      const keepTo = Math.max(0, Math.min(bytes.length, plan.headerEnd - at));
+      const keepFrom = Math.max(keepTo, Math.min(bytes.length, plan.resume - at));
+      if (keepTo > 0) file.write(bytes.subarray(0, keepTo));
+      if (keepFrom < bytes.length) file.write(bytes.subarray(keepFrom));
+    };
+    for (const c of chunks) {
       const hash = createHash("sha256");
-      for await (const chunk of chunksOf(deps.storage.read(key))) {
-        hash.update(chunk);
-        file.write(chunk);
+      let size = 0;
+      for await (const bytes of chunksOf(deps.storage.read(c.storage_key))) {
+        hash.update(bytes);
+        if (format.oggOpus) kept.push(bytes);
+        else write(bytes, offset);
+        offset += bytes.length;
+        size += bytes.length;
       }
       digests.push(hash.digest("hex"));
+      sizes.push(size);
+    }
+    if (format.oggOpus) {
+      const all = Buffer.concat(kept);
+      plan = oggOpusResume(all, fromSeconds) ?? FROM_THE_START;
+      write(all, 0);
     }
     await file.end();
-    return { pcm: await deps.engines.audio.decodePcm16k(path, signal), digests };
+    const pcm = await deps.engines.audio.decodePcm16k(path, signal);
+    return { pcm: pcm.subarray(Math.max(0, Math.round((fromSeconds - plan.startSeconds) * 16_000))), digests, sizes };
   } finally {
     await rm(dir, { recursive: true, force: true });
   }

@@ -1,5 +1,6 @@
 import type { Deps } from "../../deps";
 import { DecoderInterruptedError } from "../../engines/audio";
+import type { TranscribeOptions } from "../../engines/transcriber";
 import { meanSpeechProbability, type SpeechRegion } from "../../engines/vad";
 import { recordEvent } from "../../events/outbox";
 import type { JobContracts } from "../../jobs/contracts";
@@ -17,8 +18,9 @@ import {
   markTranscriptionFailed,
   startTranscription,
 } from "../transcriptions/service";
-import { decodePrefix, headOf, streamableFormat } from "./decode";
+import { decodeAfter, headOf, isOggOpus, notLiveReason, sniffFormat, wavLayout } from "./decode";
 import { liveSegmentsCommitted } from "./notify";
+import { provisionalSpeaker } from "./speakers";
 import { advanceProgress, discardSegments, insertProgress, type LiveProgress, markWaiting, progressOf, progressOfRecording } from "./store";
 
 const SAMPLE_RATE = 16_000;
@@ -32,6 +34,8 @@ const CLOSED_AFTER_SECONDS = 0.8;
 const MAX_REGION_SECONDS = 30;
 /** Context on each side of a region, as the whole-file pipeline gives whisper (within the window). */
 const PAD_SECONDS = 0.2;
+/** Enough of the first chunk to hold a WAV's header (its fmt and the start of data). */
+const WAV_HEADER_BYTES = 4096;
 
 const tenantOf = (p: { project_id: string; mode: Tenant["mode"] }): Tenant => ({ projectId: p.project_id, mode: p.mode });
 const round = (x: number) => Math.round(x * 1000) / 1000;
@@ -126,12 +130,20 @@ async function livePass(deps: Deps, tenant: Tenant, transcriptionId: string, sig
   if (!recording || recording.status !== "streaming") return;
   const chunks = contiguous(listChunks(db, tenant, recording.id));
   if (chunks.length <= progress.chunks_used) return;
-  if (!streamableFormat(await headOf(deps, chunks[0]!.storage_key))) {
-    markWaiting(db, transcriptionId, "this audio format is not transcribed while it streams; the recording is transcribed at completion", clock.now());
+  const head = await headOf(deps, chunks[0]!.storage_key, WAV_HEADER_BYTES);
+  const format = sniffFormat(head);
+  if (format === null || format === "m4a") {
+    markWaiting(db, transcriptionId, notLiveReason(format), clock.now());
     return;
   }
+  const config = resolveConfig(deps, tenant, { endUserId: recording.end_user_id, deviceId: recording.device_id });
+  const options = { language: stored.requestedLanguage ?? undefined, vocabulary: config.vocabulary, signal };
+  const maxSpeakers = stored.requestedSpeakers.maxSpeakers ?? config.max_speakers ?? null;
   try {
-    await transcribeNewAudio(deps, tenant, progress, stored.requestedLanguage, chunks, signal);
+    await transcribeNewAudio(deps, tenant, progress, { ...options, maxSpeakers }, chunks, {
+      wav: format === "wav" ? wavLayout(head) : null,
+      oggOpus: format === "ogg" && isOggOpus(head),
+    });
   } catch (err) {
     if (signal.aborted || err instanceof DecoderInterruptedError || isOutOfSpace(err)) throw err;
     // Provisional work only: the whole file is decoded and transcribed, and any failure reported, at completion.
@@ -145,51 +157,51 @@ async function transcribeNewAudio(
   deps: Deps,
   tenant: Tenant,
   start: LiveProgress,
-  requestedLanguage: string | null,
+  options: TranscribeOptions & { signal: AbortSignal; maxSpeakers: number | null },
   chunks: { storage_key: string }[],
-  signal: AbortSignal,
+  format: Parameters<typeof decodeAfter>[3],
 ): Promise<void> {
   const { engines } = deps;
   let progress = start;
-  const { pcm, digests: usedDigests } = await decodePrefix(
-    deps,
-    chunks.map((c) => c.storage_key),
-    signal,
-  );
+  // Times in the window are seconds after this point of the recording.
+  const base = progress.committed_seconds;
+  const { pcm: window, digests, sizes } = await decodeAfter(deps, chunks, base, format, options.signal);
   // A chunk sent again with the same bytes (a retry whose 200 was lost) changes nothing; other bytes do.
-  const replaced = progress.used_digests.findIndex((digest, i) => usedDigests[i] !== digest);
+  const replaced = progress.used_digests.findIndex((digest, i) => digests[i] !== digest);
   if (replaced >= 0) {
     const why = `chunk ${replaced} was replaced by other bytes after it was transcribed; the recording is transcribed whole at completion`;
     markWaiting(deps.db, progress.transcription_id, why, deps.clock.now());
     return;
   }
-  // Times in the window are seconds after this point of the recording.
-  const base = progress.committed_seconds;
-  const window = pcm.subarray(Math.round(base * SAMPLE_RATE));
   const windowSeconds = window.length / SAMPLE_RATE;
-  const analysis = await engines.vad.analyse(window, signal);
-  const language = requestedLanguage ?? undefined;
+  const analysis = await engines.vad.analyse(window, options.signal);
+  const used = { chunks_used: chunks.length, used_digests: digests, used_sizes: sizes };
   let wrote = false;
   for (const region of closedRegions(analysis.regions, windowSeconds)) {
     const from = Math.max(0, region.start - PAD_SECONDS);
     const to = Math.min(windowSeconds, region.end + PAD_SECONDS);
-    const result = await engines.transcriber.transcribe(window.subarray(Math.round(from * SAMPLE_RATE), Math.round(to * SAMPLE_RATE)), { language, signal });
+    const result = await engines.transcriber.transcribe(window.subarray(Math.round(from * SAMPLE_RATE), Math.round(to * SAMPLE_RATE)), options);
+    const { speaker, prints } = await provisionalSpeaker(engines.diarizer, window, region, progress.speaker_prints, options.maxSpeakers);
     const segments = result.segments.flatMap((s) => {
       const text = s.text.trim();
       if (!text) return [];
       const start = from + Math.max(0, s.start);
       const end = Math.max(start, Math.min(to, from + s.end));
       const confidence = s.confidence ?? meanSpeechProbability(analysis, start, end);
-      return [{ start: round(base + start), end: round(base + end), text, confidence: round(Math.min(1, Math.max(0, confidence))) }];
+      return [{ start: round(base + start), end: round(base + end), text, confidence: round(Math.min(1, Math.max(0, confidence))), speaker }];
     });
-    const next = { chunks_used: chunks.length, used_digests: usedDigests, committed_seconds: round(base + to) };
+    const next = { ...used, committed_seconds: round(base + to), language: result.language, speaker_prints: prints };
     if (!commit(deps, tenant, progress, next, segments)) return;
     wrote ||= segments.length > 0;
     progress = { ...progress, ...next };
   }
-  // No region closed: the chunks are still recorded as used, so one replaced by other bytes is noticed.
-  if (progress.chunks_used < chunks.length)
-    commit(deps, tenant, progress, { chunks_used: chunks.length, used_digests: usedDigests, committed_seconds: progress.committed_seconds }, []);
+  // The quiet after the last closed region is passed over, so the next pass decodes and
+  // listens from the open region (or the recent audio) only, however long the silence.
+  const quiet = round(base + quietUntil(analysis.regions, windowSeconds));
+  const committed = Math.max(progress.committed_seconds, quiet);
+  // Also when nothing closed: the chunks are recorded as used, so one replaced by other bytes is noticed.
+  if (progress.chunks_used < chunks.length || committed > progress.committed_seconds)
+    commit(deps, tenant, progress, { ...used, committed_seconds: committed, language: progress.language, speaker_prints: progress.speaker_prints }, []);
   if (wrote) liveSegmentsCommitted(start.transcription_id);
 }
 
@@ -200,6 +212,16 @@ function closedRegions(regions: SpeechRegion[], windowSeconds: number): SpeechRe
     if (r.end - r.start >= MAX_REGION_SECONDS) return [{ start: r.start, end: r.start + MAX_REGION_SECONDS }];
     return [];
   });
+}
+
+/**
+ * Up to where the window holds no speech that is still to be transcribed: the padded start of
+ * the region still open, else the end less what a region starting there may not show yet.
+ */
+function quietUntil(regions: SpeechRegion[], windowSeconds: number): number {
+  // A region cut at MAX_REGION_SECONDS is still open: its rest is transcribed once it closes.
+  const open = regions.find((r) => r.end > windowSeconds - CLOSED_AFTER_SECONDS);
+  return Math.max(0, open ? open.start - PAD_SECONDS : windowSeconds - CLOSED_AFTER_SECONDS - PAD_SECONDS);
 }
 
 /** Progress and segments in one transaction, only while the stream is still live. */

@@ -1,10 +1,14 @@
+import { createHash } from "node:crypto";
 import type { Deps } from "../../deps";
 import type { Principal } from "../../http/auth";
 import { ApiError } from "../../http/errors";
 import { eventData, TRANSCRIPTION_EVENT_FIELDS } from "../transcriptions/schema";
 import { findTranscription, getTranscription } from "../transcriptions/service";
 import { onLiveSegments } from "./notify";
-import { segmentsAfter } from "./store";
+import { chunksOf } from "../../storage";
+import type { Tenant } from "../../tenancy";
+import type { EarlierWork } from "../transcriptions/pipeline";
+import { progressOf, segmentsAfter } from "./store";
 
 /** Open live streams per credential (decision 163): each holds a connection and wakes on every commit. */
 export const LIVE_STREAMS_PER_KEY = 4;
@@ -89,4 +93,38 @@ export async function openLiveStream(deps: Deps, principal: Principal, id: strin
       cleanup();
     },
   });
+}
+
+/**
+ * What a live transcription committed, for its whole-file run to reuse (decision 173): only
+ * when the verified file `key` begins with exactly the bytes of the chunks it was transcribed
+ * from (the same sizes and SHA-256s; a chunk replaced after use makes them differ). Null
+ * when there is nothing to reuse: the whole file is transcribed, as without live work.
+ */
+export async function reusableLiveWork(deps: Deps, tenant: Tenant, transcriptionId: string, key: string): Promise<EarlierWork | null> {
+  const progress = progressOf(deps.db, tenant, transcriptionId);
+  if (!progress || progress.committed_seconds <= 0 || progress.used_sizes.length !== progress.used_digests.length) return null;
+  const sizes = progress.used_sizes;
+  const total = sizes.reduce((a, b) => a + b, 0);
+  if (total === 0 || ((await deps.storage.size(key)) ?? 0) < total) return null;
+  const digests: string[] = [];
+  let hash = createHash("sha256");
+  let left = sizes[0]!;
+  for await (let bytes of chunksOf(deps.storage.read(key, { start: 0, end: total - 1 }))) {
+    while (bytes.length > 0) {
+      const take = Math.min(left, bytes.length);
+      hash.update(bytes.subarray(0, take));
+      bytes = bytes.subarray(take);
+      left -= take;
+      if (left === 0) {
+        digests.push(hash.digest("hex"));
+        hash = createHash("sha256");
+        left = sizes[digests.length] ?? Number.POSITIVE_INFINITY;
+      }
+    }
+  }
+  if (digests.length !== sizes.length || digests.some((d, i) => d !== progress.used_digests[i])) return null;
+  // The live job always scores a segment (the engine's confidence, else the VAD's): the column is only nullable.
+  const segments = segmentsAfter(deps.db, transcriptionId, 0).map(({ start, end, text, confidence }) => ({ start, end, text, confidence: confidence ?? 0 }));
+  return { segments, until: progress.committed_seconds, language: progress.language };
 }

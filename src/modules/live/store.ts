@@ -1,22 +1,33 @@
 import type { Database } from "bun:sqlite";
 import type { Tenant } from "../../tenancy";
 
-/** How far a live transcription has got (migration 0031). */
+/** How far a live transcription has got (migrations 0031, 0032). */
 export type LiveProgress = {
   transcription_id: string;
   recording_id: string;
   chunks_used: number;
   used_digests: string[];
+  used_sizes: number[];
   committed_seconds: number;
+  language: string | null;
+  /** Per provisional speaker (SPEAKER_1 first), the voiceprints of its latest regions. */
+  speaker_prints: number[][][];
   waiting: string | null;
 };
 
 /** A provisional segment; `seq` is its Server-Sent Events id. */
-export type LiveSegment = { seq: number; start: number; end: number; text: string; confidence: number | null };
+export type LiveSegment = { seq: number; start: number; end: number; text: string; confidence: number | null; speaker: string | null };
 
-type ProgressRow = Omit<LiveProgress, "used_digests"> & { used_digests: string };
+type ProgressRow = Omit<LiveProgress, "used_digests" | "used_sizes" | "speaker_prints"> & { used_digests: string; used_sizes: string; speaker_prints: string };
 
-const toProgress = (r: ProgressRow): LiveProgress => ({ ...r, used_digests: JSON.parse(r.used_digests) });
+const toProgress = (r: ProgressRow): LiveProgress => ({
+  ...r,
+  used_digests: JSON.parse(r.used_digests),
+  used_sizes: JSON.parse(r.used_sizes),
+  speaker_prints: JSON.parse(r.speaker_prints),
+});
+
+const COLUMNS = "transcription_id, recording_id, chunks_used, used_digests, used_sizes, committed_seconds, language, speaker_prints, waiting";
 
 export function insertProgress(db: Database, tenant: Tenant, transcriptionId: string, recordingId: string, now: Date): void {
   db.query("INSERT INTO live_progress (transcription_id, recording_id, project_id, mode, updated_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING").run(
@@ -32,7 +43,7 @@ export function insertProgress(db: Database, tenant: Tenant, transcriptionId: st
 export function progressOfRecording(db: Database, tenant: Tenant, recordingId: string): LiveProgress | null {
   const row = db
     .query<ProgressRow, [string, string, string]>(
-      `SELECT transcription_id, recording_id, chunks_used, used_digests, committed_seconds, waiting FROM live_progress
+      `SELECT ${COLUMNS} FROM live_progress
        WHERE recording_id = ? AND project_id = ? AND mode = ? ORDER BY rowid DESC LIMIT 1`,
     )
     .get(recordingId, tenant.projectId, tenant.mode);
@@ -42,7 +53,7 @@ export function progressOfRecording(db: Database, tenant: Tenant, recordingId: s
 export function progressOf(db: Database, tenant: Tenant, transcriptionId: string): LiveProgress | null {
   const row = db
     .query<ProgressRow, [string, string, string]>(
-      `SELECT transcription_id, recording_id, chunks_used, used_digests, committed_seconds, waiting FROM live_progress
+      `SELECT ${COLUMNS} FROM live_progress
        WHERE transcription_id = ? AND project_id = ? AND mode = ?`,
     )
     .get(transcriptionId, tenant.projectId, tenant.mode);
@@ -57,23 +68,34 @@ export function progressOf(db: Database, tenant: Tenant, transcriptionId: string
 export function advanceProgress(
   db: Database,
   from: LiveProgress,
-  to: { chunks_used: number; used_digests: string[]; committed_seconds: number },
+  to: Pick<LiveProgress, "chunks_used" | "used_digests" | "used_sizes" | "committed_seconds" | "language" | "speaker_prints">,
   segments: Omit<LiveSegment, "seq">[],
   now: Date,
 ): boolean {
   const at = now.toISOString();
   const changed = db
     .query(
-      `UPDATE live_progress SET chunks_used = ?, used_digests = ?, committed_seconds = ?, updated_at = ?
+      `UPDATE live_progress SET chunks_used = ?, used_digests = ?, used_sizes = ?, committed_seconds = ?, language = ?, speaker_prints = ?, updated_at = ?
        WHERE transcription_id = ? AND chunks_used = ? AND committed_seconds = ? AND waiting IS NULL`,
     )
-    .run(to.chunks_used, JSON.stringify(to.used_digests), to.committed_seconds, at, from.transcription_id, from.chunks_used, from.committed_seconds).changes;
+    .run(
+      to.chunks_used,
+      JSON.stringify(to.used_digests),
+      JSON.stringify(to.used_sizes),
+      to.committed_seconds,
+      to.language,
+      JSON.stringify(to.speaker_prints),
+      at,
+      from.transcription_id,
+      from.chunks_used,
+      from.committed_seconds,
+    ).changes;
   if (!changed) return false;
   const insert = db.query(
-    `INSERT INTO live_segments (transcription_id, seq, start, "end", text, confidence, created_at)
-     VALUES (?1, (SELECT COALESCE(MAX(seq), 0) + 1 FROM live_segments WHERE transcription_id = ?1), ?, ?, ?, ?, ?)`,
+    `INSERT INTO live_segments (transcription_id, seq, start, "end", text, confidence, speaker, created_at)
+     VALUES (?1, (SELECT COALESCE(MAX(seq), 0) + 1 FROM live_segments WHERE transcription_id = ?1), ?, ?, ?, ?, ?, ?)`,
   );
-  for (const s of segments) insert.run(from.transcription_id, s.start, s.end, s.text, s.confidence, at);
+  for (const s of segments) insert.run(from.transcription_id, s.start, s.end, s.text, s.confidence, s.speaker, at);
   return true;
 }
 
@@ -85,7 +107,9 @@ export function markWaiting(db: Database, transcriptionId: string, why: string, 
 /** The provisional segments after `afterSeq`, in order. */
 export function segmentsAfter(db: Database, transcriptionId: string, afterSeq: number): LiveSegment[] {
   return db
-    .query<LiveSegment, [string, number]>(`SELECT seq, start, "end", text, confidence FROM live_segments WHERE transcription_id = ? AND seq > ? ORDER BY seq`)
+    .query<LiveSegment, [string, number]>(
+      `SELECT seq, start, "end", text, confidence, speaker FROM live_segments WHERE transcription_id = ? AND seq > ? ORDER BY seq`,
+    )
     .all(transcriptionId, afterSeq);
 }
 

@@ -13,7 +13,7 @@ import { llmPassRuns } from "../redaction/service";
 import { announceCompleted } from "./completed-event";
 import { transcriberModelSha256 } from "./model-digest";
 import { knownVoices } from "../voices/service";
-import { type PipelineResult, SAMPLE_RATE, TranscriptionFailure, transcribePcm } from "./pipeline";
+import { type EarlierWork, type PipelineResult, SAMPLE_RATE, TranscriptionFailure, transcribePcm } from "./pipeline";
 import { eventData, TRANSCRIPTION_EVENT_FIELDS, type Transcription } from "./schema";
 import { HAS_AUDIO, RUN_TRANSCRIPTION_JOB, type RunTranscriptionPayload, startTranscription } from "./service";
 import {
@@ -72,12 +72,21 @@ function speakerHint(deps: Deps, tenant: Tenant, stored: StoredTranscription, re
   return { minSpeakers: config.min_speakers, maxSpeakers: config.max_speakers };
 }
 
+/**
+ * The start of a transcription already transcribed, for the whole-file run to reuse: the live
+ * module's (decision 173), handed in by src/background.ts so this module does not import it
+ * (live builds on transcriptions). Null when there is none, or the verified file `key` is
+ * not what it was made from.
+ */
+export type EarlierWorkOf = (deps: Deps, tenant: Tenant, transcriptionId: string, key: string) => Promise<EarlierWork | null>;
+
 async function transcribeRecording(
   deps: Deps,
   tenant: Tenant,
   stored: StoredTranscription,
   recording: StoredRecording,
   cancel: AbortSignal,
+  earlierWorkOf: EarlierWorkOf,
 ): Promise<PipelineResult> {
   if (recording.error?.code === "audio_format_unsupported") throw new TranscriptionFailure("audio_format_unsupported", recording.error.message);
   const key = recording.storage_key;
@@ -94,7 +103,10 @@ async function transcribeRecording(
         return decoded;
       });
       setLimit(limitFor(processing, pcm.length / SAMPLE_RATE));
+      // A streamed recording's live transcript, when the verified file is what it was made from (decision 173).
+      const earlier = (await earlierWorkOf(deps, tenant, stored.record.id, key)) ?? undefined;
       return transcribePcm(deps.engines, pcm, {
+        earlier,
         language: stored.requestedLanguage,
         // The vocabulary nearest the recording (decision 158), read when it is transcribed.
         vocabulary: resolveConfig(deps, tenant, { endUserId: recording.end_user_id, deviceId: recording.device_id }).vocabulary,
@@ -166,7 +178,7 @@ function fail(deps: Deps, tenant: Tenant, stored: StoredTranscription, failure: 
  * after a crash, or a deleted recording) is left alone, and the final update is
  * conditional on status processing, so events and follow-up jobs happen once.
  */
-export function runTranscription(deps: Deps) {
+export function runTranscription(deps: Deps, earlierWorkOf: EarlierWorkOf) {
   return async (job: Job<RunTranscriptionPayload>): Promise<void> => {
     const tenant = tenantOf(job.payload);
     const stored = findStoredTranscription(deps.db, tenant, job.payload.transcription_id);
@@ -177,7 +189,7 @@ export function runTranscription(deps: Deps) {
     if (interrupted) return fail(deps, tenant, stored, new TranscriptionFailure("processing_error", interrupted));
     try {
       const started = performance.now();
-      const result = await transcribeRecording(deps, tenant, stored, recording, job.signal);
+      const result = await transcribeRecording(deps, tenant, stored, recording, job.signal, earlierWorkOf);
       // The real-time factor of GET /metrics: wall time to decode and transcribe over audio length.
       deps.metrics.observeTranscription(result.duration_seconds, (performance.now() - started) / 1000);
       const model_sha256 = await transcriberModelSha256(deps.config.modelsDir, result.model);

@@ -1,7 +1,7 @@
 import type { Engines } from "../../engines";
 import { type DiarizationKind, type SpeakerCountHint, SingleSpeakerDiarizer, type SpeakerTurn } from "../../engines/diarizer";
 import type { ExcludeWait } from "../../engines/turns";
-import { meanSpeechProbability } from "../../engines/vad";
+import { meanSpeechProbability, type SpeechRegion } from "../../engines/vad";
 import type { Segment, Speaker, TranscriptionFailureCode } from "./schema";
 import { assignSpeakers, defaultLabel } from "./speaker-assignment";
 import { planAudio, planSpeech, toOriginalTime } from "./speech-plan";
@@ -37,7 +37,22 @@ export type PipelineResult = {
 
 const round = (x: number) => Math.round(x * 1000) / 1000;
 
-/** 16 kHz PCM -> VAD -> speech (or the whole file) -> transcriber -> confidence, diarizer -> segments with the recording's times. */
+/**
+ * The start of the recording already transcribed (a live transcription's committed regions,
+ * decision 173): its segments, in the recording's times, cover it up to `until`; only the
+ * audio after that is transcribed again. `language` is what the transcriber reported for them.
+ */
+export type EarlierWork = { segments: Omit<Segment, "speaker">[]; until: number; language: string | null };
+
+/** The speech regions after `from`, cut there, in seconds after it. */
+function regionsAfter(regions: SpeechRegion[], from: number): SpeechRegion[] {
+  return regions.flatMap((r) => (r.end > from ? [{ start: Math.max(r.start, from) - from, end: r.end - from }] : []));
+}
+
+/**
+ * 16 kHz PCM -> VAD -> speech (or the whole file) -> transcriber -> confidence, diarizer -> segments with the recording's times.
+ * With `earlier` work, only the audio after it is transcribed; the diarizer still hears it all.
+ */
 export async function transcribePcm(
   engines: PipelineEngines,
   pcm: Float32Array,
@@ -48,6 +63,7 @@ export async function transcribePcm(
     excludeWait?: ExcludeWait;
     speakers?: SpeakerCountHint;
     voices?: KnownVoice[];
+    earlier?: EarlierWork;
   },
 ): Promise<PipelineResult> {
   const duration = round(pcm.length / SAMPLE_RATE);
@@ -57,28 +73,37 @@ export async function transcribePcm(
   // One VAD pass: its regions plan what is decoded (the speech alone, or the whole file when
   // it is nearly all speech: decision 100), its probabilities score segment confidence.
   const speech = await engines.vad.analyse(pcm, options.signal);
-  const plan = planSpeech(speech.regions, duration);
-  if (plan.spans.length === 0) throw new TranscriptionFailure("audio_quality_insufficient", "No speech was detected in the audio.", duration);
+  // Speakers and confidence are over the whole recording; only the speech after the earlier work is transcribed.
+  const from = options.earlier?.until ?? 0;
+  const tail = pcm.subarray(Math.round(from * SAMPLE_RATE));
+  const plan = planSpeech(regionsAfter(speech.regions, from), tail.length / SAMPLE_RATE);
+  const raw: Omit<Segment, "speaker">[] = [...(options.earlier?.segments ?? [])];
+  if (plan.spans.length === 0 && raw.length === 0)
+    throw new TranscriptionFailure("audio_quality_insufficient", "No speech was detected in the audio.", duration);
 
-  // The language it reports is the one it used, which may not be the one asked for (an
-  // English-only model asked for de transcribes, and reports, en).
-  const result = await engines.transcriber.transcribe(planAudio(plan, pcm, SAMPLE_RATE), {
-    language: options.language ?? undefined,
-    vocabulary: options.vocabulary,
-    signal: options.signal,
-    excludeWait: options.excludeWait,
-  });
-  const raw: Omit<Segment, "speaker">[] = [];
-  for (const s of result.segments) {
-    const text = s.text.trim();
-    if (!text) continue;
+  let language = options.earlier?.language ?? null;
+  if (plan.spans.length > 0) {
+    // The language it reports is the one it used, which may not be the one asked for (an
+    // English-only model asked for de transcribes, and reports, en).
+    const result = await engines.transcriber.transcribe(planAudio(plan, tail, SAMPLE_RATE), {
+      language: options.language ?? undefined,
+      vocabulary: options.vocabulary,
+      signal: options.signal,
+      excludeWait: options.excludeWait,
+    });
+    language = result.language;
     // Times in the audio sent, mapped back to the recording's own.
-    const start = round(toOriginalTime(plan, Math.max(0, s.start), "start"));
-    const end = round(Math.max(start, toOriginalTime(plan, s.end, "end")));
-    // An engine without word probabilities leaves confidence to the VAD (decision 042).
-    const confidence = round(Math.min(1, Math.max(0, s.confidence ?? meanSpeechProbability(speech, start, end))));
-    const words = s.words && placeWords(s.words, { start, end, confidence }, (t, edge) => toOriginalTime(plan, t, edge));
-    raw.push({ start, end, text, confidence, ...(words?.length && { words }) });
+    const original = (t: number, edge: "start" | "end") => from + toOriginalTime(plan, t, edge);
+    for (const s of result.segments) {
+      const text = s.text.trim();
+      if (!text) continue;
+      const start = round(original(Math.max(0, s.start), "start"));
+      const end = round(Math.max(start, original(s.end, "end")));
+      // An engine without word probabilities leaves confidence to the VAD (decision 042).
+      const confidence = round(Math.min(1, Math.max(0, s.confidence ?? meanSpeechProbability(speech, start, end))));
+      const words = s.words && placeWords(s.words, { start, end, confidence }, original);
+      raw.push({ start, end, text, confidence, ...(words?.length && { words }) });
+    }
   }
   if (raw.length === 0) throw new TranscriptionFailure("audio_quality_insufficient", "No words could be recognised in the detected speech.", duration);
 
@@ -95,7 +120,8 @@ export async function transcribePcm(
     ({ segments, speakers } = labelKnownVoices(printer, await speakerPrints(printer, pcm, speakerTurns), options.voices, { segments, speakers }));
   }
   return {
-    language: result.language,
+    // Earlier work always has a language when it has segments; "und" (undetermined) cannot be reached.
+    language: language ?? options.language ?? "und",
     text: segments.map((s) => s.text).join(" "),
     duration_seconds: duration,
     segments,

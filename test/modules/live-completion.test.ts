@@ -1,0 +1,172 @@
+import { describe, expect, test } from "bun:test";
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { ClassicDiarizer } from "../../src/engines/classic-diarizer";
+import { FfmpegAudioDecoder, findFfmpeg } from "../../src/engines/ffmpeg-audio";
+import { spoken, VOICES } from "../engines/speech";
+import { makeTempDir } from "../helpers";
+import { liveApp, liveSegments, measuredTranscriber, parts, speech, transcriptionOf } from "./live-support";
+import { concat, silence, voiced, wav } from "./pipeline-fixtures";
+import { createRecording, eventsOf, put, sha256 } from "./recordings-support";
+
+/** The last utterance runs to 0.3 s before the end: no silence closes it while the recording streams. */
+const openEnded = wav(concat(voiced(2), silence(1.5), voiced(2), silence(1.5), voiced(2), silence(0.3)));
+const openParts = [openEnded.slice(0, 100_000), openEnded.slice(100_000, 190_000), openEnded.slice(190_000)];
+
+const texts = (segments: { text: string }[]) => segments.map((s) => s.text);
+
+describe("completion reuses the live work (decision 173)", () => {
+  test("only the tail after the last closed region is transcribed; the transcript is the live segments and the tail's, then the summary", async () => {
+    const measured = measuredTranscriber();
+    const { t, tenant } = await liveApp({ transcriber: measured.transcriber });
+    const rec = await createRecording(t, tenant.test);
+    for (const [i, bytes] of openParts.entries()) await put(t, tenant.test, rec.id, bytes, { chunk_index: i });
+    await t.deps.queue.drain();
+    const txn = await transcriptionOf(t, tenant.test, rec.id);
+    const live = liveSegments(t, txn.id);
+    expect(texts(live)).toEqual(["utterance 1", "utterance 2"]);
+    const callsWhileStreaming = measured.seconds.length;
+
+    const body = { sha256: sha256(openEnded), file_size_bytes: openEnded.length };
+    await t.call("POST", `/v1/recordings/${rec.id}/upload-complete`, { key: tenant.test, body });
+    await t.deps.queue.drain();
+    // One more call, on the third utterance alone (with its padding), not on the 9.8 s recording.
+    const completion = measured.seconds.slice(callsWhileStreaming);
+    expect(completion).toHaveLength(1);
+    expect(completion[0]!).toBeGreaterThan(1.8);
+    expect(completion[0]!).toBeLessThan(3);
+    const done = (await t.call("GET", `/v1/transcriptions/${txn.id}`, { key: tenant.test })).body;
+    expect(done.status).toBe("completed");
+    // The live segments as they were, then the tail's: no duplicate, no gap.
+    expect(done.segments.slice(0, 2).map((s: any) => ({ start: s.start, end: s.end, text: s.text }))).toEqual(
+      live.map(({ start, end, text }) => ({ start, end, text })),
+    );
+    expect(texts(done.segments)).toEqual(["utterance 1", "utterance 2", "utterance 3"]);
+    expect(done.segments[2].start).toBeGreaterThan(live[1]!.end);
+    expect(done.segments[2].start).toBeLessThan(7.3);
+    expect(done.segments.every((s: any) => s.speaker === "SPEAKER_1")).toBe(true);
+    expect(eventsOf(t, "transcription.completed").map((e) => e.id)).toEqual([txn.id]);
+    expect(eventsOf(t, "summary.completed")).toHaveLength(1);
+  });
+
+  test("a recording whose speech all closed while it streamed completes without another transcriber call", async () => {
+    const measured = measuredTranscriber();
+    const { t, tenant } = await liveApp({ transcriber: measured.transcriber });
+    const rec = await createRecording(t, tenant.test);
+    for (const [i, bytes] of parts.entries()) await put(t, tenant.test, rec.id, bytes, { chunk_index: i });
+    await t.deps.queue.drain();
+    const calls = measured.seconds.length;
+    await t.call("POST", `/v1/recordings/${rec.id}/upload-complete`, { key: tenant.test, body: { sha256: sha256(speech) } });
+    await t.deps.queue.drain();
+    expect(measured.seconds).toHaveLength(calls);
+    const txn = await transcriptionOf(t, tenant.test, rec.id);
+    const done = (await t.call("GET", `/v1/transcriptions/${txn.id}`, { key: tenant.test })).body;
+    expect(done).toMatchObject({ status: "completed", language: "en" });
+    expect(texts(done.segments)).toEqual(["utterance 1", "utterance 2", "utterance 3"]);
+  });
+
+  test("a chunk replaced after it was transcribed (and no live pass saw it): the verified file is transcribed whole", async () => {
+    const measured = measuredTranscriber();
+    const { t, tenant } = await liveApp({ transcriber: measured.transcriber });
+    const rec = await createRecording(t, tenant.test);
+    for (const [i, bytes] of openParts.entries()) await put(t, tenant.test, rec.id, bytes, { chunk_index: i });
+    await t.deps.queue.drain();
+    const txn = await transcriptionOf(t, tenant.test, rec.id);
+    expect(liveSegments(t, txn.id)).toHaveLength(2);
+    // Other bytes for chunk 0, same length; a busy box never ran the live pass it queued.
+    const changed = openParts[0]!.slice();
+    changed.fill(0, 50_000, 60_000);
+    await put(t, tenant.test, rec.id, changed, { chunk_index: 0 });
+    t.deps.db.query("DELETE FROM jobs WHERE type = 'live.transcribe' AND state = 'pending'").run();
+    const whole = new Uint8Array([...changed, ...openParts[1]!, ...openParts[2]!]);
+    const calls = measured.seconds.length;
+    await t.call("POST", `/v1/recordings/${rec.id}/upload-complete`, { key: tenant.test, body: { sha256: sha256(whole) } });
+    await t.deps.queue.drain();
+    // One call with all the speech (planned from the whole file), not the tail alone.
+    const completion = measured.seconds.slice(calls);
+    expect(completion).toHaveLength(1);
+    expect(completion[0]!).toBeGreaterThan(6);
+    const done = (await t.call("GET", `/v1/transcriptions/${txn.id}`, { key: tenant.test })).body;
+    expect(done.status).toBe("completed");
+    expect(texts(done.segments)).toEqual([`utterance ${calls + 1}`]);
+  });
+});
+
+describe("decoding once (decision 174)", () => {
+  const long = wav(concat(...Array.from({ length: 8 }, () => [voiced(2), silence(1.5)]).flat()));
+  for (const [name, bytes] of [
+    ["WAV", () => long],
+    ["Ogg/Opus", () => encodedOpus(long)],
+  ] as const) {
+    test(`each pass over a streamed ${name} decodes the new audio and the open region, not the recording from its start`, async () => {
+      const decoder = new FfmpegAudioDecoder(findFfmpeg());
+      const decoded: number[] = [];
+      const audio = {
+        binary: decoder.binary,
+        probe: (path: string) => decoder.probe(path),
+        async decodePcm16k(path: string, signal?: AbortSignal) {
+          const pcm = await decoder.decodePcm16k(path, signal);
+          decoded.push(pcm.length / 16_000);
+          return pcm;
+        },
+      };
+      const { t, tenant } = await liveApp({ audio });
+      const file = bytes();
+      const size = Math.ceil(file.length / 10);
+      const rec = await createRecording(t, tenant.test);
+      for (let i = 0; i * size < file.length; i++) {
+        await put(t, tenant.test, rec.id, file.slice(i * size, (i + 1) * size), { chunk_index: i });
+        await t.deps.queue.drain();
+      }
+      const txn = await transcriptionOf(t, tenant.test, rec.id);
+      const segments = liveSegments(t, txn.id);
+      expect(texts(segments)).toEqual(Array.from({ length: 8 }, (_, i) => `utterance ${i + 1}`));
+      // Times as in the recording: utterance n starts at 3.5 (n - 1) s.
+      for (const [i, s] of segments.entries()) expect(Math.abs(s.start - 3.5 * i)).toBeLessThan(0.35);
+      // 28 s in 10 chunks: decoding each prefix again would be ~154 s of audio; each pass here
+      // decodes from its committed point, a little more than the chunk it was given.
+      const total = decoded.reduce((a, b) => a + b, 0);
+      expect(decoded).toHaveLength(10);
+      expect(total).toBeLessThan(28 * 1.7);
+      expect(Math.max(...decoded)).toBeLessThan(8);
+    });
+  }
+});
+
+/** The WAV encoded as Ogg/Opus by ffmpeg. */
+function encodedOpus(wavBytes: Uint8Array): Uint8Array<ArrayBuffer> {
+  const dir = makeTempDir();
+  writeFileSync(join(dir, "in.wav"), wavBytes);
+  const run = Bun.spawnSync([findFfmpeg(), "-v", "error", "-i", join(dir, "in.wav"), "-c:a", "libopus", "-b:a", "24k", join(dir, "out.opus")]);
+  expect(run.exitCode).toBe(0);
+  return new Uint8Array(readFileSync(join(dir, "out.opus")));
+}
+
+describe("provisional speakers while streaming (decision 175)", () => {
+  test("each live segment carries the speaker its voice matches so far; the completed transcript has the final ones", async () => {
+    const { t, tenant } = await liveApp({ diarizer: new ClassicDiarizer() });
+    const lines = [
+      "Good morning, thank you for coming in today, tell me about the pain in your knee and when it started.",
+      "It started about three weeks ago after a long walk, and it gets worse when I climb the stairs at home.",
+      "Does it swell up in the evening, and have you taken anything for it, like ibuprofen or paracetamol?",
+      "Yes, it swells a little at night, and I have been taking ibuprofen twice a day with some food.",
+    ];
+    const pcm = concat(...lines.flatMap((line, i) => [spoken(line, VOICES[i % 2]), silence(1.5)]));
+    const bytes = wav(pcm);
+    const size = Math.ceil(bytes.length / 4);
+    const rec = await createRecording(t, tenant.test);
+    for (let i = 0; i * size < bytes.length; i++) await put(t, tenant.test, rec.id, bytes.slice(i * size, (i + 1) * size), { chunk_index: i });
+    await t.deps.queue.drain();
+    const txn = await transcriptionOf(t, tenant.test, rec.id);
+    const speakers = t.deps.db
+      .query<{ speaker: string | null }, [string]>("SELECT speaker FROM live_segments WHERE transcription_id = ? ORDER BY seq")
+      .all(txn.id)
+      .map((r) => r.speaker);
+    expect(speakers).toEqual(["SPEAKER_1", "SPEAKER_2", "SPEAKER_1", "SPEAKER_2"]);
+    await t.call("POST", `/v1/recordings/${rec.id}/upload-complete`, { key: tenant.test, body: { sha256: sha256(bytes) } });
+    await t.deps.queue.drain();
+    const done = (await t.call("GET", `/v1/transcriptions/${txn.id}`, { key: tenant.test })).body;
+    expect(done.status).toBe("completed");
+    expect(done.speakers.map((s: any) => s.id)).toEqual(["SPEAKER_1", "SPEAKER_2"]);
+  });
+});

@@ -9,7 +9,7 @@
 // by a build-time budget: if the build runs out of time, the tier reports the size reached);
 // 1M chunks for ONE end user, a year of an all-day wearer (issue 27), searched through its
 // cell index (decision 192), whose build time and memory it prints. That tier's chunks are
-// generated once and cached in the temporary folder (PARLEY_BENCH_CACHE), as generating them
+// generated once and cached in the temporary folder (BENCH_CACHE), as generating them
 // takes many minutes; its cell index is built afresh on every run.
 // Targets: p95 <= 30 ms at 10k; p95 <= 15 ms with recall@8 >= 0.95 at 100k for one end
 // user (issue 18); p95 <= 60 ms at 1M over 1,000 end users; p95 <= 25 ms with recall@8 >=
@@ -311,7 +311,7 @@ if (runs("1m-one")) {
   // The generated library is kept between runs: generating a million chunks with their
   // keyword and vector indexes takes many minutes on a small box. The name carries the
   // generator's shape, so a change to it means a new cache.
-  const dir = join(process.env.PARLEY_BENCH_CACHE ?? tmpdir(), `parley-bench-search-1m-one-v1-${DIM}`);
+  const dir = join(process.env.BENCH_CACHE ?? tmpdir(), `parley-bench-search-1m-one-v1-${DIM}`);
   const count = (db: Database) => db.query<{ n: number }, []>("SELECT COUNT(*) AS n FROM chunks").get()!.n;
   let db: Database;
   if (existsSync(join(dir, "parley.db")) && count((db = connect(dir))) === ONE_USER) {

@@ -32,6 +32,10 @@ CREATE TABLE chunk_cells (
 ) WITHOUT ROWID;
 CREATE INDEX chunk_cells_chunk ON chunk_cells(chunk_rowid);
 
+-- Each library's size and rowids, read by the periodic check (every 5 minutes) and by a
+-- build: without it both scan every chunk's text (~1 s of CPU at 1M chunks).
+CREATE INDEX chunks_owner ON chunks(project_id, mode, end_user_id);
+
 -- A deleted chunk (erasure, re-transcription) leaves every index at once, as it leaves
 -- chunks_fts and chunk_vectors (chunks_ad, 0006).
 CREATE TRIGGER chunks_ad_cells AFTER DELETE ON chunks BEGIN

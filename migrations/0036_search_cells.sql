@@ -1,7 +1,7 @@
 -- A year of memory (issue 27, decision 192): an end user's library past a size threshold
 -- gets a cell index. Its vectors are split into cells by a two-level k-means quantizer
--- trained on the library itself; a search scans the sign bits of the few cells nearest the
--- query (an inverted file) and rescores the best with the exact floats of chunk_vectors.
+-- trained on the library itself; a search ranks the int8 copies of the vectors in the few
+-- cells nearest the query (an inverted file).
 -- One row per index; a rebuild writes a new row and drops the old one once the new is ready.
 CREATE TABLE vector_libraries (
   id INTEGER PRIMARY KEY AUTOINCREMENT,  -- never reused: connections cache centroids by id
@@ -19,7 +19,7 @@ CREATE TABLE vector_libraries (
 );
 CREATE INDEX vector_libraries_owner ON vector_libraries(project_id, mode, end_user_id);
 
--- Each chunk's cell and sign bits, per index of its end user. recording_id and recorded_at
+-- Each chunk's cell and int8 vector, per index of its end user. recording_id and recorded_at
 -- are vec0's copies ("" for an unknown date), so the search filters apply here as there.
 CREATE TABLE chunk_cells (
   library_id INTEGER NOT NULL REFERENCES vector_libraries(id) ON DELETE CASCADE,
@@ -27,7 +27,7 @@ CREATE TABLE chunk_cells (
   chunk_rowid INTEGER NOT NULL,
   recording_id TEXT NOT NULL,
   recorded_at TEXT NOT NULL,
-  bits BLOB NOT NULL,                    -- vec_quantize_binary(embedding)
+  vector BLOB NOT NULL,                  -- int8[dimension]: round(400 x the unit vector), clipped
   PRIMARY KEY (library_id, cell, chunk_rowid)
 ) WITHOUT ROWID;
 CREATE INDEX chunk_cells_chunk ON chunk_cells(chunk_rowid);

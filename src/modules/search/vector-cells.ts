@@ -4,18 +4,20 @@ import { cellOf, nearestCells, type Quantizer, quantizerShape, trainQuantizer } 
 import { type ChunkFilter, chunkFilterSql } from "./store";
 
 /**
- * The cell index of a large library (decision 192): an inverted file over the sign bits.
+ * The cell index of a large library (decision 192): an inverted file of int8 vectors.
  * Past CELL_INDEX_MIN_CHUNKS chunks an end user's vectors are split into cells of about
- * CHUNKS_PER_CELL by a quantizer trained on the library; a search scans the bits of the
- * PROBED_CELLS cells nearest the query instead of the whole library, and the caller
- * rescores the candidates with the exact floats, as the whole-library bit scan does (099).
+ * CHUNKS_PER_CELL by a quantizer trained on the library; a search ranks the int8 copies
+ * of the vectors in the PROBED_CELLS cells nearest the query instead of the whole library.
+ * No rescoring with the floats: at 1M chunks the float rows lie past the memory map, and
+ * reading 96 of them cost more than ranking 16,000 int8 rows (and sign bits, 099's
+ * candidates, found the true top 8 only ~68% of the time among 500 close neighbours).
  */
 export const CELL_INDEX_MIN_CHUNKS = 200_000;
 export const CHUNKS_PER_CELL = 1_000;
 /**
  * Cells scanned per search. Chosen by measurement (bench/search.ts --tier 1m-one, decision
  * 192): at 1M chunks in 1,024 cells, the true top 8 lie in the nearest 16 cells about
- * 97-98% of the time, and scanning 16 cells' bits (~16,000 rows) costs ~4 ms.
+ * nearly always (bench/search.ts prints 8 to 32), each cell scanned costs ~1,000 int8 rows.
  */
 export const PROBED_CELLS = 16;
 /** Sampled vectors a cell's centroid is trained on (a 1M library trains on ~33k). */
@@ -31,6 +33,19 @@ export type LibraryOwner = Tenant & { endUserId: string };
 type LibraryRow = { id: number; dimension: number; coarse_count: number; fine_per_coarse: number; coarse: Uint8Array; fine: Uint8Array };
 type CellLibrary = { id: number; quantizer: Quantizer };
 type Neighbour = { chunk_rowid: number; distance: number };
+
+/**
+ * int8 steps per unit of a vector component. A unit vector's components are about
+ * 1/sqrt(dimension) (0.05 at 384); past +-127/400 (~6 standard deviations) they are clipped.
+ * The rounding (+-0.00125 a component) moves a squared distance by ~0.002, a tenth of the
+ * gap between neighbours in a crowded neighbourhood.
+ */
+const INT8_SCALE = 400;
+
+/** The int8 copy a cell index ranks by. */
+export function int8Of(v: Float32Array): Int8Array {
+  return Int8Array.from(v, (x) => Math.max(-127, Math.min(127, Math.round(x * INT8_SCALE))));
+}
 
 const floats = (blob: Uint8Array) => new Float32Array(blob.buffer.slice(blob.byteOffset, blob.byteOffset + blob.byteLength));
 const blob = (v: Float32Array) => new Uint8Array(v.buffer, v.byteOffset, v.byteLength);
@@ -69,10 +84,10 @@ function libraryById(db: Database, id: number): CellLibrary | null {
 }
 
 /**
- * The `count` chunks nearest the query by hamming distance among the cells nearest it, or
- * null when those cells hold fewer (filters that leave few chunks there): the caller then
- * scans the whole library. The scan reads this index's rows only, so one end user's search
- * never reaches another's chunks.
+ * The `count` chunks nearest the query among the cells nearest it, by L2 distance of the
+ * int8 copies (scaled back to the float distance), or null when those cells hold fewer
+ * (filters that leave few chunks there): the caller then scans the whole library. The
+ * scan reads this index's rows only, so one end user's search never reaches another's.
  */
 export function cellCandidates(
   db: Database,
@@ -86,11 +101,11 @@ export function cellCandidates(
   const extra = chunkFilterSql(filter);
   const found = db
     .query<Neighbour, SQLQueryBindings[]>(
-      `SELECT chunk_rowid, vec_distance_hamming(vec_bit(bits), vec_quantize_binary(?)) AS distance FROM chunk_cells
+      `SELECT chunk_rowid, vec_distance_l2(vec_int8(vector), vec_int8(?)) / ${INT8_SCALE}.0 AS distance FROM chunk_cells
        WHERE library_id = ? AND cell IN (SELECT value FROM json_each(?))${extra.sql}
        ORDER BY distance, chunk_rowid LIMIT ?`,
     )
-    .all(query, library.id, JSON.stringify(nearestCells(library.quantizer, query, probes)), ...extra.params, count);
+    .all(int8Of(query), library.id, JSON.stringify(nearestCells(library.quantizer, query, probes)), ...extra.params, count);
   return found.length === count ? found : null;
 }
 
@@ -103,9 +118,7 @@ type Assignable = { rowid: number; project_id: string; mode: string; end_user_id
  */
 export function assignToCells(db: Database, chunks: Assignable[], vectors: Float32Array[]): void {
   const libraries = new Map<string, CellLibrary[]>();
-  const insert = db.query(
-    "INSERT OR REPLACE INTO chunk_cells (library_id, cell, chunk_rowid, recording_id, recorded_at, bits) VALUES (?, ?, ?, ?, ?, vec_quantize_binary(?))",
-  );
+  const insert = db.query("INSERT OR REPLACE INTO chunk_cells (library_id, cell, chunk_rowid, recording_id, recorded_at, vector) VALUES (?, ?, ?, ?, ?, ?)");
   chunks.forEach((c, i) => {
     if (c.end_user_id === null) return;
     const key = `${c.project_id}|${c.mode}|${c.end_user_id}`;
@@ -118,18 +131,18 @@ export function assignToCells(db: Database, chunks: Assignable[], vectors: Float
     }
     for (const library of own) {
       if (library.quantizer.dimension !== vectors[i]!.length) continue;
-      insert.run(library.id, cellOf(library.quantizer, vectors[i]!), c.rowid, c.recording_id, c.recorded_at ?? "", vectors[i]!);
+      insert.run(library.id, cellOf(library.quantizer, vectors[i]!), c.rowid, c.recording_id, c.recorded_at ?? "", int8Of(vectors[i]!));
     }
   });
 }
 
-type StoredVector = { chunk_rowid: number; embedding: Uint8Array; embedding_bits: Uint8Array; recording_id: string; recorded_at: string };
+type StoredVector = { chunk_rowid: number; embedding: Uint8Array; recording_id: string; recorded_at: string };
 
 /** vec0's rows of these chunks (those that have a vector), by point lookups. */
 function storedVectors(db: Database, rowids: number[]): StoredVector[] {
   return db
     .query<StoredVector, [string]>(
-      `SELECT v.chunk_rowid AS chunk_rowid, v.embedding AS embedding, v.embedding_bits AS embedding_bits, v.recording_id AS recording_id, v.recorded_at AS recorded_at
+      `SELECT v.chunk_rowid AS chunk_rowid, v.embedding AS embedding, v.recording_id AS recording_id, v.recorded_at AS recorded_at
        FROM json_each(?) AS j JOIN chunk_vectors AS v ON v.chunk_rowid = j.value`,
     )
     .all(JSON.stringify(rowids));
@@ -210,7 +223,7 @@ export async function buildCellIndex(db: Database, owner: LibraryOwner, now: Dat
       )!.id;
     return { libraryId: id, rowids: libraryRowids(db, owner) };
   })();
-  const file = db.query("INSERT OR REPLACE INTO chunk_cells (library_id, cell, chunk_rowid, recording_id, recorded_at, bits) VALUES (?, ?, ?, ?, ?, ?)");
+  const file = db.query("INSERT OR REPLACE INTO chunk_cells (library_id, cell, chunk_rowid, recording_id, recorded_at, vector) VALUES (?, ?, ?, ?, ?, ?)");
   const exists = db.query<{ id: number }, [number]>("SELECT id FROM vector_libraries WHERE id = ?");
   for (let i = 0; i < rowids.length; i += BUILD_BATCH) {
     await pause();
@@ -220,7 +233,7 @@ export async function buildCellIndex(db: Database, owner: LibraryOwner, now: Dat
       for (const v of storedVectors(db, rowids.slice(i, i + BUILD_BATCH))) {
         const vector = floats(v.embedding);
         if (vector.length !== dimension) continue;
-        file.run(libraryId, cellOf(quantizer, vector), v.chunk_rowid, v.recording_id, v.recorded_at, v.embedding_bits);
+        file.run(libraryId, cellOf(quantizer, vector), v.chunk_rowid, v.recording_id, v.recorded_at, int8Of(vector));
       }
       return true;
     })();

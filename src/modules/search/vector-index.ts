@@ -18,7 +18,7 @@ const NO_SIMILARITY = Math.SQRT2 - 1e-3;
  * How an end user's nearest chunks are found: `exact` scans every float vector; `quantized`
  * scans one bit per dimension (the sign, `vec_quantize_binary`) for the candidates
  * (`rescoredCandidates`) nearest by hamming distance and rescores those with the exact
- * floats (decisions 066, 099); `cells` does the same over the bits of the few cells of the
+ * floats (decisions 066, 099); `cells` ranks the int8 vectors of the few cells of the
  * library's cell index nearest the query (decision 192), and falls back to `quantized`
  * when those cells hold too few chunks for the filters.
  */
@@ -162,10 +162,15 @@ function rescore(db: Database, candidates: Neighbour[], query: Float32Array, k: 
     .slice(0, k);
 }
 
-/** The bit candidates of the library's cell index, or of the whole library when it has none ready or its nearest cells hold too few. */
-function cellOrBitCandidates(store: SearchStore, filter: ChunkFilter, query: Float32Array, count: number, probes: number): Neighbour[] {
+/**
+ * The nearest `k` by the library's cell index, ranked by its int8 copies; when it has none
+ * ready or its nearest cells hold too few for the filters, by the whole-library bit scan
+ * rescored with the floats.
+ */
+function cellNeighbours(store: SearchStore, filter: ChunkFilter, query: Float32Array, k: number, candidates: number, probes: number): Neighbour[] {
   const library = readyCellLibrary(store.db, filter);
-  return (library && cellCandidates(store.db, library, filter, query, count, probes)) ?? bitCandidates(store, filter, query, count);
+  const ranked = library && cellCandidates(store.db, library, filter, query, k, probes);
+  return ranked ?? rescore(store.db, bitCandidates(store, filter, query, candidates), query, k);
 }
 
 /**
@@ -187,13 +192,8 @@ export function vectorCandidates(
   const nearest =
     scan === "exact"
       ? knn(store.db, filter, "embedding", query, k)
-      : rescore(
-          store.db,
-          scan === "cells"
-            ? cellOrBitCandidates(store, filter, query, candidates, budget.probes ?? PROBED_CELLS)
-            : bitCandidates(store, filter, query, candidates),
-          query,
-          k,
-        );
+      : scan === "cells"
+        ? cellNeighbours(store, filter, query, k, candidates, budget.probes ?? PROBED_CELLS)
+        : rescore(store.db, bitCandidates(store, filter, query, candidates), query, k);
   return nearest.filter((r) => r.distance < NO_SIMILARITY).map((r) => r.chunk_rowid);
 }

@@ -11,7 +11,7 @@ import { recall, topicalEmbeddings } from "./search-embeddings";
 /**
  * The cell index of a large library (decision 192) on a library small enough for CI: the
  * server builds one past 200,000 chunks, of ~1,000 chunks a cell; here 12,000 chunks in
- * cells of ~100 (121 cells, 16 probed: an eighth of the library scanned), built by the same
+ * cells of ~100 (121 cells, 8 probed: a fifteenth of the library scanned), built by the same
  * function. bench/search.ts --tier 1m-one measures it at a million.
  */
 const CHUNKS = 12_000;

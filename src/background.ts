@@ -16,7 +16,7 @@ import { verifyUploadJob } from "./modules/recordings/upload-verify";
 import { liveChunkReceived, liveTranscribe, liveVerificationFailed } from "./modules/live/job";
 import { reusableLiveWork } from "./modules/live/service";
 import { runRetention } from "./modules/retention/service";
-import { checkSearchIndex, indexTranscriptionJob, reindexJob } from "./modules/search/indexer";
+import { buildCellsJob, checkSearchIndex, indexTranscriptionJob, reindexJob } from "./modules/search/indexer";
 import { autoSummarize, runSummary } from "./modules/summaries/job";
 import { autoTranscribe, runTranscription } from "./modules/transcriptions/job";
 import { runRedactionPass } from "./modules/transcriptions/redaction-pass";
@@ -77,6 +77,7 @@ export const BACKGROUND_JOBS: readonly JobEntry[] = [
   job("summaries.run", { trigger: "POST /summaries; summaries.auto", lane: "model", file: "modules/summaries/job.ts", handler: runSummary }),
   job("search.index_transcription", { trigger: "a transcription completed", lane: "io", file: "modules/search/indexer.ts", handler: indexTranscriptionJob }),
   job("search.reindex", { trigger: "search-check-index, when chunks lack vectors", lane: "io", file: "modules/search/indexer.ts", handler: reindexJob }),
+  job("search.build_cells", { trigger: "search-check-index, for a large library", lane: "io", file: "modules/search/indexer.ts", handler: buildCellsJob }),
   job("db.truncate_wal", { trigger: "an erasure; an encrypted export built", lane: "io", file: "jobs/truncate-wal.ts", handler: truncateWal }),
   job("storage.seal_plaintext", {
     trigger: "seal-plaintext-audio; the batch before it",

@@ -229,6 +229,8 @@ const TABLE_OWNERS: Record<string, string> = {
   chunks_fts: "src/modules/search/",
   chunk_vectors: "src/modules/search/",
   search_index: "src/modules/search/",
+  vector_libraries: "src/modules/search/",
+  chunk_cells: "src/modules/search/",
   ask_sessions: "src/modules/ask/",
   ask_messages: "src/modules/ask/",
   voices: "src/modules/voices/",

@@ -36,6 +36,8 @@ export type JobContracts = {
   "search.index_transcription": TenantJob & { transcription_id: string };
   /** Search: embeds every chunk lacking a vector of the current index generation. */
   "search.reindex": Record<string, never>;
+  /** Search: builds (or rebuilds) the cell index of one end user's large library (decision 192). */
+  "search.build_cells": TenantJob & { end_user_id: string };
   /** Empties the WAL after an erasure (decision 078). */
   "db.truncate_wal": Record<string, never>;
   /** Storage: seals audio objects written before encryption at rest, in key order after `after` (decision 107). */
@@ -64,6 +66,7 @@ export const JOB_NAMES = Object.keys({
   "summaries.run": true,
   "search.index_transcription": true,
   "search.reindex": true,
+  "search.build_cells": true,
   "db.truncate_wal": true,
   "exports.build": true,
   "live.chunk_received": true,

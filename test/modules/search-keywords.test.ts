@@ -73,6 +73,20 @@ describe("keyword search without an embedding model", () => {
     expect((await lib.search("meeting agenda")).every((r) => r.chunk_text.includes("Agenda"))).toBe(true);
   });
 
+  test("a query of common words only scores the newest 5,000 matches of its rarest word, however many there are (decision 192)", async () => {
+    const { t, library } = await keywordOnlyApp();
+    const lib = await library();
+    // "meeting" is in 5,300 chunks; the oldest says it three times, the best BM25 match of all.
+    lib.add(Array.from({ length: 5_300 }, (_, i): Line => [i * 30, i * 30 + 30, "SPEAKER_1", i === 0 ? "Meeting meeting meeting." : `Meeting note ${i}.`]));
+    const newest = lib.add(line("Meeting meeting meeting again."));
+    await t.deps.queue.drain();
+    const found = await lib.search("meeting");
+    expect(found[0].chunk_text).toBe("Meeting meeting meeting again.");
+    expect(found[0].recording_id).toBe(newest);
+    // The oldest is past the newest 5,000: not scored, so not found, where a full scoring would rank it first or second.
+    expect(found.some((r) => r.chunk_text === "Meeting meeting meeting.")).toBe(false);
+  });
+
   test("on a large library, another end user's chunks never come back, and a word only they say does not crowd out the user's own", async () => {
     const { t, library } = await keywordOnlyApp();
     const big = await library();

@@ -7,12 +7,15 @@ import { findRecording } from "../recordings/service";
 import { findTranscription, latestCompletedTranscription } from "../transcriptions/service";
 import { chunkSegments } from "./chunking";
 import { adoptIndexModel, countPendingChunks, type IndexState, pendingChunks, readIndexState, replaceRecordingChunks } from "./store";
+import { buildCellIndex, cellIndexWork, dropCellIndex } from "./vector-cells";
 import { rebuildVectorTable, storeVectors } from "./vector-index";
 
 /** Enqueued by the pipeline (contract 4) in the transaction that completes a transcription. */
 export const INDEX_TRANSCRIPTION_JOB = "search.index_transcription";
 /** Embeds every chunk that lacks a vector of the current index generation (after a model change, or a model installed late). */
 export const REINDEX_JOB = "search.reindex";
+/** Builds the cell index of one large library (decision 192). */
+export const BUILD_CELLS_JOB = "search.build_cells";
 
 export type IndexTranscriptionPayload = JobContracts[typeof INDEX_TRANSCRIPTION_JOB];
 
@@ -94,6 +97,24 @@ export async function checkSearchIndex(deps: IndexDeps): Promise<void> {
     if (countPendingChunks(deps.db, state.generation) > 0) deps.queue.enqueue(REINDEX_JOB, {}, { dedupeKey: REINDEX_JOB });
   } catch (err) {
     if (!(err instanceof MissingModelError)) throw err;
+    return;
+  }
+  await maintainCellIndexes(deps);
+}
+
+/**
+ * Queues a build for each library that needs a cell index (one job per library at a time:
+ * the dedupe key), and drops the indexes of libraries that shrank below use.
+ */
+export async function maintainCellIndexes(deps: Pick<IndexDeps, "db" | "queue">, minChunks?: number): Promise<void> {
+  for (const work of cellIndexWork(deps.db, minChunks)) {
+    if (work.action === "drop") await dropCellIndex(deps.db, work.libraryId);
+    else
+      deps.queue.enqueue(
+        BUILD_CELLS_JOB,
+        { project_id: work.projectId, mode: work.mode, end_user_id: work.endUserId },
+        { dedupeKey: `${BUILD_CELLS_JOB}:${work.projectId}:${work.mode}:${work.endUserId}` },
+      );
   }
 }
 
@@ -112,5 +133,15 @@ export function reindexJob(deps: IndexDeps) {
       if (err instanceof MissingModelError) throw new PermanentJobError(err.message);
       throw err;
     }
+  };
+}
+
+/** search.build_cells' handler: (re)builds one library's cell index, yielding to the server between batches. */
+export function buildCellsJob(deps: IndexDeps) {
+  return async (job: Job<JobContracts[typeof BUILD_CELLS_JOB]>) => {
+    const owner = { projectId: job.payload.project_id, mode: job.payload.mode, endUserId: job.payload.end_user_id };
+    const started = Date.now();
+    const built = await buildCellIndex(deps.db, owner, deps.clock.now());
+    deps.log.info("search cell index built", { end_user_id: owner.endUserId, ...built, ms: Date.now() - started });
   };
 }

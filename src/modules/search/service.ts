@@ -5,7 +5,7 @@ import { bodyField, confineToEndUser } from "../../http/access";
 import { ApiError } from "../../http/errors";
 import { loadEndUser } from "../end-users/service";
 import type { SearchBody, SearchResult } from "./schema";
-import { type ChunkFilter, chunksByRowid, keywordCandidates, libraryChunkCount, readIndexState } from "./store";
+import { type ChunkFilter, chunksByRowid, keywordCandidates, readIndexState } from "./store";
 import { vectorCandidates, vectorScanFor } from "./vector-index";
 
 /** The keyword index's document counts, a cache the composition root builds once (decision 085). */
@@ -48,7 +48,7 @@ export async function retrieveChunks(deps: SearchDeps, filter: ChunkFilter, quer
   // vector side fetches twice the limit; BM25 candidates are cheap once the postings are read.
   const vector = await queryVector(deps, query);
   const lists = [keywordCandidates(deps, filter, queryWords(query), Math.max(limit * 4, 40))];
-  if (vector) lists.push(vectorCandidates(deps, filter, vector, Math.max(limit * 2, 16), vectorScanFor(libraryChunkCount(deps, filter))));
+  if (vector) lists.push(vectorCandidates(deps, filter, vector, Math.max(limit * 2, 16), vectorScanFor(deps, filter)));
   const fused = new Map<number, number>();
   for (const list of lists) list.forEach((rowid, rank) => fused.set(rowid, (fused.get(rowid) ?? 0) + 1 / (RRF_K + rank + 1)));
   const best = [...fused].sort((a, b) => b[1] - a[1] || a[0] - b[0]).slice(0, limit);

@@ -215,7 +215,7 @@ const ownerHasWord = (counts: DocumentCounts, owner: string, word: string) =>
  * word in half the chunks), walking their postings was most of a keyword query's cost, and
  * the vector side still sees the whole query.
  */
-function informativeWords(counts: DocumentCounts, owner: string, words: string[]): string[] {
+function informativeWords(counts: DocumentCounts, owner: string, words: string[]): { kept: string[]; postings: number } {
   const counted = (cap: number) =>
     words
       .map((w) => ({ w, docs: indexDocumentCount(counts, w, cap) }))
@@ -233,7 +233,7 @@ function informativeWords(counts: DocumentCounts, owner: string, words: string[]
     kept.push(w);
     postings += docs;
   }
-  return kept;
+  return { kept, postings };
 }
 
 /** How many chunks an end user has (cached as the word counts are): decides how their library is searched. */
@@ -298,10 +298,20 @@ export function keywordCandidates({ db, searchCounts }: SearchStore, filter: Chu
     );
   }
   const useful = informativeWords(searchCounts, owner, words);
-  if (useful.length === 0) return [];
-  const ranked = db
-    .query<{ rowid: number }, [string]>("SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY bm25(chunks_fts, 0.0, 1.0)")
-    .iterate(`text : (${useful.map(quoted).join(" OR ")})`);
+  if (useful.kept.length === 0) return [];
+  const match = `text : (${useful.kept.map(quoted).join(" OR ")})`;
+  // Only common words (the rarest kept is past the budget alone): bm25() scores the newest
+  // POSTINGS_BUDGET of its matches, not all. In a library of a million chunks most words
+  // are in over 5,000, and scoring all of them cost more than the whole search's budget
+  // (decision 192); a common word carries little weight, and the vector side sees the query.
+  const ranked =
+    useful.postings <= POSTINGS_BUDGET
+      ? db.query<{ rowid: number }, [string]>("SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY bm25(chunks_fts, 0.0, 1.0)").iterate(match)
+      : db
+          .query<{ rowid: number }, [string, number]>(
+            "SELECT rowid FROM (SELECT rowid, bm25(chunks_fts, 0.0, 1.0) AS score FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY rowid DESC LIMIT ?) ORDER BY score",
+          )
+          .iterate(match, POSTINGS_BUDGET);
   return firstWithinFilter(db, filter, rowids(ranked), limit);
 }
 

@@ -1,5 +1,6 @@
 import type { Database, SQLQueryBindings } from "bun:sqlite";
-import { type ChunkFilter, chunkFilterSql, ownerToken, partitionOf, type PendingChunk, readIndexState, type SearchStore } from "./store";
+import { type ChunkFilter, chunkFilterSql, libraryChunkCount, ownerToken, partitionOf, type PendingChunk, readIndexState, type SearchStore } from "./store";
+import { assignToCells, cellCandidates, dropAllCellIndexes, PROBED_CELLS, readyCellLibrary } from "./vector-cells";
 
 /**
  * Vectors are stored and queried at unit length: L2 distance then orders exactly as cosine,
@@ -17,9 +18,11 @@ const NO_SIMILARITY = Math.SQRT2 - 1e-3;
  * How an end user's nearest chunks are found: `exact` scans every float vector; `quantized`
  * scans one bit per dimension (the sign, `vec_quantize_binary`) for the candidates
  * (`rescoredCandidates`) nearest by hamming distance and rescores those with the exact
- * floats (decisions 066, 099).
+ * floats (decisions 066, 099); `cells` ranks the int8 vectors of the few cells of the
+ * library's cell index nearest the query (decision 192), and falls back to `quantized`
+ * when those cells hold too few chunks for the filters.
  */
-export type VectorScan = "exact" | "quantized";
+export type VectorScan = "exact" | "quantized" | "cells";
 
 /**
  * Libraries up to this many chunks are scanned exactly: sqlite-vec has no SIMD float path in
@@ -45,7 +48,11 @@ export const rescoredCandidates = (k: number) => Math.max(MIN_RESCORED, k * OVER
  */
 const boundMargin = (dimension: number) => Math.ceil(0.6 * Math.sqrt(dimension));
 
-export const vectorScanFor = (libraryChunks: number): VectorScan => (libraryChunks > EXACT_SCAN_MAX_CHUNKS ? "quantized" : "exact");
+/** The scan for the filter's library: exact while small, the cell index once it has a ready one (past CELL_INDEX_MIN_CHUNKS), else the whole bit scan. */
+export function vectorScanFor(store: SearchStore, filter: ChunkFilter): VectorScan {
+  if (libraryChunkCount(store, filter) <= EXACT_SCAN_MAX_CHUNKS) return "exact";
+  return readyCellLibrary(store.db, filter) ? "cells" : "quantized";
+}
 
 /** Dimensions a vector table can hold: sqlite-vec's bit vectors need a multiple of 8. */
 function checkDimension(dimension: number): void {
@@ -60,6 +67,7 @@ function checkDimension(dimension: number): void {
  */
 export function rebuildVectorTable(db: Database, model: string, dimension: number, now: Date): void {
   checkDimension(dimension);
+  dropAllCellIndexes(db);
   db.exec("DROP TABLE chunk_vectors");
   db.exec(`CREATE VIRTUAL TABLE chunk_vectors USING vec0(
     chunk_rowid INTEGER PRIMARY KEY, project_id TEXT PARTITION KEY, mode TEXT PARTITION KEY, end_user_id TEXT PARTITION KEY,
@@ -80,14 +88,24 @@ export function storeVectors(db: Database, chunks: PendingChunk[], vectors: Floa
       `INSERT INTO chunk_vectors (chunk_rowid, project_id, mode, end_user_id, recording_id, recorded_at, embedding, embedding_bits)
        VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, vec_quantize_binary(?7))`,
     );
+    const uncell = db.query("DELETE FROM chunk_cells WHERE chunk_rowid = ?");
     const mark = db.query("UPDATE chunks SET embedded_generation = ? WHERE rowid = ?");
+    const stored: { chunk: PendingChunk; vector: Float32Array }[] = [];
     chunks.forEach((c, i) => {
       // The chunk may have been replaced or deleted while it was being embedded.
       if (!db.query("SELECT 1 FROM chunks WHERE rowid = ?").get(c.rowid)) return;
+      const vector = unit(vectors[i]!);
       upsertDelete.run(c.rowid);
-      insert.run(c.rowid, c.project_id, c.mode, partitionOf(c.end_user_id), c.recording_id, c.recorded_at ?? "", unit(vectors[i]!));
+      uncell.run(c.rowid);
+      insert.run(c.rowid, c.project_id, c.mode, partitionOf(c.end_user_id), c.recording_id, c.recorded_at ?? "", vector);
       mark.run(generation, c.rowid);
+      stored.push({ chunk: c, vector });
     });
+    assignToCells(
+      db,
+      stored.map((s) => s.chunk),
+      stored.map((s) => s.vector),
+    );
     return true;
   })();
 }
@@ -145,10 +163,21 @@ function rescore(db: Database, candidates: Neighbour[], query: Float32Array, k: 
 }
 
 /**
- * Nearest chunks, best first; the partition keys confine the scan to one end user. Chunks
- * with no positive cosine similarity (L2 distance sqrt(2) or more between unit vectors)
- * are not neighbours in any useful sense and are left out. `candidates` (quantized scan
- * only) is there for bench/search.ts to weigh other budgets.
+ * The nearest `k` by the library's cell index, ranked by its int8 copies; when it has none
+ * ready or its nearest cells hold too few for the filters, by the whole-library bit scan
+ * rescored with the floats.
+ */
+function cellNeighbours(store: SearchStore, filter: ChunkFilter, query: Float32Array, k: number, candidates: number, probes: number): Neighbour[] {
+  const library = readyCellLibrary(store.db, filter);
+  const ranked = library && cellCandidates(store.db, library, filter, query, k, probes);
+  return ranked ?? rescore(store.db, bitCandidates(store, filter, query, candidates), query, k);
+}
+
+/**
+ * Nearest chunks, best first; the partition keys (and a cell index's own rows) confine the
+ * scan to one end user. Chunks with no positive cosine similarity (L2 distance sqrt(2) or
+ * more between unit vectors) are not neighbours in any useful sense and are left out.
+ * `budget` (candidates rescored; cells probed) is there for bench/search.ts to weigh others.
  */
 export function vectorCandidates(
   store: SearchStore,
@@ -156,10 +185,15 @@ export function vectorCandidates(
   vector: Float32Array,
   k: number,
   scan: VectorScan,
-  candidates = rescoredCandidates(k),
+  budget: { candidates?: number; probes?: number } = {},
 ): number[] {
   const query = unit(vector);
+  const candidates = budget.candidates ?? rescoredCandidates(k);
   const nearest =
-    scan === "exact" ? knn(store.db, filter, "embedding", query, k) : rescore(store.db, bitCandidates(store, filter, query, candidates), query, k);
+    scan === "exact"
+      ? knn(store.db, filter, "embedding", query, k)
+      : scan === "cells"
+        ? cellNeighbours(store, filter, query, k, candidates, budget.probes ?? PROBED_CELLS)
+        : rescore(store.db, bitCandidates(store, filter, query, candidates), query, k);
   return nearest.filter((r) => r.distance < NO_SIMILARITY).map((r) => r.chunk_rowid);
 }

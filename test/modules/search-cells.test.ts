@@ -1,0 +1,176 @@
+import { beforeAll, describe, expect, test } from "bun:test";
+import { maintainCellIndexes } from "../../src/modules/search/indexer";
+import { pendingChunks, readIndexState } from "../../src/modules/search/store";
+import { nearestCells } from "../../src/modules/search/cell-quantizer";
+import { buildCellIndex, cellCandidates, readyCellLibrary } from "../../src/modules/search/vector-cells";
+import { rebuildVectorTable, rescoredCandidates, storeVectors, vectorCandidates } from "../../src/modules/search/vector-index";
+import { makeTenant, makeTestApp } from "../helpers";
+import { type Line, seedTranscript } from "./search-corpus";
+import { recall, topicalEmbeddings } from "./search-embeddings";
+
+/**
+ * The cell index of a large library (decision 192) on a library small enough for CI: the
+ * server builds one past 200,000 chunks, of ~1,000 chunks a cell; here 12,000 chunks in
+ * cells of ~100 (121 cells, 8 probed: a fifteenth of the library scanned), built by the same
+ * function. bench/search.ts --tier 1m-one measures it at a million.
+ */
+const CHUNKS = 12_000;
+const K = 8;
+const MIN_RECALL = 0.95;
+const noPause = async () => {};
+
+let t: Awaited<ReturnType<typeof makeTestApp>>;
+let scope: { projectId: string; mode: "test" };
+let alice: string;
+let bob: string;
+let tenantKey: string;
+const vectorOf = new Map<number, Float32Array>();
+const embed = topicalEmbeddings({ seed: 5, dimension: 384, topics: 10 });
+
+const lines = (n: number, label: string) => Array.from({ length: n }, (_, i): Line => [i * 30, i * 30 + 30, "SPEAKER_1", `${label} ${i}.`]);
+
+/** Gives every chunk waiting for a vector a synthetic one (no embedding model in CI), remembering it. */
+function embedPending(make: (rowid: number) => Float32Array = () => embed()) {
+  const { generation } = readIndexState(t.deps.db);
+  const chunks = pendingChunks(t.deps.db, generation, 100_000);
+  const vectors = chunks.map((c) => make(c.rowid));
+  chunks.forEach((c, i) => vectorOf.set(c.rowid, vectors[i]!));
+  expect(storeVectors(t.deps.db, chunks, vectors, generation)).toBe(true);
+  return chunks.map((c) => c.rowid);
+}
+
+const rowidsOf = (recordingId: string) =>
+  t.deps.db
+    .query<{ rowid: number }, [string]>("SELECT rowid FROM chunks WHERE recording_id = ?")
+    .all(recordingId)
+    .map((r) => r.rowid);
+const cellRows = (rowids: number[]) =>
+  t.deps.db
+    .query<{ n: number }, [string]>("SELECT COUNT(*) AS n FROM chunk_cells WHERE chunk_rowid IN (SELECT value FROM json_each(?))")
+    .get(JSON.stringify(rowids))!.n;
+
+let erasable: string;
+
+beforeAll(async () => {
+  t = await makeTestApp({ env: { PARLEY_EMBEDDING_MODEL: "all-minilm-l6-v2" } });
+  const tenant = makeTenant(t.deps);
+  tenantKey = tenant.test;
+  scope = { projectId: tenant.project.id, mode: "test" };
+  alice = (await t.call("POST", "/v1/end-users", { key: tenant.test, body: {} })).body.id as string;
+  bob = (await t.call("POST", "/v1/end-users", { key: tenant.test, body: {} })).body.id as string;
+  seedTranscript(t.deps, scope, { endUserId: alice, recordedAt: null, lines: lines(CHUNKS, "Chunk") });
+  erasable = seedTranscript(t.deps, scope, { endUserId: alice, recordedAt: null, lines: lines(40, "Erasable") }).recordingId;
+  seedTranscript(t.deps, scope, { endUserId: bob, recordedAt: null, lines: lines(400, "Bob") });
+  await t.deps.queue.drain();
+  embedPending();
+  for (const endUserId of [alice, bob]) {
+    const built = await buildCellIndex(t.deps.db, { ...scope, endUserId }, t.deps.clock.now(), {
+      chunksPerCell: endUserId === alice ? 100 : 50,
+      pause: noPause,
+    });
+    expect(built).not.toBeNull();
+  }
+}, 240_000);
+
+describe("a library's cell index", () => {
+  test(`finds the exact top ${K} with recall >= ${MIN_RECALL}, each query answered from its cells`, () => {
+    const filter = { ...scope, endUserId: alice };
+    const library = readyCellLibrary(t.deps.db, filter)!;
+    expect(library.quantizer.coarseCount * library.quantizer.finePerCoarse).toBe(121);
+    const queries = Array.from({ length: 40 }, () => embed());
+    const scores = queries.map((q) => {
+      // The cells alone hold enough candidates: the search did not fall back to the whole-library scan.
+      expect(cellCandidates(t.deps.db, library, filter, q, rescoredCandidates(K))).toHaveLength(rescoredCandidates(K));
+      const exact = vectorCandidates(t.deps, filter, q, K, "exact");
+      expect(exact).toHaveLength(K);
+      return recall(vectorCandidates(t.deps, filter, q, K, "cells"), exact);
+    });
+    expect(scores.reduce((a, b) => a + b, 0) / scores.length).toBeGreaterThanOrEqual(MIN_RECALL);
+    // The neighbours come from the probed cells and nowhere else (shown with 3 probed, where a whole-library scan would differ).
+    const inCells = t.deps.db.query<{ chunk_rowid: number }, [number, string]>(
+      "SELECT chunk_rowid FROM chunk_cells WHERE library_id = ? AND cell IN (SELECT value FROM json_each(?))",
+    );
+    let outside = 0;
+    let wholeLibraryOutside = 0;
+    for (const q of queries) {
+      const probed = new Set(inCells.all(library.id, JSON.stringify(nearestCells(library.quantizer, q, 3))).map((r) => r.chunk_rowid));
+      expect(probed.size).toBeGreaterThanOrEqual(rescoredCandidates(K));
+      outside += vectorCandidates(t.deps, filter, q, K, "cells", { probes: 3 }).filter((r) => !probed.has(r)).length;
+      wholeLibraryOutside += vectorCandidates(t.deps, filter, q, K, "quantized").filter((r) => !probed.has(r)).length;
+    }
+    expect(outside).toBe(0);
+    expect(wholeLibraryOutside).toBeGreaterThan(0);
+  });
+
+  test("never returns another end user's chunk, even one identical to the query", () => {
+    const bobs = t.deps.db
+      .query<{ rowid: number }, [string]>("SELECT rowid FROM chunks WHERE end_user_id = ?")
+      .all(bob)
+      .map((r) => r.rowid);
+    const aliceFilter = { ...scope, endUserId: alice };
+    const bobFilter = { ...scope, endUserId: bob };
+    expect(readyCellLibrary(t.deps.db, bobFilter)!.id).not.toBe(readyCellLibrary(t.deps.db, aliceFilter)!.id);
+    for (const rowid of bobs.slice(0, 20)) {
+      const q = vectorOf.get(rowid)!;
+      const found = vectorCandidates(t.deps, aliceFilter, q, 16, "cells");
+      expect(found).toHaveLength(16);
+      expect(found.filter((r) => bobs.includes(r))).toEqual([]);
+      // Bob's own search finds it first.
+      expect(vectorCandidates(t.deps, bobFilter, q, 1, "cells")).toEqual([rowid]);
+    }
+  });
+
+  test("files chunks embedded after it was built, once each, and again under a new vector", () => {
+    const filter = { ...scope, endUserId: alice };
+    const { recordingId } = seedTranscript(t.deps, scope, { endUserId: alice, recordedAt: null, lines: lines(10, "Later") });
+    return t.deps.queue.drain().then(() => {
+      const later = embedPending();
+      expect(later).toHaveLength(10);
+      expect(cellRows(later)).toBe(10);
+      for (const rowid of later) expect(vectorCandidates(t.deps, filter, vectorOf.get(rowid)!, 1, "cells")).toEqual([rowid]);
+      // Re-embedded (a new model's vector of the same dimension): filed under its new vector only.
+      const { generation } = readIndexState(t.deps.db);
+      const chunks = pendingChunks(t.deps.db, generation + 1, 100, recordingId);
+      const fresh = chunks.map(() => embed());
+      expect(storeVectors(t.deps.db, chunks, fresh, generation)).toBe(true);
+      expect(cellRows(later)).toBe(10);
+      chunks.forEach((c, i) => expect(vectorCandidates(t.deps, filter, fresh[i]!, 1, "cells")).toEqual([c.rowid]));
+    });
+  });
+
+  test("loses an erased recording's chunks with the recording", async () => {
+    const filter = { ...scope, endUserId: alice };
+    const erased = rowidsOf(erasable);
+    expect(erased).toHaveLength(40);
+    expect(cellRows(erased)).toBe(40);
+    const q = vectorOf.get(erased[0]!)!;
+    expect(vectorCandidates(t.deps, filter, q, 1, "cells")).toEqual([erased[0]!]);
+    expect((await t.call("DELETE", `/v1/recordings/${erasable}`, { key: tenantKey })).status).toBe(204);
+    expect(cellRows(erased)).toBe(0);
+    expect(vectorCandidates(t.deps, filter, q, 16, "cells").filter((r) => erased.includes(r))).toEqual([]);
+  });
+});
+
+describe("the periodic check", () => {
+  test("queues a build for a library past the threshold, and drops the index of one that fell below half of it", async () => {
+    // Bob's index was built by hand; Alice's is dropped here so the check has one to build.
+    const db = t.deps.db;
+    db.query("DELETE FROM vector_libraries WHERE end_user_id = ?").run(alice);
+    await maintainCellIndexes(t.deps, 1_000);
+    expect(readyCellLibrary(db, { ...scope, endUserId: bob })).toBeNull(); // 400 chunks < 1,000 / 2
+    await t.deps.queue.drain();
+    const built = readyCellLibrary(db, { ...scope, endUserId: alice })!;
+    expect(built.quantizer.coarseCount * built.quantizer.finePerCoarse).toBe(16); // ~12,000 chunks / 1,000 a cell
+    const filed = db.query<{ n: number }, [number]>("SELECT COUNT(*) AS n FROM chunk_cells WHERE library_id = ?").get(built.id)!.n;
+    expect(filed).toBe(db.query<{ n: number }, [string]>("SELECT COUNT(*) AS n FROM chunks WHERE end_user_id = ?").get(alice)!.n);
+    // Current and large enough: nothing more to do.
+    await maintainCellIndexes(t.deps, 1_000);
+    expect(t.deps.db.query<{ n: number }, []>("SELECT COUNT(*) AS n FROM jobs WHERE type = 'search.build_cells' AND state = 'queued'").get()!.n).toBe(0);
+    expect(readyCellLibrary(db, { ...scope, endUserId: alice })!.id).toBe(built.id);
+  }, 120_000);
+
+  test("a new embedding model drops every cell index with the vectors", () => {
+    t.deps.db.transaction(() => rebuildVectorTable(t.deps.db, "another-model", 384, t.deps.clock.now()))();
+    expect(t.deps.db.query<{ n: number }, []>("SELECT (SELECT COUNT(*) FROM vector_libraries) + (SELECT COUNT(*) FROM chunk_cells) AS n").get()!.n).toBe(0);
+  });
+});

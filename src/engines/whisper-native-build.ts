@@ -9,6 +9,7 @@ export const NATIVE_WHISPER = {
   buildDir,
   addon: join(buildDir, "parley_whisper.node"),
   cli: join(buildDir, "bin", "whisper-cli"),
+  parakeetCli: join(buildDir, "bin", "parakeet-cli"),
   stamp: join(buildDir, "parley-build.json"),
   log: join(buildDir, "parley-build.log"),
 };

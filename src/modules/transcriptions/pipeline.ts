@@ -101,7 +101,7 @@ export async function transcribePcm(
     segments,
     speakers,
     speaker_turns: speakerTurns.map((t) => ({ speaker: t.speaker, start: round(t.start), end: round(t.end) })),
-    model: engines.transcriber.model,
+    model: result.model ?? engines.transcriber.model,
     diarization: diarizer.kind,
   };
 }

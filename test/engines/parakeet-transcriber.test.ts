@@ -43,7 +43,7 @@ describe("Parakeet transcribes on Parley's addon", () => {
     await expect(running).rejects.toThrow("time limit");
   });
 
-  test("an upload is transcribed through the app by the model's family, named on the transcription", async () => {
+  test("an upload is transcribed through the app by the model's family, with word times, named on the transcription", async () => {
     // An operator's own file: its header says it is Parakeet's.
     const t = await makeTestApp({ env: { PARLEY_WHISPER_MODEL: models.parakeet } });
     const tenant = makeTenant(t.deps);
@@ -55,7 +55,15 @@ describe("Parakeet transcribes on Parley's addon", () => {
     const txn = (await t.call("GET", `/v1/transcriptions/${posted.body.id}`, { key: tenant.test })).body;
     expect(txn).toMatchObject({ status: "completed", language: "en", model: models.parakeet, error: null });
     expect(txn.segments.length).toBeGreaterThan(0);
-    for (const s of txn.segments) expect(s.end).toBeLessThanOrEqual(6);
+    for (const s of txn.segments) {
+      expect(s.end).toBeLessThanOrEqual(6);
+      // Word times from Parakeet's token durations, mapped back to the recording with their segment.
+      expect(s.words.length).toBeGreaterThan(0);
+      for (const w of s.words) {
+        expect(w.start).toBeGreaterThanOrEqual(s.start);
+        expect(w.end).toBeLessThanOrEqual(s.end);
+      }
+    }
   });
 
   test("a language Parakeet does not cover goes to the installed whisper fallback, and the transcription says so", async () => {

@@ -10,12 +10,16 @@
 //   Q4_K_M GGUF with the same grammar, target >= 0.95x, and vs the bare loop without one;
 // - upload-complete to searchable on a real server (base.en f16 stand-in);
 // - a transcription (2 min of the clip, base.en f16) and a summary started together: on the
-//   cores' shared turns (decision 110) vs each engine on its own turns (all cores each, at once).
+//   cores' shared turns (decision 110) vs each engine on its own turns (all cores each, at once);
+// - Parakeet (issue 28, bench/support/parakeet.ts): the parakeet-tdt-0.6b-v3-shaped stand-in
+//   against whisper small, large-v3-turbo and base.en stand-ins in hours of audio per hour,
+//   whole file and silence skipped, and ours against whisper.cpp's parakeet-cli (<= 1.05x).
 // Random weights would decode up to 220 tokens per 30 s window (whisper.cpp's cap); the
 // stand-ins stop at 100 on both sides, about what a real model decodes for 30 s of
 // conversation (scripts/test-models/whisper-ggml.ts, tokensPerWindow).
 // Usage: bun bench/pipeline.ts [--minutes 10] [--threads 2] [--runs 1] [--cli PATH]
-//          [--models base.en-f16,base.en-q8_0,small-f16] [--skip transcription,summary,searchable,cores]
+//          [--models base.en-f16,base.en-q8_0,small-f16] [--skip transcription,summary,searchable,cores,parakeet]
+//          [--parakeet-vs small,large-v3-turbo,base.en]
 // Short iterations: --minutes 2. The CLI: npm run build:whisper -- --cli (a few minutes).
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
@@ -32,6 +36,7 @@ import { transcribePcm } from "../src/modules/transcriptions/pipeline";
 import { planSpeech } from "../src/modules/transcriptions/speech-plan";
 import { wavBytes } from "../test/engines/signals";
 import { conversationClip } from "./support/conversation";
+import { parakeetFigures } from "./support/parakeet";
 import { uploadToSearchable } from "./support/searchable";
 import { sharedCores } from "./support/shared-cores";
 import { summarySpeed } from "./support/summary-speed";
@@ -44,6 +49,7 @@ const { values: flags } = parseArgs({
     cli: { type: "string", default: NATIVE_WHISPER.cli },
     models: { type: "string", default: "base.en-f16,base.en-q8_0,small-f16" },
     skip: { type: "string", default: "" },
+    "parakeet-vs": { type: "string", default: "small,large-v3-turbo,base.en" },
   },
 });
 const TOKENS_PER_WINDOW = 100;
@@ -145,6 +151,15 @@ async function main() {
     `transcription: ${threads} threads, greedy without temperature fallback; ${existsSync(flags.cli!) ? flags.cli : "NO whisper-cli (npm run build:whisper -- --cli)"}`,
   );
   if (existsSync(flags.cli!) && !skip.has("transcription")) for (const name of flags.models!.split(",")) await transcription(clip.pcm, wav, name);
+
+  if (!skip.has("parakeet")) {
+    if (!existsSync(NATIVE_WHISPER.parakeetCli)) console.log("Parakeet: NO parakeet-cli (npm run build:whisper -- --cli)");
+    else {
+      console.log(`Parakeet (issue 28): ${threads} threads, ${load()}`);
+      const whisperShapes = flags["parakeet-vs"]!.split(",").filter(Boolean) as ("small" | "large-v3-turbo" | "base.en")[];
+      await parakeetFigures(clip.pcm, wav, { threads, decoding, tokensPerWindow: TOKENS_PER_WINDOW, whisperShapes, log: console.log });
+    }
+  }
 
   if (!skip.has("summary")) {
     const gguf = ensureShapedGguf();

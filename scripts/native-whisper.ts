@@ -5,8 +5,8 @@
 // still installs: transcription then runs on the prebuilt portable addon, and `parley doctor`
 // says why (decision 046).
 // Usage: bun scripts/native-whisper.ts [--cli]   (--cli also builds whisper.cpp's whisper-cli
-// from the same sources and flags, for bench/transcribe.ts). whisper.cpp's whisper-server is
-// always built with the addon: the remote transcriber's tests run against it (issue 33).
+// and parakeet-cli from the same sources and flags, for the benches). whisper.cpp's whisper-server
+// is always built with the addon: the remote transcriber's tests run against it (issue 33).
 import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { availableParallelism } from "node:os";
@@ -20,7 +20,7 @@ const nodeApiHeaders = require("node-api-headers").include_dir as string;
 
 function sourceHash(): string {
   const hash = createHash("sha256");
-  for (const file of ["addon.c", "CMakeLists.txt"]) hash.update(readFileSync(join(addonDir, file)));
+  for (const file of ["addon.c", "parakeet.c", "parley-parakeet.h", "CMakeLists.txt"]) hash.update(readFileSync(join(addonDir, file)));
   hash.update(readFileSync(join(whisperSource, "CMakeLists.txt")));
   hash.update(require("nodejs-whisper/package.json").version);
   return hash.digest("hex");
@@ -45,7 +45,7 @@ function build(): void {
   const stamp: NativeWhisperStamp = { source: sourceHash(), cpu: cpuFingerprint() };
   const built = readNativeWhisperStamp();
   const upToDate = built?.source === stamp.source && built.cpu === stamp.cpu && existsSync(NATIVE_WHISPER.addon);
-  if (upToDate && existsSync(NATIVE_WHISPER.server) && (!withCli || existsSync(NATIVE_WHISPER.cli)))
+  if (upToDate && existsSync(NATIVE_WHISPER.server) && (!withCli || (existsSync(NATIVE_WHISPER.cli) && existsSync(NATIVE_WHISPER.parakeetCli))))
     return console.log(`native whisper addon up to date: ${NATIVE_WHISPER.addon}`);
 
   mkdirSync(NATIVE_WHISPER.buildDir, { recursive: true });
@@ -66,7 +66,7 @@ function build(): void {
       ],
       log,
     );
-    const targets = ["parley_whisper", "whisper-server", ...(withCli ? ["whisper-cli"] : [])];
+    const targets = ["parley_whisper", "whisper-server", ...(withCli ? ["whisper-cli", "parakeet-cli"] : [])];
     run(["cmake", "--build", NATIVE_WHISPER.buildDir, "--parallel", String(availableParallelism()), "--target", ...targets], log);
   } finally {
     writeFileSync(NATIVE_WHISPER.log, log.join("\n"));

@@ -71,6 +71,7 @@ const envSchema = z
     PARLEY_GPU: z.enum(["auto", "off", "cuda", "vulkan"]).default("auto"),
     PARLEY_MODEL_MIRROR: z.url().default("https://huggingface.co"),
     PARLEY_WHISPER_MODEL: z.string().default("whisper-base.en"),
+    PARLEY_PARAKEET_FALLBACK_MODEL: z.string().default("whisper-base"),
     PARLEY_LLM_MODEL: z.string().default("qwen2.5-1.5b-instruct-q4"),
     PARLEY_EMBEDDING_MODEL: z.string().default("all-minilm-l6-v2"),
     PARLEY_SEGMENTATION_MODEL: z.string().default("pyannote-segmentation-3.0"),
@@ -196,7 +197,11 @@ export type Config = Readonly<{
   ffmpegPath?: string;
   gpu: "auto" | "off" | "cuda" | "vulkan";
   /** segmentation and speakerEmbedding: the neural diarizer's two models, used when both are installed (decision 097). */
-  models: { mirror: string; whisper: string; llm: string; embedding: string; segmentation: string; speakerEmbedding: string };
+  /**
+   * whisper: the transcription model, whisper's or Parakeet's by its family (decision 181);
+   * parakeetFallback: the whisper model that takes recordings in languages Parakeet does not cover, when installed (decision 183).
+   */
+  models: { mirror: string; whisper: string; parakeetFallback: string; llm: string; embedding: string; segmentation: string; speakerEmbedding: string };
   ask: {
     defaultProvider: "llama_cpp" | "openai_compatible" | "extractive";
     openai: { baseUrl?: string; apiKey?: string; model?: string; contextTokens: number; timeoutMs: number };
@@ -305,6 +310,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     models: {
       mirror: e.PARLEY_MODEL_MIRROR.replace(/\/$/, ""),
       whisper: e.PARLEY_WHISPER_MODEL,
+      parakeetFallback: e.PARLEY_PARAKEET_FALLBACK_MODEL,
       llm: e.PARLEY_LLM_MODEL,
       embedding: e.PARLEY_EMBEDDING_MODEL,
       segmentation: e.PARLEY_SEGMENTATION_MODEL,

@@ -28,6 +28,7 @@ test("the executable alone, with no ffmpeg, takes an upload through verification
   mkdirSync(modelsDir);
   copyFileSync(ensureTestModels().whisper, join(modelsDir, "tiny-whisper.bin"));
   copyFileSync(ensureTestModels().gguf, join(modelsDir, "tiny-llama.gguf"));
+  copyFileSync(ensureTestModels().parakeet, join(modelsDir, "tiny-parakeet.bin"));
   cpSync(join(cachedTinyEmbedder(), "tiny-embedder"), join(modelsDir, "tiny-embedder"), { recursive: true });
   // The neural diarizer's two models at their manifest paths: installed, it is chosen over the classic one.
   cpSync(cachedTinyDiarizationModels(), modelsDir, { recursive: true });
@@ -53,6 +54,7 @@ test("the executable alone, with no ffmpeg, takes an upload through verification
 
   const server = Bun.spawn([bin, "serve"], { cwd: dir, env, stdout: "ignore", stderr: "pipe" });
   const base = `http://127.0.0.1:${port}`;
+  let recordingId = "";
   const api = (method: string, path: string, body?: unknown) =>
     fetch(`${base}/v1${path}`, {
       method,
@@ -74,6 +76,7 @@ test("the executable alone, with no ffmpeg, takes an upload through verification
     // The device's side: create, upload to the URL it is given, complete with the checksum.
     const bytes = wavBytes(voicedBurst(6, 0.5, 5.5));
     const rec = await (await api("POST", "/recordings", { end_user_id: endUser.id })).json();
+    recordingId = rec.id;
     const url = (await (await api("POST", `/recordings/${rec.id}/upload-url`, {})).json()).upload_url;
     expect((await fetch(url, { method: "PUT", body: bytes })).status).toBe(200);
     const completion = { sha256: sha256(bytes), file_size_bytes: bytes.length };
@@ -150,4 +153,37 @@ test("the executable alone, with no ffmpeg, takes an upload through verification
   const stderr = await new Response(server.stderr).text();
   expect(stderr).not.toContain("embedder failed");
   expect(stderr).not.toContain("node-llama-cpp");
-}, 300_000);
+
+  // Parakeet (decision 181) rides in the same carried addon: the recording again, on the tiny Parakeet stand-in.
+  const parakeet = Bun.spawn([bin, "serve"], {
+    cwd: dir,
+    env: { ...env, PARLEY_WHISPER_MODEL: join(modelsDir, "tiny-parakeet.bin") },
+    stdout: "ignore",
+    stderr: "pipe",
+  });
+  try {
+    await waitFor(
+      "the Parakeet server up",
+      () =>
+        fetch(`${base}/healthz`).then(
+          (r) => r.ok,
+          () => false,
+        ),
+      30_000,
+    );
+    const posted = await (await api("POST", "/transcriptions", { recording_id: recordingId, language: "en" })).json();
+    const again = await waitFor(
+      "the Parakeet transcription finished",
+      async () => {
+        const t = await (await api("GET", `/transcriptions/${posted.id}`)).json();
+        return t.status !== "queued" && t.status !== "processing" ? t : null;
+      },
+      120_000,
+    );
+    expect(again).toMatchObject({ status: "completed", error: null, model: join(modelsDir, "tiny-parakeet.bin") });
+    expect(again.segments.length).toBeGreaterThan(0);
+  } finally {
+    parakeet.kill("SIGTERM");
+    await parakeet.exited;
+  }
+}, 420_000);

@@ -11,6 +11,8 @@
 #include <string.h>
 #include <whisper.h>
 
+#include "parley-parakeet.h"
+
 #define CHECK(env, call)                                                    \
   do {                                                                      \
     if ((call) != napi_ok) {                                                \
@@ -449,6 +451,7 @@ static napi_value init(napi_env env, napi_value exports) {
       {"systemInfo", NULL, system_info, NULL, NULL, NULL, napi_default, NULL},
   };
   CHECK(env, napi_define_properties(env, exports, sizeof methods / sizeof *methods, methods));
+  CHECK(env, parley_parakeet_register(env, exports, on_whisper_thread));  // same thread: one OpenMP master
   return exports;
 }
 

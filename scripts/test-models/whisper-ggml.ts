@@ -14,6 +14,8 @@ import { random } from "./random";
 /** Vocabulary sizes: whisper.cpp infers the token layout (and whether it detects languages) from them. */
 const N_VOCAB_ENGLISH = 51864;
 const N_VOCAB_MULTILINGUAL = 51865;
+/** large-v3's vocabulary: one more language token (Cantonese) than the earlier multilingual ones. */
+const N_VOCAB_V3 = 51866;
 /** Fixed by the 30 s window and the conv stride, and by the decoder's context; the same in every published model. */
 const FIXED = { n_audio_ctx: 1500, n_text_ctx: 448, n_mels: 80 };
 const N_FFT = 201;
@@ -31,6 +33,18 @@ export const WHISPER_SHAPES = {
     n_text_state: 768,
     n_text_head: 12,
     n_text_layer: 12,
+  },
+  /** Only for the bench's Parakeet comparison (issue 28): 32 encoder layers, 4 decoder layers, 128 mel bands. */
+  "large-v3-turbo": {
+    n_vocab: N_VOCAB_V3,
+    ...FIXED,
+    n_mels: 128,
+    n_audio_state: 1280,
+    n_audio_head: 20,
+    n_audio_layer: 32,
+    n_text_state: 1280,
+    n_text_head: 20,
+    n_text_layer: 4,
   },
 } satisfies Record<string, WhisperHparams>;
 
@@ -94,7 +108,7 @@ export function whisperTensors(shape: WhisperHparams, fileType: WhisperFileType 
 
 const scratch = new Float32Array(1);
 const scratchBits = new Uint32Array(scratch.buffer);
-function toHalf(value: number): number {
+export function toHalf(value: number): number {
   scratch[0] = value;
   const x = scratchBits[0]!;
   const sign = (x >>> 16) & 0x8000;
@@ -181,7 +195,7 @@ export function writeWhisperModel(path: string, options: WhisperModelOptions = {
     // The text tokens (ids below end-of-text: 50256, or 50257 in a multilingual vocabulary);
     // whisper.cpp names the special ones itself. Id 220 must be the single space: whisper.cpp
     // looks it up by value.
-    const textTokens = h.n_vocab === N_VOCAB_MULTILINGUAL ? 50257 : 50256;
+    const textTokens = h.n_vocab >= N_VOCAB_MULTILINGUAL ? 50257 : 50256;
     i32(textTokens);
     const enc = new TextEncoder();
     for (let id = 0; id < textTokens; id++) {

@@ -13,6 +13,7 @@ import { SileroVad } from "../engines/vad";
 import { WasmAudioDecoder } from "../engines/wasm-audio";
 import { locateNativeWhisper } from "../engines/whisper-native";
 import { WhisperTranscriber } from "../engines/whisper-transcriber";
+import { ParakeetTranscriber } from "../engines/parakeet-transcriber";
 import { findWiderThanPrivate } from "../data-dir/private";
 import { bundled } from "../db/bundled";
 import { createLogger } from "../log";
@@ -21,6 +22,7 @@ import { runningCli } from "../runtime/cli-name";
 import { verifyModels } from "../model-files/install";
 import { readInstalled } from "../model-files/installed";
 import { readWhisperHeader } from "../model-files/ggml-header";
+import { describeParakeetFile, isParakeetFile, readParakeetHeader } from "../model-files/parakeet-header";
 import { defaultManifest, installAdvice, modelFilePath, type Manifest } from "../model-files/manifest";
 import { configuredModelState, describeWhisperFile, type ModelState, usable } from "../model-files/state";
 import { type Check, diskChecks } from "../verdicts";
@@ -88,14 +90,14 @@ function whisperBuildCheck(ctx: Context, config: Config): Check {
 }
 
 /**
- * Which whisper model file is in use, read from its header: the quantization (f16, q8_0,
- * q5_1) and the shape. Said only of a file that passed the rule of "installed" (which
+ * Which transcription model file is in use, read from its header: Parakeet's or whisper's,
+ * the quantization (f16, q8_0, q5_1) and the shape. Said only of a file that passed the rule of "installed" (which
  * compares a manifest model's header with what is published), so one cause fails one line.
  */
 function whisperFileCheck(name: string, path: string, state: ModelState, manifest: Manifest): Check | null {
   if (!usable(state) || !existsSync(path)) return null;
   try {
-    const detail = `${name}: ${describeWhisperFile(readWhisperHeader(path))}`;
+    const detail = `${name}: ${isParakeetFile(path) ? `Parakeet, ${describeParakeetFile(readParakeetHeader(path))}` : describeWhisperFile(readWhisperHeader(path))}`;
     return { check: "transcriber model", ok: true, detail: manifest.models.some((m) => m.name === name && m.parameters) ? `${detail}, as published` : detail };
   } catch (err) {
     return { check: "transcriber model", ok: false, detail: `${path}: ${(err as Error).message}` };
@@ -178,7 +180,9 @@ export async function diagnose(
     checks.push(
       t instanceof WhisperTranscriber
         ? await engineCheck(context, "transcriber", config.models.whisper, status(config.models.whisper), async () => (await t.load()).backend)
-        : filesOnly("transcriber", config.models.whisper),
+        : t instanceof ParakeetTranscriber
+          ? await engineCheck(context, "transcriber", config.models.whisper, status(config.models.whisper), async () => `Parakeet on ${await t.backend()}`)
+          : filesOnly("transcriber", config.models.whisper),
     );
     const whisperFile = whisperFileCheck(
       config.models.whisper,

@@ -1,6 +1,7 @@
 import type { Config } from "../config";
 import type { Logger } from "../log";
-import { modelDirectory, modelFilePath } from "../model-files/manifest";
+import { transcriberFamily } from "../model-files/family";
+import { installAdvice, modelDirectory, modelFilePath } from "../model-files/manifest";
 import { configuredModelState, usable } from "../model-files/state";
 import { RuntimeFiles } from "../runtime/files";
 import type { AudioDecoder } from "./audio";
@@ -20,6 +21,8 @@ import { RemoteTranscriber } from "./remote-transcriber";
 import { Turns } from "./turns";
 import { SileroVad, type VoiceActivityDetector } from "./vad";
 import { WhisperTranscriber } from "./whisper-transcriber";
+import { ParakeetTranscriber } from "./parakeet-transcriber";
+import { runningCli } from "../runtime/cli-name";
 
 /** The ML and media engines, chosen once from config and injected through Deps. Models load lazily, on first use. */
 export type Engines = {
@@ -72,6 +75,28 @@ export function modelJobSlots(config: Config): number {
   return remote ? Math.max(config.jobConcurrency, config.engines.remote.concurrency) : config.jobConcurrency;
 }
 
+/**
+ * The configured transcription model's engine, by its family (decision 181): whisper, or
+ * Parakeet with the fallback whisper model for the languages Parakeet does not cover.
+ */
+export function chooseTranscriber(config: Config, runtime: RuntimeFiles, cores: Turns): Transcriber {
+  const whisper = (model: string) => new WhisperTranscriber({ model, path: modelFilePath(config.modelsDir, model), gpu: config.gpu, runtime, cores });
+  const name = config.models.whisper;
+  if (transcriberFamily(config.modelsDir, name) === "whisper") return whisper(name);
+  const fallback = config.models.parakeetFallback;
+  return new ParakeetTranscriber({
+    model: name,
+    path: modelFilePath(config.modelsDir, name),
+    runtime,
+    cores,
+    fallback: {
+      transcriber: whisper(fallback),
+      installed: () => usable(configuredModelState(config.modelsDir, fallback)),
+      install: installAdvice(fallback, { cli: runningCli() }),
+    },
+  });
+}
+
 export function createEngines(config: Config, _log: Logger): Engines {
   const { baseUrl, apiKey, model, contextTokens, timeoutMs } = config.ask.openai;
   const { remote } = config.engines;
@@ -82,15 +107,7 @@ export function createEngines(config: Config, _log: Logger): Engines {
   // Building a remote engine connects nowhere: its server is first asked at first use (or by parley doctor).
   return {
     audio: chooseAudioDecoder(config.ffmpegPath),
-    transcriber: config.engines.transcriber
-      ? new RemoteTranscriber(config.engines.transcriber, remote)
-      : new WhisperTranscriber({
-          model: config.models.whisper,
-          path: modelFilePath(config.modelsDir, config.models.whisper),
-          gpu: config.gpu,
-          runtime,
-          cores,
-        }),
+    transcriber: config.engines.transcriber ? new RemoteTranscriber(config.engines.transcriber, remote) : chooseTranscriber(config, runtime, cores),
     llm: new LlamaLlm({ model: config.models.llm, path: modelFilePath(config.modelsDir, config.models.llm), gpu: config.gpu, runtime, cores }),
     remoteLlm: baseUrl && model ? new OpenAiCompatibleLlm({ baseUrl, apiKey, model, contextTokens, timeoutMs, policy: remote }) : null,
     embedder: config.engines.embedder

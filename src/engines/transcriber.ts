@@ -17,7 +17,8 @@ export type TranscribedSegment = {
 /** One word as the engine heard it: Parakeet from its token durations, whisper from its token timestamps. */
 export type TranscribedWord = { start: number; end: number; text: string; confidence: number | null };
 
-export type TranscriptionResult = { language: string; segments: TranscribedSegment[] };
+/** `model`: the model that ran, where a transcriber hands some recordings to another (Parakeet to whisper, decision 183); the transcriber's own otherwise. */
+export type TranscriptionResult = { language: string; segments: TranscribedSegment[]; model?: string };
 
 export type TranscribeOptions = {
   /** A code or regional tag (pt-BR counts as pt); absent means detect. */

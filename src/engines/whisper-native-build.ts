@@ -11,6 +11,7 @@ export const NATIVE_WHISPER = {
   cli: join(buildDir, "bin", "whisper-cli"),
   /** whisper.cpp's own OpenAI-compatible server, built with the addon: the remote transcriber's tests and bench (issue 33). */
   server: join(buildDir, "bin", "whisper-server"),
+  parakeetCli: join(buildDir, "bin", "parakeet-cli"),
   stamp: join(buildDir, "parley-build.json"),
   log: join(buildDir, "parley-build.log"),
 };

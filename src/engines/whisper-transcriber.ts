@@ -31,9 +31,9 @@ export type WhisperOptions = {
  * through the call chain, every later call. The job is told to stop; if it settles later
  * its outcome is dropped.
  */
-function settledOrAborted(job: WhisperJob, signal?: AbortSignal): Promise<WhisperOutput> {
+export function settledOrAborted<T = WhisperOutput>(job: { stop: WhisperJob["stop"]; promise: Promise<T> }, signal?: AbortSignal): Promise<T> {
   if (!signal) return job.promise;
-  return new Promise<WhisperOutput>((resolve, reject) => {
+  return new Promise<T>((resolve, reject) => {
     const abort = () => {
       Promise.resolve(job.stop()).catch(() => {});
       reject(signal.reason);

@@ -22,7 +22,7 @@ const fileSchema = z.object({
 
 const modelSchema = z.object({
   name: z.string().min(1),
-  kind: z.enum(["whisper", "llm", "embedding", "vad", "diarization"]),
+  kind: z.enum(["whisper", "parakeet", "llm", "embedding", "vad", "diarization"]),
   description: z.string(),
   /**
    * The published shape and tensor type, as the file's header states them: whisper.cpp's

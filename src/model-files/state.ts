@@ -2,6 +2,7 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { readWhisperHeader, type WhisperFileHeader } from "./ggml-header";
 import { defaultManifest, type Manifest, type ModelEntry, modelFilePath } from "./manifest";
+import { describeParakeetFile, type ParakeetFileHeader, readParakeetHeader } from "./parakeet-header";
 
 export type ModelStatus = "installed" | "missing" | "partial" | "bundled" | "mismatch";
 
@@ -13,26 +14,35 @@ export function describeWhisperFile({ fileType, hparams: h }: Pick<WhisperFileHe
   return `${fileType}, ${h.n_audio_state} wide, ${h.n_audio_layer} encoder and ${h.n_text_layer} decoder layers, ${h.n_vocab} tokens`;
 }
 
+/** How to read and describe a model file of each kind whose header states its shape and quantization. */
+const HEADERS: Partial<Record<ModelEntry["kind"], { read: (path: string) => FileHeader; describe: (h: FileHeader) => string }>> = {
+  whisper: { read: readWhisperHeader, describe: (h) => describeWhisperFile(h as WhisperFileHeader) },
+  parakeet: { read: readParakeetHeader, describe: (h) => describeParakeetFile(h as ParakeetFileHeader) },
+};
+type FileHeader = { fileType: string; hparams: object };
+
 /**
  * Null when the file at `path` is the one the manifest publishes for `model` (or it publishes
- * nothing that can be read from a file); else what the file is instead. Whisper files only:
- * their header states the shape and quantization, and a stand-in under a published name
- * would otherwise load and transcribe nonsense.
+ * nothing that can be read from a file); else what the file is instead. Whisper and Parakeet
+ * files only: their header states the shape and quantization, and a stand-in under a
+ * published name would otherwise load and transcribe nonsense.
  */
 export function notAsPublished(model: ModelEntry, path: string): string | null {
   const published = model.parameters;
-  if (model.kind !== "whisper" || !published) return null;
-  let header: WhisperFileHeader;
+  const format = HEADERS[model.kind];
+  if (!format || !published) return null;
+  let header: FileHeader;
   try {
-    header = readWhisperHeader(path);
+    header = format.read(path);
   } catch (err) {
     return (err as Error).message;
   }
   const hparams = (published.hparams ?? {}) as Record<string, number>;
-  const same = published.file_type === header.fileType && Object.entries(hparams).every(([k, v]) => header.hparams[k as keyof typeof header.hparams] === v);
+  const stated = header.hparams as Record<string, number>;
+  const same = published.file_type === header.fileType && Object.entries(hparams).every(([k, v]) => stated[k] === v);
   if (same) return null;
-  const expected = describeWhisperFile({ fileType: String(published.file_type), hparams: hparams as unknown as WhisperFileHeader["hparams"] });
-  return `${describeWhisperFile(header)}: not the ${published.file_type} file the manifest describes for ${model.name} (${expected})`;
+  const expected = format.describe({ fileType: String(published.file_type), hparams });
+  return `${format.describe(header)}: not the ${published.file_type} file the manifest describes for ${model.name} (${expected})`;
 }
 
 /**

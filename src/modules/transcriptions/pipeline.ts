@@ -82,6 +82,7 @@ export async function transcribePcm(
     throw new TranscriptionFailure("audio_quality_insufficient", "No speech was detected in the audio.", duration);
 
   let language = options.earlier?.language ?? null;
+  let model: string | undefined;
   if (plan.spans.length > 0) {
     // The language it reports is the one it used, which may not be the one asked for (an
     // English-only model asked for de transcribes, and reports, en).
@@ -92,6 +93,7 @@ export async function transcribePcm(
       excludeWait: options.excludeWait,
     });
     language = result.language;
+    model = result.model;
     // Times in the audio sent, mapped back to the recording's own.
     const original = (t: number, edge: "start" | "end") => from + toOriginalTime(plan, t, edge);
     for (const s of result.segments) {
@@ -127,7 +129,8 @@ export async function transcribePcm(
     segments,
     speakers,
     speaker_turns: speakerTurns.map((t) => ({ speaker: t.speaker, start: round(t.start), end: round(t.end) })),
-    model: engines.transcriber.model,
+    // The engine that ran: Parakeet hands languages it does not cover to whisper (decision 183).
+    model: model ?? engines.transcriber.model,
     diarization: diarizer.kind,
   };
 }

@@ -7,6 +7,7 @@ import { ScriptedLlm } from "../../src/engines/llm.test-double";
 import { ScriptedTranscriber } from "../../src/engines/transcriber.test-double";
 import { liveApp, liveSegments, parts, speech, type T, transcriptionOf } from "./live-support";
 import { LIVE_STREAMS_PER_KEY } from "../../src/modules/live/service";
+import { chunksOf } from "../../src/storage/storage";
 import { makeTempDir, makeTenant, makeTestApp, waitFor } from "../helpers";
 import { createRecording, eventsOf, put, sha256 } from "./recordings-support";
 
@@ -123,6 +124,43 @@ describe("live transcription of streaming recordings", () => {
     expect(progress.waiting).toContain("chunk 0 was replaced by other bytes");
     // Only the first pass's segment (the transcriber counts calls across the app: its 4th).
     expect(liveSegments(t, txn.id).map((s) => s.text)).toEqual(["utterance 4"]);
+  });
+
+  test("a chunk re-sent with the same bytes while a pass reads it (its old object deleted under the pass) does not stop live work", async () => {
+    const { t, tenant } = await liveApp();
+    const rec = await createRecording(t, tenant.test);
+    await put(t, tenant.test, rec.id, parts[0]!, { chunk_index: 0 });
+    await t.deps.queue.drain();
+    await put(t, tenant.test, rec.id, parts[1]!, { chunk_index: 1 });
+    const keyOfChunk0 = () =>
+      t.deps.db.query<{ storage_key: string }, [string]>("SELECT storage_key FROM recording_chunks WHERE recording_id = ? AND chunk_index = 0").get(rec.id)!
+        .storage_key;
+    const first = keyOfChunk0();
+    // What the chaos test caught: the device's retry of chunk 0 (its 200 was lost) lands, and the
+    // replaced object is deleted, while the next pass is reading that chunk (a whole read: the decode).
+    const storage = t.deps.storage;
+    const read = storage.read.bind(storage);
+    let resent = false;
+    storage.read = (key, range) => {
+      if (resent || key !== first || range) return read(key, range);
+      resent = true;
+      return new ReadableStream<Uint8Array>({
+        async start(controller) {
+          await put(t, tenant.test, rec.id, parts[0]!, { chunk_index: 0 });
+          await storage.remove(first);
+          for await (const bytes of chunksOf(read(key, range))) controller.enqueue(bytes);
+          controller.close();
+        },
+      });
+    };
+    await t.deps.queue.drain();
+    expect([resent, keyOfChunk0() !== first]).toEqual([true, true]);
+    await put(t, tenant.test, rec.id, parts[2]!, { chunk_index: 2 });
+    await t.deps.queue.drain();
+    const txn = await transcriptionOf(t, tenant.test, rec.id);
+    const progress = t.deps.db.query<{ waiting: string | null }, [string]>("SELECT waiting FROM live_progress WHERE transcription_id = ?").get(txn.id)!;
+    expect(progress.waiting).toBeNull();
+    expect(liveSegments(t, txn.id).map((s) => s.text)).toEqual(["utterance 1", "utterance 2", "utterance 3"]);
   });
 
   test("Server-Sent Events: segments as they are committed, resumable with Last-Event-ID, then completed", async () => {

@@ -146,10 +146,19 @@ async function livePass(deps: Deps, tenant: Tenant, transcriptionId: string, sig
     });
   } catch (err) {
     if (signal.aborted || err instanceof DecoderInterruptedError || isOutOfSpace(err)) throw err;
+    // A chunk re-sent while this pass read it (its replaced object deleted under the read) is
+    // no reason to give up: the re-send queued its own pass, which reads the chunks as they are now.
+    if (chunksMovedSince(db, tenant, recording.id, chunks)) return;
     // Provisional work only: the whole file is decoded and transcribed, and any failure reported, at completion.
     const why = err instanceof Error ? err.message : String(err);
     markWaiting(db, transcriptionId, `live transcription stopped (${why}); the recording is transcribed at completion`, clock.now());
   }
+}
+
+/** Whether any of `read` now lies in another object than the pass read it from. */
+function chunksMovedSince(db: Deps["db"], tenant: Tenant, recordingId: string, read: { chunk_index: number; storage_key: string }[]): boolean {
+  const now = new Map(listChunks(db, tenant, recordingId).map((c) => [c.chunk_index, c.storage_key]));
+  return read.some((c) => now.get(c.chunk_index) !== c.storage_key);
 }
 
 /** One pass's work over the audio after the committed point (see livePass). */

@@ -19,7 +19,7 @@ import { RemoteTranscriber } from "../src/engines/remote-transcriber";
 import { WhisperTranscriber } from "../src/engines/whisper-transcriber";
 import { startWhisperServer } from "../test/support/whisper-server";
 import { wavBytes } from "../test/engines/signals";
-import { startBenchServer } from "./support/bench-server";
+import { benchApi, startBenchServer } from "./support/bench-server";
 import { conversationClip } from "./support/conversation";
 
 const { values: flags } = parseArgs({
@@ -87,13 +87,7 @@ async function throughput(concurrency: number, jobs: number): Promise<number> {
     PARLEY_PROCESSING_MIN_SECONDS: "7200",
   });
   try {
-    const base = `http://127.0.0.1:${port}/v1`;
-    const headers = { authorization: `Bearer ${key}`, "content-type": "application/json" };
-    const call = async (method: string, path: string, body?: unknown) => {
-      const r = await fetch(`${base}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
-      if (r.status >= 300) throw new Error(`${method} ${path}: ${r.status} ${await r.text()}`);
-      return r.json() as Promise<Record<string, any>>;
-    };
+    const call = benchApi(port, key);
     const ids: string[] = [];
     for (let i = 0; i < jobs; i++) {
       const rec = await call("POST", "/recordings", {});

@@ -23,3 +23,14 @@ export async function startBenchServer(work: string, env: Record<string, string>
   );
   return { port, key, server };
 }
+
+/** JSON calls to a bench server's /v1 with its key; an answer of 300 or more throws with its body. */
+export function benchApi(port: number, key: string) {
+  const base = `http://127.0.0.1:${port}/v1`;
+  const headers = { authorization: `Bearer ${key}`, "content-type": "application/json" };
+  return async (method: string, path: string, body?: unknown) => {
+    const r = await fetch(`${base}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+    if (r.status >= 300) throw new Error(`${method} ${path}: ${r.status} ${await r.text()}`);
+    return r.json() as Promise<Record<string, any>>;
+  };
+}

@@ -2,7 +2,7 @@ import { cpSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { cachedTinyEmbedder } from "../../scripts/test-models/onnx-embedder";
 import { wavBytes } from "../../test/engines/signals";
-import { startBenchServer } from "./bench-server";
+import { benchApi, startBenchServer } from "./bench-server";
 
 /**
  * Upload-complete to searchable on a real server (`parley serve` in a child process): a
@@ -28,13 +28,7 @@ export async function uploadToSearchable(
     PARLEY_PROCESSING_MIN_SECONDS: "7200",
   });
   try {
-    const base = `http://127.0.0.1:${port}/v1`;
-    const headers = { authorization: `Bearer ${key}`, "content-type": "application/json" };
-    const call = async (method: string, path: string, body?: unknown) => {
-      const r = await fetch(`${base}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
-      if (r.status >= 300) throw new Error(`${method} ${path}: ${r.status} ${await r.text()}`);
-      return r.json() as Promise<Record<string, any>>;
-    };
+    const call = benchApi(port, key);
     const endUser = (await call("POST", "/end-users", {})).id as string;
     const rec = await call("POST", "/recordings", { end_user_id: endUser });
     const url = await call("POST", `/recordings/${rec.id}/upload-url`, { content_type: "audio/wav" });

@@ -10,14 +10,15 @@
 // so its output is not scored here; an operator with real models scores them with
 // `parley eval speakers DIR`.
 // Usage: bun bench/diarize.ts [--half tuning|held-out] [--files] [--sweep] [--no-neural]
-// (--sweep: only the clustering penalties tried on the tuning half, one line each)
+// (--sweep: only the clustering penalties tried on the tuning half, one line each, under the
+// relabelling's switch cost in use)
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { loadavg } from "node:os";
 import { join } from "node:path";
 import { type CorpusEntry, CORPUS_DIR, ensureSpeakerCorpus, type Half } from "../scripts/speaker-corpus";
 import { cachedTinyDiarizationModels } from "../scripts/test-models/onnx-diarization";
 import { percent, type Scored, summarise, summaryLine } from "../src/cli/eval-speakers";
-import { ClassicDiarizer, clusterPieces, PENALTIES, speechPieces, turnsOf } from "../src/engines/classic-diarizer";
+import { ClassicDiarizer, clusterPieces, PENALTIES, resegmentPieces, speechPieces, turnsOf } from "../src/engines/classic-diarizer";
 import { scoreDiarization } from "../src/engines/diarization-score";
 import type { Diarizer } from "../src/engines/diarizer";
 import { FfmpegAudioDecoder, findFfmpeg } from "../src/engines/ffmpeg-audio";
@@ -79,9 +80,12 @@ async function sweep(tuning: Loaded[]) {
   console.log(`sweep on the tuning half (${tuning.length} recordings): count right, turn changes, DER; lone voices kept whole`);
   // The pieces do not depend on the clustering penalty: cut once, clustered under each λ.
   const cut = tuning.map((r) => speechPieces(r.pcm, r.regions, PENALTIES.change));
-  for (const cluster of [1.5, 2, 2.5, 3, 3.5, 4, 5]) {
+  for (const cluster of [4, 5, 6, 6.5, 7, 8, 10]) {
     const rows = tuning.map((r, i) => {
-      const turns = cut[i]!.length ? turnsOf(cut[i]!, clusterPieces(cut[i]!, {}, cluster)) : [];
+      const { stretches, pieces } = cut[i]!;
+      const clusters = pieces.length ? clusterPieces(pieces, {}, cluster) : [];
+      const redrawn = resegmentPieces(stretches, pieces, clusters, PENALTIES.switch);
+      const turns = pieces.length ? turnsOf(redrawn.spans, redrawn.clusters) : [];
       return { name: r.entry.name, seconds: r.pcm.length / 16_000, score: scoreDiarization(r.truth, turns), entry: r.entry };
     });
     const talks = summarise(rows.filter((r) => !r.entry.lone));

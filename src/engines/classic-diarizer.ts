@@ -1,17 +1,22 @@
 import { type Diarizer, numberSpeakers, type SpeakerCountHint, type SpeakerTurn } from "./diarizer";
 import { ClassicVoiceprinter } from "./classic-voiceprint";
 import { findSpeakerChanges } from "./speaker-changes";
+import { resegment } from "./speaker-resegment";
 import { CEPSTRA, cepstralFrames, FEATURE_RATE, logPitch } from "./speaker-features";
-import { accumulate, addFrames, combine, deltaBic, emptyStats, type GaussianStats, logDeterminant } from "./speaker-gaussian";
+import { accumulate, addFrames, combine, emptyStats, type GaussianStats, tiedDeltaBic } from "./speaker-gaussian";
 import type { SpeechRegion } from "./vad";
 
 /**
- * The BIC penalties (λ): change detection at λ = 1 over-segments (a false change costs
- * nothing once clustering joins the pieces again, decision 097); clustering at λ = 3 was
- * chosen on the tuning half of the generated corpus only (`bun bench/diarize.ts --sweep`,
- * decision 177).
+ * change: the change detector's BIC penalty (λ); at 1 it over-segments, and a false change
+ * costs nothing once clustering joins the pieces again (decision 097). cluster: λ of the
+ * tied-covariance BIC that stops the clustering; switch: what a change of speaker costs the
+ * frame-by-frame relabelling, in log-likelihood. Both chosen on the corpus' tuning half
+ * only (`bun bench/diarize.ts --sweep`, decision 178): λ 6 split a lone voice, 7 joined
+ * voices; a switch cost of 20 left flickers of a few frames, 150 missed short turns.
  */
-export const PENALTIES = { change: 1, cluster: 3 };
+export const PENALTIES = { change: 1, cluster: 6.5, switch: 100 };
+/** Rounds of re-estimating the clusters' Gaussians and relabelling the frames (two; not tuned). */
+const REFINE_ROUNDS = 2;
 export type Penalties = typeof PENALTIES;
 /**
  * Each feature's standard deviation over the recording after equalising: every feature then
@@ -27,7 +32,7 @@ const MAX_PIECE = 300;
 const JOIN_GAP = 2;
 
 /** A stretch of voiced frames between changes, and the speech time it stands for. */
-export type SpeechPiece = { start: number; end: number; stats: GaussianStats };
+export type SpeechPiece = { start: number; end: number; stats: GaussianStats; stretch: number; from: number; to: number };
 
 /** The frames of one region that count, packed as rows of `d` features, with the time each starts. */
 type VoicedFrames = { region: SpeechRegion; frames: Float32Array; d: number; times: Float64Array; count: number };
@@ -86,14 +91,19 @@ function equalise(all: VoicedFrames[], spread: number): void {
   for (const v of all) for (let f = 0; f < v.count * d; f++) v.frames[f]! *= scale[f % d]!;
 }
 
-/** Each region cut at its speaker changes (and into pieces of at most MAX_PIECE frames). */
-export function speechPieces(pcm16k: Float32Array, regions: SpeechRegion[], penalty: number, signal?: AbortSignal): SpeechPiece[] {
+/** The voiced, equalised frames of each region, and each region cut at its speaker changes (and into pieces of at most MAX_PIECE frames). */
+export function speechPieces(
+  pcm16k: Float32Array,
+  regions: SpeechRegion[],
+  penalty: number,
+  signal?: AbortSignal,
+): { stretches: VoicedFrames[]; pieces: SpeechPiece[] } {
   const pieces: SpeechPiece[] = [];
   const all = voicedFrames(pcm16k, regions, true);
   equalise(all, SPREAD);
-  for (const v of all) {
+  all.forEach((v, stretch) => {
     signal?.throwIfAborted();
-    if (v.count === 0) continue;
+    if (v.count === 0) return;
     const cuts = [0, ...findSpeakerChanges(v.frames, v.d, v.count, penalty, signal), v.count];
     for (let i = 0; i + 1 < cuts.length; i++) {
       const [from, to] = [cuts[i]!, cuts[i + 1]!];
@@ -101,17 +111,45 @@ export function speechPieces(pcm16k: Float32Array, regions: SpeechRegion[], pena
       for (let p = 0; p < parts; p++) {
         const a = from + Math.round(((to - from) * p) / parts);
         const b = from + Math.round(((to - from) * (p + 1)) / parts);
-        const start = a === 0 ? v.region.start : v.times[a]!;
-        const end = b === v.count ? v.region.end : v.times[b]!;
-        pieces.push({ start, end, stats: addFrames(emptyStats(v.d), v.frames, a, b) });
+        pieces.push({ ...span(v, a, b), stats: addFrames(emptyStats(v.d), v.frames, a, b), stretch, from: a, to: b });
       }
     }
-  }
-  return pieces;
+  });
+  return { stretches: all, pieces };
+}
+
+/** The time frames `a` to `b` of a stretch stand for: from its region's start or its first frame, to its region's end or the next frame. */
+const span = (v: VoicedFrames, a: number, b: number) => ({ start: a === 0 ? v.region.start : v.times[a]!, end: b === v.count ? v.region.end : v.times[b]! });
+
+/**
+ * The clusters' turns redrawn frame by frame (speaker-resegment.ts): runs of one label within
+ * a stretch become the pieces, in time order, with their clusters.
+ */
+export function resegmentPieces(
+  stretches: VoicedFrames[],
+  pieces: SpeechPiece[],
+  clusters: number[],
+  switchCost: number,
+): { spans: { start: number; end: number }[]; clusters: number[] } {
+  const labelled = stretches.map((v) => ({ frames: v.frames, d: v.d, count: v.count, labels: new Int32Array(v.count).fill(-1) }));
+  pieces.forEach((p, i) => labelled[p.stretch]!.labels.fill(clusters[i]!, p.from, p.to));
+  resegment(labelled, switchCost, REFINE_ROUNDS);
+  const spans: { start: number; end: number }[] = [];
+  const out: number[] = [];
+  labelled.forEach((l, s) => {
+    for (let a = 0; a < l.count; ) {
+      let b = a + 1;
+      while (b < l.count && l.labels[b] === l.labels[a]) b++;
+      spans.push(span(stretches[s]!, a, b));
+      out.push(l.labels[a]!);
+      a = b;
+    }
+  });
+  return { spans, clusters: out };
 }
 
 /**
- * Agglomerative clustering by ΔBIC: the pair of clusters whose merge loses least is merged
+ * Agglomerative clustering by the tied-covariance ΔBIC (decision 178): the pair of clusters whose merge loses least is merged
  * until every merge would lose (ΔBIC > 0), more clusters than `maxSpeakers` are merged
  * regardless, and no merge goes below `minSpeakers`. Returns each piece's cluster.
  */
@@ -119,10 +157,9 @@ export function clusterPieces(pieces: SpeechPiece[], hint: SpeakerCountHint, pen
   const n = pieces.length;
   const clusterOf = pieces.map((_, i) => i);
   const stats = pieces.map((p) => combine(p.stats, emptyStats(p.stats.d)));
-  const logDet = stats.map(logDeterminant);
   const alive = new Set(clusterOf);
   const score = new Float64Array(n * n);
-  const pair = (i: number, j: number) => deltaBic(stats[i]!, stats[j]!, penalty, logDet[i], logDet[j]);
+  const pair = (i: number, j: number) => tiedDeltaBic(stats[i]!, stats[j]!, penalty);
   for (let i = 0; i < n; i++) for (let j = i + 1; j < n; j++) score[i * n + j] = pair(i, j);
   const min = Math.max(1, hint.minSpeakers ?? 1);
   const max = Math.max(min, hint.maxSpeakers ?? Number.POSITIVE_INFINITY);
@@ -134,7 +171,6 @@ export function clusterPieces(pieces: SpeechPiece[], hint: SpeakerCountHint, pen
     for (const i of alive) for (const j of alive) if (i < j && score[i * n + j]! < best) [best, bi, bj] = [score[i * n + j]!, i, j];
     if (best > 0 && alive.size <= max) break;
     accumulate(stats[bi]!, stats[bj]!);
-    logDet[bi] = logDeterminant(stats[bi]!);
     alive.delete(bj);
     for (let k = 0; k < n; k++) if (clusterOf[k] === bj) clusterOf[k] = bi;
     for (const k of alive) if (k !== bi) score[Math.min(k, bi) * n + Math.max(k, bi)] = pair(Math.min(k, bi), Math.max(k, bi));
@@ -143,7 +179,7 @@ export function clusterPieces(pieces: SpeechPiece[], hint: SpeakerCountHint, pen
 }
 
 /** Consecutive pieces of one cluster, less than JOIN_GAP apart, as one turn. */
-export function turnsOf(pieces: SpeechPiece[], clusters: number[]): SpeakerTurn[] {
+export function turnsOf(pieces: { start: number; end: number }[], clusters: number[]): SpeakerTurn[] {
   const turns: { speaker: number; start: number; end: number }[] = [];
   pieces.forEach((p, i) => {
     const last = turns.at(-1);
@@ -154,9 +190,10 @@ export function turnsOf(pieces: SpeechPiece[], clusters: number[]): SpeakerTurn[
 }
 
 /**
- * The classic, weight-free diarizer (decision 097): cepstral features of the voiced
- * frames in the VAD's speech regions, speaker changes by ΔBIC, and agglomerative
- * clustering with BIC as the stopping rule. No model file; a few ms per minute of audio.
+ * The classic, weight-free diarizer (decisions 097, 177, 178): cepstral and pitch features of
+ * the voiced frames in the VAD's speech regions, speaker changes by ΔBIC, agglomerative
+ * clustering with a tied-covariance BIC as the stopping rule, then every frame relabelled by
+ * Viterbi over the clusters' Gaussians. No model file; a few ms per minute of audio.
  */
 export class ClassicDiarizer implements Diarizer {
   readonly kind = "classic";
@@ -167,13 +204,17 @@ export class ClassicDiarizer implements Diarizer {
   constructor(private readonly penalties: Penalties = PENALTIES) {}
 
   async diarize(pcm16k: Float32Array, regions: SpeechRegion[], hint: SpeakerCountHint, signal?: AbortSignal): Promise<SpeakerTurn[]> {
-    const pieces = speechPieces(
+    const { stretches, pieces } = speechPieces(
       pcm16k,
       [...regions].sort((a, b) => a.start - b.start),
       this.penalties.change,
       signal,
     );
     if (pieces.length === 0) return [];
-    return turnsOf(pieces, clusterPieces(pieces, hint, this.penalties.cluster, signal));
+    const clusters = clusterPieces(pieces, hint, this.penalties.cluster, signal);
+    const redrawn = resegmentPieces(stretches, pieces, clusters, this.penalties.switch);
+    // Relabelling can empty a cluster; below the hint's minimum the clustering's turns stand.
+    if (new Set(redrawn.clusters).size < (hint.minSpeakers ?? 1)) return turnsOf(pieces, clusters);
+    return turnsOf(redrawn.spans, redrawn.clusters);
   }
 }

@@ -111,3 +111,24 @@ export function divergence(a: GaussianStats, b: GaussianStats): number {
   const [pa, pb] = [perFrame(a), perFrame(b)];
   return 0.5 * (logDeterminant(combine(pa, pb)) - 0.5 * logDeterminant(pa) - 0.5 * logDeterminant(pb));
 }
+
+/** The scatter of the frames about their own mean (n, zero sum, Σ(x-μ)(x-μ)ᵀ): adding two gives their pooled within-covariance. */
+export function centred(stats: GaussianStats): GaussianStats {
+  const out = emptyStats(stats.d);
+  out.n = stats.n;
+  const n = Math.max(1, stats.n);
+  let p = 0;
+  for (let i = 0; i < stats.d; i++) for (let j = i; j < stats.d; j++) out.outer[p] = stats.outer[p++]! - (stats.sum[i]! * stats.sum[j]!) / n;
+  return out;
+}
+
+/**
+ * ΔBIC of one Gaussian against two that share one covariance (only the means differ): the
+ * penalty weighs d parameters, not d + d(d+1)/2, so short stretches of voices that differ
+ * mainly in their mean (pitch, timbre) are no longer joined for want of frames (decision 178).
+ */
+export function tiedDeltaBic(a: GaussianStats, b: GaussianStats, penalty: number): number {
+  const n = a.n + b.n;
+  const within = combine(centred(a), centred(b));
+  return 0.5 * n * (logDeterminant(combine(a, b)) - logDeterminant(within)) - penalty * 0.5 * a.d * Math.log(n);
+}

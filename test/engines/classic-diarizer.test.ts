@@ -143,16 +143,14 @@ describe("ClassicDiarizer on voices it was not tuned on", () => {
     return { truth: c.turns, turns: await diarizer.diarize(c.pcm, regions, {}) };
   }
 
-  // Known limit (issue 26, decision 177): in a 28 s dialogue of 4-5 s turns, voices that
-  // differ mostly in pitch (114 Hz against 80 Hz here) still merge: the full-covariance
-  // BIC over 1-2 s pieces is dominated by its penalty. `test.failing` pins that as it is,
-  // and tells the day it holds (the test then fails and is turned into a plain one).
-  for (const [name, who, holds] of [
-    ["a woman and a man", ["woman", "man"], false],
-    ["two men", ["man", "otherMan"], false],
-    ["two women", ["woman", "otherWoman"], true],
+  // Issue 26: these pairs came back as one speaker under the full-covariance BIC (decision
+  // 177); the tied-covariance BIC and the frame relabelling (decision 178) separate them.
+  for (const [name, who] of [
+    ["a woman and a man", ["woman", "man"]],
+    ["two men", ["man", "otherMan"]],
+    ["two women", ["woman", "otherWoman"]],
   ] as const) {
-    (holds ? test : test.failing)(`${name} talking about headaches: two speakers, every turn change within 1 s`, async () => {
+    test(`${name} talking about headaches: two speakers, every turn change within 1 s`, async () => {
       const { truth, turns } = await talk([...who], [0, 1, 0, 1, 0, 1]);
       expect(speakers(turns)).toHaveLength(2);
       for (const e of boundaryErrors(truth, turns)) expect(e).toBeLessThan(1);
@@ -160,7 +158,10 @@ describe("ClassicDiarizer on voices it was not tuned on", () => {
     });
   }
 
-  test.failing("three new voices: three speakers (known limit, as above)", async () => {
+  // Known limit (decision 178): three voices in 28 s still come back as one. The clustering λ
+  // that keeps the corpus' long lone voices whole is too strict for so little speech each
+  // (λ 4 separates them, and splits lone voices). `test.failing` tells the day it holds.
+  test.failing("three new voices: three speakers (known limit)", async () => {
     const { truth, turns } = await talk(["woman", "man", "otherMan"], [0, 1, 2, 0, 2, 1]);
     expect(speakers(turns)).toHaveLength(3);
     expect(diarizationErrorRate(truth, turns)).toBeLessThan(0.15);

@@ -43,12 +43,17 @@ const work = mkdtempSync(join(tmpdir(), "parley-bench-live-"));
 async function main() {
   const minutes = Number(flags.minutes);
   const wav = wavBytes(conversationClip(minutes).pcm);
-  const { port, key, server } = await startBenchServer(work, {
-    PARLEY_WHISPER_MODEL: ensureShapedWhisperModel("base.en", "f16", 100),
-    PARLEY_LLM_MODEL: ensureShapedGguf(),
-    PARLEY_GPU: "off",
-    PARLEY_PROCESSING_MIN_SECONDS: "7200",
-  });
+  const { port, key, server } = await startBenchServer(
+    work,
+    {
+      PARLEY_WHISPER_MODEL: ensureShapedWhisperModel("base.en", "f16", 100),
+      PARLEY_LLM_MODEL: ensureShapedGguf(),
+      PARLEY_GPU: "off",
+      PARLEY_PROCESSING_MIN_SECONDS: "7200",
+      // Greedy, as bench/pipeline.ts decodes: random weights would fail every temperature step.
+    },
+    [join(import.meta.dir, "..", "scripts", "test-models", "serve-greedy.ts")],
+  );
   const base = `http://127.0.0.1:${port}/v1`;
   const headers = { authorization: `Bearer ${key}`, "content-type": "application/json" };
   const call = async (method: string, path: string, body?: unknown) => {

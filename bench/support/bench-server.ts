@@ -7,9 +7,10 @@ import { freePort, startServer } from "./load";
 
 /**
  * A real `parley serve` in a child process on a fresh data dir under `work`, with a test API
- * key of its one project and rate limits off; `env` adds to the configuration.
+ * key of its one project and rate limits off; `env` adds to the configuration. `command` is
+ * what runs it: `parley serve` unless a bench needs the server another way.
  */
-export async function startBenchServer(work: string, env: Record<string, string>) {
+export async function startBenchServer(work: string, env: Record<string, string>, command = [join(import.meta.dir, "..", "..", "src", "cli.ts"), "serve"]) {
   const config = { PARLEY_DATA_DIR: join(work, "data"), PARLEY_LOG_LEVEL: "silent", ...env };
   const seed = buildDeps(loadConfig(config));
   createProject(seed.db, "bench", seed.clock.now());
@@ -17,7 +18,7 @@ export async function startBenchServer(work: string, env: Record<string, string>
   seed.db.close();
   const port = freePort();
   const server = await startServer(
-    [join(import.meta.dir, "..", "..", "src", "cli.ts"), "serve"],
+    command,
     { ...config, PARLEY_PORT: String(port), PARLEY_RATE_LIMIT_PER_SECOND: "0", PARLEY_RATE_LIMIT_PER_MINUTE: "0" },
     `http://127.0.0.1:${port}/healthz`,
   );

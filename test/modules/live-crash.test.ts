@@ -14,7 +14,7 @@ import { makeTempDir, waitFor } from "../helpers";
 import { freePort, parley } from "../support/server-process";
 
 const BUN = process.execPath;
-const ENTRY = join(import.meta.dir, "..", "support", "tiny-whisper-serve.ts");
+const ENTRY = join(import.meta.dir, "..", "..", "scripts", "test-models", "serve-greedy.ts");
 const dataDir = makeTempDir("parley-live-crash-");
 const port = freePort();
 const env = {
@@ -37,7 +37,7 @@ afterAll(() => {
 });
 
 async function start(): Promise<void> {
-  const proc = Bun.spawn([BUN, ENTRY], { env, stdout: "ignore", stderr: "ignore" });
+  const proc = Bun.spawn([BUN, ENTRY, "--threads", "1"], { env, stdout: "ignore", stderr: "ignore" });
   server = proc;
   await waitFor(
     "the server to answer",

@@ -20,7 +20,8 @@ const nodeApiHeaders = require("node-api-headers").include_dir as string;
 
 function sourceHash(): string {
   const hash = createHash("sha256");
-  for (const file of ["addon.c", "parakeet.c", "parley-parakeet.h", "CMakeLists.txt"]) hash.update(readFileSync(join(addonDir, file)));
+  for (const file of ["addon.c", "parakeet.c", "parley-parakeet.h", "napi-shared.c", "napi-shared.h", "CMakeLists.txt"])
+    hash.update(readFileSync(join(addonDir, file)));
   hash.update(readFileSync(join(whisperSource, "CMakeLists.txt")));
   hash.update(require("nodejs-whisper/package.json").version);
   return hash.digest("hex");

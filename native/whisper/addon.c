@@ -11,20 +11,8 @@
 #include <string.h>
 #include <whisper.h>
 
+#include "napi-shared.h"
 #include "parley-parakeet.h"
-
-#define CHECK(env, call)                                                    \
-  do {                                                                      \
-    if ((call) != napi_ok) {                                                \
-      napi_throw_error((env), NULL, "parley-whisper: N-API call failed: " #call); \
-      return NULL;                                                          \
-    }                                                                       \
-  } while (0)
-
-// whisper.cpp and ggml print to stderr unless given a callback; the server logs JSON lines only.
-static void silent(enum ggml_log_level level, const char *text, void *user_data) {
-  (void)level, (void)text, (void)user_data;
-}
 
 // ---- the whisper thread ------------------------------------------------------------------
 // Every whisper.cpp call of the process runs on this one thread of ours, so the process has
@@ -94,13 +82,6 @@ static void free_context(napi_env env, void *data, void *hint) {
   whisper_free((struct whisper_context *)data);
 }
 
-static napi_value error_value(napi_env env, const char *message) {
-  napi_value text, error;
-  napi_create_string_utf8(env, message, NAPI_AUTO_LENGTH, &text);
-  napi_create_error(env, NULL, text, &error);
-  return error;
-}
-
 // ---- load(path): Promise<context> -------------------------------------------------------
 
 typedef struct {
@@ -129,7 +110,7 @@ static void load_complete(napi_env env, napi_status status, void *data) {
     napi_create_external(env, job->ctx, free_context, NULL, &handle);
     napi_resolve_deferred(env, job->deferred, handle);
   } else {
-    napi_reject_deferred(env, job->deferred, error_value(env, "whisper.cpp could not load the model file"));
+    napi_reject_deferred(env, job->deferred, parley_error_value(env, "whisper.cpp could not load the model file"));
   }
   napi_delete_async_work(env, job->work);
   free(job->path);
@@ -153,24 +134,6 @@ static napi_value load(napi_env env, napi_callback_info info) {
 }
 
 // ---- transcribe(context, pcm, options): { promise, stop() } ------------------------------
-
-// Shared by the worker (reads it) and the stop() function (sets it); freed by whichever of
-// the job's completion and the function's finalizer comes last (both on the main thread).
-typedef struct {
-  atomic_bool stopped;
-  int owners;
-} stop_flag;
-
-static void release_flag(stop_flag *flag) {
-  if (--flag->owners == 0) free(flag);
-}
-
-static void flag_finalize(napi_env env, void *data, void *hint) {
-  (void)env, (void)hint;
-  release_flag(data);
-}
-
-static bool should_abort(void *data) { return atomic_load(&((stop_flag *)data)->stopped); }
 
 typedef struct {
   napi_async_work work;
@@ -203,7 +166,7 @@ static void transcribe_on_whisper_thread(void *data) {
   // Times for each token (from the timestamp tokens' probabilities, then the signal's energy):
   // the words' times. A pass over the tokens after decoding; the decoding itself is unchanged.
   params.token_timestamps = true;
-  params.abort_callback = should_abort;
+  params.abort_callback = parley_should_abort;
   params.abort_callback_user_data = job->flag;
   if (job->prompt) {
     params.initial_prompt = job->prompt;
@@ -216,12 +179,6 @@ static void transcribe_on_whisper_thread(void *data) {
 static void transcribe_execute(napi_env env, void *data) {
   (void)env;
   on_whisper_thread(transcribe_on_whisper_thread, data);
-}
-
-static void set_number(napi_env env, napi_value object, const char *key, double value) {
-  napi_value v;
-  napi_create_double(env, value, &v);
-  napi_set_named_property(env, object, key, v);
 }
 
 /** A word being gathered from its tokens: their bytes, first and last times (10 ms units), summed probabilities. */
@@ -250,12 +207,12 @@ static void flush_word(napi_env env, word_buffer *w, napi_value words, uint32_t 
   if (w->tokens > 0 && skip < w->length) {
     napi_value word, text;
     napi_create_object(env, &word);
-    set_number(env, word, "t0", (double)w->t0 * 10);
-    set_number(env, word, "t1", (double)w->t1 * 10);
+    parley_set_number(env, word, "t0", (double)w->t0 * 10);
+    parley_set_number(env, word, "t1", (double)w->t1 * 10);
     // Made once from the whole word's bytes: a character split across two tokens is whole here.
     napi_create_string_utf8(env, w->text + skip, w->length - skip, &text);
     napi_set_named_property(env, word, "text", text);
-    set_number(env, word, "p", w->p / w->tokens);
+    parley_set_number(env, word, "p", w->p / w->tokens);
     napi_set_element(env, words, (*count)++, word);
   }
   w->length = 0;
@@ -300,8 +257,8 @@ static napi_value transcription_value(napi_env env, struct whisper_context *ctx)
   for (int i = 0; i < count; i++) {
     napi_value segment, text, p;
     napi_create_object(env, &segment);
-    set_number(env, segment, "t0", (double)whisper_full_get_segment_t0(ctx, i) * 10);
-    set_number(env, segment, "t1", (double)whisper_full_get_segment_t1(ctx, i) * 10);
+    parley_set_number(env, segment, "t0", (double)whisper_full_get_segment_t0(ctx, i) * 10);
+    parley_set_number(env, segment, "t1", (double)whisper_full_get_segment_t1(ctx, i) * 10);
     napi_create_string_utf8(env, whisper_full_get_segment_text(ctx, i), NAPI_AUTO_LENGTH, &text);
     napi_set_named_property(env, segment, "text", text);
     double sum = 0;
@@ -330,21 +287,14 @@ static void transcribe_complete(napi_env env, napi_status status, void *data) {
     napi_resolve_deferred(env, job->deferred, transcription_value(env, job->ctx));
   } else {
     const char *reason = atomic_load(&job->flag->stopped) ? "whisper.cpp transcription stopped" : "whisper.cpp failed to transcribe the audio";
-    napi_reject_deferred(env, job->deferred, error_value(env, reason));
+    napi_reject_deferred(env, job->deferred, parley_error_value(env, reason));
   }
   napi_delete_reference(env, job->context_ref);
   napi_delete_async_work(env, job->work);
-  release_flag(job->flag);
+  parley_release_flag(job->flag);
   free(job->prompt);
   free(job->pcm);
   free(job);
-}
-
-static napi_value stop(napi_env env, napi_callback_info info) {
-  void *flag;
-  CHECK(env, napi_get_cb_info(env, info, NULL, NULL, NULL, &flag));
-  atomic_store(&((stop_flag *)flag)->stopped, true);
-  return NULL;
 }
 
 static double number_option(napi_env env, napi_value options, const char *key) {
@@ -397,10 +347,7 @@ static napi_value transcribe(napi_env env, napi_callback_info info) {
   job->temperature_inc = (float)number_option(env, argv[2], "temperatureInc");
   job->prompt = string_option(env, argv[2], "prompt");
 
-  job->flag = calloc(1, sizeof *job->flag);
-  job->flag->owners = 2;
-  CHECK(env, napi_create_function(env, "stop", NAPI_AUTO_LENGTH, stop, job->flag, &stop_fn));
-  CHECK(env, napi_add_finalizer(env, stop_fn, job->flag, flag_finalize, NULL, NULL));
+  CHECK(env, parley_stop_handle(env, &job->flag, &stop_fn));
 
   CHECK(env, napi_create_promise(env, &job->deferred, &promise));
   CHECK(env, napi_create_string_utf8(env, "parley-whisper.transcribe", NAPI_AUTO_LENGTH, &name));
@@ -443,7 +390,7 @@ static napi_value system_info(napi_env env, napi_callback_info info) {
 }
 
 static napi_value init(napi_env env, napi_value exports) {
-  whisper_log_set(silent, NULL);
+  whisper_log_set(parley_silent, NULL);
   napi_property_descriptor methods[] = {
       {"load", NULL, load, NULL, NULL, NULL, napi_default, NULL},
       {"transcribe", NULL, transcribe, NULL, NULL, NULL, napi_default, NULL},

@@ -2,6 +2,7 @@
 // PCM off the event loop into tokens with their times (from the TDT durations) and
 // probabilities; stop a running transcription. Compiled into the whisper addon from the same
 // whisper.cpp sources and flags, and run on the addon's one engine thread (decision 181).
+#include "napi-shared.h"
 #include "parley-parakeet.h"
 
 #include <parakeet.h>
@@ -10,27 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define CHECK(env, call)                                                       \
-  do {                                                                         \
-    if ((call) != napi_ok) {                                                   \
-      napi_throw_error((env), NULL, "parley-parakeet: N-API call failed: " #call); \
-      return NULL;                                                             \
-    }                                                                          \
-  } while (0)
-
 static parley_on_engine_thread on_engine_thread;
-
-// The server logs JSON lines only: parakeet.cpp prints to stderr unless given a callback.
-static void silent(enum ggml_log_level level, const char *text, void *user_data) {
-  (void)level, (void)text, (void)user_data;
-}
-
-static napi_value error_value(napi_env env, const char *message) {
-  napi_value text, error;
-  napi_create_string_utf8(env, message, NAPI_AUTO_LENGTH, &text);
-  napi_create_error(env, NULL, text, &error);
-  return error;
-}
 
 static void free_context(napi_env env, void *data, void *hint) {
   (void)env, (void)hint;
@@ -65,7 +46,7 @@ static void load_complete(napi_env env, napi_status status, void *data) {
     napi_create_external(env, job->ctx, free_context, NULL, &handle);
     napi_resolve_deferred(env, job->deferred, handle);
   } else {
-    napi_reject_deferred(env, job->deferred, error_value(env, "whisper.cpp could not load the Parakeet model file"));
+    napi_reject_deferred(env, job->deferred, parley_error_value(env, "whisper.cpp could not load the Parakeet model file"));
   }
   napi_delete_async_work(env, job->work);
   free(job->path);
@@ -89,31 +70,6 @@ static napi_value load(napi_env env, napi_callback_info info) {
 
 // ---- parakeetTranscribe(context, pcm, { threads }): { promise, stop() } ------------------
 
-// Set by stop() on the main thread, read by parakeet.cpp's abort callback on the engine
-// thread; freed by whichever of the job's completion and stop()'s finalizer comes last.
-typedef struct {
-  atomic_bool stopped;
-  int owners;
-} stop_flag;
-
-static void release_flag(stop_flag *flag) {
-  if (--flag->owners == 0) free(flag);
-}
-
-static void flag_finalize(napi_env env, void *data, void *hint) {
-  (void)env, (void)hint;
-  release_flag(data);
-}
-
-static bool should_abort(void *data) { return atomic_load(&((stop_flag *)data)->stopped); }
-
-static napi_value stop(napi_env env, napi_callback_info info) {
-  void *flag;
-  CHECK(env, napi_get_cb_info(env, info, NULL, NULL, NULL, &flag));
-  atomic_store(&((stop_flag *)flag)->stopped, true);
-  return NULL;
-}
-
 typedef struct {
   napi_async_work work;
   napi_deferred deferred;
@@ -129,7 +85,7 @@ static void transcribe_on_engine_thread(void *data) {
   struct parakeet_full_params params = parakeet_full_default_params(PARAKEET_SAMPLING_GREEDY);
   params.n_threads = job->threads;
   params.no_context = true;  // each recording on its own: no tokens or LSTM state from the last one
-  params.abort_callback = should_abort;
+  params.abort_callback = parley_should_abort;
   params.abort_callback_user_data = job->flag;
   job->result = parakeet_full(job->ctx, params, job->pcm, job->samples);
 }
@@ -137,12 +93,6 @@ static void transcribe_on_engine_thread(void *data) {
 static void transcribe_execute(napi_env env, void *data) {
   (void)env;
   on_engine_thread(transcribe_on_engine_thread, data);
-}
-
-static void set_number(napi_env env, napi_value object, const char *key, double value) {
-  napi_value v;
-  napi_create_double(env, value, &v);
-  napi_set_named_property(env, object, key, v);
 }
 
 /**
@@ -164,9 +114,9 @@ static napi_value tokens_value(napi_env env, struct parakeet_context *ctx) {
       napi_create_object(env, &token);
       napi_create_string_utf8(env, piece, NAPI_AUTO_LENGTH, &text);
       napi_set_named_property(env, token, "text", text);
-      set_number(env, token, "t0", (double)data.t0 * 10);
-      set_number(env, token, "t1", (double)data.t1 * 10);
-      set_number(env, token, "p", data.p);
+      parley_set_number(env, token, "t0", (double)data.t0 * 10);
+      parley_set_number(env, token, "t1", (double)data.t1 * 10);
+      parley_set_number(env, token, "p", data.p);
       napi_get_boolean(env, data.is_word_start, &word_start);
       napi_set_named_property(env, token, "wordStart", word_start);
       napi_set_element(env, tokens, at++, token);
@@ -181,11 +131,11 @@ static void transcribe_complete(napi_env env, napi_status status, void *data) {
     napi_resolve_deferred(env, job->deferred, tokens_value(env, job->ctx));
   } else {
     const char *reason = atomic_load(&job->flag->stopped) ? "Parakeet transcription stopped" : "Parakeet failed to transcribe the audio";
-    napi_reject_deferred(env, job->deferred, error_value(env, reason));
+    napi_reject_deferred(env, job->deferred, parley_error_value(env, reason));
   }
   napi_delete_reference(env, job->context_ref);
   napi_delete_async_work(env, job->work);
-  release_flag(job->flag);
+  parley_release_flag(job->flag);
   free(job->pcm);
   free(job);
 }
@@ -211,10 +161,7 @@ static napi_value transcribe(napi_env env, napi_callback_info info) {
   CHECK(env, napi_get_named_property(env, argv[2], "threads", &threads));
   CHECK(env, napi_get_value_int32(env, threads, &job->threads));
 
-  job->flag = calloc(1, sizeof *job->flag);
-  job->flag->owners = 2;
-  CHECK(env, napi_create_function(env, "stop", NAPI_AUTO_LENGTH, stop, job->flag, &stop_fn));
-  CHECK(env, napi_add_finalizer(env, stop_fn, job->flag, flag_finalize, NULL, NULL));
+  CHECK(env, parley_stop_handle(env, &job->flag, &stop_fn));
 
   CHECK(env, napi_create_promise(env, &job->deferred, &promise));
   CHECK(env, napi_create_string_utf8(env, "parley-parakeet.transcribe", NAPI_AUTO_LENGTH, &name));
@@ -231,7 +178,7 @@ static napi_value transcribe(napi_env env, napi_callback_info info) {
 
 napi_status parley_parakeet_register(napi_env env, napi_value exports, parley_on_engine_thread on_thread) {
   on_engine_thread = on_thread;
-  parakeet_log_set(silent, NULL);
+  parakeet_log_set(parley_silent, NULL);
   napi_property_descriptor methods[] = {
       {"parakeetLoad", NULL, load, NULL, NULL, NULL, napi_default, NULL},
       {"parakeetTranscribe", NULL, transcribe, NULL, NULL, NULL, napi_default, NULL},

@@ -20,7 +20,6 @@ export { eraseRecording } from "./erasure";
 export {
   endUsersOfRecordings,
   findRecording,
-  listChunks,
   listRecordingOwners,
   listRecordingsMadeBefore,
   type RecordingOwner,
@@ -29,6 +28,7 @@ export {
   type StoredRecording,
   toRecording,
 } from "./store";
+export { listChunks } from "./chunks-store";
 
 /**
  * POST /recordings. A device token fixes device_id and end_user_id (body values are

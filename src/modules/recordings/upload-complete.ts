@@ -6,7 +6,8 @@ import { ApiError } from "../../http/errors";
 import { isOutOfSpace } from "../../storage/volumes";
 import { PRE_UPLOAD, type Recording, type UploadCompleteBody } from "./schema";
 import { loadRecording } from "./service";
-import { acceptCompletion, type Completion, listChunks, type StoredRecording, toRecording } from "./store";
+import { listChunks } from "./chunks-store";
+import { acceptCompletion, type Completion, type StoredRecording, toRecording } from "./store";
 import { assertChunksWithinLimit } from "./upload-rules";
 import { enqueueVerification, verifyUpload } from "./upload-verify";
 

@@ -4,7 +4,8 @@ import { ApiError, insufficientStorage } from "../../http/errors";
 import { applianceVolumes } from "../../storage";
 import { measureVolume } from "../../storage/volumes";
 import { PRE_UPLOAD } from "./schema";
-import { chunkBytes, type StoredRecording } from "./store";
+import { chunkBytes } from "./chunks-store";
+import type { StoredRecording } from "./store";
 import type { Tenant } from "../../tenancy";
 import type { UploadRow } from "./upload-store";
 

@@ -6,7 +6,8 @@ import { ApiError } from "../../http/errors";
 import { DELETE_OBJECTS_JOB } from "./objects";
 import type { UploadUrl, UploadUrlBody } from "./schema";
 import { loadRecording } from "./service";
-import { deleteChunkRows, listChunks, reopenForUpload, type StoredRecording } from "./store";
+import { deleteChunkRows, listChunks } from "./chunks-store";
+import { reopenForUpload, type StoredRecording } from "./store";
 import { assertRoomForUpload, assertWithinBudget, refusal } from "./upload-rules";
 import { insertUpload } from "./upload-store";
 

@@ -9,7 +9,8 @@ import type { Job, JobQueue } from "../../jobs/queue";
 import { chunksOf, ObjectTooLargeError } from "../../storage";
 import { DELETE_OBJECTS_JOB, recordingPrefix } from "./objects";
 import { maxUploadBytes } from "./upload-rules";
-import { type Completion, deleteChunkRows, dropCompletion, findRecording, listChunks, markIntegrityFailure, markUploaded, type StoredRecording } from "./store";
+import { deleteChunkRows, listChunks } from "./chunks-store";
+import { type Completion, dropCompletion, findRecording, markIntegrityFailure, markUploaded, type StoredRecording } from "./store";
 
 export const VERIFY_UPLOAD_JOB = "recordings.verify_upload";
 export type VerifyPayload = JobContracts[typeof VERIFY_UPLOAD_JOB];

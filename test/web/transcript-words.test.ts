@@ -53,6 +53,10 @@ describe.skipIf(!hasChromium)("the transcript player follows the words", () => {
       const seen = await page.evaluate(() => (window as unknown as { seen: string[] }).seen);
       // The click played from charlie (2 s), not from the segment's start; then each word in turn.
       expect(seen.slice(0, 4)).toEqual(["charlie", "delta", "echo", "foxtrot"]);
+      // At a phone's width the segment's words wrap inside it (a segment is a button, and buttons do not wrap by default).
+      await page.setViewportSize({ width: 390, height: 844 });
+      const text = transcript.locator(".segment-text").first();
+      expect(await text.evaluate((t) => t.scrollWidth <= t.clientWidth)).toBe(true);
       expect(await transcript.locator(".word.current").count()).toBe(1);
     });
   }, 60_000);

@@ -47,8 +47,8 @@ export function accumulate(a: GaussianStats, b: GaussianStats): void {
   for (let p = 0; p < a.outer.length; p++) a.outer[p]! += b.outer[p]!;
 }
 
-/** log |covariance| by Cholesky, the covariance floored on its diagonal. */
-export function logDeterminant(stats: GaussianStats): number {
+/** The covariance's Cholesky factor (row-major, lower triangle) and log |covariance|, the covariance floored on its diagonal. */
+export function covarianceCholesky(stats: GaussianStats): { chol: Float64Array; logDet: number } {
   const D = stats.d;
   const n = Math.max(1, stats.n);
   const m = new Float64Array(D * D);
@@ -61,21 +61,24 @@ export function logDeterminant(stats: GaussianStats): number {
     }
     m[i * D + i]! += FLOOR;
   }
-  let log = 0;
+  let logDet = 0;
   for (let j = 0; j < D; j++) {
     let diag = m[j * D + j]!;
     for (let k = 0; k < j; k++) diag -= m[j * D + k]! ** 2;
     diag = Math.sqrt(Math.max(diag, 1e-12));
     m[j * D + j] = diag;
-    log += 2 * Math.log(diag);
+    logDet += 2 * Math.log(diag);
     for (let i = j + 1; i < D; i++) {
       let v = m[i * D + j]!;
       for (let k = 0; k < j; k++) v -= m[i * D + k]! * m[j * D + k]!;
       m[i * D + j] = v / diag;
     }
   }
-  return log;
+  return { chol: m, logDet };
 }
+
+/** log |covariance| by Cholesky, the covariance floored on its diagonal. */
+export const logDeterminant = (stats: GaussianStats): number => covarianceCholesky(stats).logDet;
 
 /**
  * ΔBIC of modelling a and b by one Gaussian instead of two: positive means two speakers are

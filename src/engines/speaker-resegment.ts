@@ -1,39 +1,11 @@
-import { addFrames, emptyStats, type GaussianStats } from "./speaker-gaussian";
-
-/** Added to each cluster's covariance diagonal, as for the clustering (the features' spread is 4). */
-const FLOOR = 0.5;
+import { addFrames, covarianceCholesky, emptyStats, type GaussianStats } from "./speaker-gaussian";
 
 /** A cluster's Gaussian ready to score frames: its mean, the Cholesky factor of its covariance and log |Σ|. */
 type Scorer = { mean: Float64Array; chol: Float64Array; logDet: number };
 
 function scorer(stats: GaussianStats): Scorer {
-  const D = stats.d;
   const n = Math.max(1, stats.n);
-  const mean = stats.sum.map((s) => s / n);
-  const m = new Float64Array(D * D);
-  let p = 0;
-  for (let i = 0; i < D; i++) {
-    for (let j = i; j < D; j++) {
-      const c = stats.outer[p++]! / n - mean[i]! * mean[j]!;
-      m[i * D + j] = c;
-      m[j * D + i] = c;
-    }
-    m[i * D + i]! += FLOOR;
-  }
-  let logDet = 0;
-  for (let j = 0; j < D; j++) {
-    let diag = m[j * D + j]!;
-    for (let k = 0; k < j; k++) diag -= m[j * D + k]! ** 2;
-    diag = Math.sqrt(Math.max(diag, 1e-12));
-    m[j * D + j] = diag;
-    logDet += 2 * Math.log(diag);
-    for (let i = j + 1; i < D; i++) {
-      let v = m[i * D + j]!;
-      for (let k = 0; k < j; k++) v -= m[i * D + k]! * m[j * D + k]!;
-      m[i * D + j] = v / diag;
-    }
-  }
-  return { mean, chol: m, logDet };
+  return { mean: stats.sum.map((s) => s / n), ...covarianceCholesky(stats) };
 }
 
 /** log N(x; μ, Σ) up to a constant, by forward substitution through the Cholesky factor. */

@@ -10,8 +10,8 @@
 // so its output is not scored here; an operator with real models scores them with
 // `parley eval speakers DIR`.
 // Usage: bun bench/diarize.ts [--half tuning|held-out] [--files] [--sweep] [--no-neural]
-// (--sweep: only the clustering penalties tried on the tuning half, one line each, under the
-// relabelling's switch cost in use)
+// (--sweep: only the clustering's stopping λ tried on the tuning half, one line each, under the
+// merge order and the relabelling's switch cost in use)
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { loadavg } from "node:os";
 import { join } from "node:path";
@@ -73,17 +73,18 @@ function print(rows: Row[], half: Half) {
 }
 
 /**
- * The tuning half under other clustering penalties, one line each: how the one in use was
- * chosen (never on the held-out half). Decision 177 lists the feature settings tried too.
+ * The tuning half under other clustering stops, one line each, the merge order kept: how the
+ * one in use was chosen (never on the held-out half). Decisions 177, 178 and 195 list the
+ * other settings tried.
  */
 async function sweep(tuning: Loaded[]) {
   console.log(`sweep on the tuning half (${tuning.length} recordings): count right, turn changes, DER; lone voices kept whole`);
-  // The pieces do not depend on the clustering penalty: cut once, clustered under each λ.
+  // The pieces do not depend on the clustering: cut once, clustered under each stop.
   const cut = tuning.map((r) => speechPieces(r.pcm, r.regions, PENALTIES.change));
-  for (const cluster of [4, 5, 6, 6.5, 7, 8, 10]) {
+  for (const stop of [5.5, 6, 6.5, 7, 8, 9, 10, 11, 12]) {
     const rows = tuning.map((r, i) => {
       const { stretches, pieces } = cut[i]!;
-      const clusters = pieces.length ? clusterPieces(pieces, {}, cluster) : [];
+      const clusters = pieces.length ? clusterPieces(pieces, {}, { merge: PENALTIES.merge, stop }) : [];
       const redrawn = resegmentPieces(stretches, pieces, clusters, PENALTIES.switch);
       const turns = pieces.length ? turnsOf(redrawn.spans, redrawn.clusters) : [];
       return { name: r.entry.name, seconds: r.pcm.length / 16_000, score: scoreDiarization(r.truth, turns), entry: r.entry };
@@ -92,7 +93,7 @@ async function sweep(tuning: Loaded[]) {
     const lone = rows.filter((r) => r.entry.lone);
     const whole = lone.filter((r) => r.score.foundSpeakers === 1).length;
     const line = `count ${percent(talks.countRight / talks.files)}, changes ${percent(talks.changesFound / talks.changes)}, DER ${percent(talks.der)}; lone ${whole}/${lone.length}`;
-    console.log(`  λ ${String(cluster).padEnd(4)} ${line}${cluster === PENALTIES.cluster ? "   <- in use" : ""}`);
+    console.log(`  stop λ ${String(stop).padEnd(4)} ${line}${stop === PENALTIES.stop ? "   <- in use" : ""}`);
   }
 }
 

@@ -8,13 +8,17 @@ import type { SpeechRegion } from "./vad";
 
 /**
  * change: the change detector's BIC penalty (λ); at 1 it over-segments, and a false change
- * costs nothing once clustering joins the pieces again (decision 097). cluster: λ of the
- * tied-covariance BIC that stops the clustering; switch: what a change of speaker costs the
- * frame-by-frame relabelling, in log-likelihood. Both chosen on the corpus' tuning half
- * only (`bun bench/diarize.ts --sweep`, decision 178): λ 6 split a lone voice, 7 joined
- * voices; a switch cost of 20 left flickers of a few frames, 150 missed short turns.
+ * costs nothing once clustering joins the pieces again (decision 097). merge: λ of the
+ * tied-covariance ΔBIC that picks the next pair of clusters to merge (the one that loses
+ * least); stop: the λ under which that pair's ΔBIC must still say "two" for the clustering to
+ * stop. switch: what a change of speaker costs the frame-by-frame relabelling, in
+ * log-likelihood. All chosen on the corpus' tuning half only (`bun bench/diarize.ts --sweep`):
+ * merge and switch in decision 178 (a switch cost of 20 left flickers of a few frames, 150
+ * missed short turns); stop in decision 195, the middle of the stops that count the tuning
+ * half best (6.5 to 10). One λ did both before, and raising it joined voices: a larger λ also
+ * merges large clusters first.
  */
-export const PENALTIES = { change: 1, cluster: 6.5, switch: 100 };
+export const PENALTIES = { change: 1, merge: 6.5, stop: 8, switch: 100 };
 /** Rounds of re-estimating the clusters' Gaussians and relabelling the frames (two; not tuned). */
 const REFINE_ROUNDS = 2;
 export type Penalties = typeof PENALTIES;
@@ -149,17 +153,19 @@ export function resegmentPieces(
 }
 
 /**
- * Agglomerative clustering by the tied-covariance ΔBIC (decision 178): the pair of clusters whose merge loses least is merged
- * until every merge would lose (ΔBIC > 0), more clusters than `maxSpeakers` are merged
- * regardless, and no merge goes below `minSpeakers`. Returns each piece's cluster.
+ * Agglomerative clustering by the tied-covariance ΔBIC (decisions 178, 195): the pair of
+ * clusters whose merge loses least under λ = `merge` is merged until that pair would lose
+ * under λ = `stop` too, more clusters than `maxSpeakers` are merged regardless, and no merge
+ * goes below `minSpeakers`. Returns each piece's cluster. Two λs, because λ also orders the
+ * merges (a larger one merges large clusters first): moving the stop alone keeps the order.
  */
-export function clusterPieces(pieces: SpeechPiece[], hint: SpeakerCountHint, penalty: number, signal?: AbortSignal): number[] {
+export function clusterPieces(pieces: SpeechPiece[], hint: SpeakerCountHint, penalties: Pick<Penalties, "merge" | "stop">, signal?: AbortSignal): number[] {
   const n = pieces.length;
   const clusterOf = pieces.map((_, i) => i);
   const stats = pieces.map((p) => combine(p.stats, emptyStats(p.stats.d)));
   const alive = new Set(clusterOf);
   const score = new Float64Array(n * n);
-  const pair = (i: number, j: number) => tiedDeltaBic(stats[i]!, stats[j]!, penalty);
+  const pair = (i: number, j: number) => tiedDeltaBic(stats[i]!, stats[j]!, penalties.merge);
   for (let i = 0; i < n; i++) for (let j = i + 1; j < n; j++) score[i * n + j] = pair(i, j);
   const min = Math.max(1, hint.minSpeakers ?? 1);
   const max = Math.max(min, hint.maxSpeakers ?? Number.POSITIVE_INFINITY);
@@ -169,7 +175,7 @@ export function clusterPieces(pieces: SpeechPiece[], hint: SpeakerCountHint, pen
     let bi = -1;
     let bj = -1;
     for (const i of alive) for (const j of alive) if (i < j && score[i * n + j]! < best) [best, bi, bj] = [score[i * n + j]!, i, j];
-    if (best > 0 && alive.size <= max) break;
+    if (alive.size <= max && tiedDeltaBic(stats[bi]!, stats[bj]!, penalties.stop) > 0) break;
     accumulate(stats[bi]!, stats[bj]!);
     alive.delete(bj);
     for (let k = 0; k < n; k++) if (clusterOf[k] === bj) clusterOf[k] = bi;
@@ -190,7 +196,7 @@ export function turnsOf(pieces: { start: number; end: number }[], clusters: numb
 }
 
 /**
- * The classic, weight-free diarizer (decisions 097, 177, 178): cepstral and pitch features of
+ * The classic, weight-free diarizer (decisions 097, 177, 178, 195): cepstral and pitch features of
  * the voiced frames in the VAD's speech regions, speaker changes by ΔBIC, agglomerative
  * clustering with a tied-covariance BIC as the stopping rule, then every frame relabelled by
  * Viterbi over the clusters' Gaussians. No model file; a few ms per minute of audio.
@@ -211,7 +217,7 @@ export class ClassicDiarizer implements Diarizer {
       signal,
     );
     if (pieces.length === 0) return [];
-    const clusters = clusterPieces(pieces, hint, this.penalties.cluster, signal);
+    const clusters = clusterPieces(pieces, hint, this.penalties, signal);
     const redrawn = resegmentPieces(stretches, pieces, clusters, this.penalties.switch);
     // Relabelling can empty a cluster; below the hint's minimum the clustering's turns stand.
     if (new Set(redrawn.clusters).size < (hint.minSpeakers ?? 1)) return turnsOf(pieces, clusters);

@@ -1,8 +1,10 @@
 import { describe, expect, test } from "bun:test";
+import { readFileSync } from "node:fs";
 import { boundaryErrors, diarizationErrorRate } from "../../scripts/test-audio/diarization-score";
 import { conversation, type EspeakVoice, LINES, script } from "../../scripts/test-audio/espeak-conversation";
 import { ClassicDiarizer } from "../../src/engines/classic-diarizer";
 import { SingleSpeakerDiarizer } from "../../src/engines/diarizer";
+import { FfmpegAudioDecoder, findFfmpeg } from "../../src/engines/ffmpeg-audio";
 import { SileroVad } from "../../src/engines/vad";
 
 // Real speech: espeak-ng conversations in clearly different voices, through the real VAD.
@@ -170,5 +172,45 @@ describe("ClassicDiarizer on voices it was not tuned on", () => {
   test("a new voice alone stays one speaker", async () => {
     const { turns } = await talk(["lone"], [0, 0, 0, 0, 0, 0]);
     expect(speakers(turns)).toEqual(["SPEAKER_1"]);
+  });
+});
+
+// Real people (pocketsphinx-testdata): a librivox reader, each turn another chapter's clip,
+// and a man saying "go forward ten meters". The reader's clips differ enough that two of them
+// came back as a third speaker when the clustering stopped at λ 6.5 (decision 195).
+describe("ClassicDiarizer on human speech", () => {
+  const DATA = "/usr/share/pocketsphinx/test/data";
+  const audio = new FfmpegAudioDecoder(findFfmpeg());
+
+  test("a reader and another man taking turns: two speakers, every turn change within 1 s", async () => {
+    const reader = [];
+    for (const n of ["0870", "0880", "0890", "0920", "0930"])
+      reader.push(await audio.decodePcm16k(`${DATA}/librivox/sense_and_sensibility_01_austen_64kb-${n}.wav`));
+    const raw = readFileSync(`${DATA}/goforward.raw`);
+    const man = Float32Array.from(new Int16Array(raw.buffer, raw.byteOffset, raw.byteLength / 2), (x) => x / 32_768);
+    const pause = new Float32Array(0.8 * 16_000);
+    const parts: Float32Array[] = [];
+    const truth: { speaker: string; start: number; end: number }[] = [];
+    let at = 0;
+    for (const clip of reader)
+      for (const [speaker, pcm] of [
+        ["man", man],
+        ["reader", clip],
+      ] as const) {
+        truth.push({ speaker, start: at / 16_000, end: (at + pcm.length) / 16_000 });
+        parts.push(pcm, pause);
+        at += pcm.length + pause.length;
+      }
+    const pcm = new Float32Array(at);
+    let offset = 0;
+    for (const part of parts) {
+      pcm.set(part, offset);
+      offset += part.length;
+    }
+    const { regions } = await vad.analyse(pcm);
+    const turns = await diarizer.diarize(pcm, regions, {});
+    expect(speakers(turns)).toHaveLength(2);
+    for (const e of boundaryErrors(truth, turns)) expect(e).toBeLessThan(1);
+    expect(diarizationErrorRate(truth, turns)).toBeLessThan(0.15);
   });
 });

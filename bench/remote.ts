@@ -42,15 +42,22 @@ const pcm = conversationClip(seconds / 60).pcm;
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 const load = () => `load ${loadavg()[0]!.toFixed(1)}`;
 
-// Greedy, no temperature fallback: deterministic, so both sides do the same work. The server
-// takes its decoding from its command line (-bo, -nf: no fallback); the remote transcriber sends temperature 0.
+// Greedy, no temperature fallback: deterministic, so both sides do the same work. The random
+// weights fail whisper.cpp's log-probability check on every window, so with the fallback on a
+// window is decoded up to six times, sampling 5 candidates each, and the times say nothing.
+// whisper-server ignores its -nf flag: the request's temperature_inc=0 turns the fallback off
+// (PARLEY_TRANSCRIBER_TEMPERATURE_INC, decision 197). -bo 5: the local best_of.
 // -nlp: no language probabilities, an extra encoder pass whisper-server makes for verbose_json by default.
-const server = await startWhisperServer(model, threads, ["-bo", "5", "-nf", "-nlp"]);
+const server = await startWhisperServer(model, threads, ["-bo", "5", "-nlp"]);
+const remote = new RemoteTranscriber({ baseUrl: server.url, model: modelName, timeoutMs: 3_600_000, temperatureInc: 0 }, { concurrency: 1, retryDelaysMs: [] });
+// whisper.cpp's first run is slower (buffers, threads, pages); the server's is done here, untimed,
+// and the addon's with its model load in overhead().
+const oneSecond = pcm.subarray(0, 16_000);
+await remote.transcribe(oneSecond, { language: "en" });
 
 async function overhead() {
   const local = new WhisperTranscriber({ model: modelName, path: model, gpu: "off", threads, decoding: { bestOf: 5, temperature: 0, temperatureInc: 0 } });
-  const remote = new RemoteTranscriber({ baseUrl: server.url, model: modelName, timeoutMs: 3_600_000 }, { concurrency: 1, retryDelaysMs: [] });
-  await local.transcribe(pcm.subarray(0, 16_000), { language: "en" }); // loads the model, as the server did at start
+  await local.transcribe(oneSecond, { language: "en" }); // loads the model, as the server did at start, and makes the first run
   const times = { local: [] as number[], remote: [] as number[] };
   for (let i = 0; i < Number(flags.runs); i++) {
     for (const [side, engine] of [
@@ -83,6 +90,7 @@ async function throughput(concurrency: number, jobs: number): Promise<number> {
     PARLEY_TRANSCRIBER: "openai_compatible",
     PARLEY_TRANSCRIBER_BASE_URL: server.url,
     PARLEY_TRANSCRIBER_MODEL: modelName,
+    PARLEY_TRANSCRIBER_TEMPERATURE_INC: "0",
     PARLEY_REMOTE_CONCURRENCY: String(concurrency),
     PARLEY_PROCESSING_MIN_SECONDS: "7200",
   });

@@ -88,6 +88,7 @@ const envSchema = z
     PARLEY_TRANSCRIBER_API_KEY: z.string().optional(),
     PARLEY_TRANSCRIBER_MODEL: z.string().min(1).default("whisper-1"),
     PARLEY_TRANSCRIBER_TIMEOUT_MS: whole(1).default(600_000),
+    PARLEY_TRANSCRIBER_TEMPERATURE_INC: decimal(0).optional(),
     PARLEY_EMBEDDER: z.enum(["local", "openai_compatible"]).default("local"),
     PARLEY_EMBEDDER_BASE_URL: z.url().optional(),
     PARLEY_EMBEDDER_API_KEY: z.string().optional(),
@@ -213,7 +214,8 @@ export type Config = Readonly<{
    * retried after each of `retryDelaysMs` in turn, within the job's time limit.
    */
   engines: {
-    transcriber: RemoteEngineConfig | null;
+    /** temperatureInc: whisper.cpp's fallback step, sent as `temperature_inc` when set (decision 197). */
+    transcriber: (RemoteEngineConfig & { temperatureInc?: number }) | null;
     embedder: RemoteEngineConfig | null;
     llm: "local" | "openai_compatible";
     remote: { concurrency: number; retryDelaysMs: number[] };
@@ -334,6 +336,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
               apiKey: e.PARLEY_TRANSCRIBER_API_KEY,
               model: e.PARLEY_TRANSCRIBER_MODEL,
               timeoutMs: e.PARLEY_TRANSCRIBER_TIMEOUT_MS,
+              temperatureInc: e.PARLEY_TRANSCRIBER_TEMPERATURE_INC,
             }
           : null,
       embedder:

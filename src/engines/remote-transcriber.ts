@@ -97,9 +97,16 @@ function wordsOf(list: RemoteWord[] | undefined, seconds: number): TranscribedWo
 export class RemoteTranscriber implements Transcriber {
   readonly model: string;
   private readonly client: RemoteClient;
+  private readonly temperatureInc: number | undefined;
 
-  constructor(endpoint: RemoteEndpoint, policy: RemotePolicy) {
+  /**
+   * temperatureInc: whisper.cpp's fallback step, sent as its `temperature_inc` field; 0 turns the
+   * fallback off. whisper-server takes it only per request (its -nf flag is parsed and never
+   * applied); unset, nothing is sent and the server keeps its own (0.2). Decision 197.
+   */
+  constructor(endpoint: RemoteEndpoint & { temperatureInc?: number }, policy: RemotePolicy) {
     this.model = endpoint.model;
+    this.temperatureInc = endpoint.temperatureInc;
     this.client = new RemoteClient("transcription", endpoint, policy);
   }
 
@@ -117,6 +124,7 @@ export class RemoteTranscriber implements Transcriber {
     form.append("model", this.model);
     form.append("response_format", "verbose_json");
     form.append("temperature", "0");
+    if (this.temperatureInc !== undefined) form.append("temperature_inc", String(this.temperatureInc));
     form.append("timestamp_granularities[]", "segment");
     form.append("timestamp_granularities[]", "word");
     // Absent, a server detects the language (whisper-server only when started with -l auto).

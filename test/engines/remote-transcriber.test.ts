@@ -5,6 +5,7 @@ import { loadConfig } from "../../src/config";
 import { SingleSpeakerDiarizer } from "../../src/engines/diarizer";
 import { ScriptedLlm } from "../../src/engines/llm.test-double";
 import { RemoteTranscriber } from "../../src/engines/remote-transcriber";
+import { WhisperTranscriber } from "../../src/engines/whisper-transcriber";
 import { makeTempDir, makeTenant, makeTestApp } from "../helpers";
 import { uploadedRecording } from "../modules/recordings-support";
 import { wavFixture } from "../modules/pipeline-fixtures";
@@ -47,6 +48,25 @@ describe("RemoteTranscriber against whisper.cpp's whisper-server", () => {
       // The segment's confidence is its words' mean, as the local build scores it.
       expect(s.confidence).toBeCloseTo(s.words!.reduce((sum, w) => sum + w.confidence!, 0) / s.words!.length, 5);
     }
+  });
+
+  test("told the local engine's decoding (no temperature fallback), whisper-server transcribes as the local addon does", async () => {
+    // Random weights fail whisper.cpp's log-probability check on every window: with its fallback
+    // on, the server samples hotter and writes other words; whisper-server's -nf does not turn it
+    // off, only the request's temperature_inc does (decision 197).
+    const pcm = voicedBurst(5, 0.5, 4.5);
+    const local = new WhisperTranscriber({ model: "tiny", path: models.whisper, gpu: "off", threads: 2, decoding: { temperatureInc: 0 } });
+    const remote = new RemoteTranscriber({ baseUrl: whisper.url, model: "tiny", timeoutMs: 120_000, temperatureInc: 0 }, policy);
+    const texts = async (t: RemoteTranscriber | WhisperTranscriber) => (await t.transcribe(pcm, { language: "en" })).segments.map((s) => s.text);
+    const expected = await texts(local);
+    expect(expected.join("").trim()).not.toBe("");
+    expect(await texts(remote)).toEqual(expected);
+    expect(
+      loadConfig({ PARLEY_TRANSCRIBER: "openai_compatible", PARLEY_TRANSCRIBER_BASE_URL: whisper.url, PARLEY_TRANSCRIBER_TEMPERATURE_INC: "0" }).engines
+        .transcriber,
+    ).toMatchObject({
+      temperatureInc: 0,
+    });
   });
 
   test("an upload is transcribed through the remote server by the app's own job", async () => {

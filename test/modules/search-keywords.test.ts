@@ -87,6 +87,19 @@ describe("keyword search without an embedding model", () => {
     expect(found.some((r) => r.chunk_text === "Meeting meeting meeting.")).toBe(false);
   });
 
+  test("of common words only, the one whose newest matches reach furthest back is searched, not the one with the fewest matches (decision 200)", async () => {
+    const { t, library } = await keywordOnlyApp();
+    const lib = await library();
+    // "beta" is in the oldest 5,200 chunks, "alpha" in the newest 5,100: alpha has fewer
+    // matches, but its newest 5,001 are packed into the last stretch, where beta's reach back
+    // to the start. Each word is counted once, just past the budget, from the newest match.
+    lib.add(Array.from({ length: 10_300 }, (_, i): Line => [i * 30, i * 30 + 30, "SPEAKER_1", `${i < 5_200 ? "Beta" : "Alpha"} note ${i}.`]));
+    await t.deps.queue.drain();
+    const found = await lib.search("alpha beta");
+    expect(found).toHaveLength(8);
+    expect(found.every((r) => r.chunk_text.startsWith("Beta"))).toBe(true);
+  });
+
   test("on a large library, another end user's chunks never come back, and a word only they say does not crowd out the user's own", async () => {
     const { t, library } = await keywordOnlyApp();
     const big = await library();

@@ -123,6 +123,9 @@ const DOC_COUNT_MAX_TERMS = 50_000;
 /** The cache key of counts over the whole index, every owner's chunks (owner tokens start with "o"). */
 const ANY_OWNER = "*";
 
+/** How many chunks a walk of a match counted (up to its cap), and the oldest rowid it reached. */
+export type Reach = { count: number; oldest: number };
+
 /**
  * Positive document counts per owner token (or ANY_OWNER) and word, of one connection; one
  * per Deps (boot.ts). Counting walks postings, so positive counts are kept; a zero is not
@@ -132,7 +135,7 @@ const ANY_OWNER = "*";
 export class DocumentCounts {
   private at = Date.now();
   private size = 0;
-  private byOwner = new Map<string, Map<string, number>>();
+  private byOwner = new Map<string, Map<string, Reach>>();
   private scanBounds = new Map<string, number>();
 
   constructor(private readonly db: Database) {}
@@ -142,19 +145,46 @@ export class DocumentCounts {
    * index stems it, and up to `cap` (-1: all) so counting stops where the answer stops mattering.
    */
   count(owner: string, key: string, match: string, cap = -1): number {
+    return this.cached(
+      owner,
+      key,
+      () =>
+        this.db
+          .query<Reach, [string, number]>("SELECT COUNT(*) AS count, MIN(rowid) AS oldest FROM (SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH ? LIMIT ?)")
+          .get(match, cap)!,
+    ).count;
+  }
+
+  /**
+   * The newest `cap` matches of `match` counted from the newest back, with the oldest rowid
+   * they reach: past the cap, how far back a word's newest matches go tells how sparse it
+   * is where a capped keyword query scores it (decision 200), at the price of one capped walk.
+   */
+  newest(owner: string, key: string, match: string, cap: number): Reach {
+    return this.cached(
+      owner,
+      key,
+      () =>
+        this.db
+          .query<Reach, [string, number]>(
+            "SELECT COUNT(*) AS count, MIN(rowid) AS oldest FROM (SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY rowid DESC LIMIT ?)",
+          )
+          .get(match, cap)!,
+    );
+  }
+
+  private cached(owner: string, key: string, walk: () => Reach): Reach {
     if (Date.now() - this.at > DOC_COUNT_TTL_MS || this.size > DOC_COUNT_MAX_TERMS) this.close();
     let counts = this.byOwner.get(owner);
     if (!counts) this.byOwner.set(owner, (counts = new Map()));
     const cached = counts.get(key);
     if (cached !== undefined) return cached;
-    const count = this.db
-      .query<{ n: number }, [string, number]>("SELECT COUNT(*) AS n FROM (SELECT 1 FROM chunks_fts WHERE chunks_fts MATCH ? LIMIT ?)")
-      .get(match, cap)!.n;
-    if (count > 0) {
-      counts.set(key, count);
+    const reach = walk();
+    if (reach.count > 0) {
+      counts.set(key, reach);
       this.size++;
     }
-    return count;
+    return reach;
   }
 
   /** Called when an owner's chunks change, so its next search counts afresh (and so does every search, for counts over the whole index). */
@@ -195,11 +225,10 @@ export type SearchStore = { db: Database; searchCounts: DocumentCounts };
 
 /** Postings a keyword query may walk: bounds its cost on large libraries. */
 const POSTINGS_BUDGET = 5_000;
-/** Where counting a common word over the whole index stops when a query has only common words: past it a word is simply common. */
-const COMMON_COUNT_CAP = 4 * POSTINGS_BUDGET;
 
 const ownerChunkCount = (counts: DocumentCounts, owner: string) => counts.count(owner, "", `owner_token : "${owner}"`);
-const indexDocumentCount = (counts: DocumentCounts, word: string, cap: number) => counts.count(ANY_OWNER, `${cap} ${word}`, `text : ${quoted(word)}`, cap);
+/** A word's matches over the whole index, newest first, counted just past the budget (a word past it is common). */
+const indexReach = (counts: DocumentCounts, word: string) => counts.newest(ANY_OWNER, word, `text : ${quoted(word)}`, POSTINGS_BUDGET + 1);
 const ownerHasWord = (counts: DocumentCounts, owner: string, word: string) =>
   counts.count(owner, word, `owner_token : "${owner}" AND text : ${quoted(word)}`, 1) > 0;
 
@@ -213,25 +242,24 @@ const ownerHasWord = (counts: DocumentCounts, owner: string, word: string) =>
  * fit a budget, and the rarest always stays, so a query with any matching word is never
  * emptied. The common words left out carry little BM25 weight (FTS5 floors the idf of a
  * word in half the chunks), walking their postings was most of a keyword query's cost, and
- * the vector side still sees the whole query.
+ * the vector side still sees the whole query. Each word is counted once, from the newest
+ * match back, just past the budget: common words (past it) rank by how far back their newest
+ * matches reach, the sparsest first, and a query of common words only scores the newest
+ * matches of that one (keywordCandidates). Counting common words a second time, further,
+ * to rank them by their whole count cost more than scoring (decision 200).
  */
 function informativeWords(counts: DocumentCounts, owner: string, words: string[]): { kept: string[]; postings: number } {
-  const counted = (cap: number) =>
-    words
-      .map((w) => ({ w, docs: indexDocumentCount(counts, w, cap) }))
-      .filter((x) => x.docs > 0)
-      .sort((a, b) => a.docs - b.docs);
-  // Counting stops just past the budget (a word past it is left out anyway); a query of
-  // common words only is counted further, to walk the rarest of them.
-  let ranked = counted(POSTINGS_BUDGET + 1);
-  if (ranked.every((x) => x.docs > POSTINGS_BUDGET)) ranked = counted(COMMON_COUNT_CAP);
+  const ranked = words
+    .map((w) => ({ w, ...indexReach(counts, w) }))
+    .filter((x) => x.count > 0)
+    .sort((a, b) => a.count - b.count || a.oldest - b.oldest);
   const kept: string[] = [];
   let postings = 0;
-  for (const { w, docs } of ranked) {
-    if (kept.length > 0 && postings + docs > POSTINGS_BUDGET) break;
+  for (const { w, count } of ranked) {
+    if (kept.length > 0 && postings + count > POSTINGS_BUDGET) break;
     if (!ownerHasWord(counts, owner, w)) continue;
     kept.push(w);
-    postings += docs;
+    postings += count;
   }
   return { kept, postings };
 }

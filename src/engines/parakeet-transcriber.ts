@@ -2,6 +2,7 @@ import { existsSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import type { RuntimeFiles } from "../runtime/files";
 import { MissingModelError } from "./missing-model";
+import { throttleOpenMpSpinning } from "./openmp";
 import { ParakeetLanguageError, UNDETERMINED_LANGUAGE, parakeetLanguage } from "./parakeet-languages";
 import { type ParakeetToken, segmentsFromTokens } from "./parakeet-words";
 import type { TranscribeOptions, Transcriber, TranscriptionResult } from "./transcriber";
@@ -75,6 +76,7 @@ export class ParakeetTranscriber implements Transcriber {
     if (!existsSync(path)) throw new MissingModelError(this.model, "Parakeet", path);
     const location = locateNativeWhisper(runtime);
     if (!location.usable) throw new ParakeetUnavailableError(`Parakeet runs on Parley's native whisper addon, which is not usable here: ${location.reason}`);
+    throttleOpenMpSpinning();
     const addon = require(location.addon) as ParakeetAddon;
     if (!addon.parakeetLoad || !addon.parakeetTranscribe)
       throw new ParakeetUnavailableError("Parley's native whisper addon was built without Parakeet (npm run build:whisper)");

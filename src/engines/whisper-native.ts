@@ -1,5 +1,6 @@
 import { createRequire } from "node:module";
 import type { RuntimeFiles } from "../runtime/files";
+import { throttleOpenMpSpinning } from "./openmp";
 import { NATIVE_WHISPER, cpuFingerprint, nativeWhisperStatus } from "./whisper-native-build";
 import type { WhisperJob, WhisperParams, WhisperRunner } from "./whisper-runner";
 
@@ -39,7 +40,9 @@ export function locateNativeWhisper(runtime?: RuntimeFiles): NativeWhisperLocati
 /** The addon, or null when it is not built for this machine (the portable build is used instead). */
 export function nativeWhisperAddon(runtime?: RuntimeFiles): NativeAddon | null {
   const location = locateNativeWhisper(runtime);
-  return location.usable ? (require(location.addon) as NativeAddon) : null;
+  if (!location.usable) return null;
+  throttleOpenMpSpinning();
+  return require(location.addon) as NativeAddon;
 }
 
 /** Loads a model in Parley's whisper.cpp addon; null when the addon is not built for this machine. */

@@ -1,6 +1,7 @@
 import { createRequire } from "node:module";
 import type { WhisperContext } from "@fugood/whisper.node";
 import type { RuntimeFiles } from "../runtime/files";
+import { throttleOpenMpSpinning } from "./openmp";
 import type { GpuBackend } from "./gpu";
 import type { WhisperRunner } from "./whisper-runner";
 
@@ -16,6 +17,7 @@ export const CARRIED_PORTABLE_WHISPER = "whisper-portable/index.node";
  * libraries are absent fails here. Literal names on linux-x64 so a bundler can find them.
  */
 function loadAddon(backend: GpuBackend | "cpu", runtime?: RuntimeFiles): WhisperModule {
+  throttleOpenMpSpinning();
   // A compiled executable carries the portable CPU build only; a GPU image runs from a checkout.
   if (runtime?.carried) {
     const file = backend === "cpu" ? runtime.file(CARRIED_PORTABLE_WHISPER) : null;

@@ -4,9 +4,11 @@
 // minutes on 2 cores, once: an unchanged build is skipped). A machine that cannot build it
 // still installs: transcription then runs on the prebuilt portable addon, and `parley doctor`
 // says why (decision 046).
-// Usage: bun scripts/native-whisper.ts [--cli]   (--cli also builds whisper.cpp's whisper-cli
-// and parakeet-cli from the same sources and flags, for the benches). whisper.cpp's whisper-server
-// is always built with the addon: the remote transcriber's tests run against it (issue 33).
+// Usage: bun scripts/native-whisper.ts [--cli] [--cuda]   (--cli also builds whisper.cpp's whisper-cli
+// and parakeet-cli from the same sources and flags, for the benches; --cuda builds ggml with
+// CUDA, nvcc needed, so that Parakeet runs on the GPU: untested on a GPU, decision 199).
+// whisper.cpp's whisper-server is always built with the addon: the remote transcriber's tests
+// run against it (issue 33).
 import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { availableParallelism } from "node:os";
@@ -14,6 +16,7 @@ import { dirname, join } from "node:path";
 import { NATIVE_WHISPER, cpuFingerprint, readNativeWhisperStamp, type NativeWhisperStamp } from "../src/engines/whisper-native-build";
 
 const withCli = process.argv.includes("--cli");
+const cuda = process.argv.includes("--cuda");
 const addonDir = dirname(NATIVE_WHISPER.buildDir);
 const whisperSource = join(dirname(require.resolve("nodejs-whisper/package.json")), "cpp", "whisper.cpp");
 const nodeApiHeaders = require("node-api-headers").include_dir as string;
@@ -24,6 +27,8 @@ function sourceHash(): string {
     hash.update(readFileSync(join(addonDir, file)));
   hash.update(readFileSync(join(whisperSource, "CMakeLists.txt")));
   hash.update(require("nodejs-whisper/package.json").version);
+  // A CUDA build is another build: asking for one (or no longer) rebuilds.
+  if (cuda) hash.update("GGML_CUDA");
   return hash.digest("hex");
 }
 
@@ -64,6 +69,8 @@ function build(): void {
         "-DCMAKE_BUILD_TYPE=Release",
         `-DWHISPER_SOURCE_DIR=${whisperSource}`,
         `-DNODE_API_HEADERS_DIR=${nodeApiHeaders}`,
+        // This machine's GPU architecture only (CMake 3.24+): every architecture would take an hour to compile.
+        ...(cuda ? ["-DGGML_CUDA=ON", "-DCMAKE_CUDA_ARCHITECTURES=native"] : ["-DGGML_CUDA=OFF"]),
       ],
       log,
     );

@@ -5,6 +5,7 @@
 #include "napi-shared.h"
 #include "parley-parakeet.h"
 
+#include <ggml-backend.h>
 #include <parakeet.h>
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -18,19 +19,22 @@ static void free_context(napi_env env, void *data, void *hint) {
   parakeet_free((struct parakeet_context *)data);
 }
 
-// ---- parakeetLoad(path): Promise<context> -----------------------------------------------
+// ---- parakeetLoad(path, gpu): Promise<context> ------------------------------------------
 
 typedef struct {
   napi_async_work work;
   napi_deferred deferred;
   char *path;
+  bool gpu;
   struct parakeet_context *ctx;
 } load_job;
 
 static void load_on_engine_thread(void *data) {
   load_job *job = data;
   struct parakeet_context_params params = parakeet_context_default_params();
-  params.use_gpu = false;
+  // With a GPU build (scripts/native-whisper.ts --cuda) parakeet.cpp puts the model on GPU 0;
+  // a CPU build sees no GPU and parakeet.cpp stays on the CPU (decision 199).
+  params.use_gpu = job->gpu;
   job->ctx = parakeet_init_from_file_with_params(job->path, params);
 }
 
@@ -54,13 +58,14 @@ static void load_complete(napi_env env, napi_status status, void *data) {
 }
 
 static napi_value load(napi_env env, napi_callback_info info) {
-  size_t argc = 1, length;
-  napi_value argv[1], promise, name;
+  size_t argc = 2, length;
+  napi_value argv[2], promise, name;
   CHECK(env, napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
   CHECK(env, napi_get_value_string_utf8(env, argv[0], NULL, 0, &length));
   load_job *job = calloc(1, sizeof *job);
   job->path = malloc(length + 1);
   CHECK(env, napi_get_value_string_utf8(env, argv[0], job->path, length + 1, &length));
+  if (argc > 1) CHECK(env, napi_get_value_bool(env, argv[1], &job->gpu));
   CHECK(env, napi_create_promise(env, &job->deferred, &promise));
   CHECK(env, napi_create_string_utf8(env, "parley-parakeet.load", NAPI_AUTO_LENGTH, &name));
   CHECK(env, napi_create_async_work(env, NULL, name, load_execute, load_complete, job, &job->work));
@@ -174,6 +179,24 @@ static napi_value transcribe(napi_env env, napi_callback_info info) {
   return handle;
 }
 
+// ---- parakeetGpuDevice(): string | null --------------------------------------------------
+
+/** The GPU parakeet.cpp takes when asked to (the first GPU ggml lists), or null: a CPU build lists none. */
+static napi_value gpu_device(napi_env env, napi_callback_info info) {
+  (void)info;
+  napi_value result;
+  for (size_t i = 0; i < ggml_backend_dev_count(); i++) {
+    ggml_backend_dev_t dev = ggml_backend_dev_get(i);
+    enum ggml_backend_dev_type type = ggml_backend_dev_type(dev);
+    if (type == GGML_BACKEND_DEVICE_TYPE_GPU || type == GGML_BACKEND_DEVICE_TYPE_IGPU) {
+      CHECK(env, napi_create_string_utf8(env, ggml_backend_dev_name(dev), NAPI_AUTO_LENGTH, &result));
+      return result;
+    }
+  }
+  CHECK(env, napi_get_null(env, &result));
+  return result;
+}
+
 // ---- registration ------------------------------------------------------------------------
 
 napi_status parley_parakeet_register(napi_env env, napi_value exports, parley_on_engine_thread on_thread) {
@@ -182,6 +205,7 @@ napi_status parley_parakeet_register(napi_env env, napi_value exports, parley_on
   napi_property_descriptor methods[] = {
       {"parakeetLoad", NULL, load, NULL, NULL, NULL, napi_default, NULL},
       {"parakeetTranscribe", NULL, transcribe, NULL, NULL, NULL, napi_default, NULL},
+      {"parakeetGpuDevice", NULL, gpu_device, NULL, NULL, NULL, napi_default, NULL},
   };
   return napi_define_properties(env, exports, sizeof methods / sizeof *methods, methods);
 }

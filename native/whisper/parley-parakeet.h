@@ -6,7 +6,7 @@
 /** How addon.c runs a call on its one engine thread (the process's one OpenMP master, decision 046). */
 typedef void (*parley_on_engine_thread)(void (*run)(void *), void *arg);
 
-/** Adds parakeetLoad and parakeetTranscribe to `exports`. */
+/** Adds parakeetLoad, parakeetTranscribe and parakeetGpuDevice to `exports`. */
 napi_status parley_parakeet_register(napi_env env, napi_value exports, parley_on_engine_thread on_engine_thread);
 
 #endif

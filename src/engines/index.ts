@@ -87,6 +87,7 @@ export function chooseTranscriber(config: Config, runtime: RuntimeFiles, cores: 
   return new ParakeetTranscriber({
     model: name,
     path: modelFilePath(config.modelsDir, name),
+    gpu: config.gpu,
     runtime,
     cores,
     fallback: {

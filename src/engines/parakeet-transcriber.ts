@@ -1,6 +1,7 @@
 import { existsSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import type { RuntimeFiles } from "../runtime/files";
+import { type GpuSetting, gpuCandidates } from "./gpu";
 import { MissingModelError } from "./missing-model";
 import { throttleOpenMpSpinning } from "./openmp";
 import { ParakeetLanguageError, UNDETERMINED_LANGUAGE, parakeetLanguage } from "./parakeet-languages";
@@ -15,8 +16,10 @@ type ParakeetContext = { readonly __parakeetContext: unique symbol };
 type ParakeetJob = { promise: Promise<ParakeetToken[]>; stop: () => void };
 /** The Parakeet half of Parley's whisper addon (native/whisper/parakeet.c). */
 type ParakeetAddon = {
-  parakeetLoad?: (path: string) => Promise<ParakeetContext>;
+  parakeetLoad?: (path: string, gpu: boolean) => Promise<ParakeetContext>;
   parakeetTranscribe?: (context: ParakeetContext, pcm16k: Float32Array, options: { threads: number }) => ParakeetJob;
+  /** The GPU parakeet.cpp takes when asked to; null from a CPU build (all but `build:whisper -- --cuda`). */
+  parakeetGpuDevice?: () => string | null;
 };
 
 const require = createRequire(import.meta.url);
@@ -30,6 +33,8 @@ export type ParakeetOptions = {
   /** The ggml file; checked at first use, so a server starts without models installed. */
   path: string;
   threads?: number;
+  /** PARLEY_GPU: Parakeet asks for the GPU when whisper would try one; only a CUDA build of the addon has one (decision 199). */
+  gpu?: GpuSetting;
   /** A compiled executable's native files (decision 090); absent from a checkout. */
   runtime?: RuntimeFiles;
   /** The turns background model calls share (decision 110); its own when absent. */
@@ -49,7 +54,7 @@ export class ParakeetUnavailableError extends Error {}
  */
 export class ParakeetTranscriber implements Transcriber {
   readonly model: string;
-  private loaded: Promise<{ addon: Required<ParakeetAddon>; context: ParakeetContext }> | null = null;
+  private loaded: Promise<{ addon: Required<ParakeetAddon>; context: ParakeetContext; device: string | null }> | null = null;
   private readonly cores: Turns;
 
   constructor(private readonly options: ParakeetOptions) {
@@ -57,10 +62,10 @@ export class ParakeetTranscriber implements Transcriber {
     this.cores = options.cores ?? new Turns();
   }
 
-  /** Loads the model (for `parley doctor`): which build runs it, always Parley's own addon. */
-  async backend(): Promise<"cpu-native"> {
-    await this.load();
-    return "cpu-native";
+  /** Loads the model (for `parley doctor`): where Parley's own addon runs it. */
+  async backend(): Promise<"cpu-native" | `gpu-native (${string})`> {
+    const { device } = await this.load();
+    return device ? `gpu-native (${device})` : "cpu-native";
   }
 
   private load() {
@@ -78,10 +83,12 @@ export class ParakeetTranscriber implements Transcriber {
     if (!location.usable) throw new ParakeetUnavailableError(`Parakeet runs on Parley's native whisper addon, which is not usable here: ${location.reason}`);
     throttleOpenMpSpinning();
     const addon = require(location.addon) as ParakeetAddon;
-    if (!addon.parakeetLoad || !addon.parakeetTranscribe)
+    if (!addon.parakeetLoad || !addon.parakeetTranscribe || !addon.parakeetGpuDevice)
       throw new ParakeetUnavailableError("Parley's native whisper addon was built without Parakeet (npm run build:whisper)");
     const full = addon as Required<ParakeetAddon>;
-    return { addon: full, context: await full.parakeetLoad(path) };
+    const gpu = gpuCandidates(this.options.gpu ?? "off").length > 0;
+    const device = gpu ? full.parakeetGpuDevice() : null;
+    return { addon: full, context: await full.parakeetLoad(path, gpu), device };
   }
 
   transcribe(pcm16k: Float32Array, options: TranscribeOptions): Promise<TranscriptionResult> {

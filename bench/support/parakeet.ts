@@ -21,7 +21,7 @@ export type ParakeetBenchOptions = {
   /** Whisper's stand-ins stop each 30 s window after this many tokens (bench/pipeline.ts). */
   tokensPerWindow: number;
   log: (line: string) => void;
-  /** whisper shapes to compare against; large-v3-turbo's f16 stand-in is 1.6 GB and slow on 2 cores. */
+  /** whisper shapes to compare against; large-v3-turbo's f16 stand-in is 1.6 GB and about 4x small's time (decision 184). */
   whisperShapes: ("small" | "large-v3-turbo" | "base.en")[];
 };
 
@@ -67,9 +67,13 @@ export async function parakeetFigures(pcm: Float32Array, wav: string, options: P
   for (const shape of options.whisperShapes) {
     const path = ensureShapedWhisperModel(shape, "f16", options.tokensPerWindow);
     const whisper = () => new WhisperTranscriber({ model: "bench", path, gpu: "off", threads, decoding });
-    const row = { name: `whisper ${shape} f16`, whole: await whole(whisper()), skipped: await skipped(whisper()) };
-    log(`    ${row.name}: whole file ${s(row.whole)}, silence skipped ${s(row.skipped)}`);
-    rows.push(row);
+    // Each time printed as it is measured: large-v3-turbo's take many minutes each on a shared 2-core box.
+    const name = `whisper ${shape} f16`;
+    const wholeMs = await whole(whisper());
+    log(`    ${name}: whole file ${s(wholeMs)}`);
+    const skippedMs = await skipped(whisper());
+    log(`    ${name}: silence skipped ${s(skippedMs)}`);
+    rows.push({ name, whole: wholeMs, skipped: skippedMs });
   }
   log(`  hours of audio per wall hour (${threads} threads):`);
   for (const r of rows) log(`    ${r.name.padEnd(28)} whole ${rate(r.whole).padStart(10)}   silence skipped ${rate(r.skipped).padStart(10)}`);

@@ -21,6 +21,8 @@
 //          [--models base.en-f16,base.en-q8_0,small-f16] [--skip transcription,summary,searchable,cores,parakeet]
 //          [--parakeet-vs small,large-v3-turbo,base.en]
 // Short iterations: --minutes 2. The CLI: npm run build:whisper -- --cli (a few minutes).
+// large-v3-turbo's stand-in costs about 4x small's: on a shared 2-core box, the Parakeet figures
+// alone with --minutes 0.5 --skip transcription,summary,searchable,cores took 25 min (decision 184).
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";

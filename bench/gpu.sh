@@ -29,6 +29,7 @@ if [ "${1:-}" = "--pack" ]; then
   cp "$HERE/gpu.sh" "$HERE/gpu/make_model.py" "$out/"
   # The bindings (Go, Java, Ruby...) are not built; everything else stays, as CMake lists it.
   (cd "$src" && tar --exclude=./bindings --exclude='*.bin' -cf - .) | (mkdir -p "$out/whisper.cpp" && cd "$out/whisper.cpp" && tar -xf -)
+  bash "$HERE/gpu/parakeet.sh" --pack "$out" # Parakeet's part (below)
   size=$(du -sm "$out" | cut -f1)
   echo "packed $out: ${size} MB"
   [ "$size" -le 60 ] || { echo "over 60 MB" >&2; exit 1; }
@@ -103,3 +104,6 @@ for shape in base.en small; do
   done
 done
 echo "rtf: seconds of transcription per second of audio (lower is faster); $threads CPU threads; done in $(( $(date +%s) - started )) s"
+
+# ---- Parakeet (issue 28, decision 199): Parley's addon built with GGML_CUDA, parakeet-cli on GPU and CPU
+bash "$HERE/parakeet.sh" "$work" "$work/clip.wav" $([ $cpu_only = 1 ] && echo --cpu-only)

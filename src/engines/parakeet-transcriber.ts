@@ -54,7 +54,7 @@ export class ParakeetUnavailableError extends Error {}
  */
 export class ParakeetTranscriber implements Transcriber {
   readonly model: string;
-  private loaded: Promise<{ addon: Required<ParakeetAddon>; context: ParakeetContext; device: string | null }> | null = null;
+  private loaded: Promise<{ addon: Required<Omit<ParakeetAddon, "parakeetGpuDevice">>; context: ParakeetContext; device: string | null }> | null = null;
   private readonly cores: Turns;
 
   constructor(private readonly options: ParakeetOptions) {
@@ -83,11 +83,12 @@ export class ParakeetTranscriber implements Transcriber {
     if (!location.usable) throw new ParakeetUnavailableError(`Parakeet runs on Parley's native whisper addon, which is not usable here: ${location.reason}`);
     throttleOpenMpSpinning();
     const addon = require(location.addon) as ParakeetAddon;
-    if (!addon.parakeetLoad || !addon.parakeetTranscribe || !addon.parakeetGpuDevice)
+    if (!addon.parakeetLoad || !addon.parakeetTranscribe)
       throw new ParakeetUnavailableError("Parley's native whisper addon was built without Parakeet (npm run build:whisper)");
-    const full = addon as Required<ParakeetAddon>;
+    const full = addon as Required<Omit<ParakeetAddon, "parakeetGpuDevice">>;
     const gpu = gpuCandidates(this.options.gpu ?? "off").length > 0;
-    const device = gpu ? full.parakeetGpuDevice() : null;
+    // An addon built before decision 199 has no GPU parameter and no device: it runs on the CPU.
+    const device = gpu ? (addon.parakeetGpuDevice?.() ?? null) : null;
     return { addon: full, context: await full.parakeetLoad(path, gpu), device };
   }
 

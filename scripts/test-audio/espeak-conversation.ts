@@ -6,6 +6,7 @@ import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { concatSamples } from "../../src/engines/pcm-spans";
 
 /** An espeak-ng voice with its pitch (0-99) and rate (words a minute). */
 export type EspeakVoice = { voice: string; pitch: number; rate: number };
@@ -111,13 +112,7 @@ function synthesise(turns: Turn[], leadSeconds: number, voices: readonly EspeakV
     parts.push(clip, pause);
     at += clip.length + pause.length;
   }
-  const pcm = new Float32Array(at);
-  let offset = 0;
-  for (const p of parts) {
-    pcm.set(p, offset);
-    offset += p.length;
-  }
-  return { pcm, turns: truth };
+  return { pcm: concatSamples(parts), turns: truth };
 }
 
 /** A conversation of `turns` (speakers index `voices`), 16 kHz mono, after `leadSeconds` of silence; synthesised once and cached. */

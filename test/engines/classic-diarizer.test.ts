@@ -5,6 +5,7 @@ import { conversation, type EspeakVoice, LINES, script } from "../../scripts/tes
 import { ClassicDiarizer } from "../../src/engines/classic-diarizer";
 import { SingleSpeakerDiarizer } from "../../src/engines/diarizer";
 import { FfmpegAudioDecoder, findFfmpeg } from "../../src/engines/ffmpeg-audio";
+import { concatSamples } from "../../src/engines/pcm-spans";
 import { SileroVad } from "../../src/engines/vad";
 
 // Real speech: espeak-ng conversations in clearly different voices, through the real VAD.
@@ -201,12 +202,7 @@ describe("ClassicDiarizer on human speech", () => {
         parts.push(pcm, pause);
         at += pcm.length + pause.length;
       }
-    const pcm = new Float32Array(at);
-    let offset = 0;
-    for (const part of parts) {
-      pcm.set(part, offset);
-      offset += part.length;
-    }
+    const pcm = concatSamples(parts);
     const { regions } = await vad.analyse(pcm);
     const turns = await diarizer.diarize(pcm, regions, {});
     expect(speakers(turns)).toHaveLength(2);

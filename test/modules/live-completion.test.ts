@@ -88,7 +88,8 @@ describe("completion reuses the live work (decision 173)", () => {
     expect(completion[0]!).toBeGreaterThan(6);
     const done = (await t.call("GET", `/v1/transcriptions/${txn.id}`, { key: tenant.test })).body;
     expect(done.status).toBe("completed");
-    expect(texts(done.segments)).toEqual([`utterance ${calls + 1}`]);
+    // Utterances 1 and 2 were heard live; the zeroed bytes part the first utterance in two.
+    expect(texts(done.segments)).toEqual(["utterance 3", "utterance 4", "utterance 5", "utterance 6"]);
   });
 });
 
@@ -151,18 +152,24 @@ describe("provisional speakers while streaming (decision 175)", () => {
       "Does it swell up in the evening, and have you taken anything for it, like ibuprofen or paracetamol?",
       "Yes, it swells a little at night, and I have been taking ibuprofen twice a day with some food.",
     ];
-    const pcm = concat(...lines.flatMap((line, i) => [spoken(line, VOICES[i % 2]), silence(1.5)]));
+    const said = lines.map((line, i) => spoken(line, VOICES[i % 2]));
+    const pcm = concat(...said.flatMap((line) => [line, silence(1.5)]));
+    // Where each line ends (s): a line may come as several segments, all with its speaker.
+    const ends = said.map((_, i) => said.slice(0, i + 1).reduce((sum, line) => sum + line.length / 16_000 + 1.5, 0));
     const bytes = wav(pcm);
     const size = Math.ceil(bytes.length / 4);
     const rec = await createRecording(t, tenant.test);
     for (let i = 0; i * size < bytes.length; i++) await put(t, tenant.test, rec.id, bytes.slice(i * size, (i + 1) * size), { chunk_index: i });
     await t.deps.queue.drain();
     const txn = await transcriptionOf(t, tenant.test, rec.id);
-    const speakers = t.deps.db
-      .query<{ speaker: string | null }, [string]>("SELECT speaker FROM live_segments WHERE transcription_id = ? ORDER BY seq")
-      .all(txn.id)
-      .map((r) => r.speaker);
-    expect(speakers).toEqual(["SPEAKER_1", "SPEAKER_2", "SPEAKER_1", "SPEAKER_2"]);
+    const segments = t.deps.db
+      .query<{ start: number; end: number; speaker: string | null }, [string]>(
+        'SELECT start, "end", speaker FROM live_segments WHERE transcription_id = ? ORDER BY seq',
+      )
+      .all(txn.id);
+    const lineOf = (s: { start: number; end: number }) => ends.findIndex((end) => (s.start + s.end) / 2 < end);
+    expect(new Set(segments.map(lineOf))).toEqual(new Set([0, 1, 2, 3]));
+    expect(segments.map((s) => s.speaker)).toEqual(segments.map((s) => ["SPEAKER_1", "SPEAKER_2"][lineOf(s) % 2]!));
     await t.call("POST", `/v1/recordings/${rec.id}/upload-complete`, { key: tenant.test, body: { sha256: sha256(bytes) } });
     await t.deps.queue.drain();
     const done = (await t.call("GET", `/v1/transcriptions/${txn.id}`, { key: tenant.test })).body;

@@ -5,10 +5,44 @@ import { ScriptedTranscriber } from "../../src/engines/transcriber.test-double";
 import { makeTenant, makeTestApp } from "../helpers";
 import { concat, silence, voiced, wav } from "./pipeline-fixtures";
 
-/** Real ffmpeg and Silero VAD; the scripted transcriber says which audio each call was given. */
+/** Below this RMS (20 ms frames) the test signals are silent: silence() is zeros (a lossy codec leaves some noise), voiced() never falls under ~0.08. */
+const QUIET_RMS = 0.03;
+/** Quiet this long parts two utterances (two padded regions joined leave some 0.3 s or more). */
+const UTTERANCE_GAP_SECONDS = 0.2;
+
+/** The voiced stretches of `pcm` (seconds), apart by UTTERANCE_GAP_SECONDS of quiet at least. */
+export function voicedStretches(pcm: Float32Array): { start: number; end: number }[] {
+  const frame = 320;
+  const stretches: { start: number; end: number }[] = [];
+  for (let at = 0; at < pcm.length; at += frame) {
+    let sum = 0;
+    const n = Math.min(frame, pcm.length - at);
+    for (let i = at; i < at + n; i++) sum += pcm[i]! * pcm[i]!;
+    if (Math.sqrt(sum / n) < QUIET_RMS) continue;
+    const [start, end] = [at / 16_000, (at + n) / 16_000];
+    const last = stretches.at(-1);
+    if (last && start - last.end < UTTERANCE_GAP_SECONDS) last.end = end;
+    else stretches.push({ start, end });
+  }
+  return stretches;
+}
+
+/**
+ * TEST DOUBLE for the live tests: one segment per voiced stretch of the audio it is given,
+ * "utterance N" for the Nth heard by this transcriber, so a test reads which utterances were
+ * transcribed, where, and in which order, however the calls joined them.
+ */
+export function utteranceTranscriber() {
+  let heard = 0;
+  return new ScriptedTranscriber({
+    segments: (pcm) => voicedStretches(pcm).map((s) => ({ ...s, text: ` utterance ${++heard}`, confidence: 0.9 })),
+  });
+}
+
+/** Real ffmpeg and Silero VAD; the transcriber says which utterances it was given. */
 export async function liveApp(engines: Partial<Engines> = {}) {
   const t = await makeTestApp({
-    engines: { transcriber: new ScriptedTranscriber(), llm: new ScriptedLlm(), diarizer: new SingleSpeakerDiarizer(), ...engines },
+    engines: { transcriber: utteranceTranscriber(), llm: new ScriptedLlm(), diarizer: new SingleSpeakerDiarizer(), ...engines },
   });
   const tenant = makeTenant(t.deps);
   return { t, tenant };
@@ -30,9 +64,9 @@ export const liveSegments = (t: T, id: string) =>
 
 export const transcriptionOf = async (t: T, key: string, rec: string) => (await t.call("GET", `/v1/transcriptions?recording_id=${rec}`, { key })).body.data[0];
 
-/** A transcriber that records the length (seconds) of the audio of each call, then answers as the scripted one. */
+/** A transcriber that records the length (seconds) of the audio of each call, then answers as utteranceTranscriber. */
 export function measuredTranscriber() {
-  const inner = new ScriptedTranscriber();
+  const inner = utteranceTranscriber();
   const seconds: number[] = [];
   return {
     seconds,

@@ -5,7 +5,7 @@ import { findFfmpeg } from "../../src/engines/ffmpeg-audio";
 import { SingleSpeakerDiarizer } from "../../src/engines/diarizer";
 import { ScriptedLlm } from "../../src/engines/llm.test-double";
 import { ScriptedTranscriber } from "../../src/engines/transcriber.test-double";
-import { liveApp, liveSegments, parts, speech, type T, transcriptionOf } from "./live-support";
+import { liveApp, liveSegments, parts, speech, type T, transcriptionOf, utteranceTranscriber } from "./live-support";
 import { LIVE_STREAMS_PER_KEY } from "../../src/modules/live/service";
 import { chunksOf } from "../../src/storage/storage";
 import { makeTempDir, makeTenant, makeTestApp, waitFor } from "../helpers";
@@ -298,7 +298,7 @@ describe("live passes and the model lane", () => {
     let release = () => {};
     const gate = new Promise<void>((resolve) => (release = resolve));
     let calls = 0;
-    const transcriber = new ScriptedTranscriber();
+    const transcriber = utteranceTranscriber();
     const slow = {
       model: transcriber.model,
       async transcribe(pcm: Float32Array, options: Parameters<ScriptedTranscriber["transcribe"]>[1]) {

@@ -1,7 +1,7 @@
 import type { Deps } from "../../deps";
 import { DecoderInterruptedError } from "../../engines/audio";
 import type { TranscribeOptions } from "../../engines/transcriber";
-import { meanSpeechProbability, type SpeechRegion } from "../../engines/vad";
+import { meanSpeechProbability } from "../../engines/vad";
 import { recordEvent } from "../../events/outbox";
 import type { JobContracts } from "../../jobs/contracts";
 import type { Job } from "../../jobs/queue";
@@ -18,22 +18,14 @@ import {
   markTranscriptionFailed,
   startTranscription,
 } from "../transcriptions/service";
+import { planAudio, toOriginalTime } from "../transcriptions/speech-plan";
 import { decodeAfter, headOf, isOggOpus, notLiveReason, sniffFormat, wavLayout } from "./decode";
 import { liveSegmentsCommitted } from "./notify";
+import { batchesOf, closedRegions, quietUntil, regionOf } from "./regions";
 import { provisionalSpeaker } from "./speakers";
 import { advanceProgress, discardSegments, insertProgress, type LiveProgress, markWaiting, progressOf, progressOfRecording } from "./store";
 
 const SAMPLE_RATE = 16_000;
-/**
- * A region is closed once this much audio follows it: Silero's hysteresis (src/engines/vad.ts)
- * ends a region after 8 quiet frames of 96 ms, so a region ending earlier than this before
- * the end of what arrived may still go on in the next chunk.
- */
-const CLOSED_AFTER_SECONDS = 0.8;
-/** Speech that never pauses is cut at this length, so the transcript cannot lag without bound. */
-const MAX_REGION_SECONDS = 30;
-/** Context on each side of a region, as the whole-file pipeline gives whisper (within the window). */
-const PAD_SECONDS = 0.2;
 /** Enough of the first chunk to hold a WAV's header (its fmt and the start of data). */
 const WAV_HEADER_BYTES = 4096;
 
@@ -116,9 +108,9 @@ function contiguous<C extends { chunk_index: number }>(chunks: C[]): C[] {
 
 /**
  * Decodes the chunks received in order, runs voice detection over the audio after the last
- * committed point, and transcribes each region closed by silence (or cut at
- * MAX_REGION_SECONDS), committing each region's segments with the new progress in one
- * transaction. Idempotent: a pass that finds the progress moved (another pass, a restart)
+ * committed point, and transcribes the regions closed by silence (or cut at
+ * MAX_REGION_SECONDS) joined in batches of one whisper window (src/modules/live/regions.ts),
+ * committing each batch's segments with the new progress in one transaction. Idempotent: a pass that finds the progress moved (another pass, a restart)
  * writes nothing, and a region once committed is never transcribed again.
  */
 async function livePass(deps: Deps, tenant: Tenant, transcriptionId: string, signal: AbortSignal): Promise<void> {
@@ -186,20 +178,27 @@ async function transcribeNewAudio(
   const analysis = await engines.vad.analyse(window, options.signal);
   const used = { chunks_used: chunks.length, used_digests: digests, used_sizes: sizes };
   let wrote = false;
-  for (const region of closedRegions(analysis.regions, windowSeconds)) {
-    const from = Math.max(0, region.start - PAD_SECONDS);
-    const to = Math.min(windowSeconds, region.end + PAD_SECONDS);
-    const result = await engines.transcriber.transcribe(window.subarray(Math.round(from * SAMPLE_RATE), Math.round(to * SAMPLE_RATE)), options);
-    const { speaker, prints } = await provisionalSpeaker(engines.diarizer, window, region, progress.speaker_prints, options.maxSpeakers);
+  // One transcriber call per batch of closed regions, not per region: whisper's cost is per
+  // 30 s window, however little of it is speech (decision 193).
+  for (const batch of batchesOf(closedRegions(analysis.regions, windowSeconds), windowSeconds)) {
+    const result = await engines.transcriber.transcribe(planAudio(batch.plan, window, SAMPLE_RATE), options);
+    const speakers: (string | null)[] = [];
+    let prints = progress.speaker_prints;
+    for (const region of batch.regions) {
+      const heard = await provisionalSpeaker(engines.diarizer, window, region, prints, options.maxSpeakers);
+      speakers.push(heard.speaker);
+      prints = heard.prints;
+    }
     const segments = result.segments.flatMap((s) => {
       const text = s.text.trim();
       if (!text) return [];
-      const start = from + Math.max(0, s.start);
-      const end = Math.max(start, Math.min(to, from + s.end));
+      const start = toOriginalTime(batch.plan, Math.max(0, s.start), "start");
+      const end = Math.max(start, toOriginalTime(batch.plan, s.end, "end"));
       const confidence = s.confidence ?? meanSpeechProbability(analysis, start, end);
+      const speaker = speakers[regionOf(batch.regions, start, end)] ?? null;
       return [{ start: round(base + start), end: round(base + end), text, confidence: round(Math.min(1, Math.max(0, confidence))), speaker }];
     });
-    const next = { ...used, committed_seconds: round(base + to), language: result.language, speaker_prints: prints };
+    const next = { ...used, committed_seconds: round(base + batch.end), language: result.language, speaker_prints: prints };
     if (!commit(deps, tenant, progress, next, segments)) return;
     wrote ||= segments.length > 0;
     progress = { ...progress, ...next };
@@ -212,25 +211,6 @@ async function transcribeNewAudio(
   if (progress.chunks_used < chunks.length || committed > progress.committed_seconds)
     commit(deps, tenant, progress, { ...used, committed_seconds: committed, language: progress.language, speaker_prints: progress.speaker_prints }, []);
   if (wrote) liveSegmentsCommitted(start.transcription_id);
-}
-
-/** The regions followed by enough quiet to be over, and an unclosed one once it is too long (cut there). */
-function closedRegions(regions: SpeechRegion[], windowSeconds: number): SpeechRegion[] {
-  return regions.flatMap((r) => {
-    if (r.end <= windowSeconds - CLOSED_AFTER_SECONDS) return [r];
-    if (r.end - r.start >= MAX_REGION_SECONDS) return [{ start: r.start, end: r.start + MAX_REGION_SECONDS }];
-    return [];
-  });
-}
-
-/**
- * Up to where the window holds no speech that is still to be transcribed: the padded start of
- * the region still open, else the end less what a region starting there may not show yet.
- */
-function quietUntil(regions: SpeechRegion[], windowSeconds: number): number {
-  // A region cut at MAX_REGION_SECONDS is still open: its rest is transcribed once it closes.
-  const open = regions.find((r) => r.end > windowSeconds - CLOSED_AFTER_SECONDS);
-  return Math.max(0, open ? open.start - PAD_SECONDS : windowSeconds - CLOSED_AFTER_SECONDS - PAD_SECONDS);
 }
 
 /** Progress and segments in one transaction, only while the stream is still live. */

@@ -42,13 +42,21 @@ export function planSpeech(regions: SpeechRegion[], durationSeconds: number, who
   if (padded.length === 0) return { mode: "speech", spans: [], speechFraction, seconds: 0 };
   if (speechFraction > wholeFileFraction)
     return { mode: "whole", spans: [{ start: 0, end: durationSeconds, at: 0 }], speechFraction, seconds: durationSeconds };
+  return joinedPlan(padded, durationSeconds);
+}
+
+/**
+ * The plan that sends `padded` (regions as paddedRegions gives them: in order, apart) end to
+ * end, whatever their share of the `durationSeconds` of audio they are in.
+ */
+export function joinedPlan(padded: SpeechRegion[], durationSeconds: number): SpeechPlan {
   let at = 0;
   const spans = padded.map((r) => {
-    const span = { ...r, at };
+    const span = { start: r.start, end: r.end, at };
     at += r.end - r.start;
     return span;
   });
-  return { mode: "speech", spans, speechFraction, seconds: at };
+  return { mode: "speech", spans, speechFraction: durationSeconds > 0 ? at / durationSeconds : 0, seconds: at };
 }
 
 /** The audio the plan sends: the spans' samples end to end (the recording itself when whole). */

@@ -1,0 +1,76 @@
+import type { SpeechRegion } from "../../engines/vad";
+import { joinedPlan, paddedRegions, type SpeechPlan } from "../transcriptions/speech-plan";
+
+/**
+ * A region is closed once this much audio follows it: Silero's hysteresis (src/engines/vad.ts)
+ * ends a region after 8 quiet frames of 96 ms, so a region ending earlier than this before
+ * the end of what arrived may still go on in the next chunk.
+ */
+export const CLOSED_AFTER_SECONDS = 0.8;
+/**
+ * Whisper encodes a 30 s window whatever the length of what it is given (decision 193):
+ * closed regions are joined into batches of at most this much audio, one transcriber call each.
+ */
+export const BATCH_SECONDS = 30;
+/** Context on each side of a region, as the whole-file pipeline gives whisper (paddedRegions). */
+export const PAD_SECONDS = 0.2;
+/**
+ * Speech that never pauses is cut at this length, so the transcript cannot lag without bound;
+ * with its padding it is one batch.
+ */
+export const MAX_REGION_SECONDS = BATCH_SECONDS - 2 * PAD_SECONDS;
+
+/** The regions followed by enough quiet to be over, and an unclosed one once it is too long (cut there). */
+export function closedRegions(regions: SpeechRegion[], windowSeconds: number): SpeechRegion[] {
+  return regions.flatMap((r) => {
+    if (r.end <= windowSeconds - CLOSED_AFTER_SECONDS) return [r];
+    if (r.end - r.start >= MAX_REGION_SECONDS) return [{ start: r.start, end: r.start + MAX_REGION_SECONDS }];
+    return [];
+  });
+}
+
+/**
+ * Up to where the window holds no speech that is still to be transcribed: the padded start of
+ * the region still open, else the end less what a region starting there may not show yet.
+ */
+export function quietUntil(regions: SpeechRegion[], windowSeconds: number): number {
+  // A region cut at MAX_REGION_SECONDS is still open: its rest is transcribed once it closes.
+  const open = regions.find((r) => r.end > windowSeconds - CLOSED_AFTER_SECONDS);
+  return Math.max(0, open ? open.start - PAD_SECONDS : windowSeconds - CLOSED_AFTER_SECONDS - PAD_SECONDS);
+}
+
+/** What one transcriber call sends: its closed regions (for their speakers) and the plan joining them, padded. */
+export type Batch = { regions: SpeechRegion[]; plan: SpeechPlan; end: number };
+
+/**
+ * The closed regions (in order) padded and joined end to end, in as few batches of at most
+ * BATCH_SECONDS as keep their order; a region is never split across two.
+ */
+export function batchesOf(closed: SpeechRegion[], windowSeconds: number): Batch[] {
+  const batches: Batch[] = [];
+  let regions: SpeechRegion[] = [];
+  const close = () => {
+    const padded = paddedRegions(regions, windowSeconds);
+    if (padded.length > 0) batches.push({ regions, plan: joinedPlan(padded, windowSeconds), end: padded.at(-1)!.end });
+    regions = [];
+  };
+  for (const r of closed) {
+    const joined = paddedRegions([...regions, r], windowSeconds).reduce((sum, p) => sum + (p.end - p.start), 0);
+    if (regions.length > 0 && joined > BATCH_SECONDS) close();
+    regions.push(r);
+  }
+  close();
+  return batches;
+}
+
+/** The index of the region a segment (`start`..`end`, times of the window) overlaps most; the nearest when none. */
+export function regionOf(regions: SpeechRegion[], start: number, end: number): number {
+  let best = 0;
+  let score = Number.NEGATIVE_INFINITY;
+  for (const [i, r] of regions.entries()) {
+    // Overlap when positive, minus the distance between them when not.
+    const s = Math.min(end, r.end) - Math.max(start, r.start);
+    if (s > score) [best, score] = [i, s];
+  }
+  return best;
+}

@@ -134,6 +134,44 @@ describe("decoding once (decision 174)", () => {
   }
 });
 
+describe("reading once (decision 194)", () => {
+  test("a pass over a streamed WAV reads the new chunk and the open region, not every chunk again to hash it", async () => {
+    const { t, tenant } = await liveApp();
+    const file = wav(concat(...Array.from({ length: 8 }, () => [voiced(2), silence(1.5)]).flat()));
+    let read = 0;
+    const storage = t.deps.storage;
+    const readObject = storage.read.bind(storage);
+    storage.read = (key, range) =>
+      readObject(key, range).pipeThrough(
+        new TransformStream<Uint8Array, Uint8Array>({
+          transform(bytes, out) {
+            if (key.includes("/chunk-")) read += bytes.length;
+            out.enqueue(bytes);
+          },
+        }),
+      );
+    const size = Math.ceil(file.length / 10);
+    const chunk = (i: number) => file.slice(i * size, (i + 1) * size);
+    const rec = await createRecording(t, tenant.test);
+    for (let i = 0; i < 9; i++) {
+      await put(t, tenant.test, rec.id, chunk(i), { chunk_index: i });
+      await t.deps.queue.drain();
+    }
+    // Hashing every chunk on every pass reads 1 + 2 + ... + 9 chunks: 4.5 times the file.
+    expect(read).toBeLessThan(file.length * 1.5);
+    // A chunk sent again, even with the same bytes, is under a new key: the next pass reads and hashes it again.
+    await put(t, tenant.test, rec.id, chunk(0), { chunk_index: 0 });
+    const before = read;
+    await put(t, tenant.test, rec.id, chunk(9), { chunk_index: 9 });
+    await t.deps.queue.drain();
+    expect(read - before).toBeGreaterThanOrEqual(2 * size);
+    const txn = await transcriptionOf(t, tenant.test, rec.id);
+    expect(texts(liveSegments(t, txn.id))).toEqual(Array.from({ length: 8 }, (_, i) => `utterance ${i + 1}`));
+    const progress = t.deps.db.query<{ waiting: string | null }, [string]>("SELECT waiting FROM live_progress WHERE transcription_id = ?").get(txn.id)!;
+    expect(progress.waiting).toBeNull();
+  });
+});
+
 /** The WAV encoded as Ogg/Opus by ffmpeg. */
 function encodedOpus(wavBytes: Uint8Array): Uint8Array<ArrayBuffer> {
   const dir = makeTempDir();

@@ -114,21 +114,28 @@ export function oggOpusResume(bytes: Uint8Array, fromSeconds: number): Resume | 
   return start === firstAudio ? FROM_THE_START : { headerEnd, resume: pages[start]!.at, startSeconds: pages[start - 1]!.granule / 48_000 };
 }
 
+/** What a pass knows of the chunks an earlier one used (live_progress): by index, the key read and its bytes' digest and size. */
+export type UsedChunks = { keys: string[]; digests: string[]; sizes: number[] };
+
 /**
  * The audio from `fromSeconds` on of the chunks received so far (in order, as one file), as
- * 16 kHz mono PCM, and the SHA-256 and size of every chunk read. A WAV is decoded from that
- * sample on (its header, then the samples), an Ogg/Opus stream from the page before it
+ * 16 kHz mono PCM, and the SHA-256, size and key of every chunk read. A WAV is decoded from
+ * that sample on (its header, then the samples), an Ogg/Opus stream from the page before it
  * (decision 174), so each pass decodes what is new plus the open speech region; other
  * containers are decoded from the start and cut (ffmpeg decodes a cut-off file up to its
  * last whole frame). What the next chunk completes is decoded on the next pass.
+ * A chunk still under the key `used` recorded is not hashed again (decision 194): a chunk
+ * sent again is stored under a new key, so its bytes are those hashed. Of such a chunk a WAV
+ * pass reads only the header and the samples from the resume point.
  */
 export async function decodeAfter(
   deps: Deps,
   chunks: StoredChunk[],
+  used: UsedChunks,
   fromSeconds: number,
   format: { wav: WavLayout | null; oggOpus: boolean },
   signal: AbortSignal,
-): Promise<{ pcm: Float32Array; digests: string[]; sizes: number[] }> {
+): Promise<{ pcm: Float32Array; digests: string[]; sizes: number[]; keys: string[] }> {
   const dir = await mkdtemp(join(tmpdir(), "parley-live-"));
   try {
     const path = join(dir, "window");
@@ -147,18 +154,42 @@ export async function decodeAfter(
       if (keepTo > 0) file.write(bytes.subarray(0, keepTo));
       if (keepFrom < bytes.length) file.write(bytes.subarray(keepFrom));
     };
-    for (const c of chunks) {
-      const hash = createHash("sha256");
-      let size = 0;
-      for await (const bytes of chunksOf(deps.storage.read(c.storage_key))) {
-        hash.update(bytes);
-        if (format.oggOpus) kept.push(bytes);
-        else write(bytes, offset);
-        offset += bytes.length;
-        size += bytes.length;
+    /** Reads `key` (its bytes `start`..`end`, end exclusive, when given), passing each piece to `take` with its offset in the object. */
+    const read = async (key: string, take: (bytes: Uint8Array, at: number) => void, start?: number, end?: number) => {
+      let at = start ?? 0;
+      const range = start === undefined || end === undefined ? undefined : { start, end: end - 1 };
+      for await (const bytes of chunksOf(deps.storage.read(key, range))) {
+        take(bytes, at);
+        at += bytes.length;
       }
+      return at;
+    };
+    const use = (bytes: Uint8Array, at: number) => (format.oggOpus ? kept.push(bytes) : write(bytes, at));
+    for (const [i, c] of chunks.entries()) {
+      const from = offset;
+      if (used.keys[i] === c.storage_key && used.digests[i] !== undefined && used.sizes[i] !== undefined) {
+        const size = used.sizes[i]!;
+        digests.push(used.digests[i]!);
+        sizes.push(size);
+        offset += size;
+        if (!format.wav || format.oggOpus) await read(c.storage_key, (bytes, at) => use(bytes, from + at));
+        else {
+          // Only what write keeps: the header's bytes in this chunk, and those from the resume point.
+          const headerTo = Math.max(0, Math.min(size, plan.headerEnd - from));
+          const resumeFrom = Math.max(headerTo, Math.min(size, plan.resume - from));
+          if (headerTo > 0) await read(c.storage_key, (bytes, at) => write(bytes, from + at), 0, headerTo);
+          if (resumeFrom < size) await read(c.storage_key, (bytes, at) => write(bytes, from + at), resumeFrom, size);
+        }
+        continue;
+      }
+      const hash = createHash("sha256");
+      const end = await read(c.storage_key, (bytes, at) => {
+        hash.update(bytes);
+        use(bytes, from + at);
+      });
       digests.push(hash.digest("hex"));
-      sizes.push(size);
+      sizes.push(end);
+      offset += end;
     }
     if (format.oggOpus) {
       const all = Buffer.concat(kept);
@@ -167,7 +198,8 @@ export async function decodeAfter(
     }
     await file.end();
     const pcm = await deps.engines.audio.decodePcm16k(path, signal);
-    return { pcm: pcm.subarray(Math.max(0, Math.round((fromSeconds - plan.startSeconds) * 16_000))), digests, sizes };
+    const keys = chunks.map((c) => c.storage_key);
+    return { pcm: pcm.subarray(Math.max(0, Math.round((fromSeconds - plan.startSeconds) * 16_000))), digests, sizes, keys };
   } finally {
     await rm(dir, { recursive: true, force: true });
   }

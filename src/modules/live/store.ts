@@ -1,13 +1,15 @@
 import type { Database } from "bun:sqlite";
 import type { Tenant } from "../../tenancy";
 
-/** How far a live transcription has got (migrations 0031, 0032). */
+/** How far a live transcription has got (migrations 0031, 0032, 0037). */
 export type LiveProgress = {
   transcription_id: string;
   recording_id: string;
   chunks_used: number;
   used_digests: string[];
   used_sizes: number[];
+  /** The storage key each used chunk was read from (its digest and size hold while it is the chunk's key). */
+  used_keys: string[];
   committed_seconds: number;
   language: string | null;
   /** Per provisional speaker (SPEAKER_1 first), the voiceprints of its latest regions. */
@@ -18,16 +20,22 @@ export type LiveProgress = {
 /** A provisional segment; `seq` is its Server-Sent Events id. */
 export type LiveSegment = { seq: number; start: number; end: number; text: string; confidence: number | null; speaker: string | null };
 
-type ProgressRow = Omit<LiveProgress, "used_digests" | "used_sizes" | "speaker_prints"> & { used_digests: string; used_sizes: string; speaker_prints: string };
+type ProgressRow = Omit<LiveProgress, "used_digests" | "used_sizes" | "used_keys" | "speaker_prints"> & {
+  used_digests: string;
+  used_sizes: string;
+  used_keys: string;
+  speaker_prints: string;
+};
 
 const toProgress = (r: ProgressRow): LiveProgress => ({
   ...r,
   used_digests: JSON.parse(r.used_digests),
   used_sizes: JSON.parse(r.used_sizes),
+  used_keys: JSON.parse(r.used_keys),
   speaker_prints: JSON.parse(r.speaker_prints),
 });
 
-const COLUMNS = "transcription_id, recording_id, chunks_used, used_digests, used_sizes, committed_seconds, language, speaker_prints, waiting";
+const COLUMNS = "transcription_id, recording_id, chunks_used, used_digests, used_sizes, used_keys, committed_seconds, language, speaker_prints, waiting";
 
 export function insertProgress(db: Database, tenant: Tenant, transcriptionId: string, recordingId: string, now: Date): void {
   db.query("INSERT INTO live_progress (transcription_id, recording_id, project_id, mode, updated_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING").run(
@@ -68,20 +76,21 @@ export function progressOf(db: Database, tenant: Tenant, transcriptionId: string
 export function advanceProgress(
   db: Database,
   from: LiveProgress,
-  to: Pick<LiveProgress, "chunks_used" | "used_digests" | "used_sizes" | "committed_seconds" | "language" | "speaker_prints">,
+  to: Pick<LiveProgress, "chunks_used" | "used_digests" | "used_sizes" | "used_keys" | "committed_seconds" | "language" | "speaker_prints">,
   segments: Omit<LiveSegment, "seq">[],
   now: Date,
 ): boolean {
   const at = now.toISOString();
   const changed = db
     .query(
-      `UPDATE live_progress SET chunks_used = ?, used_digests = ?, used_sizes = ?, committed_seconds = ?, language = ?, speaker_prints = ?, updated_at = ?
+      `UPDATE live_progress SET chunks_used = ?, used_digests = ?, used_sizes = ?, used_keys = ?, committed_seconds = ?, language = ?, speaker_prints = ?, updated_at = ?
        WHERE transcription_id = ? AND chunks_used = ? AND committed_seconds = ? AND waiting IS NULL`,
     )
     .run(
       to.chunks_used,
       JSON.stringify(to.used_digests),
       JSON.stringify(to.used_sizes),
+      JSON.stringify(to.used_keys),
       to.committed_seconds,
       to.language,
       JSON.stringify(to.speaker_prints),

@@ -6,9 +6,10 @@ import type { Transcriber } from "../../src/engines/transcriber";
 import { WhisperTranscriber } from "../../src/engines/whisper-transcriber";
 import { BATCH_SECONDS, batchesOf, MAX_REGION_SECONDS } from "../../src/modules/live/regions";
 import { spoken, VOICES } from "../engines/speech";
-import { liveApp, liveSegments, transcriptionOf, utteranceTranscriber } from "./live-support";
+import { waitFor } from "../helpers";
+import { liveApp, liveSegments, parts, speech, transcriptionOf, utteranceTranscriber } from "./live-support";
 import { concat, silence, voiced, wav } from "./pipeline-fixtures";
-import { createRecording, put } from "./recordings-support";
+import { createRecording, put, sha256 } from "./recordings-support";
 
 /** A transcriber that records the seconds of audio of each call, then answers as `inner`. */
 function counted(inner: Transcriber) {
@@ -74,6 +75,43 @@ describe("a live pass joins its closed regions into one transcriber call (decisi
     });
     const inSilence = (x: number) => silences.some((g) => x > g.start && x < g.end);
     for (const s of segments) expect([s.start, s.end].filter(inSilence)).toEqual([]);
+  });
+});
+
+describe("completion stops the live pass still running (decision 193)", () => {
+  test("a pass whose transcriber call is under way when the recording is verified is stopped, not waited for; its job ends done", async () => {
+    let live: AbortSignal | undefined;
+    const answers = utteranceTranscriber();
+    const transcriber: Transcriber = {
+      model: answers.model,
+      transcribe(pcm, options) {
+        if (live) return answers.transcribe(pcm, options);
+        // The first call (the first live pass) answers only when told to stop, as a long whisper call would.
+        live = options.signal;
+        return new Promise((_, reject) => options.signal?.addEventListener("abort", () => reject(options.signal?.reason), { once: true }));
+      },
+    };
+    const { t, tenant } = await liveApp({ transcriber });
+    t.deps.queue.start();
+    const rec = await createRecording(t, tenant.test);
+    await put(t, tenant.test, rec.id, parts[0]!, { chunk_index: 0 });
+    await waitFor("the first pass to reach the transcriber", () => live !== undefined);
+    for (const i of [1, 2]) await put(t, tenant.test, rec.id, parts[i]!, { chunk_index: i });
+    await t.call("POST", `/v1/recordings/${rec.id}/upload-complete`, { key: tenant.test, body: { sha256: sha256(speech) } });
+    const txn = await waitFor("the transcription to complete", async () => {
+      const now = await transcriptionOf(t, tenant.test, rec.id);
+      return now?.status === "completed" ? now : null;
+    });
+    expect(live!.aborted).toBe(true);
+    const done = (await t.call("GET", `/v1/transcriptions/${txn.id}`, { key: tenant.test })).body;
+    expect(done.segments.map((s: { text: string }) => s.text)).toEqual(["utterance 1", "utterance 2", "utterance 3"]);
+    const jobs = () =>
+      t.deps.db
+        .query<{ state: string }, []>("SELECT state FROM jobs WHERE type = 'live.transcribe'")
+        .all()
+        .map((j) => j.state);
+    await waitFor("the live jobs to end", () => jobs().every((state) => state === "done"));
+    await t.deps.queue.stop();
   });
 });
 

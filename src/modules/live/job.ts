@@ -70,30 +70,46 @@ export function liveChunkReceived(deps: Deps) {
  * is never held waiting: other recordings' work takes it. Should the process die, the
  * running pass's job is taken back at the next start and covers every chunk.
  */
-const running = new Map<string, { again: boolean }>();
+const running = new Map<string, { again: boolean; stop: AbortController }>();
 
-async function oneAtATime(id: string, work: () => Promise<void>): Promise<void> {
+async function oneAtATime(id: string, work: (stopped: AbortSignal) => Promise<void>): Promise<void> {
   const current = running.get(id);
   if (current) {
     current.again = true;
     return;
   }
-  const state = { again: true };
+  const state = { again: true, stop: new AbortController() };
   running.set(id, state);
   try {
-    while (state.again) {
+    while (state.again && !state.stop.signal.aborted) {
       state.again = false;
-      await work();
+      await work(state.stop.signal);
     }
   } finally {
     running.delete(id);
   }
 }
 
+/**
+ * The transcription is being completed (decision 193): the recording no longer streams, so
+ * nothing a live pass still running does can be committed, and its transcriber call would
+ * hold the cores the completion's own calls wait for. It is stopped.
+ */
+export function stopLivePasses(transcriptionId: string): void {
+  running.get(transcriptionId)?.stop.abort(new Error("the transcription is being completed"));
+}
+
 /** The incremental pass (model lane): see livePass. */
 export function liveTranscribe(deps: Deps) {
   return ({ payload, signal }: Job<JobContracts["live.transcribe"]>): Promise<void> =>
-    oneAtATime(payload.transcription_id, () => livePass(deps, tenantOf(payload), payload.transcription_id, signal));
+    oneAtATime(payload.transcription_id, async (stopped) => {
+      try {
+        await livePass(deps, tenantOf(payload), payload.transcription_id, AbortSignal.any([signal, stopped]));
+      } catch (err) {
+        // Stopped for the completion: nothing was left to do, which is no failure of the job.
+        if (!stopped.aborted || signal.aborted) throw err;
+      }
+    });
 }
 
 /** The chunks 0..n-1 received without a gap: later ones wait for the gap to fill. */

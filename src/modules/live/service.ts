@@ -8,6 +8,7 @@ import { onLiveSegments } from "./notify";
 import { chunksOf } from "../../storage";
 import type { Tenant } from "../../tenancy";
 import type { EarlierWork } from "../transcriptions/pipeline";
+import { stopLivePasses } from "./job";
 import { progressOf, segmentsAfter } from "./store";
 
 /** Open live streams per credential (decision 163): each holds a connection and wakes on every commit. */
@@ -102,6 +103,8 @@ export async function openLiveStream(deps: Deps, principal: Principal, id: strin
  * when there is nothing to reuse: the whole file is transcribed, as without live work.
  */
 export async function reusableLiveWork(deps: Deps, tenant: Tenant, transcriptionId: string, key: string): Promise<EarlierWork | null> {
+  // Asked once the recording is verified, when the live passes are over.
+  stopLivePasses(transcriptionId);
   const progress = progressOf(deps.db, tenant, transcriptionId);
   if (!progress || progress.committed_seconds <= 0 || progress.used_sizes.length !== progress.used_digests.length) return null;
   const sizes = progress.used_sizes;

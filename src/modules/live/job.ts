@@ -126,8 +126,9 @@ function contiguous<C extends { chunk_index: number }>(chunks: C[]): C[] {
  * Decodes the chunks received in order, runs voice detection over the audio after the last
  * committed point, and transcribes the regions closed by silence (or cut at
  * MAX_REGION_SECONDS) joined in batches of one whisper window (src/modules/live/regions.ts),
- * committing each batch's segments with the new progress in one transaction. Idempotent: a pass that finds the progress moved (another pass, a restart)
- * writes nothing, and a region once committed is never transcribed again.
+ * committing each batch's segments with the new progress in one transaction. Idempotent: a
+ * pass that finds the progress moved (another pass, a restart) writes nothing, and a region
+ * once committed is never transcribed again.
  */
 async function livePass(deps: Deps, tenant: Tenant, transcriptionId: string, signal: AbortSignal): Promise<void> {
   const { db, clock } = deps;

@@ -11,7 +11,10 @@
 //   streamed at once, n = 1, 2, 4, ... up to --max-streams, until the lag p95 over all of
 //   them passes 5 s or a stream gets under 80% of the segments one stream alone gets.
 // Usage: bun bench/live.ts [--minutes 10] [--chunk-kb 256] [--speed 1] [--trial-minutes 2] [--max-streams 8]
-//          [--skip completion,concurrency] (threads: the engines' own choice, all cores)
+//          [--skip completion,concurrency,summary] (threads: the engines' own choice, all cores)
+// --skip summary turns automatic summaries off and stops each completion at
+// transcription.completed (a summary is the LLM's time: minutes with the random-weight
+// stand-in on a busy box, which the next measurement would wait for or share the cores with).
 // --speed 4 streams four times faster than real time (reported as such): short runs only.
 import { mkdtempSync, rmSync } from "node:fs";
 import { cpus, loadavg, tmpdir } from "node:os";
@@ -86,6 +89,7 @@ async function main() {
       if (txn?.status === "failed") throw new Error(`transcription failed: ${JSON.stringify(txn.error)}`);
       if (txn?.status === "completed") {
         transcribed ||= performance.now() - t0;
+        if (skip.has("summary")) return { transcribed, summarised: Number.NaN };
         const sum = (await call("GET", `/summaries?transcription_id=${txn.id}`)).body.data?.[0];
         if (sum?.status === "completed") return { transcribed, summarised: performance.now() - t0 };
         if (sum?.status === "failed") throw new Error(`summary failed: ${JSON.stringify(sum.error)}`);
@@ -120,6 +124,7 @@ async function main() {
   };
 
   try {
+    if (skip.has("summary")) await call("PUT", "/config/project", { auto_summarize: false });
     console.log(
       `clip: ${minutes} min conversation (espeak-ng, two voices, 35% pauses), ${(wav.length / 1024 / 1024).toFixed(1)} MB WAV in ${flags["chunk-kb"]} KB chunks at ${speed === 1 ? "real-time pace" : `${speed}x real-time pace (compressed)`}; base.en f16 and Qwen2.5-1.5B-shaped stand-ins, ${cpus().length} cores`,
     );

@@ -1,20 +1,20 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { SingleSpeakerDiarizer } from "../../src/engines/diarizer";
 import { ScriptedLlm } from "../../src/engines/llm.test-double";
-import { ScriptedTranscriber } from "../../src/engines/transcriber.test-double";
+import { utteranceTranscriber } from "../modules/live-support";
 import { concat, silence, voiced, wav } from "../modules/pipeline-fixtures";
 import { createRecording, put, sha256 } from "../modules/recordings-support";
 import { visit } from "./pages-support";
 import { type Dashboard, hasChromium, onPage, startDashboard } from "./support";
 
 /**
- * The recording page while the device streams: real ffmpeg and Silero VAD, the scripted
- * transcriber (each region is "utterance N"); the test drains the queue as chunks arrive.
+ * The recording page while the device streams: real ffmpeg and Silero VAD, the live tests'
+ * transcriber (each voiced stretch is "utterance N"); the test drains the queue as chunks arrive.
  */
 describe.skipIf(!hasChromium)("live transcript in the dashboard", () => {
   let d: Dashboard;
   beforeAll(async () => {
-    d = await startDashboard({ engines: { transcriber: new ScriptedTranscriber(), llm: new ScriptedLlm(), diarizer: new SingleSpeakerDiarizer() } });
+    d = await startDashboard({ engines: { transcriber: utteranceTranscriber(), llm: new ScriptedLlm(), diarizer: new SingleSpeakerDiarizer() } });
   });
   afterAll(() => d?.stop());
 
@@ -37,7 +37,7 @@ describe.skipIf(!hasChromium)("live transcript in the dashboard", () => {
       expect(await live.getByRole("listitem").allTextContents()).toEqual([
         "0:00 SPEAKER_1 utterance 1",
         "0:03 SPEAKER_1 utterance 2",
-        "0:06 SPEAKER_1 utterance 3",
+        "0:07 SPEAKER_1 utterance 3",
       ]);
       // Completion: the stream ends with completed, and the page shows the final transcript in its place.
       await d.call("POST", `/v1/recordings/${rec.id}/upload-complete`, { key, body: { sha256: sha256(speech) } });

@@ -39,7 +39,7 @@ const skip = new Set(flags.skip!.split(",").filter(Boolean));
 const speed = Number(flags.speed);
 const chunkBytes = Number(flags["chunk-kb"]) * 1024;
 const BYTES_PER_SECOND = 16_000 * 2; // the clip's WAV: 16 kHz mono 16-bit
-const s = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
+const s = (ms: number) => (Number.isNaN(ms) ? "not measured (--skip summary)" : `${(ms / 1000).toFixed(1)} s`);
 const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((xs.length * p) / 100))] ?? Number.NaN;
 const work = mkdtempSync(join(tmpdir(), "parley-bench-live-"));
 

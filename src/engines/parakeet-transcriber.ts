@@ -3,14 +3,12 @@ import { availableParallelism } from "node:os";
 import type { RuntimeFiles } from "../runtime/files";
 import { type GpuSetting, gpuCandidates } from "./gpu";
 import { MissingModelError } from "./missing-model";
-import { throttleOpenMpSpinning } from "./openmp";
 import { ParakeetLanguageError, UNDETERMINED_LANGUAGE, parakeetLanguage } from "./parakeet-languages";
 import { type ParakeetToken, segmentsFromTokens } from "./parakeet-words";
 import type { TranscribeOptions, Transcriber, TranscriptionResult } from "./transcriber";
 import { Turns } from "./turns";
-import { locateNativeWhisper } from "./whisper-native";
+import { locateNativeWhisper, requireNativeWhisper } from "./whisper-native";
 import { settledOrAborted } from "./whisper-transcriber";
-import { createRequire } from "node:module";
 
 type ParakeetContext = { readonly __parakeetContext: unique symbol };
 type ParakeetJob = { promise: Promise<ParakeetToken[]>; stop: () => void };
@@ -21,8 +19,6 @@ type ParakeetAddon = {
   /** The GPU parakeet.cpp takes when asked to; null from a CPU build (all but `build:whisper -- --cuda`). */
   parakeetGpuDevice?: () => string | null;
 };
-
-const require = createRequire(import.meta.url);
 
 /** The whisper model that takes recordings in languages Parakeet does not cover, when it is installed (decision 183). */
 export type WhisperFallback = { transcriber: Transcriber; installed: () => boolean; install: string };
@@ -81,8 +77,7 @@ export class ParakeetTranscriber implements Transcriber {
     if (!existsSync(path)) throw new MissingModelError(this.model, "Parakeet", path);
     const location = locateNativeWhisper(runtime);
     if (!location.usable) throw new ParakeetUnavailableError(`Parakeet runs on Parley's native whisper addon, which is not usable here: ${location.reason}`);
-    throttleOpenMpSpinning();
-    const addon = require(location.addon) as ParakeetAddon;
+    const addon = requireNativeWhisper<ParakeetAddon>(location);
     if (!addon.parakeetLoad || !addon.parakeetTranscribe)
       throw new ParakeetUnavailableError("Parley's native whisper addon was built without Parakeet (npm run build:whisper)");
     const full = addon as Required<Omit<ParakeetAddon, "parakeetGpuDevice">>;

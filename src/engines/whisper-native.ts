@@ -37,12 +37,16 @@ export function locateNativeWhisper(runtime?: RuntimeFiles): NativeWhisperLocati
   return status.usable ? { usable: true, addon: NATIVE_WHISPER.addon } : status;
 }
 
+/** Loads the addon found usable (whisper's and Parakeet's halves alike), with OpenMP told first (decision 201). */
+export function requireNativeWhisper<Addon>(location: { addon: string }): Addon {
+  throttleOpenMpSpinning();
+  return require(location.addon) as Addon;
+}
+
 /** The addon, or null when it is not built for this machine (the portable build is used instead). */
 export function nativeWhisperAddon(runtime?: RuntimeFiles): NativeAddon | null {
   const location = locateNativeWhisper(runtime);
-  if (!location.usable) return null;
-  throttleOpenMpSpinning();
-  return require(location.addon) as NativeAddon;
+  return location.usable ? requireNativeWhisper<NativeAddon>(location) : null;
 }
 
 /** Loads a model in Parley's whisper.cpp addon; null when the addon is not built for this machine. */

@@ -119,7 +119,7 @@ export type UsedChunks = { keys: string[]; digests: string[]; sizes: number[] };
 
 /**
  * The audio from `fromSeconds` on of the chunks received so far (in order, as one file), as
- * 16 kHz mono PCM, and the SHA-256, size and key of every chunk read. A WAV is decoded from
+ * 16 kHz mono PCM, and the SHA-256 and size of every chunk read. A WAV is decoded from
  * that sample on (its header, then the samples), an Ogg/Opus stream from the page before it
  * (decision 174), so each pass decodes what is new plus the open speech region; other
  * containers are decoded from the start and cut (ffmpeg decodes a cut-off file up to its
@@ -135,7 +135,7 @@ export async function decodeAfter(
   fromSeconds: number,
   format: { wav: WavLayout | null; oggOpus: boolean },
   signal: AbortSignal,
-): Promise<{ pcm: Float32Array; digests: string[]; sizes: number[]; keys: string[] }> {
+): Promise<{ pcm: Float32Array; digests: string[]; sizes: number[] }> {
   const dir = await mkdtemp(join(tmpdir(), "parley-live-"));
   try {
     const path = join(dir, "window");
@@ -198,8 +198,7 @@ export async function decodeAfter(
     }
     await file.end();
     const pcm = await deps.engines.audio.decodePcm16k(path, signal);
-    const keys = chunks.map((c) => c.storage_key);
-    return { pcm: pcm.subarray(Math.max(0, Math.round((fromSeconds - plan.startSeconds) * 16_000))), digests, sizes, keys };
+    return { pcm: pcm.subarray(Math.max(0, Math.round((fromSeconds - plan.startSeconds) * 16_000))), digests, sizes };
   } finally {
     await rm(dir, { recursive: true, force: true });
   }

@@ -184,7 +184,7 @@ async function transcribeNewAudio(
   // Times in the window are seconds after this point of the recording.
   const base = progress.committed_seconds;
   const carried = { keys: progress.used_keys, digests: progress.used_digests, sizes: progress.used_sizes };
-  const { pcm: window, digests, sizes, keys } = await decodeAfter(deps, chunks, carried, base, format, options.signal);
+  const { pcm: window, digests, sizes } = await decodeAfter(deps, chunks, carried, base, format, options.signal);
   // A chunk sent again with the same bytes (a retry whose 200 was lost) changes nothing; other bytes do.
   const replaced = progress.used_digests.findIndex((digest, i) => digests[i] !== digest);
   if (replaced >= 0) {
@@ -194,7 +194,7 @@ async function transcribeNewAudio(
   }
   const windowSeconds = window.length / SAMPLE_RATE;
   const analysis = await engines.vad.analyse(window, options.signal);
-  const used = { chunks_used: chunks.length, used_digests: digests, used_sizes: sizes, used_keys: keys };
+  const used = { chunks_used: chunks.length, used_digests: digests, used_sizes: sizes, used_keys: chunks.map((c) => c.storage_key) };
   let wrote = false;
   // One transcriber call per batch of closed regions, not per region: whisper's cost is per
   // 30 s window, however little of it is speech (decision 193).

@@ -22,7 +22,7 @@ describe.skipIf(!hasChromium)("vocabulary in the dashboard", () => {
       await page.getByRole("button", { name: "Save vocabulary" }).click();
       // Saved and shown again, trimmed: the panel opens by itself once the level has terms. (The panel
       // is open already from the click, so only the re-rendered value says the save is done.)
-      await page.waitForFunction(() => document.querySelector("details[open] textarea")?.value === "Metformin\nAcme Holdings");
+      await page.waitForFunction(() => document.querySelector<HTMLTextAreaElement>("details[open] textarea")?.value === "Metformin\nAcme Holdings");
       const project = (await d.call("GET", "/v1/config/project", { key })).body;
       expect(project.overrides).toMatchObject({ vocabulary: ["Metformin", "Acme Holdings"], auto_summarize: false });
 

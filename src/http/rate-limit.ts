@@ -20,8 +20,12 @@ export class RateLimiter {
     private clock: Clock,
   ) {}
 
-  /** Counts one request, writes the X-RateLimit-* headers and throws 429 when over a limit. */
-  check(key: string, headers: Record<string, string>): void {
+  /**
+   * Counts one request, writes the X-RateLimit-* headers and throws 429 when over a limit.
+   * With `count: false` it only writes the caller's headers as they stand (a dashboard file:
+   * see `countRequest`).
+   */
+  check(key: string, headers: Record<string, string>, { count = true } = {}): void {
     const { perSecond, perMinute } = this.limits;
     if (perSecond === 0 && perMinute === 0) return;
     const now = this.clock.now().getTime();
@@ -30,8 +34,10 @@ export class RateLimiter {
     const min = Math.floor(now / 60_000) * 60_000;
     if (b.second.start !== sec) b.second = { start: sec, count: 0 };
     if (b.minute.start !== min) b.minute = { start: min, count: 0 };
-    b.second.count++;
-    b.minute.count++;
+    if (count) {
+      b.second.count++;
+      b.minute.count++;
+    }
 
     const overSecond = perSecond > 0 && b.second.count > perSecond;
     const overMinute = perMinute > 0 && b.minute.count > perMinute;
@@ -91,5 +97,20 @@ export function countRequest(deps: RequestCounting, request: Request, headers: R
   // So does a wearer's portal session (decision 147).
   const wearer = !row && !session && portalTokenOf(request) ? deps.portalSessions?.ofRequest(request, now) : null;
   const caller = row?.id ?? session?.id ?? wearer?.id ?? `anon:${clientAddress()}`;
-  deps.rateLimiter.check(caller, headers as Record<string, string>);
+  deps.rateLimiter.check(caller, headers as Record<string, string>, { count: !isPageFile(request) });
 }
+
+/**
+ * A file of the dashboard's or the portal's page (GET /dashboard/app.js, /me/sw.js; not their
+ * /api): the same embedded bytes for everyone, served from memory. One page load fetches
+ * dozens, so counting them would spend a session's 100 a second on its own stylesheets and
+ * modules; they carry the caller's headers (spec 8: every response) without counting.
+ */
+function isPageFile(request: Request): boolean {
+  if (request.method !== "GET" && request.method !== "HEAD") return false;
+  const path = new URL(request.url).pathname;
+  return PAGE_FILES.test(path) && !PAGE_APIS.test(path);
+}
+
+const PAGE_FILES = /^\/(dashboard|me)(\/|$)/;
+const PAGE_APIS = /^\/(dashboard|me)\/api(\/|$)/;

@@ -78,6 +78,22 @@ describe("rate limits", () => {
   });
 });
 
+describe("rate limits: the pages' own files", () => {
+  test("dashboard and portal files carry the caller's headers without spending its allowance; their /api counts", async () => {
+    const t = await makeTestApp({ env: { PARLEY_RATE_LIMIT_PER_SECOND: "3", PARLEY_RATE_LIMIT_PER_MINUTE: "0" } });
+    const files = [];
+    for (const path of ["/dashboard", "/dashboard/app.js", "/dashboard/app.css", "/dashboard/no-such-file.js", "/me", "/me/sw.js"])
+      for (let i = 0; i < 3; i++) files.push(await t.call("GET", path));
+    expect(files.map((r) => r.status)).toEqual([...Array(9).fill(200), 404, 404, 404, ...Array(6).fill(200)]);
+    for (const r of files) expect(r.headers.get("x-ratelimit-remaining")).toBe("3");
+    // The same address's calls of the pages' APIs count as before: the fourth in a second is refused.
+    const calls = [];
+    for (let i = 0; i < 4; i++) calls.push((await t.call("GET", "/dashboard/api/system")).status);
+    expect(calls).toEqual([401, 401, 401, 429]);
+    expect((await t.call("GET", "/dashboard/app.js")).headers.get("x-ratelimit-remaining")).toBe("0");
+  });
+});
+
 describe("rate limits: pre-signed PUTs", () => {
   test("count per upload token, not per address: tokens from one address do not throttle each other; unusable tokens count per address", async () => {
     const t = await makeTestApp({ env: { PARLEY_RATE_LIMIT_PER_SECOND: "2", PARLEY_RATE_LIMIT_PER_MINUTE: "0" } });

@@ -1,5 +1,8 @@
-// The pages' own stylesheet (pages.css), linked once by the first page that imports this.
-// The shell's index.html links only app.css; a <link> in index.html would do the same job.
-if (!document.querySelector('link[href="/dashboard/pages.css"]')) {
-  document.head.append(Object.assign(document.createElement("link"), { rel: "stylesheet", href: "/dashboard/pages.css" }));
+// The pages' own stylesheets, linked once, in this order, by the first page that imports this.
+// The shell's index.html links only its own (app.css, controls.css); <link>s there would do the same job.
+for (const name of ["pages.css", "recording.css", "search.css"]) {
+  const href = `/dashboard/${name}`;
+  if (!document.querySelector(`link[href="${href}"]`)) {
+    document.head.append(Object.assign(document.createElement("link"), { rel: "stylesheet", href }));
+  }
 }

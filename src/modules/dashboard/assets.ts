@@ -1,6 +1,7 @@
 // Every file of web/, embedded as text so `bun build --compile` carries the dashboard inside
 // the executable. One import and one ASSETS line a file; served at /dashboard/<path>.
 import appCss from "../../../web/app.css" with { type: "text" };
+import controlsCss from "../../../web/controls.css" with { type: "text" };
 import favicon from "../../../web/favicon.svg" with { type: "text" };
 import appJs from "../../../web/app.js" with { type: "text" };
 import apiJs from "../../../web/api.js" with { type: "text" };
@@ -58,6 +59,8 @@ import systemWirePage from "../../../web/pages/system/wire.js" with { type: "tex
 import webhooksEndpointPage from "../../../web/pages/webhooks/endpoint.js" with { type: "text" };
 import webhooksEventsPage from "../../../web/pages/webhooks/events.js" with { type: "text" };
 import pagesCss from "../../../web/pages.css" with { type: "text" };
+import recordingCss from "../../../web/recording.css" with { type: "text" };
+import searchCss from "../../../web/search.css" with { type: "text" };
 
 /**
  * Path under /dashboard/ -> file text. bun-types describe HTML imports as bundles; with type "text" it is the file's text.
@@ -66,6 +69,7 @@ import pagesCss from "../../../web/pages.css" with { type: "text" };
 export const ASSETS: Readonly<Record<string, string>> = Object.assign(Object.create(null) as Record<string, string>, {
   "index.html": indexHtml as unknown as string,
   "app.css": appCss,
+  "controls.css": controlsCss,
   "app.js": appJs,
   "favicon.svg": favicon,
   "api.js": apiJs,
@@ -122,4 +126,6 @@ export const ASSETS: Readonly<Record<string, string>> = Object.assign(Object.cre
   "pages/webhooks/endpoint.js": webhooksEndpointPage,
   "pages/webhooks/events.js": webhooksEventsPage,
   "pages.css": pagesCss,
+  "recording.css": recordingCss,
+  "search.css": searchCss,
 });

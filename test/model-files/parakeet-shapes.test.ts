@@ -3,6 +3,7 @@ import { dirname, join } from "node:path";
 import { describe, expect, test } from "bun:test";
 import { ensureTestModels } from "../../scripts/test-models/cache";
 import { PARAKEET_SHAPES, parakeetTensors } from "../../scripts/test-models/parakeet-ggml";
+import { tensorBytes } from "../../src/model-files/ggml-header";
 import { defaultManifest, findModel } from "../../src/model-files/manifest";
 import { type ParakeetFileType, readParakeetHeader } from "../../src/model-files/parakeet-header";
 
@@ -66,6 +67,27 @@ describe("the Parakeet stand-in has parakeet-tdt-0.6b-v3's published shape and t
       (h.n_mels / h.subsampling_factor) * h.n_subsampling_channels,
       h.n_audio_state,
     ]);
+  });
+
+  test("the published files' sizes differ exactly by what the stand-in's tensors do from one type to another", () => {
+    // Decision 209: the manifest pins ggml-org's sizes. The tensor data is all that changes between
+    // the f16, q8_0 and q4_0 files (header, filterbank and vocabulary are the same), so each pair of
+    // published sizes checks the stand-in's choice of quantized and f32 tensors byte for byte.
+    const h = PARAKEET_SHAPES["tdt-0.6b-v3"];
+    const data = (fileType: ParakeetFileType) =>
+      parakeetTensors(h, fileType).reduce(
+        (sum, t) =>
+          sum +
+          tensorBytes(
+            t.type,
+            t.ne.reduce((a, b) => a * b, 1),
+          ),
+        0,
+      );
+    const published = (name: string) => findModel(defaultManifest, name).files[0]!.size!;
+    const f16 = published("parakeet-tdt-0.6b-v3");
+    expect(published("parakeet-tdt-0.6b-v3-q8_0") - f16).toBe(data("q8_0") - data("f16"));
+    expect(published("parakeet-tdt-0.6b-v3-q4_0") - f16).toBe(data("q4_0") - data("f16"));
   });
 
   test("the tiny test model reads back as written, and is told apart from a whisper file", () => {

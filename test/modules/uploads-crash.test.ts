@@ -3,7 +3,7 @@
 import { afterAll, expect, test } from "bun:test";
 import { readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { makeTempDir } from "../helpers";
+import { makeTempDir, waitFor } from "../helpers";
 import { fixture, sha256 } from "./recordings-support";
 
 const ROOT = join(import.meta.dir, "..", "..");
@@ -31,13 +31,12 @@ function cli(...args: string[]): string {
 
 async function start(): Promise<void> {
   server = Bun.spawn([BUN, "src/cli.ts", "serve"], { cwd: ROOT, env, stdout: "ignore", stderr: "ignore" });
-  for (let i = 0; i < 200; i++) {
-    try {
-      if ((await fetch(`${base}/healthz`)).ok) return;
-    } catch {}
-    await Bun.sleep(50);
-  }
-  throw new Error("server did not start");
+  await waitFor("the server to answer /healthz", () =>
+    fetch(`${base}/healthz`).then(
+      (r) => r.ok,
+      () => false,
+    ),
+  );
 }
 
 async function killHard(): Promise<void> {
@@ -73,7 +72,7 @@ test("kill -9 mid-PUT and mid-verification never leaves a bad 'uploaded' recordi
   });
   const put = fetch(url, { method: "PUT", body: stalled, duplex: "half" } as RequestInit).catch((e) => e);
   const tmp = join(dataDir, "audio", ".tmp");
-  for (let i = 0; i < 200 && !files(tmp).some((f) => statSync(f).size > 0); i++) await Bun.sleep(25);
+  await waitFor("bytes in the temp file", () => files(tmp).some((f) => statSync(f).size > 0));
   expect(files(tmp).length).toBe(1);
   await killHard();
   expect(await put).toBeInstanceOf(Error);
@@ -96,11 +95,11 @@ test("kill -9 mid-PUT and mid-verification never leaves a bad 'uploaded' recordi
   await killHard();
 
   await start();
-  let status = 0;
-  for (let i = 0; i < 200 && status !== 200; i++) {
-    status = (await api("POST", `/recordings/${rec.id}/upload-complete`, completion)).status;
-    if (status === 425) await Bun.sleep(50);
-  }
+  // 425 while the verification resumed after the restart runs; anything else ends the wait.
+  const status = await waitFor("the resumed verification", async () => {
+    const answer = (await api("POST", `/recordings/${rec.id}/upload-complete`, completion)).status;
+    return answer === 425 ? null : answer;
+  });
   expect(status).toBe(200);
   const audio = await api("GET", `/recordings/${rec.id}/audio`);
   expect(sha256(new Uint8Array(await audio.arrayBuffer()))).toBe(sha256(bytes));

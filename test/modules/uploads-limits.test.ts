@@ -7,7 +7,7 @@ import { CHUNK, HEADER_BYTES, SEALED_CHUNK } from "../../src/storage/encryption/
 import { createApp } from "../../src/app";
 import { buildDeps } from "../../src/boot";
 import { createLogger } from "../../src/log";
-import { makeTenant, makeTestApp } from "../helpers";
+import { makeTenant, makeTestApp, waitFor } from "../helpers";
 import { captureAutoTranscriptions, createRecording, pathOf, put, sha256, type T, type Tenant } from "./recordings-support";
 
 const LIMIT = 1000;
@@ -66,7 +66,7 @@ describe("the Content-Type of the PUT", () => {
       const written = () => readdirSync(tmp).reduce((n, f) => n + statSync(join(tmp, f)).size, 0);
       // Sealed at rest (decision 105): the header and every 64 KiB chunk that more bytes follow.
       const sealedHead = HEADER_BYTES + Math.floor((head.length - 1) / CHUNK) * SEALED_CHUNK;
-      for (let i = 0; i < 200 && written() < sealedHead; i++) await Bun.sleep(10);
+      await waitFor("the sealed head in the temp file", () => written() >= sealedHead);
       expect(written()).toBe(sealedHead);
       release();
       const r = await reply;

@@ -6,7 +6,7 @@ import { buildDeps } from "../../src/boot";
 import type { AudioDecoder } from "../../src/engines/audio";
 import { FfmpegAudioDecoder, findFfmpeg } from "../../src/engines/ffmpeg-audio";
 import { createLogger } from "../../src/log";
-import { makeTenant, makeTestApp } from "../helpers";
+import { makeTenant, makeTestApp, waitFor } from "../helpers";
 import { captureAutoTranscriptions, createRecording, fixture, put, sha256, type T, type Tenant } from "./recordings-support";
 
 /** ffmpeg failing for a while (killed, out of memory, storage unreachable): a fault verification must outlive. */
@@ -108,7 +108,7 @@ describe("verification interrupted by a crash", () => {
     const after = restart();
     after.queue.start();
     try {
-      for (let i = 0; i < 100 && (await statusOf(rec.id)) !== "uploaded"; i++) await Bun.sleep(20);
+      await waitFor("the resumed verification", async () => (await statusOf(rec.id)) === "uploaded");
     } finally {
       await after.queue.stop();
       after.db.close();

@@ -10,7 +10,7 @@ import { createLogger } from "../../src/log";
 import { setOrganizationPlan } from "../../src/modules/projects/store";
 import { fanOutEvents, leaseDelivery } from "../../src/modules/webhooks/delivery-store";
 import { CONCURRENCY, DISABLE_AFTER_MS } from "../../src/modules/webhooks/dispatcher";
-import { makeTenant, makeTestApp } from "../helpers";
+import { makeTenant, makeTestApp, waitFor } from "../helpers";
 import { makeTestCa, type Receiver, rerunTrustingCa, startGatedRelay, startReceiver, type TlsFiles, trustedTlsFiles } from "../support/https-receiver";
 import { standInDns } from "../support/stand-in-dns";
 
@@ -117,7 +117,7 @@ function deliverySuite(tls: TlsFiles) {
       await hook("/woken");
       await t.runTask("webhooks-dispatch");
       const event = emit();
-      for (let i = 0; i < 500 && receiver.received.length === 0; i++) await Bun.sleep(10);
+      await waitFor("the woken delivery", () => receiver.received.length > 0);
       expect(receiver.received.map((r) => JSON.parse(r.body).id)).toEqual([event.id]);
       await drain();
     });
@@ -191,7 +191,7 @@ function deliverySuite(tls: TlsFiles) {
         const wh = (await t.call("POST", "/v1/webhooks", { key: acme.test, body: { url: `${relay.url}/cancelled`, events: ["*"] } })).body;
         emit();
         const done = drain();
-        for (let i = 0; i < 500 && relay.connections() === 0; i++) await Bun.sleep(10);
+        await waitFor("the connection to the relay", () => relay.connections() > 0);
         expect(relay.connections()).toBe(1); // connected, held before the TLS handshake
         expect((await t.call("DELETE", `/v1/webhooks/${wh.id}`, { key: acme.test })).status).toBe(204);
         relay.open();
@@ -329,7 +329,7 @@ function deliverySuite(tls: TlsFiles) {
       for (let i = 0; i < 10; i++) emit("recording.created", { id: `rec_${i}` });
       const done = drain();
       const count = (path: string) => receiver.received.filter((r) => r.path.endsWith(path)).length;
-      for (let i = 0; i < 1000 && count("/fast") < 10; i++) await Bun.sleep(10);
+      await waitFor("the fast endpoint's ten deliveries", () => count("/fast") >= 10);
       expect(count("/fast")).toBe(10);
       // The slow endpoint holds at most its own 4 slots, and none of its attempts has finished.
       expect(count("/slow")).toBeLessThanOrEqual(4);
@@ -351,14 +351,14 @@ function deliverySuite(tls: TlsFiles) {
       for (let i = 0; i < 5; i++) emit("recording.created", { id: `rec_${i}` });
       await t.runTask("webhooks-dispatch"); // serve mode: from now on each event wakes the dispatcher
       const paths = (part: string) => receiver.received.filter((r) => r.path.includes(part)).map((r) => r.path);
-      for (let i = 0; i < 500 && paths("/dead-").length < CONCURRENCY.perProject; i++) await Bun.sleep(10);
+      await waitFor("project A's slots taken", () => paths("/dead-").length >= CONCURRENCY.perProject);
       // A holds its project's slots only, one per endpoint before any endpoint gets a second.
       expect(paths("/dead-")).toHaveLength(CONCURRENCY.perProject);
       expect(new Set(paths("/dead-")).size).toBe(CONCURRENCY.perProject);
       // Project B's event goes out while all of A's attempts still hang.
       await hook("/alive", {}, other.test);
       emit("recording.created", { id: "rec_b" }, "test", other.project.id);
-      for (let i = 0; i < 500 && paths("/alive").length === 0; i++) await Bun.sleep(10);
+      await waitFor("project B's delivery", () => paths("/alive").length > 0);
       expect(paths("/alive")).toHaveLength(1);
       expect(paths("/dead-")).toHaveLength(CONCURRENCY.perProject);
       open();

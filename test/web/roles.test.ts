@@ -3,7 +3,7 @@ import { ScriptedLlm } from "../../src/engines/llm.test-double";
 import { ScriptedTranscriber } from "../../src/engines/transcriber.test-double";
 import { createAdmin } from "../../src/modules/admins/service";
 import { concat, seedRecording, silence, voiced, wav } from "../modules/pipeline-fixtures";
-import { openFromNav } from "./pages-support";
+import { openFromNav, untilReplaced } from "./pages-support";
 import { type Dashboard, hasChromium, onPage, signIn, startDashboard } from "./support";
 
 // Issue 32 in the browser (decisions 136, 137): a compliance officer sees the audit log, is
@@ -20,6 +20,7 @@ describe.skipIf(!hasChromium)("roles and break-glass in the dashboard", () => {
   afterAll(async () => {
     await d?.stop();
   });
+  const roleOf = (email: string) => d.deps.db.query<{ role: string }, [string]>("SELECT role FROM admins WHERE email = ?").get(email)?.role;
 
   test("a compliance session is refused a transcript, opens break-glass with a reason, then reads it; the Compliance page shows who and why", async () => {
     const key = d.tenant!.test;
@@ -90,15 +91,17 @@ describe.skipIf(!hasChromium)("roles and break-glass in the dashboard", () => {
       await role.waitFor();
       expect(await role.inputValue()).toBe("viewer");
 
-      await role.selectOption("admin");
-      await page.waitForFunction(async () => {
-        const res = await fetch("/dashboard/api/administrators");
-        return (await res.json()).data.some((a: { email: string; role: string }) => a.email === "desk@clinic.example" && a.role === "admin");
-      });
+      // A change is saved, then the list is read again: the old list gone says both are done (the
+      // select shows what was chosen at once, saved or not).
+      await untilReplaced(page, role, async () => void (await role.selectOption("admin")));
+      expect(await role.inputValue()).toBe("admin");
+      expect(roleOf("desk@clinic.example")).toBe("admin");
 
-      await page.getByLabel(`Role of ${d.admin.email}`).selectOption("compliance");
+      const mine = page.getByLabel(`Role of ${d.admin.email}`);
+      await untilReplaced(page, mine, async () => void (await mine.selectOption("compliance")));
       await page.getByRole("alert").filter({ hasText: "last owner" }).waitFor();
-      expect(await page.getByLabel(`Role of ${d.admin.email}`).inputValue()).toBe("owner");
+      expect(await mine.inputValue()).toBe("owner");
+      expect(roleOf(d.admin.email)).toBe("owner");
 
       await page.getByRole("button", { name: "Remove desk@clinic.example" }).click();
       await page.getByRole("dialog").getByRole("button", { name: "Remove" }).click();

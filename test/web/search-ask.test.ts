@@ -85,6 +85,9 @@ describe.skipIf(!hasChromium)("search and ask in the dashboard", () => {
 
       // Back in the chat, a follow-up question goes to the same session.
       await page.goBack();
+      // The chat's history comes after its form and replaces what the log holds: a question asked
+      // before it is there would be wiped from the log.
+      await log.getByText(`What was said about ${word}?`).first().waitFor();
       await page.getByLabel("Question", { exact: true }).fill(`And ${word} again?`);
       await page.getByRole("button", { name: "Ask", exact: true }).click();
       await log.getByText(`And ${word} again?`).waitFor();

@@ -96,8 +96,7 @@ describe.skipIf(!hasChromium)("a tour of every page", () => {
         await screenshot(page, `tour-${width}-sign-in`);
         await signIn(page, d.base);
         for (const [name, route] of routes) {
-          await page.goto(`${d.base}/dashboard#/${route}`);
-          await settled(page);
+          await openAnew(page, `${d.base}/dashboard#/${route}`);
           await screenshot(page, `tour-${width}-${name}`);
           const fit = await page.evaluate(() => document.documentElement.scrollWidth);
           if (fit > width) throw new Error(`${name} is ${fit} px wide at ${width} px`);
@@ -226,11 +225,17 @@ function headerLayout(page: Page) {
   });
 }
 
-/** The page has rendered: its heading is there, nothing says "Loading…" and what it asked for has come. */
-async function settled(page: Page): Promise<void> {
+/**
+ * Opens `url` as a new document and waits until it has rendered: its heading is there, nothing
+ * says "Loading…" and what it asked for has come. A new document, not a hash change: after one,
+ * the page before it would answer the heading's wait, and "networkidle" (a document's) would not
+ * wait for what the page asks for.
+ */
+async function openAnew(page: Page, url: string): Promise<void> {
+  await page.goto("about:blank");
+  await page.goto(url, { waitUntil: "networkidle" });
   await page.locator("#view h1").waitFor();
   await page.waitForFunction(() => !document.querySelector("#view")!.textContent!.includes("Loading…"));
-  await page.waitForLoadState("networkidle");
 }
 
 describe.skipIf(!hasChromium)("the first run's pages", () => {

@@ -36,6 +36,11 @@ export async function render(view, ctx) {
   const log = h("div", { role: "log", "aria-label": "Conversation", class: "chat" });
   const form = session ? followUpForm(ctx, session, log) : await newChatForm(ctx);
   const recent = await recentSessions(ctx, sessionId);
+  // The history is in the log before the form is shown: a follow-up asked meanwhile would be wiped by it.
+  if (session) {
+    const history = await ctx.api(`/ask/sessions/${session.id}/messages`, { query: { limit: 100 } });
+    log.replaceChildren(...history.data.reverse().map((m) => messageView(m)));
+  }
   if (ctx.signal.aborted) return; // left while loading: the next page owns the view
   view.replaceChildren(
     h("h1", {}, "Ask"),
@@ -46,10 +51,6 @@ export async function render(view, ctx) {
       recent,
     ),
   );
-  if (session) {
-    const history = await ctx.api(`/ask/sessions/${session.id}/messages`, { query: { limit: 100 } });
-    log.replaceChildren(...history.data.reverse().map((m) => messageView(m)));
-  }
 }
 
 function scopeText(s, owner) {

@@ -1,11 +1,8 @@
 import { describe, expect, test } from "bun:test";
-import { readFileSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
 import { ClassicDiarizer } from "../../src/engines/classic-diarizer";
 import { FfmpegAudioDecoder, findFfmpeg } from "../../src/engines/ffmpeg-audio";
 import { spoken, VOICES } from "../engines/speech";
-import { makeTempDir } from "../helpers";
-import { liveApp, liveSegments, measuredTranscriber, parts, speech, transcriptionOf } from "./live-support";
+import { COMPRESSED_STREAMS, encoded, liveApp, liveSegments, measuredTranscriber, parts, speech, transcriptionOf, utteranceTranscriber } from "./live-support";
 import { concat, silence, voiced, wav } from "./pipeline-fixtures";
 import { createRecording, eventsOf, put, sha256 } from "./recordings-support";
 
@@ -93,13 +90,13 @@ describe("completion reuses the live work (decision 173)", () => {
   });
 });
 
-describe("decoding once (decision 174)", () => {
+describe("decoding once (decisions 174, 202)", () => {
   const long = wav(concat(...Array.from({ length: 8 }, () => [voiced(2), silence(1.5)]).flat()));
   for (const [name, bytes] of [
     ["WAV", () => long],
-    ["Ogg/Opus", () => encodedOpus(long)],
+    ...COMPRESSED_STREAMS.map(([name, ext, args]) => [name, () => encoded(long, ext, [...args])] as const),
   ] as const) {
-    test(`each pass over a streamed ${name} decodes the new audio and the open region, not the recording from its start`, async () => {
+    test(`each pass over a streamed ${name} decodes the new audio and the open region, not the recording from its start; a restart resumes`, async () => {
       const decoder = new FfmpegAudioDecoder(findFfmpeg());
       const decoded: number[] = [];
       const audio = {
@@ -111,12 +108,18 @@ describe("decoding once (decision 174)", () => {
           return pcm;
         },
       };
-      const { t, tenant } = await liveApp({ audio });
+      // One transcriber for both processes, so its utterances count on across the restart.
+      const engines = { audio, transcriber: utteranceTranscriber() };
+      const first = await liveApp(engines);
+      const { tenant } = first;
+      let t = first.t;
       const file = bytes();
       const size = Math.ceil(file.length / 10);
       const rec = await createRecording(t, tenant.test);
       for (let i = 0; i * size < file.length; i++) {
         await put(t, tenant.test, rec.id, file.slice(i * size, (i + 1) * size), { chunk_index: i });
+        // The process stops with chunk 5's pass queued: another, on the same database and audio, takes it up.
+        if (i === 5) t = (await liveApp(engines, { PARLEY_DATA_DIR: t.deps.config.dataDir })).t;
         await t.deps.queue.drain();
       }
       const txn = await transcriptionOf(t, tenant.test, rec.id);
@@ -126,9 +129,11 @@ describe("decoding once (decision 174)", () => {
       for (const [i, s] of segments.entries()) expect(Math.abs(s.start - 3.5 * i)).toBeLessThan(0.35);
       // 28 s in 10 chunks: decoding each prefix again would be ~154 s of audio; each pass here
       // decodes from its committed point, a little more than the chunk it was given.
+      // A compressed stream's pass also decodes a pre-roll before its committed point (an MP3's
+      // up to 34 frames, 0.9 s: decision 202).
       const total = decoded.reduce((a, b) => a + b, 0);
       expect(decoded).toHaveLength(10);
-      expect(total).toBeLessThan(28 * 1.7);
+      expect(total).toBeLessThan(28 * 1.9);
       expect(Math.max(...decoded)).toBeLessThan(8);
     });
   }
@@ -171,15 +176,6 @@ describe("reading once (decision 194)", () => {
     expect(progress.waiting).toBeNull();
   });
 });
-
-/** The WAV encoded as Ogg/Opus by ffmpeg. */
-function encodedOpus(wavBytes: Uint8Array): Uint8Array<ArrayBuffer> {
-  const dir = makeTempDir();
-  writeFileSync(join(dir, "in.wav"), wavBytes);
-  const run = Bun.spawnSync([findFfmpeg(), "-v", "error", "-i", join(dir, "in.wav"), "-c:a", "libopus", "-b:a", "24k", join(dir, "out.opus")]);
-  expect(run.exitCode).toBe(0);
-  return new Uint8Array(readFileSync(join(dir, "out.opus")));
-}
 
 describe("provisional speakers while streaming (decision 175)", () => {
   test("each live segment carries the speaker its voice matches so far; the completed transcript has the final ones", async () => {

@@ -1,8 +1,12 @@
+import { expect } from "bun:test";
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { SingleSpeakerDiarizer } from "../../src/engines/diarizer";
 import type { Engines } from "../../src/engines";
 import { ScriptedLlm } from "../../src/engines/llm.test-double";
 import { ScriptedTranscriber } from "../../src/engines/transcriber.test-double";
-import { makeTenant, makeTestApp } from "../helpers";
+import { findFfmpeg } from "../../src/engines/ffmpeg-audio";
+import { makeTempDir, makeTenant, makeTestApp } from "../helpers";
 import { concat, silence, voiced, wav } from "./pipeline-fixtures";
 
 /** Below this RMS (20 ms frames) the test signals are silent: silence() is zeros (a lossy codec leaves some noise), voiced() never falls under ~0.08. */
@@ -39,10 +43,14 @@ export function utteranceTranscriber() {
   });
 }
 
-/** Real ffmpeg and Silero VAD; the transcriber says which utterances it was given. */
-export async function liveApp(engines: Partial<Engines> = {}) {
+/**
+ * Real ffmpeg and Silero VAD; the transcriber says which utterances it was given. `env` (a
+ * PARLEY_DATA_DIR) opens another app on an existing one's database and audio, as a restart does.
+ */
+export async function liveApp(engines: Partial<Engines> = {}, env: Record<string, string> = {}) {
   const t = await makeTestApp({
     engines: { transcriber: utteranceTranscriber(), llm: new ScriptedLlm(), diarizer: new SingleSpeakerDiarizer(), ...engines },
+    env,
   });
   const tenant = makeTenant(t.deps);
   return { t, tenant };
@@ -79,3 +87,20 @@ export function measuredTranscriber() {
     },
   };
 }
+
+/** A WAV encoded by ffmpeg into another container (`ext`), with ffmpeg's output `args`. */
+export function encoded(wavBytes: Uint8Array, ext: string, args: string[]): Uint8Array<ArrayBuffer> {
+  const dir = makeTempDir();
+  writeFileSync(join(dir, "speech.wav"), wavBytes);
+  const run = Bun.spawnSync([findFfmpeg(), "-v", "error", "-i", join(dir, "speech.wav"), ...args, join(dir, `speech.${ext}`)]);
+  expect(run.exitCode).toBe(0);
+  return new Uint8Array(readFileSync(join(dir, `speech.${ext}`)));
+}
+
+/** The streamed containers decoded from a resume point (decision 202), as ffmpeg encodes them: 44.1 kHz, whose frames seldom start on a 16 kHz sample. */
+export const COMPRESSED_STREAMS = [
+  ["Ogg/Opus", "opus", ["-c:a", "libopus", "-b:a", "24k"]],
+  ["WebM/Opus", "webm", ["-c:a", "libopus", "-b:a", "24k"]],
+  ["MP3", "mp3", ["-ar", "44100", "-c:a", "libmp3lame", "-b:a", "64k"]],
+  ["AAC in ADTS", "aac", ["-ar", "44100", "-c:a", "aac", "-b:a", "64k", "-f", "adts"]],
+] as const;

@@ -1,14 +1,11 @@
 import { describe, expect, test } from "bun:test";
-import { readFileSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
-import { findFfmpeg } from "../../src/engines/ffmpeg-audio";
 import { SingleSpeakerDiarizer } from "../../src/engines/diarizer";
 import { ScriptedLlm } from "../../src/engines/llm.test-double";
 import { ScriptedTranscriber } from "../../src/engines/transcriber.test-double";
-import { liveApp, liveSegments, parts, speech, type T, transcriptionOf, utteranceTranscriber } from "./live-support";
+import { COMPRESSED_STREAMS, encoded, liveApp, liveSegments, parts, speech, type T, transcriptionOf, utteranceTranscriber } from "./live-support";
 import { LIVE_STREAMS_PER_KEY } from "../../src/modules/live/service";
 import { chunksOf } from "../../src/storage/storage";
-import { makeTempDir, makeTenant, makeTestApp, waitFor } from "../helpers";
+import { makeTenant, makeTestApp, waitFor } from "../helpers";
 import { createRecording, eventsOf, put, sha256 } from "./recordings-support";
 
 type Sse = { id: string | null; event: string; data: any };
@@ -261,22 +258,8 @@ describe("live transcription of streaming recordings", () => {
   });
 });
 
-/** The speech WAV encoded by ffmpeg into another container. */
-function encoded(wavBytes: Uint8Array, ext: string, args: string[]): Uint8Array<ArrayBuffer> {
-  const dir = makeTempDir();
-  writeFileSync(join(dir, "speech.wav"), wavBytes);
-  const run = Bun.spawnSync([findFfmpeg(), "-v", "error", "-i", join(dir, "speech.wav"), ...args, join(dir, `speech.${ext}`)]);
-  expect(run.exitCode).toBe(0);
-  return new Uint8Array(readFileSync(join(dir, `speech.${ext}`)));
-}
-
 describe("live transcription of compressed streams", () => {
-  for (const [name, ext, args] of [
-    ["Ogg/Opus", "opus", ["-c:a", "libopus", "-b:a", "24k"]],
-    ["WebM/Opus", "webm", ["-c:a", "libopus", "-b:a", "24k"]],
-    ["MP3", "mp3", ["-c:a", "libmp3lame", "-b:a", "64k"]],
-    ["AAC in ADTS", "aac", ["-c:a", "aac", "-b:a", "64k", "-f", "adts"]],
-  ] as const) {
+  for (const [name, ext, args] of COMPRESSED_STREAMS) {
     test(`a ${name} stream cut at arbitrary bytes is transcribed region by region too`, async () => {
       const { t, tenant } = await liveApp();
       const bytes = encoded(speech, ext, [...args]);

@@ -4,6 +4,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Deps } from "../../deps";
 import { chunksOf } from "../../storage";
+import type { Resumed } from "./resume";
+
+/** Where a compressed stream is decoded from for a pass starting at `fromSeconds` (src/modules/live/resume.ts). */
+export type Resumer = (bytes: Uint8Array, fromSeconds: number) => Resumed | null;
 
 /** Containers decoded while they stream (decision 162, 174): every prefix of them decodes. */
 export type LiveFormat = "wav" | "ogg" | "webm" | "mp3" | "aac";
@@ -40,9 +44,6 @@ export async function headOf(deps: Deps, key: string, bytes = 16): Promise<Uint8
   return Buffer.concat(parts);
 }
 
-/** An Ogg stream whose first page holds Opus's identification header. */
-export const isOggOpus = (head: Uint8Array) => head.length > 27 && ascii(head, 27 + head[26]!, 8) === "OpusHead";
-
 /** Where a WAV's samples are: sample-independent encodings only (PCM, float, A-law, µ-law). */
 export type WavLayout = { dataStart: number; sampleRate: number; blockAlign: number };
 
@@ -66,8 +67,8 @@ export function wavLayout(head: Uint8Array): WavLayout | null {
 type StoredChunk = { storage_key: string };
 
 /**
- * What a pass decodes: the file's bytes before `headerEnd` (its header), then those from
- * `resume` on, whose audio starts at `startSeconds` of the recording.
+ * What a pass decodes of a WAV: the file's bytes before `headerEnd` (its header), then those
+ * from `resume` on, whose audio starts at `startSeconds` of the recording.
  */
 type Resume = { headerEnd: number; resume: number; startSeconds: number };
 
@@ -79,51 +80,17 @@ function wavResume(wav: WavLayout, fromSeconds: number): Resume {
   return { headerEnd: wav.dataStart, resume: wav.dataStart + frame * wav.blockAlign, startSeconds: frame / wav.sampleRate };
 }
 
-/** An Opus decoder settles within 80 ms of a page it starts on (RFC 7845 pre-roll): decoding starts this much earlier. */
-const OPUS_PREROLL_SECONDS = 0.1;
-
-/**
- * An Ogg/Opus stream from the last page that starts a packet at least the pre-roll before
- * `fromSeconds`: its header pages, then the pages from there. A page's audio starts at the
- * previous page's granule position (48 kHz samples; ffmpeg places it so, measured). Null
- * when the stream is not Opus or its pages do not parse: it is then decoded from the start.
- */
-export function oggOpusResume(bytes: Uint8Array, fromSeconds: number): Resume | null {
-  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  const pages: { at: number; granule: number; continued: boolean }[] = [];
-  for (let at = 0; at + 27 <= bytes.length && ascii(bytes, at, 4) === "OggS"; ) {
-    const segments = bytes[at + 26]!;
-    if (at + 27 + segments > bytes.length) break;
-    let size = 27 + segments;
-    for (let i = 0; i < segments; i++) size += bytes[at + 27 + i]!;
-    if (at + size > bytes.length) break;
-    pages.push({ at, granule: Number(view.getBigInt64(at + 6, true)), continued: (bytes[at + 5]! & 1) === 1 });
-    at += size;
-  }
-  if (pages.length === 0 || !isOggOpus(bytes)) return null;
-  // The header pages (OpusHead, OpusTags) have granule 0; the first audio page does not.
-  const firstAudio = pages.findIndex((p) => p.granule !== 0);
-  if (firstAudio < 1) return FROM_THE_START;
-  let start = firstAudio;
-  for (let i = firstAudio + 1; i < pages.length; i++) {
-    const before = pages[i - 1]!.granule / 48_000;
-    if (before > fromSeconds - OPUS_PREROLL_SECONDS) break;
-    if (!pages[i]!.continued && pages[i - 1]!.granule > 0) start = i;
-  }
-  const headerEnd = pages[firstAudio]!.at;
-  return start === firstAudio ? FROM_THE_START : { headerEnd, resume: pages[start]!.at, startSeconds: pages[start - 1]!.granule / 48_000 };
-}
-
 /** What a pass knows of the chunks an earlier one used (live_progress): by index, the key read and its bytes' digest and size. */
 export type UsedChunks = { keys: string[]; digests: string[]; sizes: number[] };
 
 /**
  * The audio from `fromSeconds` on of the chunks received so far (in order, as one file), as
  * 16 kHz mono PCM, and the SHA-256 and size of every chunk read. A WAV is decoded from
- * that sample on (its header, then the samples), an Ogg/Opus stream from the page before it
- * (decision 174), so each pass decodes what is new plus the open speech region; other
- * containers are decoded from the start and cut (ffmpeg decodes a cut-off file up to its
- * last whole frame). What the next chunk completes is decoded on the next pass.
+ * that sample on (its header, then the samples; decision 174), a compressed stream from a
+ * point its decoder can start at just before it (`format.resume`: an Ogg page, a WebM block,
+ * an MP3 or ADTS frame; decision 202), so each pass decodes what is new plus the open speech
+ * region; others are decoded from the start and cut (ffmpeg decodes a cut-off file up to
+ * its last whole frame). What the next chunk completes is decoded on the next pass.
  * A chunk still under the key `used` recorded is not hashed again (decision 194): a chunk
  * sent again is stored under a new key, so its bytes are those hashed. Of such a chunk a WAV
  * pass reads only the header and the samples from the resume point.
@@ -133,16 +100,17 @@ export async function decodeAfter(
   chunks: StoredChunk[],
   used: UsedChunks,
   fromSeconds: number,
-  format: { wav: WavLayout | null; oggOpus: boolean },
+  format: { wav: WavLayout | null; resume: Resumer | null },
   signal: AbortSignal,
 ): Promise<{ pcm: Float32Array; digests: string[]; sizes: number[] }> {
   const dir = await mkdtemp(join(tmpdir(), "parley-live-"));
   try {
     const path = join(dir, "window");
     const file = Bun.file(path).writer();
-    // A WAV's plan is known from its header; an Ogg stream's from its pages, so its bytes are
-    // kept (compressed audio: about 3 KB a second at 24 kbit/s) and written after reading.
-    let plan = format.wav ? wavResume(format.wav, fromSeconds) : FROM_THE_START;
+    // A WAV's plan is known from its header; a compressed stream's from its frames, so its
+    // bytes are kept (3 to 16 KB a second of audio) and written after reading.
+    const plan = format.wav ? wavResume(format.wav, fromSeconds) : FROM_THE_START;
+    let startSeconds = plan.startSeconds;
     const kept: Uint8Array[] = [];
     const digests: string[] = [];
     const sizes: number[] = [];
@@ -164,7 +132,7 @@ export async function decodeAfter(
       }
       return at;
     };
-    const use = (bytes: Uint8Array, at: number) => (format.oggOpus ? kept.push(bytes) : write(bytes, at));
+    const use = (bytes: Uint8Array, at: number) => (format.resume ? kept.push(bytes) : write(bytes, at));
     for (const [i, c] of chunks.entries()) {
       const from = offset;
       if (used.keys[i] === c.storage_key && used.digests[i] !== undefined && used.sizes[i] !== undefined) {
@@ -172,7 +140,7 @@ export async function decodeAfter(
         digests.push(used.digests[i]!);
         sizes.push(size);
         offset += size;
-        if (!format.wav || format.oggOpus) await read(c.storage_key, (bytes, at) => use(bytes, from + at));
+        if (!format.wav) await read(c.storage_key, (bytes, at) => use(bytes, from + at));
         else {
           // Only what write keeps: the header's bytes in this chunk, and those from the resume point.
           const headerTo = Math.max(0, Math.min(size, plan.headerEnd - from));
@@ -191,14 +159,15 @@ export async function decodeAfter(
       sizes.push(end);
       offset += end;
     }
-    if (format.oggOpus) {
+    if (format.resume) {
       const all = Buffer.concat(kept);
-      plan = oggOpusResume(all, fromSeconds) ?? FROM_THE_START;
-      write(all, 0);
+      const resumed = format.resume(all, fromSeconds) ?? { pieces: [all], startSeconds: 0 };
+      for (const piece of resumed.pieces) file.write(piece);
+      startSeconds = resumed.startSeconds;
     }
     await file.end();
     const pcm = await deps.engines.audio.decodePcm16k(path, signal);
-    return { pcm: pcm.subarray(Math.max(0, Math.round((fromSeconds - plan.startSeconds) * 16_000))), digests, sizes };
+    return { pcm: pcm.subarray(Math.max(0, Math.round((fromSeconds - startSeconds) * 16_000))), digests, sizes };
   } finally {
     await rm(dir, { recursive: true, force: true });
   }

@@ -19,9 +19,10 @@ import {
   startTranscription,
 } from "../transcriptions/service";
 import { planAudio, toOriginalTime } from "../transcriptions/speech-plan";
-import { decodeAfter, headOf, isOggOpus, notLiveReason, sniffFormat, wavLayout } from "./decode";
+import { decodeAfter, headOf, notLiveReason, sniffFormat, wavLayout } from "./decode";
 import { liveSegmentsCommitted } from "./notify";
 import { batchesOf, closedRegions, quietUntil, regionOf } from "./regions";
+import { resumerOf } from "./resume";
 import { provisionalSpeaker } from "./speakers";
 import { advanceProgress, discardSegments, insertProgress, type LiveProgress, markWaiting, progressOf, progressOfRecording } from "./store";
 
@@ -151,7 +152,7 @@ async function livePass(deps: Deps, tenant: Tenant, transcriptionId: string, sig
   try {
     await transcribeNewAudio(deps, tenant, progress, { ...options, maxSpeakers }, chunks, {
       wav: format === "wav" ? wavLayout(head) : null,
-      oggOpus: format === "ogg" && isOggOpus(head),
+      resume: resumerOf(format, head),
     });
   } catch (err) {
     if (signal.aborted || err instanceof DecoderInterruptedError || isOutOfSpace(err)) throw err;

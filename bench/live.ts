@@ -16,11 +16,17 @@
 // transcription.completed (a summary is the LLM's time: minutes with the random-weight
 // stand-in on a busy box, which the next measurement would wait for or share the cores with).
 // --speed 4 streams four times faster than real time (reported as such): short runs only.
+// Each lag line is followed by its breakdown: the segments whose region's closing quiet
+// (CLOSED_AFTER_SECONDS after its end, by Silero over the whole clip) falls in a later chunk
+// than its end, which wait for that chunk by the rule that a region is transcribed once closed,
+// and the lag of all from the PUT of the chunk that closes their region (the pass's own time).
 import { mkdtempSync, rmSync } from "node:fs";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { ensureShapedGguf, ensureShapedWhisperModel } from "../scripts/test-models/cache";
+import { type SpeechRegion, SileroVad } from "../src/engines/vad";
+import { CLOSED_AFTER_SECONDS } from "../src/modules/live/regions";
 import { wavBytes } from "../test/engines/signals";
 import { startBenchServer } from "./support/bench-server";
 import { conversationClip } from "./support/conversation";
@@ -45,7 +51,8 @@ const work = mkdtempSync(join(tmpdir(), "parley-bench-live-"));
 
 async function main() {
   const minutes = Number(flags.minutes);
-  const wav = wavBytes(conversationClip(minutes).pcm);
+  const clip = conversationClip(minutes);
+  const wav = wavBytes(clip.pcm);
   const { port, key, server } = await startBenchServer(
     work,
     {
@@ -107,6 +114,7 @@ async function main() {
     const id = (await call("POST", "/recordings", {})).body.id as string;
     const putAt: { endSeconds: number; at: number }[] = [];
     const lags: number[] = [];
+    const arrivals: { end: number; at: number }[] = [];
     const start = performance.now();
     let watching: Promise<void> | null = null;
     for (let i = 0, offset = 0; offset < bytes.length; i++, offset += chunkBytes) {
@@ -118,10 +126,35 @@ async function main() {
       watching ??= watchLive(base, key, id, (segmentEnd) => {
         const chunk = putAt.find((c) => c.endSeconds >= segmentEnd);
         if (chunk) lags.push(performance.now() - chunk.at);
+        arrivals.push({ end: segmentEnd, at: performance.now() });
       });
     }
-    return { id, lags, ended: watching ?? Promise.resolve() };
+    return { id, lags, arrivals, putAt, ended: watching ?? Promise.resolve() };
   };
+
+  /** Where the lag comes from (see the header): printed after each lag line. */
+  const breakdown = (regions: SpeechRegion[], streams: Awaited<ReturnType<typeof stream>>[]) => {
+    const held: number[] = [];
+    const others: number[] = [];
+    const afterClosing: number[] = [];
+    for (const { arrivals, putAt } of streams)
+      for (const a of arrivals) {
+        const holding = putAt.findIndex((c) => c.endSeconds >= a.end);
+        if (holding < 0) continue;
+        // The region the segment ends in, else the last one ending before it.
+        const region = regions.find((r) => r.start <= a.end && a.end <= r.end + 0.5) ?? regions.findLast((r) => r.end <= a.end);
+        const closing = putAt.findIndex((c) => c.endSeconds >= (region?.end ?? a.end) + CLOSED_AFTER_SECONDS);
+        const closedBy = closing < 0 ? putAt.length - 1 : Math.max(holding, closing);
+        (closedBy > holding ? held : others).push(a.at - putAt[holding]!.at);
+        afterClosing.push(a.at - putAt[closedBy]!.at);
+      }
+    const n = held.length + others.length;
+    const p = (xs: number[], q: number) => (xs.length ? s(pct(xs, q)) : "none");
+    console.log(
+      `  breakdown: ${held.length} of ${n} segments (${((100 * held.length) / Math.max(1, n)).toFixed(0)}%) closed by quiet in a later chunk than their end, lag p50 ${p(held, 50)}, p95 ${p(held, 95)}; the others p50 ${p(others, 50)}, p95 ${p(others, 95)}; all, from the PUT of the chunk closing their region: p50 ${p(afterClosing, 50)}, p95 ${p(afterClosing, 95)}`,
+    );
+  };
+  const regionsOf = async (pcm: Float32Array) => (await new SileroVad().analyse(pcm)).regions;
 
   try {
     if (skip.has("summary")) await call("PUT", "/config/project", { auto_summarize: false });
@@ -140,6 +173,7 @@ async function main() {
       console.log(
         `live: ${lags.length} provisional segments; lag behind the audio received p50 ${s(pct(lags, 50))}, p95 ${s(pct(lags, 95))} (target <= 5 s), load ${loadavg()[0]!.toFixed(2)}`,
       );
+      breakdown(await regionsOf(clip.pcm), [streamed]);
 
       const whole = (await call("POST", "/recordings", {})).body.id as string;
       await putBytes(whole, wav);
@@ -149,7 +183,9 @@ async function main() {
     }
     if (!skip.has("concurrency")) {
       const trialMinutes = Number(flags["trial-minutes"]);
-      const trial = wavBytes(conversationClip(trialMinutes).pcm);
+      const trialClip = conversationClip(trialMinutes);
+      const trial = wavBytes(trialClip.pcm);
+      const trialRegions = await regionsOf(trialClip.pcm);
       let alone = 0;
       let kept = 0;
       for (let n = 1; n <= Number(flags["max-streams"]); n *= 2) {
@@ -164,6 +200,7 @@ async function main() {
         console.log(
           `${n} concurrent ${trialMinutes}-min streams: lag p50 ${s(pct(lags, 50))}, p95 ${s(pct(lags, 95))}; segments per stream ${fewest}..${Math.max(...streams.map((x) => x.lags.length))} (alone ${alone}): ${live ? "kept live" : "fell behind"}, load ${loadavg()[0]!.toFixed(2)}`,
         );
+        breakdown(trialRegions, streams);
         if (!live) break;
         kept = n;
       }

@@ -43,6 +43,7 @@ function id3End(b: Uint8Array): number {
 
 /** An MP3's first frame may hold no audio but a Xing/Info or VBRI tag (frame count, encoder delay). */
 function isTagFrame(b: Uint8Array, f: Frame & { length: number }): boolean {
+  if ((b[f.at + 1]! & 0x06) === 0) return false; // ADTS
   const text = (at: number) => String.fromCharCode(...b.subarray(f.at + at, f.at + at + 4));
   const mono = b[f.at + 3]! >> 6 === 3;
   const sideInfo = f.samples === 1152 ? (mono ? 17 : 32) : mono ? 9 : 17;
@@ -51,11 +52,12 @@ function isTagFrame(b: Uint8Array, f: Frame & { length: number }): boolean {
 
 /**
  * Decoding starts this many frames before the one holding the committed point: an MP3
- * frame's data may begin up to 511 bytes back in earlier frames (the bit reservoir; 10
- * frames hold more at any Layer III bitrate), and MP3 and AAC overlap each frame's
- * transform with the previous one's. Their samples are decoded and cut.
+ * frame's data may begin up to 511 bytes back in earlier frames (255 at MPEG-2 rates: the
+ * bit reservoir; 12 frames hold more at any Layer III bitrate, 8 kbit/s at 24 kHz included),
+ * and MP3 and AAC overlap each frame's transform with the previous one's. Their samples are
+ * decoded and cut.
  */
-const PREROLL_FRAMES = 10;
+const PREROLL_FRAMES = 12;
 
 /**
  * A frame's start seldom falls on a sample of the 16 kHz audio (1152 samples at 44.1 kHz are
@@ -82,7 +84,7 @@ export function framedResume(bytes: Uint8Array, fromSeconds: number): Resumed | 
     const f = frameAt(bytes, at);
     if (!f) break;
     if (at + f.length > bytes.length) break; // the last frame is not all there yet
-    if (frames.length === 0 && headerEnd === at && f.samples !== 1024 && isTagFrame(bytes, f)) headerEnd = at + f.length;
+    if (frames.length === 0 && headerEnd === at && isTagFrame(bytes, f)) headerEnd = at + f.length;
     else frames.push(f);
     at += f.length;
   }

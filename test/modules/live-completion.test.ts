@@ -129,8 +129,8 @@ describe("decoding once (decisions 174, 202)", () => {
       for (const [i, s] of segments.entries()) expect(Math.abs(s.start - 3.5 * i)).toBeLessThan(0.35);
       // 28 s in 10 chunks: decoding each prefix again would be ~154 s of audio; each pass here
       // decodes from its committed point, a little more than the chunk it was given.
-      // A compressed stream's pass also decodes a pre-roll before its committed point (an MP3's
-      // up to 36 frames, 0.95 s: decision 202).
+      // A compressed stream's pass also decodes a pre-roll before its committed point (under
+      // 1 s: decision 202).
       const total = decoded.reduce((a, b) => a + b, 0);
       expect(decoded).toHaveLength(10);
       expect(total).toBeLessThan(28 * 1.9);

@@ -97,10 +97,14 @@ export function encoded(wavBytes: Uint8Array, ext: string, args: string[]): Uint
   return new Uint8Array(readFileSync(join(dir, `speech.${ext}`)));
 }
 
-/** The streamed containers decoded from a resume point (decision 202), as ffmpeg encodes them: 44.1 kHz, whose frames seldom start on a 16 kHz sample. */
+/**
+ * The streamed containers decoded from a resume point (decision 202), as ffmpeg encodes them:
+ * MP3 and AAC at 44.1 kHz, whose frames seldom start on a 16 kHz sample; AAC without its
+ * noise substitution (random in the decoder), so its decodes compare sample for sample.
+ */
 export const COMPRESSED_STREAMS = [
   ["Ogg/Opus", "opus", ["-c:a", "libopus", "-b:a", "24k"]],
   ["WebM/Opus", "webm", ["-c:a", "libopus", "-b:a", "24k"]],
   ["MP3", "mp3", ["-ar", "44100", "-c:a", "libmp3lame", "-b:a", "64k"]],
-  ["AAC in ADTS", "aac", ["-ar", "44100", "-c:a", "aac", "-b:a", "64k", "-f", "adts"]],
+  ["AAC in ADTS", "aac", ["-ar", "44100", "-c:a", "aac", "-aac_pns", "0", "-b:a", "64k", "-f", "adts"]],
 ] as const;

@@ -4,7 +4,7 @@ import type { Resumed } from "./resume";
  * MPEG audio (MP3) and AAC in ADTS are self-framing: every frame starts with a header that
  * gives its length and the samples it holds, so a stream can be decoded from any frame.
  */
-type Frame = { at: number; samples: number; sampleRate: number };
+type Frame = { at: number; samples: number; sampleRate: number; data: number; reservoir: number };
 
 // Kilobits a second by bitrate index: MPEG-1 Layer III, then MPEG-2 and 2.5 Layer III.
 const MPEG1_KBPS = [0, 32, 40, 48, 56, 64, 80, 96, 112, 128, 160, 192, 224, 256, 320];
@@ -21,7 +21,7 @@ function frameAt(b: Uint8Array, at: number): (Frame & { length: number }) | null
     const rate = ADTS_RATES[(b[at + 2]! >> 2) & 0xf];
     const length = ((b[at + 3]! & 3) << 11) | (b[at + 4]! << 3) | (b[at + 5]! >> 5);
     if (!rate || length < 7) return null;
-    return { at, length, samples: 1024 * ((b[at + 6]! & 3) + 1), sampleRate: rate };
+    return { at, length, samples: 1024 * ((b[at + 6]! & 3) + 1), sampleRate: rate, data: 0, reservoir: 0 };
   }
   const version = (b[at + 1]! >> 3) & 3; // 3: MPEG-1, 2: MPEG-2, 0: MPEG-2.5
   const rateIndex = (b[at + 2]! >> 2) & 3;
@@ -31,7 +31,10 @@ function frameAt(b: Uint8Array, at: number): (Frame & { length: number }) | null
   const sampleRate = MPEG_RATES[rateIndex]! / (version === 3 ? 1 : version === 2 ? 2 : 4);
   const samples = version === 3 ? 1152 : 576;
   const length = Math.floor(((samples / 8) * kbps * 1000) / sampleRate) + ((b[at + 2]! >> 1) & 1);
-  return { at, length, samples, sampleRate };
+  // The bytes of main data a frame carries (after its header, CRC and side information) and
+  // how far back its own may begin (main_data_begin's range): the bit reservoir.
+  const data = length - 4 - (b[at + 1]! & 1 ? 0 : 2) - sideInfoBytes(b, at);
+  return { at, length, samples, sampleRate, data, reservoir: version === 3 ? 511 : 255 };
 }
 
 /** Where an ID3v2 tag at the start of the stream ends (0 when there is none). */
@@ -41,23 +44,27 @@ function id3End(b: Uint8Array): number {
   return 10 + size + (b[5]! & 0x10 ? 10 : 0);
 }
 
+/** The side information's length in the MP3 frame at `at`: by MPEG version and mono or not. */
+function sideInfoBytes(b: Uint8Array, at: number): number {
+  const mono = b[at + 3]! >> 6 === 3;
+  return ((b[at + 1]! >> 3) & 3) === 3 ? (mono ? 17 : 32) : mono ? 9 : 17;
+}
+
 /** An MP3's first frame may hold no audio but a Xing/Info or VBRI tag (frame count, encoder delay). */
 function isTagFrame(b: Uint8Array, f: Frame & { length: number }): boolean {
   if ((b[f.at + 1]! & 0x06) === 0) return false; // ADTS
   const text = (at: number) => String.fromCharCode(...b.subarray(f.at + at, f.at + at + 4));
-  const mono = b[f.at + 3]! >> 6 === 3;
-  const sideInfo = f.samples === 1152 ? (mono ? 17 : 32) : mono ? 9 : 17;
-  return ["Xing", "Info"].includes(text(4 + sideInfo)) || text(36) === "VBRI";
+  return ["Xing", "Info"].includes(text(4 + sideInfoBytes(b, f.at))) || text(36) === "VBRI";
 }
 
 /**
- * Decoding starts this many frames before the one holding the committed point: an MP3
- * frame's data may begin up to 511 bytes back in earlier frames (255 at MPEG-2 rates: the
- * bit reservoir; 12 frames hold more at any Layer III bitrate, 8 kbit/s at 24 kHz included),
- * and MP3 and AAC overlap each frame's transform with the previous one's. Their samples are
- * decoded and cut.
+ * The frames before the one holding the committed point that must decode as in the whole
+ * stream: MP3 and AAC overlap each frame's transform with the previous one's (and MP3's
+ * synthesis filter keeps some of it). Before them, an MP3 needs the frames its bit reservoir
+ * reaches into: a frame's data may begin up to 511 bytes (255 at MPEG-2 rates) of main data
+ * back, which at 8 kbit/s is 20 frames. Their samples are decoded and cut.
  */
-const PREROLL_FRAMES = 12;
+const OVERLAP_FRAMES = 2;
 
 /**
  * A frame's start seldom falls on a sample of the 16 kHz audio (1152 samples at 44.1 kHz are
@@ -69,7 +76,7 @@ const PREROLL_FRAMES = 12;
 const ALIGN_FRAMES = 24;
 
 /**
- * An MP3 or ADTS stream from the frame PREROLL_FRAMES before the one holding `fromSeconds`:
+ * An MP3 or ADTS stream from a frame enough before the one holding `fromSeconds` (OVERLAP_FRAMES):
  * the bytes before its first audio frame (an ID3 tag, an MP3's Xing/LAME frame) and then the
  * frames from there. A decoder applies what that header says (the encoder delay it skips)
  * to the resumed stream as to the whole one, so the resumed audio starts at the frame's time
@@ -102,7 +109,8 @@ export function framedResume(bytes: Uint8Array, fromSeconds: number): Resumed | 
     const phase = (before[i]! * 16_000) % rate;
     return Math.min(phase, rate - phase);
   };
-  const latest = Math.max(0, holding - PREROLL_FRAMES);
+  let latest = Math.max(0, holding - OVERLAP_FRAMES);
+  for (let reached = 0; latest > 0 && reached < frames[latest]!.reservoir; ) reached += frames[--latest]!.data;
   let start = latest;
   for (let i = latest - 1; i >= Math.max(0, latest - ALIGN_FRAMES) && offGrid(start) > 0; i--) if (offGrid(i) < offGrid(start)) start = i;
   if (start === 0) return { pieces: [bytes], startSeconds: 0 };

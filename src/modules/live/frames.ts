@@ -71,13 +71,13 @@ const OVERLAP_FRAMES = 2;
  * 417.96 of them): audio resampled from there is off the whole decode's by a fraction of a
  * sample. Decoding starts up to this many frames earlier, at the frame whose start falls
  * nearest to one: at 44.1 kHz each frame back moves it by 0.04 (MP3) or 0.52 (AAC) of a
- * sample, so 24 frames (0.6 s) find one within 0.02 of a sample; at 48 kHz, 3 frames find one exactly.
+ * sample, so 24 frames (0.6 s) find one within 0.02 of a sample; at 48 kHz one is exact within 3 frames.
  */
 const ALIGN_FRAMES = 24;
 
 /**
- * An MP3 or ADTS stream from a frame enough before the one holding `fromSeconds` (OVERLAP_FRAMES):
- * the bytes before its first audio frame (an ID3 tag, an MP3's Xing/LAME frame) and then the
+ * An MP3 or ADTS stream from far enough before the frame holding `fromSeconds` for that frame
+ * to decode as in the whole stream (OVERLAP_FRAMES, ALIGN_FRAMES): the bytes before its first audio frame (an ID3 tag, an MP3's Xing/LAME frame) and then the
  * frames from there. A decoder applies what that header says (the encoder delay it skips)
  * to the resumed stream as to the whole one, so the resumed audio starts at the frame's time
  * in the whole decode (measured sample-exact with ffmpeg). Null when the frames do not parse
@@ -104,13 +104,15 @@ export function framedResume(bytes: Uint8Array, fromSeconds: number): Resumed | 
   for (const f of frames) before.push(before.at(-1)! + f.samples);
   let holding = 0;
   while (holding < frames.length && before[holding + 1]! / rate <= fromSeconds) holding++;
-  // Of the frames that give the pre-roll, the latest whose start falls on a 16 kHz sample (or nearest one).
+  // How far a frame's start is from a 16 kHz sample, in samples of the stream's rate.
   const offGrid = (i: number) => {
     const phase = (before[i]! * 16_000) % rate;
     return Math.min(phase, rate - phase);
   };
+  // The overlapping frames, then those whose main data the first of them may begin in.
   let latest = Math.max(0, holding - OVERLAP_FRAMES);
   for (let reached = 0; latest > 0 && reached < frames[latest]!.reservoir; ) reached += frames[--latest]!.data;
+  // Then, of up to ALIGN_FRAMES before that, the latest that starts nearest a 16 kHz sample.
   let start = latest;
   for (let i = latest - 1; i >= Math.max(0, latest - ALIGN_FRAMES) && offGrid(start) > 0; i--) if (offGrid(i) < offGrid(start)) start = i;
   if (start === 0) return { pieces: [bytes], startSeconds: 0 };

@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, test } from "bun:test";
 import { maintainCellIndexes } from "../../src/modules/search/indexer";
 import { pendingChunks, readIndexState } from "../../src/modules/search/store";
-import { nearestCells } from "../../src/modules/search/cell-quantizer";
+import { cellCount, nearestCells } from "../../src/modules/search/cell-quantizer";
 import { buildCellIndex, cellCandidates, readyCellLibrary } from "../../src/modules/search/vector-cells";
 import { rebuildVectorTable, rescoredCandidates, storeVectors, vectorCandidates } from "../../src/modules/search/vector-index";
 import { makeTenant, makeTestApp } from "../helpers";
@@ -76,7 +76,7 @@ describe("a library's cell index", () => {
   test(`finds the exact top ${K} with recall >= ${MIN_RECALL}, each query answered from its cells`, () => {
     const filter = { ...scope, endUserId: alice };
     const library = readyCellLibrary(t.deps.db, filter)!;
-    expect(library.quantizer.coarseCount * library.quantizer.finePerCoarse).toBe(121);
+    expect(cellCount(library.quantizer)).toBe(121);
     const queries = Array.from({ length: 40 }, () => embed());
     const scores = queries.map((q) => {
       // The cells alone hold enough candidates: the search did not fall back to the whole-library scan.
@@ -86,16 +86,16 @@ describe("a library's cell index", () => {
       return recall(vectorCandidates(t.deps, filter, q, K, "cells"), exact);
     });
     expect(scores.reduce((a, b) => a + b, 0) / scores.length).toBeGreaterThanOrEqual(MIN_RECALL);
-    // The neighbours come from the probed cells and nowhere else (shown with 3 probed, where a whole-library scan would differ).
+    // The neighbours come from the probed cells and nowhere else (shown with 1 probed, where a whole-library scan would differ).
     const inCells = t.deps.db.query<{ chunk_rowid: number }, [number, string]>(
       "SELECT chunk_rowid FROM chunk_cells WHERE library_id = ? AND cell IN (SELECT value FROM json_each(?))",
     );
     let outside = 0;
     let wholeLibraryOutside = 0;
     for (const q of queries) {
-      const probed = new Set(inCells.all(library.id, JSON.stringify(nearestCells(library.quantizer, q, 3))).map((r) => r.chunk_rowid));
-      expect(probed.size).toBeGreaterThanOrEqual(rescoredCandidates(K));
-      outside += vectorCandidates(t.deps, filter, q, K, "cells", { probes: 3 }).filter((r) => !probed.has(r)).length;
+      const probed = new Set(inCells.all(library.id, JSON.stringify(nearestCells(library.quantizer, q, 1))).map((r) => r.chunk_rowid));
+      expect(probed.size).toBeGreaterThanOrEqual(K);
+      outside += vectorCandidates(t.deps, filter, q, K, "cells", { probes: 1 }).filter((r) => !probed.has(r)).length;
       wholeLibraryOutside += vectorCandidates(t.deps, filter, q, K, "quantized").filter((r) => !probed.has(r)).length;
     }
     expect(outside).toBe(0);
@@ -160,7 +160,7 @@ describe("the periodic check", () => {
     expect(readyCellLibrary(db, { ...scope, endUserId: bob })).toBeNull(); // 400 chunks < 1,000 / 2
     await t.deps.queue.drain();
     const built = readyCellLibrary(db, { ...scope, endUserId: alice })!;
-    expect(built.quantizer.coarseCount * built.quantizer.finePerCoarse).toBe(16); // ~12,000 chunks / 1,000 a cell
+    expect(cellCount(built.quantizer)).toBe(16); // ~12,000 chunks / 1,000 a cell
     const filed = db.query<{ n: number }, [number]>("SELECT COUNT(*) AS n FROM chunk_cells WHERE library_id = ?").get(built.id)!.n;
     expect(filed).toBe(db.query<{ n: number }, [string]>("SELECT COUNT(*) AS n FROM chunks WHERE end_user_id = ?").get(alice)!.n);
     // Current and large enough: nothing more to do.

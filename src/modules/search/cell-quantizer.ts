@@ -1,26 +1,39 @@
 /**
- * The cell quantizer of a large library's vector index (decision 192): pure arithmetic on
- * unit vectors, no SQL. Two levels, so assigning a million vectors stays cheap: a vector's
- * cell is the nearest of the `fine` centroids under its nearest `coarse` centroid, 2 x
- * sqrt(cells) dot products instead of one per cell. A query compares itself with every
+ * The cell quantizer of a large library's vector index (decisions 192, 204): pure arithmetic
+ * on unit vectors, no SQL. Two levels, so assigning a million vectors stays cheap: a
+ * vector's cell is the nearest of the fine centroids under its nearest coarse centroid,
+ * about 2 x sqrt(cells) dot products instead of one per cell. Each coarse centroid has as
+ * many fine ones as its share of the library calls for (decision 204), so cells hold about
+ * as many chunks each and a probe's cost is bounded. A query compares itself with every
  * cell's centroid (a few hundred thousand multiplications) and scans the nearest cells.
  */
 export type Quantizer = {
   dimension: number;
-  coarseCount: number;
-  finePerCoarse: number;
   /** coarseCount x dimension, unit length. */
   coarse: Float32Array;
-  /** (coarseCount x finePerCoarse) x dimension: cell c's centroid at c x dimension. */
+  /** The cells under coarse centroid c are firstCell[c] to firstCell[c + 1] - 1 (coarseCount + 1 entries). */
+  firstCell: Uint32Array;
+  /** cellCount x dimension: cell c's centroid at c x dimension. */
   fine: Float32Array;
 };
 
-export const cellCount = (q: Quantizer) => q.coarseCount * q.finePerCoarse;
+export const coarseCount = (q: Quantizer) => q.firstCell.length - 1;
+export const cellCount = (q: Quantizer) => q.firstCell[coarseCount(q)]!;
 
-/** Coarse and fine counts for a library: about `chunksPerCell` chunks a cell, the same count at each level. */
-export function quantizerShape(chunks: number, chunksPerCell: number): { coarseCount: number; finePerCoarse: number } {
+/** Cells under each coarse centroid, in order (what the index row stores). */
+export const fineCounts = (q: Quantizer) => Uint32Array.from({ length: coarseCount(q) }, (_, c) => q.firstCell[c + 1]! - q.firstCell[c]!);
+
+/** The firstCell offsets of these per-coarse cell counts. */
+export function firstCells(counts: ArrayLike<number>): Uint32Array {
+  const first = new Uint32Array(counts.length + 1);
+  for (let c = 0; c < counts.length; c++) first[c + 1] = first[c]! + counts[c]!;
+  return first;
+}
+
+/** Coarse centroids and cells for a library: about `chunksPerCell` chunks a cell, sqrt(cells) coarse centroids. */
+export function quantizerShape(chunks: number, chunksPerCell: number): { coarseCount: number; cells: number } {
   const side = Math.max(2, Math.ceil(Math.sqrt(chunks / chunksPerCell)));
-  return { coarseCount: side, finePerCoarse: side };
+  return { coarseCount: side, cells: side * side };
 }
 
 function dot(a: Float32Array, ao: number, b: Float32Array, bo: number, d: number): number {
@@ -42,8 +55,9 @@ function nearest(centroids: Float32Array, first: number, count: number, v: Float
 
 /** The cell of a unit vector (`vo`: its offset in `v`). */
 export function cellOf(q: Quantizer, v: Float32Array, vo = 0): number {
-  const c = nearest(q.coarse, 0, q.coarseCount, v, vo, q.dimension);
-  return c * q.finePerCoarse + nearest(q.fine, c * q.finePerCoarse, q.finePerCoarse, v, vo, q.dimension);
+  const c = nearest(q.coarse, 0, coarseCount(q), v, vo, q.dimension);
+  const first = q.firstCell[c]!;
+  return first + nearest(q.fine, first, q.firstCell[c + 1]! - first, v, vo, q.dimension);
 }
 
 /** The `probes` cells whose centroids are nearest the query, nearest first. */
@@ -92,18 +106,37 @@ function kmeans(data: Float32Array, rows: number[], k: number, d: number, rounds
   return centroids;
 }
 
+/**
+ * Splits `total` cells among clusters of these sizes in proportion to them (largest
+ * remainders), at least one each and no more than a cluster's size (a cell per sampled
+ * member at most: more would only repeat centroids and stay empty).
+ */
+export function apportion(sizes: number[], total: number): number[] {
+  const all = sizes.reduce((a, b) => a + b, 0);
+  const quota = sizes.map((n) => (all > 0 ? (total * n) / all : 0));
+  const counts = quota.map((q, c) => Math.max(1, Math.min(sizes[c]!, Math.floor(q))));
+  const byRemainder = quota.map((_, c) => c).sort((a, b) => quota[b]! - counts[b]! - (quota[a]! - counts[a]!));
+  let left = total - counts.reduce((a, b) => a + b, 0);
+  for (const c of byRemainder) {
+    if (left <= 0) break;
+    if (counts[c]! < sizes[c]!) [counts[c], left] = [counts[c]! + 1, left - 1];
+  }
+  return counts;
+}
+
 const TRAINING_ROUNDS = 8;
 
 /**
  * Trains a quantizer on `sample` (n x dimension unit vectors, flat): the coarse centroids
- * on the whole sample, then each coarse cluster's fine centroids on its own members (a
- * cluster with fewer members than fine centroids repeats some; its extra cells stay empty).
- * `pause` runs between steps so a server's event loop is not held for the whole training.
+ * on the whole sample, then each coarse cluster's fine centroids on its own members, as
+ * many as its share of the sample's cells (a sample is drawn uniformly, so its shares are
+ * the library's). `pause` runs between steps so a server's event loop is not held for the
+ * whole training.
  */
 export async function trainQuantizer(
   sample: Float32Array,
   dimension: number,
-  shape: { coarseCount: number; finePerCoarse: number },
+  shape: { coarseCount: number; cells: number },
   rand: () => number,
   pause: () => Promise<void>,
 ): Promise<Quantizer> {
@@ -113,13 +146,19 @@ export async function trainQuantizer(
   const coarse = kmeans(sample, all, shape.coarseCount, d, TRAINING_ROUNDS, rand);
   const members: number[][] = Array.from({ length: shape.coarseCount }, () => []);
   for (const r of all) members[nearest(coarse, 0, shape.coarseCount, sample, r * d, d)]!.push(r);
-  const fine = new Float32Array(shape.coarseCount * shape.finePerCoarse * d);
+  const firstCell = firstCells(
+    apportion(
+      members.map((m) => m.length),
+      shape.cells,
+    ),
+  );
+  const fine = new Float32Array(firstCell[shape.coarseCount]! * d);
   for (let c = 0; c < shape.coarseCount; c++) {
     await pause();
-    // An empty coarse cluster (possible only with a tiny sample) takes its own centroid as every fine one.
-    const own = members[c]!.length > 0 ? kmeans(sample, members[c]!, shape.finePerCoarse, d, TRAINING_ROUNDS, rand) : null;
-    for (let f = 0; f < shape.finePerCoarse; f++)
-      fine.set(own ? own.subarray(f * d, f * d + d) : coarse.subarray(c * d, c * d + d), (c * shape.finePerCoarse + f) * d);
+    const count = firstCell[c + 1]! - firstCell[c]!;
+    // An empty coarse cluster (possible only with a tiny sample) has one cell, at its own centroid.
+    const own = members[c]!.length > 0 ? kmeans(sample, members[c]!, count, d, TRAINING_ROUNDS, rand) : coarse.subarray(c * d, c * d + d);
+    fine.set(own, firstCell[c]! * d);
   }
-  return { dimension: d, ...shape, coarse, fine };
+  return { dimension: d, coarse, firstCell, fine };
 }

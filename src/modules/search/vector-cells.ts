@@ -1,6 +1,6 @@
 import type { Database, SQLQueryBindings } from "bun:sqlite";
 import type { Tenant } from "../../tenancy";
-import { cellOf, nearestCells, type Quantizer, quantizerShape, trainQuantizer } from "./cell-quantizer";
+import { cellCount, cellOf, coarseCount, fineCounts, firstCells, nearestCells, type Quantizer, quantizerShape, trainQuantizer } from "./cell-quantizer";
 import { type ChunkFilter, chunkFilterSql } from "./store";
 
 /**
@@ -30,7 +30,7 @@ const REBUILD_DRIFT = 0.25;
 /** A library of one end user: the partition the cell index covers. */
 export type LibraryOwner = Tenant & { endUserId: string };
 
-type LibraryRow = { id: number; dimension: number; coarse_count: number; fine_per_coarse: number; coarse: Uint8Array; fine: Uint8Array };
+type LibraryRow = { id: number; dimension: number; coarse: Uint8Array; fine_counts: Uint8Array; fine: Uint8Array };
 type CellLibrary = { id: number; quantizer: Quantizer };
 type Neighbour = { chunk_rowid: number; distance: number };
 
@@ -48,7 +48,8 @@ export function int8Of(v: Float32Array): Int8Array {
 }
 
 const floats = (blob: Uint8Array) => new Float32Array(blob.buffer.slice(blob.byteOffset, blob.byteOffset + blob.byteLength));
-const blob = (v: Float32Array) => new Uint8Array(v.buffer, v.byteOffset, v.byteLength);
+const uint32s = (blob: Uint8Array) => new Uint32Array(blob.buffer.slice(blob.byteOffset, blob.byteOffset + blob.byteLength));
+const blob = (v: Float32Array | Uint32Array) => new Uint8Array(v.buffer, v.byteOffset, v.byteLength);
 
 /** Centroids per connection and index id (ids are never reused, so an entry never goes stale, only unused). */
 const centroidCache = new WeakMap<Database, Map<number, Quantizer>>();
@@ -58,13 +59,13 @@ function quantizerOf(db: Database, row: LibraryRow): Quantizer {
   if (!cache) centroidCache.set(db, (cache = new Map()));
   let q = cache.get(row.id);
   if (!q) {
-    q = { dimension: row.dimension, coarseCount: row.coarse_count, finePerCoarse: row.fine_per_coarse, coarse: floats(row.coarse), fine: floats(row.fine) };
+    q = { dimension: row.dimension, coarse: floats(row.coarse), firstCell: firstCells(uint32s(row.fine_counts)), fine: floats(row.fine) };
     cache.set(row.id, q);
   }
   return q;
 }
 
-const LIBRARY_COLUMNS = "id, dimension, coarse_count, fine_per_coarse, coarse, fine";
+const LIBRARY_COLUMNS = "id, dimension, coarse, fine_counts, fine";
 
 /** The end user's ready cell index, if any (the newest, while a rebuild's old one is being dropped). */
 export function readyCellLibrary(db: Database, owner: LibraryOwner): CellLibrary | null {
@@ -191,7 +192,7 @@ export async function buildCellIndex(db: Database, owner: LibraryOwner, now: Dat
   };
   const all = libraryRowids(db, owner);
   const shape = quantizerShape(all.length, o.chunksPerCell ?? CHUNKS_PER_CELL);
-  const cells = shape.coarseCount * shape.finePerCoarse;
+  const cells = shape.cells;
   const picked = new Set<number>();
   const wanted = Math.min(all.length, cells * SAMPLE_PER_CELL);
   while (picked.size < wanted) picked.add(all[Math.floor(rand() * all.length)]!);
@@ -207,7 +208,7 @@ export async function buildCellIndex(db: Database, owner: LibraryOwner, now: Dat
   const { libraryId, rowids } = db.transaction(() => {
     const id = db
       .query<{ id: number }, SQLQueryBindings[]>(
-        `INSERT INTO vector_libraries (project_id, mode, end_user_id, state, dimension, coarse_count, fine_per_coarse, coarse, fine, chunk_count, created_at)
+        `INSERT INTO vector_libraries (project_id, mode, end_user_id, state, dimension, coarse_count, fine_counts, coarse, fine, chunk_count, created_at)
          VALUES (?, ?, ?, 'building', ?, ?, ?, ?, ?, 0, ?) RETURNING id`,
       )
       .get(
@@ -215,8 +216,8 @@ export async function buildCellIndex(db: Database, owner: LibraryOwner, now: Dat
         owner.mode,
         owner.endUserId,
         dimension,
-        shape.coarseCount,
-        shape.finePerCoarse,
+        coarseCount(quantizer),
+        blob(fineCounts(quantizer)),
         blob(quantizer.coarse),
         blob(quantizer.fine),
         now.toISOString(),
@@ -251,12 +252,12 @@ export async function buildCellIndex(db: Database, owner: LibraryOwner, now: Dat
   })();
   if (older === null) return null;
   for (const { id } of older) await dropCellIndex(db, id, pause);
-  return { libraryId, chunks: rowids.length, cells, trainedOn: sampled.length };
+  return { libraryId, chunks: rowids.length, cells: cellCount(quantizer), trainedOn: sampled.length };
 }
 
 /** Drops an index a cell at a time (short write locks), then its row. */
 export async function dropCellIndex(db: Database, libraryId: number, pause: () => Promise<void> = yieldToEventLoop): Promise<void> {
-  const cells = db.query<{ n: number }, [number]>("SELECT coarse_count * fine_per_coarse AS n FROM vector_libraries WHERE id = ?").get(libraryId)?.n ?? 0;
+  const cells = db.query<{ n: number }, [number]>("SELECT length(fine) / (4 * dimension) AS n FROM vector_libraries WHERE id = ?").get(libraryId)?.n ?? 0;
   const dropCell = db.query("DELETE FROM chunk_cells WHERE library_id = ? AND cell = ?");
   for (let cell = 0; cell < cells; cell++) {
     if (cell % 64 === 0) await pause();

@@ -199,15 +199,15 @@ async function tradeOffs(db: Database, filter: ChunkFilter, queries: Float32Arra
   }
 }
 
-/** The cell index's trade-off: cells probed, 96 candidates rescored (decision 192). */
+/** The cell index's trade-off: chunks probed, in mean cells (decisions 192, 204). */
 async function cellTradeOffs(db: Database, filter: ChunkFilter, queries: Float32Array[], exact: number[][]) {
   console.log(`  cell index trade-offs (vector side alone, ${queries.length} queries, recall@${LIMIT} vs exact):`);
   const store = deps(db);
-  for (const probes of [8, 12, 16, 24, 32]) {
+  for (const probes of [2, 3, 4, 6, 8, 12]) {
     const scan = (q: Float32Array) => vectorCandidates(store, filter, q, LIMIT, "cells", { probes });
     let i = 0;
     const timing = await time(() => scan(queries[i++ % queries.length]!));
-    const shown = `${probes} cells probed`;
+    const shown = `probed to ${probes} mean cells`;
     console.log(
       `    ${shown.padEnd(32)} ${fmt(timing)}   recall@${LIMIT} ${meanRecall(queries, exact, scan).toFixed(3)}${probes === PROBED_CELLS ? "   <- the server's" : ""}`,
     );
@@ -243,7 +243,7 @@ async function measure(label: string, db: Database, endUserId: string, vectors: 
   if (scan === "cells") {
     const cells = await time(() => vectorCandidates(search, filter, embedding(), LIMIT * 2, "cells"));
     console.log(
-      `  vector KNN alone, cell index       ${fmt(cells)}   recall@${LIMIT} ${hybridRecall.toFixed(3)}, recall@${LIMIT * 2} ${recallOf("cells", LIMIT * 2, exact16).toFixed(3)} vs exact (${PROBED_CELLS} cells probed)`,
+      `  vector KNN alone, cell index       ${fmt(cells)}   recall@${LIMIT} ${hybridRecall.toFixed(3)}, recall@${LIMIT * 2} ${recallOf("cells", LIMIT * 2, exact16).toFixed(3)} vs exact (probed to ${PROBED_CELLS} mean cells of chunks)`,
     );
   }
   console.log(`  keyword BM25 alone (FTS5)          ${fmt(keywords)}`);
@@ -362,6 +362,13 @@ if (runs("1m-one")) {
   const kept = process.env.BENCH_KEEP_CELLS === "1" && readyCellLibrary(db, { ...TENANT, endUserId: "eu_year" });
   if (kept) console.log(`\ncell index of 1M chunks: kept from an earlier run (BENCH_KEEP_CELLS=1), its build not measured`);
   else await measureBuild(db);
+  // A probe costs what its cell holds: the spread of cell sizes is the spread of the vector side's latency (decision 204).
+  const sizes = db
+    .query<{ n: number }, []>("SELECT COUNT(*) AS n FROM chunk_cells GROUP BY cell ORDER BY n")
+    .all()
+    .map((r) => r.n);
+  const at = (p: number) => sizes[Math.min(sizes.length - 1, Math.floor(p * sizes.length))]!.toLocaleString();
+  console.log(`  chunks a cell: min ${at(0)}, p50 ${at(0.5)}, p95 ${at(0.95)}, max ${at(1)}`);
   db.close();
   db = connect(dir);
   await measure("1M chunks, one end user (a year of an all-day wearer)", db, "eu_year", null, { p95: 25, recall: MIN_RECALL });

@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, test } from "bun:test";
 import { maintainCellIndexes } from "../../src/modules/search/indexer";
 import { pendingChunks, readIndexState } from "../../src/modules/search/store";
 import { cellCount, nearestCells } from "../../src/modules/search/cell-quantizer";
-import { buildCellIndex, cellCandidates, readyCellLibrary } from "../../src/modules/search/vector-cells";
+import { buildCellIndex, cellCandidates, probedCells, readyCellLibrary } from "../../src/modules/search/vector-cells";
 import { rebuildVectorTable, rescoredCandidates, storeVectors, vectorCandidates } from "../../src/modules/search/vector-index";
 import { makeTenant, makeTestApp } from "../helpers";
 import { type Line, seedTranscript } from "./search-corpus";
@@ -93,13 +93,36 @@ describe("a library's cell index", () => {
     let outside = 0;
     let wholeLibraryOutside = 0;
     for (const q of queries) {
-      const probed = new Set(inCells.all(library.id, JSON.stringify(nearestCells(library.quantizer, q, 1))).map((r) => r.chunk_rowid));
+      const probed = new Set(inCells.all(library.id, JSON.stringify(probedCells(library, q, 1))).map((r) => r.chunk_rowid));
       expect(probed.size).toBeGreaterThanOrEqual(K);
       outside += vectorCandidates(t.deps, filter, q, K, "cells", { probes: 1 }).filter((r) => !probed.has(r)).length;
       wholeLibraryOutside += vectorCandidates(t.deps, filter, q, K, "quantized").filter((r) => !probed.has(r)).length;
     }
     expect(outside).toBe(0);
     expect(wholeLibraryOutside).toBeGreaterThan(0);
+  });
+
+  test("probes the nearest cells until they hold the budget of chunks, however many cells that takes", () => {
+    const library = readyCellLibrary(t.deps.db, { ...scope, endUserId: alice })!;
+    const held = new Map(
+      t.deps.db
+        .query<{ cell: number; n: number }, [number]>("SELECT cell, COUNT(*) AS n FROM chunk_cells WHERE library_id = ? GROUP BY cell")
+        .all(library.id)
+        .map((r) => [r.cell, r.n]),
+    );
+    const budget = (4 * [...held.values()].reduce((a, b) => a + b, 0)) / cellCount(library.quantizer);
+    const probeCounts = new Set<number>();
+    for (let i = 0; i < 40; i++) {
+      const q = embed();
+      const cells = probedCells(library, q, 4);
+      expect(cells).toEqual(nearestCells(library.quantizer, q, cells.length));
+      const chunks = cells.map((c) => held.get(c) ?? 0);
+      const total = chunks.reduce((a, b) => a + b, 0);
+      expect(total).toBeGreaterThanOrEqual(budget);
+      expect(total - chunks.at(-1)!).toBeLessThan(budget); // the last cell was the one that reached it
+      probeCounts.add(cells.length);
+    }
+    expect(probeCounts.size).toBeGreaterThan(1); // not one count of cells for every query
   });
 
   test("never returns another end user's chunk, even one identical to the query", () => {

@@ -7,7 +7,8 @@ import { type ChunkFilter, chunkFilterSql } from "./store";
  * The cell index of a large library (decision 192): an inverted file of int8 vectors.
  * Past CELL_INDEX_MIN_CHUNKS chunks an end user's vectors are split into cells of about
  * CHUNKS_PER_CELL by a quantizer trained on the library; a search ranks the int8 copies
- * of the vectors in the PROBED_CELLS cells nearest the query instead of the whole library.
+ * of the vectors in the cells nearest the query, as many as hold PROBED_CELLS average
+ * cells' worth of chunks (decision 204), instead of the whole library.
  * No rescoring with the floats: at 1M chunks the float rows lie past the memory map, and
  * reading 96 of them cost more than ranking 16,000 int8 rows (and sign bits, 099's
  * candidates, found the true top 8 only ~68% of the time among 500 close neighbours).
@@ -15,9 +16,11 @@ import { type ChunkFilter, chunkFilterSql } from "./store";
 export const CELL_INDEX_MIN_CHUNKS = 200_000;
 export const CHUNKS_PER_CELL = 1_000;
 /**
- * Cells scanned per search. Chosen by measurement (bench/search.ts --tier 1m-one, decision
- * 192): at 1M chunks in 1,024 cells, recall@8 was the same (0.954, what int8 leaves) from 8
- * to 32 cells probed, and each cell costs ~0.7 ms of CPU (~1,000 int8 rows).
+ * Chunks scanned per search, in average cells: the nearest cells are probed until they
+ * hold this many times the library's mean cell size (sizes as the build filed them), so a
+ * query near crowded cells scans fewer of them and none scans much more than the budget
+ * (decision 204). Each 1,000 int8 rows cost ~0.7-1 ms of CPU. Chosen by measurement
+ * (bench/search.ts --tier 1m-one, decisions 192, 204).
  */
 export const PROBED_CELLS = 8;
 /** Sampled vectors a cell's centroid is trained on (a 1M library trains on ~33k). */
@@ -30,8 +33,9 @@ const REBUILD_DRIFT = 0.25;
 /** A library of one end user: the partition the cell index covers. */
 export type LibraryOwner = Tenant & { endUserId: string };
 
-type LibraryRow = { id: number; dimension: number; coarse: Uint8Array; fine_counts: Uint8Array; fine: Uint8Array };
-type CellLibrary = { id: number; quantizer: Quantizer };
+type LibraryRow = { id: number; dimension: number; coarse: Uint8Array; fine_counts: Uint8Array; fine: Uint8Array; cell_sizes: Uint8Array };
+/** An index: its centroids, and its cells' sizes when its build filed them (empty while building). */
+type CellLibrary = { id: number; quantizer: Quantizer; cellSizes: Uint32Array; meanCellSize: number };
 type Neighbour = { chunk_rowid: number; distance: number };
 
 /**
@@ -51,21 +55,16 @@ const floats = (blob: Uint8Array) => new Float32Array(blob.buffer.slice(blob.byt
 const uint32s = (blob: Uint8Array) => new Uint32Array(blob.buffer.slice(blob.byteOffset, blob.byteOffset + blob.byteLength));
 const blob = (v: Float32Array | Uint32Array) => new Uint8Array(v.buffer, v.byteOffset, v.byteLength);
 
-/** Centroids per connection and index id (ids are never reused, so an entry never goes stale, only unused). */
-const centroidCache = new WeakMap<Database, Map<number, Quantizer>>();
+/**
+ * Indexes per connection and id (ids are never reused, so an entry never goes stale, only
+ * unused; its sizes are read again until its build has written them).
+ */
+const libraryCache = new WeakMap<Database, Map<number, CellLibrary>>();
 
-function quantizerOf(db: Database, row: LibraryRow): Quantizer {
-  let cache = centroidCache.get(db);
-  if (!cache) centroidCache.set(db, (cache = new Map()));
-  let q = cache.get(row.id);
-  if (!q) {
-    q = { dimension: row.dimension, coarse: floats(row.coarse), firstCell: firstCells(uint32s(row.fine_counts)), fine: floats(row.fine) };
-    cache.set(row.id, q);
-  }
-  return q;
+function withSizes(library: Omit<CellLibrary, "cellSizes" | "meanCellSize">, sizes: Uint8Array): CellLibrary {
+  const cellSizes = uint32s(sizes);
+  return { ...library, cellSizes, meanCellSize: cellSizes.reduce((a, b) => a + b, 0) / cellCount(library.quantizer) };
 }
-
-const LIBRARY_COLUMNS = "id, dimension, coarse, fine_counts, fine";
 
 /** The end user's ready cell index, if any (the newest, while a rebuild's old one is being dropped). */
 export function readyCellLibrary(db: Database, owner: LibraryOwner): CellLibrary | null {
@@ -78,14 +77,41 @@ export function readyCellLibrary(db: Database, owner: LibraryOwner): CellLibrary
 }
 
 function libraryById(db: Database, id: number): CellLibrary | null {
-  const cached = centroidCache.get(db)?.get(id);
-  if (cached) return { id, quantizer: cached };
-  const row = db.query<LibraryRow, [number]>(`SELECT ${LIBRARY_COLUMNS} FROM vector_libraries WHERE id = ?`).get(id);
-  return row ? { id, quantizer: quantizerOf(db, row) } : null;
+  let cache = libraryCache.get(db);
+  if (!cache) libraryCache.set(db, (cache = new Map()));
+  const cached = cache.get(id);
+  if (cached && cached.cellSizes.length > 0) return cached;
+  let library: CellLibrary | null = null;
+  if (cached) {
+    const row = db.query<{ cell_sizes: Uint8Array }, [number]>("SELECT cell_sizes FROM vector_libraries WHERE id = ?").get(id);
+    library = row && withSizes(cached, row.cell_sizes);
+  } else {
+    const row = db.query<LibraryRow, [number]>("SELECT id, dimension, coarse, fine_counts, fine, cell_sizes FROM vector_libraries WHERE id = ?").get(id);
+    const quantizer = row && { dimension: row.dimension, coarse: floats(row.coarse), firstCell: firstCells(uint32s(row.fine_counts)), fine: floats(row.fine) };
+    library = row && quantizer && withSizes({ id, quantizer }, row.cell_sizes);
+  }
+  if (library) cache.set(id, library);
+  return library;
 }
 
 /**
- * The `count` chunks nearest the query among the cells nearest it, by L2 distance of the
+ * The cells a search scans: the nearest the query first, until they hold `probes` average
+ * cells' worth of chunks (at least one cell).
+ */
+export function probedCells(library: CellLibrary, query: Float32Array, probes: number): number[] {
+  const budget = probes * library.meanCellSize;
+  const cells: number[] = [];
+  let chunks = 0;
+  for (const cell of nearestCells(library.quantizer, query, cellCount(library.quantizer))) {
+    if (cells.length > 0 && chunks >= budget) break;
+    cells.push(cell);
+    chunks += library.cellSizes[cell] ?? 0;
+  }
+  return cells;
+}
+
+/**
+ * The `count` chunks nearest the query among the cells nearest it (probedCells), by L2 distance of the
  * int8 copies (scaled back to the float distance), or null when those cells hold fewer
  * (filters that leave few chunks there): the caller then scans the whole library. The
  * scan reads this index's rows only, so one end user's search never reaches another's.
@@ -106,7 +132,7 @@ export function cellCandidates(
        WHERE library_id = ? AND cell IN (SELECT value FROM json_each(?))${extra.sql}
        ORDER BY distance, chunk_rowid LIMIT ?`,
     )
-    .all(int8Of(query), library.id, JSON.stringify(nearestCells(library.quantizer, query, probes)), ...extra.params, count);
+    .all(int8Of(query), library.id, JSON.stringify(probedCells(library, query, probes)), ...extra.params, count);
   return found.length === count ? found : null;
 }
 
@@ -226,6 +252,8 @@ export async function buildCellIndex(db: Database, owner: LibraryOwner, now: Dat
   })();
   const file = db.query("INSERT OR REPLACE INTO chunk_cells (library_id, cell, chunk_rowid, recording_id, recorded_at, vector) VALUES (?, ?, ?, ?, ?, ?)");
   const exists = db.query<{ id: number }, [number]>("SELECT id FROM vector_libraries WHERE id = ?");
+  // What each cell holds as filed here (chunks stored meanwhile are left out): what a search budgets its probes by.
+  const sizes = new Uint32Array(cellCount(quantizer));
   for (let i = 0; i < rowids.length; i += BUILD_BATCH) {
     await pause();
     // Reading and filing in one transaction: a chunk re-embedded meanwhile is filed by its new vector, once.
@@ -234,7 +262,9 @@ export async function buildCellIndex(db: Database, owner: LibraryOwner, now: Dat
       for (const v of storedVectors(db, rowids.slice(i, i + BUILD_BATCH))) {
         const vector = floats(v.embedding);
         if (vector.length !== dimension) continue;
-        file.run(libraryId, cellOf(quantizer, vector), v.chunk_rowid, v.recording_id, v.recorded_at, int8Of(vector));
+        const cell = cellOf(quantizer, vector);
+        file.run(libraryId, cell, v.chunk_rowid, v.recording_id, v.recorded_at, int8Of(vector));
+        sizes[cell]!++;
       }
       return true;
     })();
@@ -243,7 +273,7 @@ export async function buildCellIndex(db: Database, owner: LibraryOwner, now: Dat
   const older = db.transaction(() => {
     if (!exists.get(libraryId)) return null;
     const filed = db.query<{ n: number }, [number]>("SELECT COUNT(*) AS n FROM chunk_cells WHERE library_id = ?").get(libraryId)!.n;
-    db.query("UPDATE vector_libraries SET state = 'ready', chunk_count = ? WHERE id = ?").run(filed, libraryId);
+    db.query("UPDATE vector_libraries SET state = 'ready', chunk_count = ?, cell_sizes = ? WHERE id = ?").run(filed, blob(sizes), libraryId);
     return db
       .query<{ id: number }, [string, string, string, number]>(
         "SELECT id FROM vector_libraries WHERE project_id = ? AND mode = ? AND end_user_id = ? AND id <> ?",

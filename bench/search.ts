@@ -8,7 +8,7 @@
 // Tiers: 10k and 100k chunks for one end user; 1M chunks over 1,000 end users (bounded
 // by a build-time budget: if the build runs out of time, the tier reports the size reached);
 // 1M chunks for ONE end user, a year of an all-day wearer (issue 27), searched through its
-// cell index (decision 192), whose build time and memory it prints. That tier's chunks are
+// cell index (decisions 192, 204), whose build time and memory it prints. That tier's chunks are
 // generated once and cached in the temporary folder (BENCH_CACHE), as generating them
 // takes many minutes; its cell index is built afresh on every run (BENCH_KEEP_CELLS=1 keeps
 // the cached one, to measure searches alone).

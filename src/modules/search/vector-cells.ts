@@ -20,9 +20,8 @@ export const CHUNKS_PER_CELL = 1_000;
  * hold this many times the library's mean cell size (sizes as the build filed them), so a
  * query near crowded cells scans fewer of them and none scans much more than the budget
  * (decision 204). Each 1,000 int8 rows cost ~0.7-1 ms of CPU. Chosen by measurement
- * (bench/search.ts --tier 1m-one, decision 204): at 1M chunks recall@8 was 0.955-0.960
- * (what int8 leaves) from 2 to 12; 4 keeps a margin for looser neighbourhoods than the
- * bench's synthetic ones, for ~1.5 ms more than 2.
+ * (bench/search.ts --tier 1m-one, decision 204): at 1M chunks recall@8 was 0.953 at 2,
+ * 0.963 at 4, 0.967 at 8; 4 keeps a margin over the 0.95 floor for ~1 ms more than 2.
  */
 export const PROBED_CELLS = 4;
 /** Sampled vectors a cell's centroid is trained on (a 1M library trains on ~33k). */

@@ -4,7 +4,16 @@ import type { ChatHistoryItem, Llama, LlamaChat, LlamaContext, LlamaModel } from
 import type { RuntimeFiles } from "../runtime/files";
 import { CARRIED_LLAMA, useLlamaBinsFrom } from "../runtime/llama";
 import type { GpuSetting } from "./gpu";
-import { type Completion, type CompletionRequest, type Llm, LlmUnavailableError, stripReasoning } from "./llm";
+import {
+  type ChatMessage,
+  type Completion,
+  type CompletionRequest,
+  type Llm,
+  LlmUnavailableError,
+  type PrefillOptions,
+  type Prefilled,
+  stripReasoning,
+} from "./llm";
 import { MissingModelError } from "./missing-model";
 import { Turns } from "./turns";
 
@@ -39,18 +48,33 @@ type Loaded = { llama: Llama; model: LlamaModel; context: LlamaContext; chat: Ll
 
 const STOP: Record<string, Completion["finishReason"]> = { maxTokens: "length", abort: "error" };
 
+/** The chat history node-llama-cpp renders for these messages. */
+const historyOf = (messages: ChatMessage[]): ChatHistoryItem[] =>
+  messages.map((m) => (m.role === "assistant" ? { type: "model", response: [m.content] } : { type: m.role, text: m.content }));
+
+/** How many tokens two token lists share from their start. */
+function sharedPrefix(a: readonly unknown[], b: readonly unknown[]): number {
+  let i = 0;
+  while (i < a.length && i < b.length && a[i] === b[i]) i++;
+  return i;
+}
+
 /**
  * Llm over node-llama-cpp with a local GGUF model. Loads once on first use (GPU when the
- * setting allows and one is present, else CPU); calls take turns on one context sequence,
- * whose history is cleared per call so token counts are exact. A background call (a summary)
- * first takes its turn on the cores shared with the other local engines; an interactive one
- * (Ask) does not wait for a transcription to end (decision 110).
+ * setting allows and one is present, else CPU); calls take turns on one context sequence.
+ * The sequence keeps what it evaluated last: a call whose prompt starts with the same tokens
+ * evaluates only the rest (node-llama-cpp keeps the shared prefix), which `prefill` uses to
+ * evaluate a summary's prompt while its transcript is still growing (decision 206). A
+ * background call (a summary) first takes its turn on the cores shared with the other local
+ * engines; an interactive one (Ask) does not wait for a transcription to end (decision 110).
  */
 export class LlamaLlm implements Llm {
   readonly provider = "llama_cpp";
   readonly model: string;
   private loaded: Promise<Loaded> | null = null;
   private readonly sequenceTurns = new Turns();
+  /** The messages the last prefill evaluated, while nothing else has used the sequence since. */
+  private prefilled: ChatMessage[] | null = null;
   private readonly cores: Turns;
 
   constructor(private readonly options: LlamaOptions) {
@@ -118,15 +142,56 @@ export class LlamaLlm implements Llm {
     return request.interactive ? onSequence() : this.cores.take(onSequence, request.excludeWait);
   }
 
+  /**
+   * Evaluates `messages` into the sequence without answering, the last (user) message as text
+   * still being written: a later call whose prompt starts the same way evaluates only what
+   * follows. At most `maxNewTokens` of the last message beyond what the previous prefill
+   * evaluated (all of it when something else used the sequence since), so one call holds the
+   * cores a bounded time; `done` says whether it reached the end. A background call: it takes
+   * its turn on the shared cores. Whatever runs on the sequence next (Ask, another summary)
+   * replaces what it evaluated, which costs only the time it would have saved.
+   */
+  prefill(messages: ChatMessage[], run: PrefillOptions = {}): Promise<Prefilled> {
+    const last = messages.at(-1);
+    if (last?.role !== "user") throw new Error("prefill needs a user message last");
+    const work = async (): Promise<Prefilled> => {
+      run.signal?.throwIfAborted();
+      const { chat, model } = await this.load();
+      const sequence = chat.sequence;
+      const earlier = this.prefilled;
+      const same =
+        earlier?.length === messages.length && earlier.slice(0, -1).every((m, i) => m.role === messages[i]!.role && m.content === messages[i]!.content);
+      const from = same && last.content.startsWith(earlier.at(-1)!.content) ? earlier.at(-1)!.content.length : 0;
+      let upTo = last.content.length;
+      const fresh = model.tokenize(last.content.slice(from));
+      if (run.maxNewTokens !== undefined && fresh.length > run.maxNewTokens)
+        upTo = from + Math.max(1, model.detokenize(fresh.slice(0, run.maxNewTokens)).length);
+      const content = last.content.slice(0, upTo);
+      const before = sequence.tokenMeter.usedInputTokens;
+      const kept = [...sequence.contextTokens];
+      this.prefilled = null;
+      await chat.loadChatAndCompleteUserMessage(historyOf(messages.slice(0, -1)), { initialUserPrompt: content, maxTokens: 0, signal: run.signal });
+      this.prefilled = [...messages.slice(0, -1), { role: "user", content }];
+      const evaluated = sequence.tokenMeter.usedInputTokens - before;
+      return {
+        evaluated,
+        reused: Math.min(sharedPrefix(kept, sequence.contextTokens), sequence.contextTokens.length - evaluated),
+        done: upTo === last.content.length,
+      };
+    };
+    return this.cores.take(() => this.sequenceTurns.take(work, run.excludeWait), run.excludeWait);
+  }
+
   private async run(request: CompletionRequest): Promise<Completion> {
     request.signal?.throwIfAborted();
     const { llama, chat } = await this.load();
     const sequence = chat.sequence;
-    await sequence.clearHistory();
+    // The sequence holds this call's prompt and answer from now on, no longer a prefill's.
+    this.prefilled = null;
     const before = { input: sequence.tokenMeter.usedInputTokens, output: sequence.tokenMeter.usedOutputTokens };
-    const history: ChatHistoryItem[] = request.messages.map((m) =>
-      m.role === "assistant" ? { type: "model", response: [m.content] } : { type: m.role, text: m.content },
-    );
+    // What the sequence held: the prompt's shared start with it is not evaluated again.
+    const kept = [...sequence.contextTokens];
+    const history = historyOf(request.messages);
     history.push({ type: "model", response: [] });
     // The grammar forces output that parses against the schema (llama.cpp GBNF).
     const grammar = request.jsonSchema ? await llama.createGrammarForJsonSchema(request.jsonSchema as never) : undefined;
@@ -136,13 +201,13 @@ export class LlamaLlm implements Llm {
       temperature: request.temperature ?? 0,
       signal: request.signal,
     });
+    const evaluated = sequence.tokenMeter.usedInputTokens - before.input;
+    const output = sequence.tokenMeter.usedOutputTokens - before.output;
+    // As OpenAI counts them: input is the whole prompt, cached the part of it not evaluated again.
+    const cached = Math.max(0, Math.min(sharedPrefix(kept, sequence.contextTokens), sequence.contextTokens.length - output - evaluated));
     return {
       text: stripReasoning(response.response),
-      tokens: {
-        input: sequence.tokenMeter.usedInputTokens - before.input,
-        output: sequence.tokenMeter.usedOutputTokens - before.output,
-        cached: 0,
-      },
+      tokens: { input: evaluated + cached, output, cached },
       finishReason: STOP[response.metadata.stopReason] ?? "stop",
     };
   }

@@ -32,7 +32,17 @@ export interface Llm {
   contextTokens(): Promise<number>;
   countTokens(text: string): Promise<number>;
   complete(request: CompletionRequest): Promise<Completion>;
+  /**
+   * Evaluates the start of a prompt ahead of the call that will need it (its last message is
+   * a user message still being written), so that call evaluates only the rest; for engines
+   * that keep an evaluated prompt (the embedded one), absent elsewhere. It never changes an answer.
+   */
+  prefill?(messages: ChatMessage[], run?: PrefillOptions): Promise<Prefilled>;
 }
+
+export type PrefillOptions = { signal?: AbortSignal; excludeWait?: ExcludeWait; maxNewTokens?: number };
+/** Tokens a prefill evaluated and those it found already evaluated; done once the whole last message is in. */
+export type Prefilled = { evaluated: number; reused: number; done: boolean };
 
 /** Reasoning models think aloud between these tags; a summary or answer never includes it. */
 export function stripReasoning(text: string): string {

@@ -68,6 +68,52 @@ describe("LlamaLlm on a generated GGUF model", () => {
     expect(typeof out.text).toBe("string");
   });
 
+  describe("a prefilled prompt start (decision 206)", () => {
+    const lines = Array.from(
+      { length: 24 },
+      (_, i) => `[${i + 1}] [0:${String(i * 2).padStart(2, "0")}] SPEAKER_${(i % 2) + 1}: we review item ${i} on Friday.`,
+    );
+    const system = { role: "system" as const, content: "You summarize meetings. Answer in JSON." };
+    const whole = [system, { role: "user" as const, content: lines.join("\n") }];
+    const ask = () => llm.complete({ messages: whole, jsonSchema: schema, maxTokens: 300, temperature: 0 });
+    const elsewhere = () => llm.complete({ messages: [{ role: "user", content: "Something else entirely." }], maxTokens: 4 });
+
+    test("gives the answer a cold call gives, evaluating only the rest of the prompt", async () => {
+      await elsewhere();
+      const cold = await ask();
+      expect(cold.tokens.cached).toBeLessThan(cold.tokens.input / 10);
+      await elsewhere();
+      // As the live job warms it: the transcript so far, twice as it grows.
+      for (const n of [8, 16]) {
+        const step = await llm.prefill([system, { role: "user", content: `${lines.slice(0, n).join("\n")}\n` }]);
+        expect(step.done).toBe(true);
+      }
+      const warm = await ask();
+      expect(warm.text).toBe(cold.text);
+      expect(warm.tokens.input).toBe(cold.tokens.input);
+      expect(warm.tokens.cached).toBeGreaterThan(cold.tokens.input / 2);
+    });
+
+    test("evaluates at most maxNewTokens of the message per call, continuing where the last one stopped", async () => {
+      await elsewhere();
+      const messages = [system, { role: "user" as const, content: lines.join("\n") }];
+      const first = await llm.prefill(messages, { maxNewTokens: 100 });
+      expect(first.done).toBe(false);
+      const second = await llm.prefill(messages, { maxNewTokens: 100 });
+      expect(second.done).toBe(false);
+      // The second continues the first: what the first evaluated is kept, and only about 100 more tokens are added.
+      expect(second.reused).toBeGreaterThanOrEqual(first.reused + first.evaluated - 2);
+      expect(second.evaluated).toBeLessThanOrEqual(102);
+      let steps = 2;
+      while (!(await llm.prefill(messages, { maxNewTokens: 100 })).done) steps++;
+      expect(steps).toBeLessThan(1 + (await llm.countTokens(lines.join("\n"))) / 100 + 1);
+      // Something else on the sequence: the next prefill starts over, still bounded.
+      await elsewhere();
+      const after = await llm.prefill(messages, { maxNewTokens: 100 });
+      expect(after.done).toBe(false);
+    });
+  });
+
   test("counts tokens and reports its context window", async () => {
     expect(await llm.countTokens("the meeting summary")).toBeGreaterThan(0);
     expect(await llm.countTokens("the meeting summary, and much more text after it")).toBeGreaterThan(await llm.countTokens("the meeting summary"));

@@ -24,7 +24,8 @@ import { liveSegmentsCommitted } from "./notify";
 import { batchesOf, closedRegions, quietUntil, regionOf } from "./regions";
 import { resumerOf } from "./resume";
 import { provisionalSpeaker } from "./speakers";
-import { advanceProgress, discardSegments, insertProgress, type LiveProgress, markWaiting, progressOf, progressOfRecording } from "./store";
+import { warmSummaryPrompt } from "../summaries/warm";
+import { advanceProgress, discardSegments, insertProgress, type LiveProgress, markWaiting, progressOf, progressOfRecording, segmentsAfter } from "./store";
 
 const SAMPLE_RATE = 16_000;
 /** Enough of the first chunk to hold a WAV's header (its fmt and the start of data). */
@@ -230,6 +231,8 @@ async function transcribeNewAudio(
   if (progress.chunks_used < chunks.length || committed > progress.committed_seconds)
     commit(deps, tenant, progress, { ...used, committed_seconds: committed, language: progress.language, speaker_prints: progress.speaker_prints }, []);
   if (wrote) liveSegmentsCommitted(start.transcription_id);
+  // The summary's prompt is evaluated as the transcript grows, so completion has only the rest to do (decision 206).
+  if (wrote) void warmSummaryPrompt(deps, tenant, start.transcription_id, () => segmentsAfter(deps.db, start.transcription_id, 0), options.signal);
 }
 
 /** Progress and segments in one transaction, only while the stream is still live. */

@@ -24,15 +24,18 @@ const MAX_ROUNDS = 6;
 const stamp = (seconds: number) => `${Math.floor(seconds / 60)}:${String(Math.floor(seconds % 60)).padStart(2, "0")}`;
 
 /** The transcript as the prompts describe it: "[n] [m:ss] SPEAKER: text", one line per segment, numbered from 1 for citations. */
-function transcriptLines(segments: Segment[]): string[] {
+export function transcriptLines(segments: Pick<Segment, "start" | "speaker" | "text">[]): string[] {
   return segments.map((s, i) => `[${i + 1}] [${stamp(s.start)}] ${s.speaker}: ${s.text}`);
 }
 
+/** The system and user messages of one call: the template's (or the map step's) prompt, and the transcript or notes. */
+export const summaryMessages = (system: string, user: string): ChatMessage[] => [
+  { role: "system", content: system },
+  { role: "user", content: user },
+];
+
 async function ask(llm: Llm, system: string, user: string, options: { jsonSchema?: object; maxTokens: number; run: RunControl }): Promise<Completion> {
-  const messages: ChatMessage[] = [
-    { role: "system", content: system },
-    { role: "user", content: user },
-  ];
+  const messages = summaryMessages(system, user);
   const { signal, excludeWait } = options.run;
   // Temperature 0: the same transcript gives the same summary (and the same outcome), run after run.
   const completion = await llm.complete({ messages, jsonSchema: options.jsonSchema, maxTokens: options.maxTokens, temperature: 0, signal, excludeWait });
@@ -55,6 +58,19 @@ export function longestAnswer(schema: Bounded): unknown {
   return 0;
 }
 
+/**
+ * The room a summary of `segmentCount` segments has: the answer's (its longest form under the
+ * schema with citations), and the transcript's (`budget`: beyond it, map-reduce).
+ */
+export async function summaryRoom(llm: Llm, template: Template, segmentCount: number) {
+  const schema = citedSchema(template.schema, segmentCount);
+  const context = await llm.contextTokens();
+  const outputTokens = await answerRoom(llm, JSON.stringify(longestAnswer(schema)), context);
+  const templateTokens = await llm.countTokens(template.prompt);
+  const budget = context - outputTokens - FRAMING_TOKENS - Math.max(templateTokens, await llm.countTokens(MAP_PROMPT.prompt));
+  return { schema, context, outputTokens, templateTokens, budget };
+}
+
 export type GeneratedSummary = { structured: Record<string, unknown>; sections: SummarySection[]; text: string; model: string; mapCalls: number };
 
 /**
@@ -64,11 +80,7 @@ export type GeneratedSummary = { structured: Record<string, unknown>; sections: 
  * by the template's schema with citations: each statement names the segments it rests on.
  */
 export async function generateSummary(llm: Llm, template: Template, segments: Segment[], recordingId: string, run: RunControl): Promise<GeneratedSummary> {
-  const schema = citedSchema(template.schema, segments.length);
-  const context = await llm.contextTokens();
-  const outputTokens = await answerRoom(llm, JSON.stringify(longestAnswer(schema)), context);
-  const templateTokens = await llm.countTokens(template.prompt);
-  const budget = context - outputTokens - FRAMING_TOKENS - Math.max(templateTokens, await llm.countTokens(MAP_PROMPT.prompt));
+  const { schema, context, outputTokens, templateTokens, budget } = await summaryRoom(llm, template, segments.length);
   if (budget < 32) throw new SummaryFailure("processing_error", `The model's context (${context} tokens) is too small for the ${template.name} template.`);
 
   let lines = transcriptLines(segments);

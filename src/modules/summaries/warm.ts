@@ -1,0 +1,112 @@
+import type { Deps } from "../../deps";
+import { backgroundLlm } from "../../engines";
+import type { Tenant } from "../../tenancy";
+import { resolveConfig } from "../config/service";
+import { findRecording } from "../recordings/service";
+import type { Segment } from "../transcriptions/schema";
+import { findStoredTranscription } from "../transcriptions/service";
+import { summaryMessages, summaryRoom, transcriptLines } from "./generate";
+import type { TemplateName } from "./schema";
+import { findSummaryByTemplate } from "./store";
+import { TEMPLATES } from "./templates";
+
+/**
+ * New transcript tokens one warm step evaluates at most: a step holds the shared cores, and
+ * the live pass that waits for them, a few seconds at most on 2 cores; a sequence that
+ * something else used meanwhile is caught up over several steps.
+ */
+export const WARM_STEP_TOKENS = 256;
+
+/** A provisional segment as the live job commits it: its speaker may still be unknown. */
+export type ProvisionalSegment = Pick<Segment, "start" | "text"> & { speaker: string | null };
+
+type Claim = { tenant: Tenant; transcriptionId: string; template: TemplateName; running: boolean; again: boolean };
+
+/**
+ * The one transcription whose summary prompt is kept warm (decision 206). The model has one
+ * context sequence: two streams warming by turns would each evaluate its transcript again
+ * and again. The first stream keeps it until its summary has run; the others are summarised cold.
+ */
+let claim: Claim | null = null;
+
+/**
+ * Evaluates a streamed recording's summary prompt, as far as its transcript goes, into the
+ * model's context sequence while the recording still streams, so that the summary at
+ * completion evaluates only what changed since (decision 206). Called when the live job
+ * committed segments; not waited for (the promise is for tests) and never failing: a warm
+ * prompt only saves time, and one lost (a restart, another call on the model) only costs it.
+ */
+export function warmSummaryPrompt(
+  deps: Deps,
+  tenant: Tenant,
+  transcriptionId: string,
+  segments: () => ProvisionalSegment[],
+  signal?: AbortSignal,
+): Promise<void> {
+  if (claim && claim.transcriptionId !== transcriptionId && stillNeeded(deps, claim)) return Promise.resolve();
+  if (claim?.transcriptionId === transcriptionId && claim.running) {
+    claim.again = true;
+    return Promise.resolve();
+  }
+  const template = warmTemplate(deps, tenant, transcriptionId);
+  if (!template) return Promise.resolve();
+  const mine: Claim = { tenant, transcriptionId, template, running: true, again: false };
+  claim = mine;
+  return (async () => {
+    try {
+      // Again while segments came meanwhile, or a step stopped at its bound (each step takes its own turn on the cores).
+      for (let more = true; more && !signal?.aborted; ) {
+        mine.again = false;
+        more = !(await warmStep(deps, mine, segments(), signal)) || mine.again;
+      }
+    } catch (err) {
+      if (!signal?.aborted) deps.log.debug("summary prompt not warmed", { transcription_id: transcriptionId, error: (err as Error).message });
+    } finally {
+      mine.running = false;
+    }
+  })();
+}
+
+/** Whether a claim's warm prompt may still be used: its transcription or its summary is still to come. */
+function stillNeeded(deps: Deps, held: Claim): boolean {
+  const stored = findStoredTranscription(deps.db, held.tenant, held.transcriptionId);
+  if (stored?.record.status === "processing") return true;
+  if (stored?.record.status !== "completed") return false;
+  const summary = findSummaryByTemplate(deps.db, held.tenant, held.transcriptionId, held.template);
+  // Completed without its summary yet: the summary job is on its way.
+  return !summary || summary.record.status === "processing";
+}
+
+/** The template the completed transcription will be summarised with (as summaries.auto picks it), or null when none will run or the model cannot be warmed. */
+function warmTemplate(deps: Deps, tenant: Tenant, transcriptionId: string): TemplateName | null {
+  const stored = findStoredTranscription(deps.db, tenant, transcriptionId);
+  if (stored?.record.status !== "processing") return null;
+  const recording = findRecording(deps.db, tenant, stored.record.recording_id);
+  if (!recording) return null;
+  const config = resolveConfig(deps, tenant, { endUserId: recording.end_user_id, deviceId: recording.device_id });
+  if (!config.auto_summarize || !Object.hasOwn(TEMPLATES, config.summary_template)) return null;
+  const llm = backgroundLlm(deps.engines, deps.config, "summary");
+  return llm.prefill && llm.installed() ? config.summary_template : null;
+}
+
+/**
+ * Speakers as the completed transcription will most likely have them: a segment too short
+ * for a provisional speaker takes the one before it. A wrong guess costs only the reuse of
+ * the lines after it (the prompt is evaluated again from the first line that differs).
+ */
+export function likelySpeakers(segments: ProvisionalSegment[]): Pick<Segment, "start" | "text" | "speaker">[] {
+  let previous = "SPEAKER_1";
+  return segments.map((s) => ({ ...s, speaker: (previous = s.speaker ?? previous) }));
+}
+
+/** One bounded step; true when the transcript so far is in (or cannot be warmed). */
+async function warmStep(deps: Deps, held: Claim, provisional: ProvisionalSegment[], signal?: AbortSignal): Promise<boolean> {
+  if (provisional.length === 0 || findStoredTranscription(deps.db, held.tenant, held.transcriptionId)?.record.status !== "processing") return true;
+  const llm = backgroundLlm(deps.engines, deps.config, "summary");
+  const template = TEMPLATES[held.template];
+  // A newline after the last line: the completed transcript's next line follows it.
+  const transcript = `${transcriptLines(likelySpeakers(provisional)).join("\n")}\n`;
+  // A transcript past the budget is map-reduced at completion: no one prompt to warm.
+  if ((await llm.countTokens(transcript)) > (await summaryRoom(llm, template, provisional.length)).budget) return true;
+  return (await llm.prefill!(summaryMessages(template.prompt, transcript), { maxNewTokens: WARM_STEP_TOKENS, signal })).done;
+}

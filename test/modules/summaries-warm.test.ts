@@ -94,8 +94,14 @@ describe("the summary prompt warmed while a recording streams (decision 206)", (
     const second = await processingTranscription();
     await warmSummaryPrompt(app.deps, scope, second.id, () => provisional.slice(0, 4));
     expect(llm.prefills.length).toBe(count);
-    // The first one's transcription fails: its warm prompt is of no use any more, and the second may take it.
-    fail(first.id);
+    // The first one completes: its summary is on its way, the warm prompt still held for it.
+    const completedAt = (ms: number) =>
+      app.deps.db.run("UPDATE transcriptions SET status = 'completed', completed_at = ? WHERE id = ?", [new Date(ms).toISOString(), first.id]);
+    completedAt(app.deps.clock.now().getTime());
+    await warmSummaryPrompt(app.deps, scope, second.id, () => provisional.slice(0, 4));
+    expect(llm.prefills.length).toBe(count);
+    // A minute on and still no summary (the configuration changed meanwhile): the second may take it.
+    completedAt(app.deps.clock.now().getTime() - 61_000);
     await warmSummaryPrompt(app.deps, scope, second.id, () => provisional.slice(0, 4));
     expect(llm.prefills.length).toBe(count + 1);
     fail(second.id);

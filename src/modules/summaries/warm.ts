@@ -20,6 +20,9 @@ export const WARM_STEP_TOKENS = 256;
 /** A provisional segment as the live job commits it: its speaker may still be unknown. */
 export type ProvisionalSegment = Pick<Segment, "start" | "text"> & { speaker: string | null };
 
+/** How long after its transcription completed a summary that has not started is still waited for. */
+const SUMMARY_EXPECTED_MS = 60_000;
+
 type Claim = { tenant: Tenant; transcriptionId: string; template: TemplateName; running: boolean; again: boolean };
 
 /**
@@ -73,8 +76,9 @@ function stillNeeded(deps: Deps, held: Claim): boolean {
   if (stored?.record.status === "processing") return true;
   if (stored?.record.status !== "completed") return false;
   const summary = findSummaryByTemplate(deps.db, held.tenant, held.transcriptionId, held.template);
-  // Completed without its summary yet: the summary job is on its way.
-  return !summary || summary.record.status === "processing";
+  if (summary) return summary.record.status === "processing";
+  // Completed without its summary yet: summaries.auto is on its way, unless the configuration changed meanwhile.
+  return deps.clock.now().getTime() - Date.parse(stored.record.completed_at ?? "") < SUMMARY_EXPECTED_MS;
 }
 
 /** The template the completed transcription will be summarised with (as summaries.auto picks it), or null when none will run or the model cannot be warmed. */

@@ -1,7 +1,7 @@
 import { spoken, VOICES } from "../../test/engines/speech";
 
 /** What two people in a clinic might say; espeak-ng speaks each line, the voices taking turns. */
-const LINES = [
+export const LINES = [
   "Good morning, thanks for coming in today.",
   "Morning. The knee has been bothering me again since last week.",
   "Is it worse when you climb the stairs or when you sit for a long time?",

@@ -4,7 +4,8 @@
 // lines bench/live.ts speaks, two speakers taking turns, 35% pauses). It prints:
 // - the prompt's evaluation: tokens (the stand-in's tokenizer, and the characters), seconds, tok/s;
 // - generation under the template's grammar: tokens, seconds, tok/s (over --gen-tokens: the
-//   stand-in's random weights write until the answer's budget, which no real model does);
+//   stand-in's random weights write until the answer's budget, which no real model does), and
+//   without the grammar (the model's own rate, which a model whose tokens it accepts approaches);
 // - the summary call at completion, cold (the whole prompt) and warm (the prompt evaluated
 //   while the recording streamed, decision 206: only the last --tail-seconds of transcript
 //   remain), each with generation at the job's budget and at a real summary's length;
@@ -125,9 +126,9 @@ async function main() {
   // The prompt is held (all but its last token): these calls' time is generation. The rate is
   // the difference of a short and a long run, so the grammar's setup and the first token cancel out.
   const schema = (await summaryRoom(llm, template, segments.length)).schema;
-  const generate = async (maxTokens: number) => {
+  const generate = async (maxTokens: number, jsonSchema: object | undefined = schema) => {
     const t = performance.now();
-    const out = await llm.complete({ messages, jsonSchema: schema, maxTokens, temperature: 0 });
+    const out = await llm.complete({ messages, jsonSchema, maxTokens, temperature: 0 });
     return { tokens: out.tokens.output, ms: performance.now() - t };
   };
   const short = await generate(SHORT_TOKENS);
@@ -150,6 +151,12 @@ async function main() {
   );
 
   // An answer of `tokens`: the grammar's setup and first tokens as measured, the rest at the rate.
+  // Without the grammar: the model's own rate, which a real model (whose tokens the grammar
+  // accepts) approaches; random weights keep proposing tokens it rejects (decision 101).
+  const free = [await generate(SHORT_TOKENS, undefined), await generate(genTokens, undefined)] as const;
+  const freeRate = ((free[1].tokens - free[0].tokens) / (free[1].ms - free[0].ms)) * 1000;
+  console.log(`generation without the grammar: ${freeRate.toFixed(2)} tok/s over ${free[1].tokens - free[0].tokens} tokens, ${load()}`);
+  const atFree = (tokens: number) => short.ms + ((tokens - short.tokens) / freeRate) * 1000;
   const at = (tokens: number) => short.ms + ((tokens - short.tokens) / genRate) * 1000;
   const row = (label: string, prompt: number, answer: number, answerTokens: string) =>
     `  ${label}: prompt ${sec(prompt)} + generation ${sec(answer)} (${answerTokens}) = ${sec(prompt + answer)}`;
@@ -167,6 +174,7 @@ async function main() {
   );
   console.log(row("cold", (realPrompt10 / promptRate) * 1000, at(realisticReal), `~${realisticReal} tokens of the realistic answer`));
   console.log(row("warm", (realTail / promptRate) * 1000, at(realisticReal), `~${realisticReal} tokens`));
+  console.log(row("warm, at the rate without the grammar", (realTail / promptRate) * 1000, atFree(realisticReal), `~${realisticReal} tokens`));
   console.log(`(the prompt: ${promptChars} chars at ${minutes} min; the realistic answer: ${REALISTIC_ANSWER.length} chars)`);
 
   if (flags.same) {

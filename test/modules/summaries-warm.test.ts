@@ -90,7 +90,7 @@ describe("the summary prompt warmed while a recording streams (decision 206)", (
     const before = llm.prefills.length;
     await warmSummaryPrompt(app.deps, scope, first.id, () => provisional.slice(0, 4));
     const count = llm.prefills.length;
-    expect(count).toBe(before + 1);
+    expect(count).toBeGreaterThan(before); // in steps of WARM_STEP_TOKENS
     const second = await processingTranscription();
     await warmSummaryPrompt(app.deps, scope, second.id, () => provisional.slice(0, 4));
     expect(llm.prefills.length).toBe(count);
@@ -103,7 +103,7 @@ describe("the summary prompt warmed while a recording streams (decision 206)", (
     // A minute on and still no summary (the configuration changed meanwhile): the second may take it.
     completedAt(app.deps.clock.now().getTime() - 61_000);
     await warmSummaryPrompt(app.deps, scope, second.id, () => provisional.slice(0, 4));
-    expect(llm.prefills.length).toBe(count + 1);
+    expect(llm.prefills.length).toBeGreaterThan(count);
     fail(second.id);
   });
 

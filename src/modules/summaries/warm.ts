@@ -12,10 +12,11 @@ import { TEMPLATES } from "./templates";
 
 /**
  * New transcript tokens one warm step evaluates at most: a step holds the shared cores, and
- * the live pass that waits for them, a few seconds at most on 2 cores; a sequence that
- * something else used meanwhile is caught up over several steps.
+ * the live pass or completion that waits for them, 1 to 3 s on 2 cores (the 1.5B shape
+ * evaluates 25 to 60 tokens a second there); a sequence that something else used meanwhile
+ * is caught up over several steps.
  */
-export const WARM_STEP_TOKENS = 256;
+export const WARM_STEP_TOKENS = 64;
 
 /** A provisional segment as the live job commits it: its speaker may still be unknown. */
 export type ProvisionalSegment = Pick<Segment, "start" | "text"> & { speaker: string | null };

@@ -12,7 +12,8 @@ export type Resumer = (bytes: Uint8Array, fromSeconds: number) => Resumed | null
 /** Containers decoded while they stream (decision 162, 174): every prefix of them decodes. */
 export type LiveFormat = "wav" | "ogg" | "webm" | "mp3" | "aac";
 
-const ascii = (b: Uint8Array, at: number, n: number) => String.fromCharCode(...b.subarray(at, at + n));
+/** `n` bytes at `at` as text: a container's magic and tags. */
+export const ascii = (b: Uint8Array, at: number, n: number) => String.fromCharCode(...b.subarray(at, at + n));
 
 /**
  * The container of a stream, from its first bytes: one whose every prefix decodes (a WAV's

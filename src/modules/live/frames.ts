@@ -1,3 +1,4 @@
+import { ascii } from "./decode";
 import type { Resumed } from "./resume";
 
 /**
@@ -39,7 +40,7 @@ function frameAt(b: Uint8Array, at: number): (Frame & { length: number }) | null
 
 /** Where an ID3v2 tag at the start of the stream ends (0 when there is none). */
 function id3End(b: Uint8Array): number {
-  if (b.length < 10 || String.fromCharCode(b[0]!, b[1]!, b[2]!) !== "ID3") return 0;
+  if (b.length < 10 || ascii(b, 0, 3) !== "ID3") return 0;
   const size = ((b[6]! & 0x7f) << 21) | ((b[7]! & 0x7f) << 14) | ((b[8]! & 0x7f) << 7) | (b[9]! & 0x7f);
   return 10 + size + (b[5]! & 0x10 ? 10 : 0);
 }
@@ -53,7 +54,7 @@ function sideInfoBytes(b: Uint8Array, at: number): number {
 /** An MP3's first frame may hold no audio but a Xing/Info or VBRI tag (frame count, encoder delay). */
 function isTagFrame(b: Uint8Array, f: Frame & { length: number }): boolean {
   if ((b[f.at + 1]! & 0x06) === 0) return false; // ADTS
-  const text = (at: number) => String.fromCharCode(...b.subarray(f.at + at, f.at + at + 4));
+  const text = (at: number) => ascii(b, f.at + at, 4);
   return ["Xing", "Info"].includes(text(4 + sideInfoBytes(b, f.at))) || text(36) === "VBRI";
 }
 

@@ -1,4 +1,4 @@
-import type { LiveFormat, Resumer } from "./decode";
+import { ascii, type LiveFormat, type Resumer } from "./decode";
 import { framedResume } from "./frames";
 import { webmResume } from "./matroska";
 
@@ -8,8 +8,6 @@ import { webmResume } from "./matroska";
  * decoded audio starts at. What lies before the committed point is decoded (its pre-roll) and cut.
  */
 export type Resumed = { pieces: Uint8Array[]; startSeconds: number };
-
-const ascii = (b: Uint8Array, at: number, n: number) => String.fromCharCode(...b.subarray(at, at + n));
 
 /** An Ogg stream whose first page holds Opus's identification header. */
 export const isOggOpus = (head: Uint8Array) => head.length > 27 && ascii(head, 27 + head[26]!, 8) === "OpusHead";

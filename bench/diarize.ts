@@ -9,21 +9,24 @@
 // Then the neural diarizer runs end to end on the generated ONNX stand-ins: random weights,
 // so its output is not scored here; an operator with real models scores them with
 // `parley eval speakers DIR`.
-// Usage: bun bench/diarize.ts [--half tuning|held-out] [--files] [--sweep] [--no-neural]
+// Usage: bun bench/diarize.ts [--half tuning|held-out] [--files] [--sweep] [--margins] [--no-neural]
 // (--sweep: only the clustering's stopping λ tried on the tuning half, one line each, under the
-// merge order and the relabelling's switch cost in use)
+// merge order and the relabelling's switch cost in use; --margins: why counts miss, decision
+// 219: per recording, the stops that would count it right, and how far apart its true voices
+// are by the same measure)
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { loadavg } from "node:os";
 import { join } from "node:path";
 import { type CorpusEntry, CORPUS_DIR, ensureSpeakerCorpus, type Half } from "../scripts/speaker-corpus";
 import { cachedTinyDiarizationModels } from "../scripts/test-models/onnx-diarization";
 import { percent, type Scored, summarise, summaryLine } from "../src/cli/eval-speakers";
-import { ClassicDiarizer, clusterPieces, PENALTIES, resegmentPieces, speechPieces, turnsOf } from "../src/engines/classic-diarizer";
+import { ClassicDiarizer, clusterPieces, mergeSteps, PENALTIES, resegmentPieces, speechPieces, turnsOf } from "../src/engines/classic-diarizer";
 import { scoreDiarization } from "../src/engines/diarization-score";
 import type { Diarizer } from "../src/engines/diarizer";
 import { FfmpegAudioDecoder, findFfmpeg } from "../src/engines/ffmpeg-audio";
 import { NeuralDiarizer } from "../src/engines/neural-diarizer";
 import { parseRttm } from "../src/engines/rttm";
+import { accumulate, combine, criticalPenalty, emptyStats, type GaussianStats } from "../src/engines/speaker-gaussian";
 import { SileroVad, type SpeechRegion } from "../src/engines/vad";
 
 const args = process.argv.slice(2);
@@ -97,6 +100,50 @@ async function sweep(tuning: Loaded[]) {
   }
 }
 
+/**
+ * Why a count misses (decision 219), on the clustering before relabelling. Each merge's
+ * critical λ (the stop under which it would not happen) gives the stops that count a recording
+ * right: above every merge down to its true count, below the next. The truth's closest pair
+ * is the smallest critical λ between two of its true voices, each piece given to the voice it
+ * overlaps most: below the stops that keep lone voices whole, no stopping rule can count it
+ * right with these features and pieces, whatever the merge order.
+ */
+function margins(recordings: Loaded[]) {
+  console.log(`margins (${recordings.length} recordings): stops that count each right, [from, to); the truth's closest pair of voices`);
+  const spans: [number, number][] = [];
+  for (const r of recordings) {
+    const { pieces } = speechPieces(r.pcm, r.regions, PENALTIES.change);
+    const critical = new Map<number, number>();
+    for (const step of mergeSteps(
+      pieces,
+      PENALTIES.merge,
+      pieces.map((_, i) => i),
+    ))
+      critical.set(step.clusters, criticalPenalty(step.a, step.b));
+    const k = r.entry.speakers;
+    const from = Math.max(0, ...[...critical].filter(([clusters]) => clusters > k).map(([, c]) => c));
+    const to = pieces.length < k ? 0 : (critical.get(k) ?? Number.POSITIVE_INFINITY);
+    spans.push([from, to]);
+    const voices = new Map<string | number, GaussianStats>();
+    for (const p of pieces) {
+      const overlap = (t: { start: number; end: number }) => Math.min(t.end, p.end) - Math.max(t.start, p.start);
+      const voice = r.truth.reduce((best, t) => (overlap(t) > overlap(best) ? t : best)).speaker;
+      accumulate(voices.get(voice) ?? voices.set(voice, emptyStats(p.stats.d)).get(voice)!, p.stats);
+    }
+    const stats = [...voices.values()];
+    const closest = Math.min(...stats.flatMap((a, i) => stats.slice(i + 1).map((b) => criticalPenalty(combine(a, emptyStats(a.d)), b))));
+    const truth = k === 1 ? "" : `  truth's closest pair ${closest.toFixed(1)}${voices.size < k ? ` (${k - voices.size} voice(s) own no piece)` : ""}`;
+    console.log(
+      `    ${r.entry.name.padEnd(28)} ${r.entry.half.padEnd(9)} ${k} speaker(s): right for stops [${from.toFixed(1)}, ${Number.isFinite(to) ? to.toFixed(1) : "∞"})${truth}`,
+    );
+  }
+  const edges = [...new Set(spans.flat())].filter(Number.isFinite).sort((a, b) => a - b);
+  const right = (stop: number) => spans.filter(([from, to]) => from <= stop && stop < to).length;
+  const best = Math.max(...edges.map(right));
+  const at = edges.filter((e) => right(e) === best).map((e) => `${e.toFixed(2)}-${edges.find((x) => x > e)?.toFixed(2) ?? "∞"}`);
+  console.log(`  most counted right: ${best}/${spans.length}, for stops ${at.join(", ")} (in use: ${PENALTIES.stop})`);
+}
+
 async function main() {
   const manifest = ensureSpeakerCorpus(CORPUS_DIR, console.log);
   const entries = manifest.entries.filter((e) => !only || e.half === only);
@@ -106,6 +153,7 @@ async function main() {
   for (const e of entries) recordings.push(await load(e));
 
   if (args.includes("--sweep")) return sweep(recordings.filter((r) => r.entry.half === "tuning"));
+  if (args.includes("--margins")) return margins(recordings);
   const diarizer = new ClassicDiarizer();
   const { rows, ms } = await run(diarizer, recordings);
   console.log(`classic diarizer (${diarizer.model}): ${perHour(ms, recordings)}, one core (load average ${loadavg()[0]!.toFixed(1)})`);

@@ -152,6 +152,38 @@ export function resegmentPieces(
   return { spans, clusters: out };
 }
 
+/** One step of the agglomeration: the two clusters it would merge next, by their statistics, and how many clusters there are before it. */
+export type MergeStep = { a: GaussianStats; b: GaussianStats; clusters: number };
+
+/**
+ * The agglomeration of decisions 178 and 195, one step at a time: the pair of clusters whose
+ * merge loses least under λ = `merge` (the tied-covariance ΔBIC) is offered; the caller
+ * stops (returns from the loop) or asks for the next, and the pair is merged. Yields until one
+ * cluster is left; `clusterOf` (each piece's cluster) is kept up to date as it goes.
+ */
+export function* mergeSteps(pieces: SpeechPiece[], merge: number, clusterOf: number[], signal?: AbortSignal): Generator<MergeStep> {
+  const n = pieces.length;
+  const d = pieces[0]?.stats.d ?? 0;
+  const stats = pieces.map((p) => combine(p.stats, emptyStats(d)));
+  const alive = new Set(stats.keys());
+  const score = new Float64Array(n * n);
+  const pair = (i: number, j: number) => tiedDeltaBic(stats[i]!, stats[j]!, merge);
+  for (let i = 0; i < n; i++) for (let j = i + 1; j < n; j++) score[i * n + j] = pair(i, j);
+  while (alive.size > 1) {
+    signal?.throwIfAborted();
+    let best = Number.POSITIVE_INFINITY;
+    let bi = -1;
+    let bj = -1;
+    for (const i of alive) for (const j of alive) if (i < j && score[i * n + j]! < best) [best, bi, bj] = [score[i * n + j]!, i, j];
+    // Copies: the caller may keep a step after the pair is merged.
+    yield { a: combine(stats[bi]!, emptyStats(d)), b: combine(stats[bj]!, emptyStats(d)), clusters: alive.size };
+    accumulate(stats[bi]!, stats[bj]!);
+    alive.delete(bj);
+    for (let k = 0; k < n; k++) if (clusterOf[k] === bj) clusterOf[k] = bi;
+    for (const k of alive) if (k !== bi) score[Math.min(k, bi) * n + Math.max(k, bi)] = pair(Math.min(k, bi), Math.max(k, bi));
+  }
+}
+
 /**
  * Agglomerative clustering by the tied-covariance ΔBIC (decisions 178, 195): the pair of
  * clusters whose merge loses least under λ = `merge` is merged until that pair would lose
@@ -160,26 +192,12 @@ export function resegmentPieces(
  * merges (a larger one merges large clusters first): moving the stop alone keeps the order.
  */
 export function clusterPieces(pieces: SpeechPiece[], hint: SpeakerCountHint, penalties: Pick<Penalties, "merge" | "stop">, signal?: AbortSignal): number[] {
-  const n = pieces.length;
   const clusterOf = pieces.map((_, i) => i);
-  const stats = pieces.map((p) => combine(p.stats, emptyStats(p.stats.d)));
-  const alive = new Set(clusterOf);
-  const score = new Float64Array(n * n);
-  const pair = (i: number, j: number) => tiedDeltaBic(stats[i]!, stats[j]!, penalties.merge);
-  for (let i = 0; i < n; i++) for (let j = i + 1; j < n; j++) score[i * n + j] = pair(i, j);
   const min = Math.max(1, hint.minSpeakers ?? 1);
   const max = Math.max(min, hint.maxSpeakers ?? Number.POSITIVE_INFINITY);
-  while (alive.size > min) {
-    signal?.throwIfAborted();
-    let best = Number.POSITIVE_INFINITY;
-    let bi = -1;
-    let bj = -1;
-    for (const i of alive) for (const j of alive) if (i < j && score[i * n + j]! < best) [best, bi, bj] = [score[i * n + j]!, i, j];
-    if (alive.size <= max && tiedDeltaBic(stats[bi]!, stats[bj]!, penalties.stop) > 0) break;
-    accumulate(stats[bi]!, stats[bj]!);
-    alive.delete(bj);
-    for (let k = 0; k < n; k++) if (clusterOf[k] === bj) clusterOf[k] = bi;
-    for (const k of alive) if (k !== bi) score[Math.min(k, bi) * n + Math.max(k, bi)] = pair(Math.min(k, bi), Math.max(k, bi));
+  for (const { a, b, clusters } of mergeSteps(pieces, penalties.merge, clusterOf, signal)) {
+    if (clusters <= min) break;
+    if (clusters <= max && tiedDeltaBic(a, b, penalties.stop) > 0) break;
   }
   return clusterOf;
 }

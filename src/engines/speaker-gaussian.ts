@@ -135,3 +135,8 @@ export function tiedDeltaBic(a: GaussianStats, b: GaussianStats, penalty: number
   const within = combine(centred(a), centred(b));
   return 0.5 * n * (logDeterminant(combine(a, b)) - logDeterminant(within)) - penalty * 0.5 * a.d * Math.log(n);
 }
+
+/** The λ at which `tiedDeltaBic` of a and b is 0: under a larger one they are better joined (decision 195's "critical λ"). */
+export function criticalPenalty(a: GaussianStats, b: GaussianStats): number {
+  return tiedDeltaBic(a, b, 0) / (0.5 * a.d * Math.log(a.n + b.n));
+}

@@ -2,10 +2,11 @@ import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { boundaryErrors, diarizationErrorRate } from "../../scripts/test-audio/diarization-score";
 import { conversation, type EspeakVoice, LINES, script } from "../../scripts/test-audio/espeak-conversation";
-import { ClassicDiarizer } from "../../src/engines/classic-diarizer";
+import { ClassicDiarizer, clusterPieces, mergeSteps, PENALTIES, type SpeechPiece } from "../../src/engines/classic-diarizer";
 import { SingleSpeakerDiarizer } from "../../src/engines/diarizer";
 import { FfmpegAudioDecoder, findFfmpeg } from "../../src/engines/ffmpeg-audio";
 import { concatSamples } from "../../src/engines/pcm-spans";
+import { addFrames, criticalPenalty, emptyStats, tiedDeltaBic } from "../../src/engines/speaker-gaussian";
 import { SileroVad } from "../../src/engines/vad";
 
 // Real speech: espeak-ng conversations in clearly different voices, through the real VAD.
@@ -71,6 +72,46 @@ describe("ClassicDiarizer on espeak-ng conversations", () => {
     const controller = new AbortController();
     controller.abort(new Error("stop"));
     await expect(diarizer.diarize(c.pcm, [{ start: 0, end: c.pcm.length / 16_000 }], {}, controller.signal)).rejects.toThrow("stop");
+  });
+});
+
+describe("the clustering's stops by critical λ (bench/diarize.ts --margins, decision 219)", () => {
+  // Pieces of 13 seeded Gaussian features, three "voices" apart in their means, four pieces each.
+  let seed = 219;
+  const uniform = () => ((seed = (Math.imul(seed, 1664525) + 1013904223) >>> 0) + 0.5) / 2 ** 32;
+  const normal = () => Math.sqrt(-2 * Math.log(uniform())) * Math.cos(2 * Math.PI * uniform());
+  const piece = (voice: number): SpeechPiece => {
+    const frames = Float32Array.from({ length: 150 * 13 }, (_, i) => normal() * 4 + (i % 13 < 3 ? voice * 8 : 0));
+    return { start: 0, end: 1.5, stats: addFrames(emptyStats(13), frames, 0, 150), stretch: 0, from: 0, to: 150 };
+  };
+  const pieces = [0, 1, 2].flatMap((voice) => [0, 1, 2, 3].map(() => piece(voice)));
+
+  test("the critical λ is where a pair's tied ΔBIC changes sign", () => {
+    const [a, b] = [pieces[0]!.stats, pieces[4]!.stats];
+    const critical = criticalPenalty(a, b);
+    expect(critical).toBeGreaterThan(0);
+    expect(Math.abs(tiedDeltaBic(a, b, critical))).toBeLessThan(1e-6 * Math.abs(tiedDeltaBic(a, b, 0)));
+    expect(tiedDeltaBic(a, b, critical * 0.9)).toBeGreaterThan(0);
+    expect(tiedDeltaBic(a, b, critical * 1.1)).toBeLessThan(0);
+  });
+
+  test("a stop between two merges' critical λs leaves as many clusters as the merge curve says", () => {
+    const curve = [
+      ...mergeSteps(
+        pieces,
+        PENALTIES.merge,
+        pieces.map((_, i) => i),
+      ),
+    ].map((s) => ({ clusters: s.clusters, critical: criticalPenalty(s.a, s.b) }));
+    expect(curve.map((s) => s.clusters)).toEqual([12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2]);
+    // The last two merges join voices: far above the merges within a voice.
+    const within = Math.max(...curve.slice(0, -2).map((s) => s.critical));
+    expect(Math.min(curve.at(-1)!.critical, curve.at(-2)!.critical)).toBeGreaterThan(2 * within);
+    for (const stop of [within * 1.01, curve.at(-2)!.critical * 0.99]) {
+      const expected = curve.find((s) => s.critical > stop)?.clusters ?? 1;
+      expect(new Set(clusterPieces(pieces, {}, { merge: PENALTIES.merge, stop })).size).toBe(expected);
+    }
+    expect(new Set(clusterPieces(pieces, {}, { merge: PENALTIES.merge, stop: within * 1.01 })).size).toBe(3);
   });
 });
 

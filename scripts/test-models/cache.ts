@@ -15,6 +15,7 @@ function generatorVersion(): string {
   const hash = createHash("sha256");
   for (const f of [
     "gguf.ts",
+    "english-words.txt",
     "whisper-ggml.ts",
     "parakeet-ggml.ts",
     "random.ts",

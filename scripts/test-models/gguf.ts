@@ -1,5 +1,5 @@
-import { closeSync, mkdirSync, openSync, writeSync } from "node:fs";
-import { dirname } from "node:path";
+import { closeSync, mkdirSync, openSync, readFileSync, writeSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { GGML_TYPES, tensorBytes } from "../../src/model-files/ggml-header";
 import { random } from "./random";
 
@@ -7,7 +7,8 @@ import { random } from "./random";
  * Writes random-weight GGUF language models with a SentencePiece-style vocabulary
  * (byte-fallback tokens cover any text, so JSON-schema grammars can always be satisfied):
  * the tiny llama one tests load (a few hundred KB, f32), and a stand-in with the shapes and
- * Q4_K_M tensor types of the default LLM (Qwen2.5 1.5B Instruct) for benches. Random
+ * Q4_K_M tensor types of the default LLM (Qwen2.5 1.5B Instruct) for benches, whose English
+ * word pieces make a text as many tokens as Qwen2.5's tokenizer would (decision 213). Random
  * weights give random text; tests assert plumbing, benches measure speed.
  */
 
@@ -126,9 +127,36 @@ class Writer {
 }
 
 /**
- * <unk> <s> </s>, the 256 byte tokens, then whole pieces with "▁" marking a word start;
- * padded with made-up pieces up to `size` (a published model's vocabulary size sets the
- * cost of its output layer).
+ * What a real model's vocabulary has as whole tokens, from a word list
+ * (scripts/test-models/english-words.txt): punctuation after a space and before a line end,
+ * contractions, the words with "▁" marking a word start, capitalised (a sentence's first
+ * word) and in capitals (a label) when short, then inside a word, short words first (what a
+ * word outside the list splits into). In this order until the vocabulary is full.
+ */
+function* wordPieces(): Generator<string> {
+  const words = readFileSync(join(import.meta.dir, "english-words.txt"), "utf8")
+    .split("\n")
+    .filter((w) => w && !w.startsWith("#"));
+  for (const p of PUNCTUATION) yield* [p, `▁${p}`, `${p}\n`];
+  yield* ["'s", "'t", "'re", "'ve", "'m", "'ll", "'d"];
+  const closures = (forms: string[]) => forms.flatMap((w) => Array.from(w, (_, i) => w.slice(0, i + 1)));
+  const upTo = (letters: number) => words.filter((w) => w.length <= letters);
+  yield* closures(words.map((w) => `▁${w}`));
+  yield* closures(upTo(7).map((w) => `▁${w[0]!.toUpperCase()}${w.slice(1)}`));
+  yield* closures(upTo(5).map((w) => `▁${w.toUpperCase()}`));
+  yield* closures(words.toSorted((a, b) => a.length - b.length));
+}
+
+const PUNCTUATION = [..."\".,:;?!'()[]{}-_/*&%$#@+=<>"];
+
+/**
+ * <unk> <s> </s>, the 256 byte tokens, then pieces with "▁" marking a word start; up to
+ * `size` (a published model's vocabulary size sets the cost of its output layer), English
+ * word pieces then made-up ones. llama.cpp's SentencePiece tokenizer merges two neighbouring
+ * pieces when their concatenation is a piece, best score first: with every prefix of "▁word"
+ * a piece, a word's first piece can always take in the next one, so every listed word is one
+ * token, and English costs about as many tokens as with a real model's vocabulary (decision 213).
+ * The tiny test model (size 0) keeps only the fixed pieces.
  */
 function vocabulary(size: number) {
   const tokens = ["<unk>", "<s>", "</s>"];
@@ -137,7 +165,7 @@ function vocabulary(size: number) {
     tokens.push(`<0x${b.toString(16).toUpperCase().padStart(2, "0")}>`);
     types.push(6); // byte
   }
-  const pieces = [
+  const pieces = new Set([
     "▁",
     ..."abcdefghijklmnopqrstuvwxyz0123456789",
     "▁the",
@@ -154,8 +182,13 @@ function vocabulary(size: number) {
     '"}',
     "▁true",
     "▁false",
-  ];
-  for (let i = 0; tokens.length + pieces.length < size; i++) pieces.push(`▁w${i.toString(36)}`);
+  ]);
+  const room = () => tokens.length + pieces.size < size;
+  for (const p of room() ? wordPieces() : []) {
+    if (!room()) break;
+    pieces.add(p);
+  }
+  for (let i = 0; room(); i++) pieces.add(`▁w${i.toString(36)}`);
   for (const p of pieces) {
     tokens.push(p);
     types.push(1); // normal
@@ -263,12 +296,14 @@ function tensorData(t: Tensor, rand: () => number, pool: () => Uint32Array): Uin
 /**
  * Writes the model to `path` (parent folders created). With `headerOnly` only the header
  * (metadata and tensor table) is written: what a test of the shape needs, without the data.
+ * With `vocabOnly` no tensors at all, as llama.cpp's own vocabulary files: what a test of the
+ * tokenizer loads (llama.cpp's vocab_only), in a second instead of a gigabyte.
  */
-export function writeGguf(path: string, options: { shape?: keyof typeof GGUF_SHAPES; seed?: number; headerOnly?: boolean } = {}): void {
+export function writeGguf(path: string, options: { shape?: keyof typeof GGUF_SHAPES; seed?: number; headerOnly?: boolean; vocabOnly?: boolean } = {}): void {
   const rand = random(options.seed ?? 1);
   const shape: GgufShape = GGUF_SHAPES[options.shape ?? "tiny"];
   const vocab = vocabulary(shape.vocabSize);
-  const tensors = ggufTensors(shape, vocab.tokens.length);
+  const tensors = options.vocabOnly ? [] : ggufTensors(shape, vocab.tokens.length);
   const meta = metadata(shape, vocab);
   const w = new Writer();
   w.u32(0x46554747); // "GGUF"

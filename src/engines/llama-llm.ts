@@ -14,6 +14,7 @@ import {
   type Prefilled,
   stripReasoning,
 } from "./llm";
+import { busyElsewhere, threadsFor } from "./llm-threads";
 import { MissingModelError } from "./missing-model";
 import { Turns } from "./turns";
 
@@ -29,6 +30,8 @@ export type LlamaOptions = {
   runtime?: RuntimeFiles;
   /** The turns background model calls share (decision 110); its own when absent. */
   cores?: Turns;
+  /** How busy the rest of the box is, in cores, before each call (decision 214); the kernel's count when absent. */
+  busyElsewhere?: () => Promise<number>;
 };
 
 /** Below this file size a model is a toy (tests, benches): its matrices are so small that one thread is 20-40x faster than two. */
@@ -156,7 +159,9 @@ export class LlamaLlm implements Llm {
     if (last?.role !== "user") throw new Error("prefill needs a user message last");
     const work = async (): Promise<Prefilled> => {
       run.signal?.throwIfAborted();
-      const { chat, model } = await this.load();
+      const loaded = await this.load();
+      const { chat, model } = loaded;
+      await this.pace(loaded);
       const sequence = chat.sequence;
       const earlier = this.prefilled;
       const same =
@@ -182,9 +187,22 @@ export class LlamaLlm implements Llm {
     return this.cores.take(() => this.sequenceTurns.take(work, run.excludeWait), run.excludeWait);
   }
 
+  /**
+   * Sets the threads of the call about to run: the context's when the rest of the box is
+   * idle, fewer when other work holds cores (decision 214). node-llama-cpp gives each batch
+   * at most the Llama's maxThreads. Decided once a call: a prefill step is short, an answer
+   * keeps the count it started with.
+   */
+  private async pace({ llama, context }: Loaded): Promise<void> {
+    const busy = await (this.options.busyElsewhere ?? busyElsewhere)();
+    llama.maxThreads = threadsFor(context.idealThreads, availableParallelism(), busy);
+  }
+
   private async run(request: CompletionRequest): Promise<Completion> {
     request.signal?.throwIfAborted();
-    const { llama, chat } = await this.load();
+    const loaded = await this.load();
+    const { llama, chat } = loaded;
+    await this.pace(loaded);
     const sequence = chat.sequence;
     // The sequence holds this call's prompt and answer from now on, no longer a prefill's.
     this.prefilled = null;

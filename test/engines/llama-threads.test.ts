@@ -1,0 +1,66 @@
+import { spawn } from "node:child_process";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, test } from "bun:test";
+import { ensureTestModels } from "../../scripts/test-models/cache";
+import { LlamaLlm } from "../../src/engines/llama-llm";
+import { busyElsewhere, threadsFor } from "../../src/engines/llm-threads";
+import { makeTempDir } from "../helpers";
+
+describe("threads for a call (decision 214)", () => {
+  test.each([
+    // [most, cores, busy elsewhere, threads]
+    [2, 2, 0, 2],
+    [2, 2, 0.4, 2],
+    [2, 2, 1, 1], // one other process on a core: two threads wait for it at every barrier
+    [2, 2, 7, 1],
+    [8, 16, 4, 8],
+    [8, 16, 10, 6],
+    [1, 2, 0, 1],
+  ])("at most %p, %p cores, %p busy elsewhere: %p", (most, cores, busy, threads) => {
+    expect(threadsFor(most, cores, busy)).toBe(threads);
+  });
+});
+
+describe("how busy the rest of the box is", () => {
+  test("the kernel's runnable count, less the thread reading it", async () => {
+    const file = join(makeTempDir(), "loadavg");
+    writeFileSync(file, "7.50 6.92 4.63 7/146 9383\n");
+    expect(await busyElsewhere(file)).toBe(6);
+  });
+
+  test("on this box, processes burning a core are counted", async () => {
+    const burners = [0, 1].map(() => spawn("yes", { stdio: ["ignore", "ignore", "ignore"] }));
+    try {
+      // Both are runnable from their start; the reads wait for the kernel to have them, not for a time.
+      let seen = 0;
+      for (let i = 0; i < 50 && seen < 2; i++) seen = await busyElsewhere();
+      expect(seen).toBeGreaterThanOrEqual(2);
+    } finally {
+      for (const b of burners) b.kill();
+    }
+  });
+
+  test("without the kernel's count, the load average", async () => {
+    expect(typeof (await busyElsewhere(join(makeTempDir(), "none")))).toBe("number");
+  });
+});
+
+test("every call and prefill step asks how busy the box is and runs with the threads that leaves", async () => {
+  let asked = 0;
+  const llm = new LlamaLlm({
+    model: "tiny",
+    path: ensureTestModels().gguf,
+    gpu: "off",
+    busyElsewhere: async () => {
+      asked++;
+      return 5;
+    },
+  });
+  const { llama } = await llm.load();
+  await llm.complete({ messages: [{ role: "user", content: "Hello there." }], maxTokens: 2 });
+  expect(asked).toBe(1);
+  expect(llama.maxThreads).toBe(1);
+  await llm.prefill([{ role: "user", content: "We review the budget on Friday." }], { maxNewTokens: 4 });
+  expect(asked).toBe(2);
+});

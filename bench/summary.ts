@@ -1,25 +1,21 @@
-// bench/summary.ts: where a summary's time goes (issue 30, decision 207), on the
-// Qwen2.5-1.5B-shaped stand-in (random weights, Q4_K_M; scripts/test-models) with the threads
-// LlamaLlm picks (2 on a 2-core box), for the transcript of a conversation-like clip (the
-// lines bench/live.ts speaks, two speakers taking turns, 35% pauses). It prints:
-// - the prompt's evaluation: tokens (the stand-in's tokenizer, and the characters), seconds, tok/s;
-// - generation under the template's grammar: tokens, seconds, tok/s (over --gen-tokens: the
-//   stand-in's random weights write until the answer's budget, which no real model does), and
-//   without the grammar (the model's own rate, which a model whose tokens it accepts approaches);
-// - the summary call at completion, cold (the whole prompt) and warm (the prompt evaluated
-//   while the recording streamed, decision 206: only the last --tail-seconds of transcript
-//   remain), each with generation at the job's budget and at a real summary's length;
-// - those figures for the same transcript counted in a real BPE tokenizer's tokens (chars / 4,
-//   an estimate), which is what a real Qwen2.5-1.5B would evaluate and write.
-// The stand-in's vocabulary has few whole words, so its tokens are nearly characters: a
-// 10-minute transcript does not fit its summary budget and is map-reduced, which a real
-// tokenizer's would not be; hence --minutes 2 by default, extrapolated to 10 (said so).
-// Usage: bun bench/summary.ts [--minutes 2] [--gen-tokens 48] [--tail-seconds 30] [--same]
-// --same also runs the call cold and warm to --gen-tokens and says whether both wrote the same text.
+// bench/summary.ts: where a summary's time goes (issue 30, decisions 207 and 213), on the
+// Qwen2.5-1.5B-shaped stand-in (random weights, Q4_K_M, English word pieces so a text is as
+// many tokens as with Qwen2.5's tokenizer; scripts/test-models) with the threads LlamaLlm
+// picks, for the transcript of a conversation-like clip (the lines bench/live.ts speaks, two
+// speakers taking turns, 35% pauses). The summary call at completion, measured end to end:
+// - cold: the whole prompt evaluated, then an answer under the template's grammar, cut at a
+//   real summary's length (random weights may write to the job's budget, which no real model
+//   does, or close the JSON sooner: then a real summary's length at the measured rate, said so);
+// - warm (decision 206): the prompt but its last --tail-seconds evaluated while the recording
+//   streamed, then the same answer.
+// Each part is printed with its tokens, seconds, rate, threads and load average.
+// Usage: bun bench/summary.ts [--minutes 10] [--tail-seconds 30] [--answer-tokens N] [--same]
+// --same also says whether the cold and the warm call wrote the same text.
 import { loadavg } from "node:os";
 import { parseArgs } from "node:util";
 import { ensureShapedGguf } from "../scripts/test-models/cache";
 import { LlamaLlm } from "../src/engines/llama-llm";
+import type { Prefilled } from "../src/engines/llm";
 import { summaryMessages, summaryRoom, transcriptLines } from "../src/modules/summaries/generate";
 import { TEMPLATES } from "../src/modules/summaries/templates";
 import type { Segment } from "../src/modules/transcriptions/schema";
@@ -27,19 +23,14 @@ import { LINES } from "./support/conversation";
 
 const { values: flags } = parseArgs({
   options: {
-    minutes: { type: "string", default: "2" },
-    "gen-tokens": { type: "string", default: "48" },
+    minutes: { type: "string", default: "10" },
     "tail-seconds": { type: "string", default: "30" },
+    "answer-tokens": { type: "string" },
     same: { type: "boolean", default: false },
   },
 });
 const minutes = Number(flags.minutes);
-const genTokens = Number(flags["gen-tokens"]);
 const tailSeconds = Number(flags["tail-seconds"]);
-/** A real BPE tokenizer's characters per token on English text (Qwen2.5's is about 4): an estimate, printed as one. */
-const CHARS_PER_REAL_TOKEN = 4;
-/** The short run of the generation rate's two. */
-const SHORT_TOKENS = 8;
 /** espeak-ng's default rate, about 175 words a minute. */
 const CHARS_PER_SPOKEN_SECOND = 14.5;
 const load = () => `load ${loadavg()[0]!.toFixed(2)}`;
@@ -104,89 +95,52 @@ async function main() {
   const messages = summaryMessages(template.prompt, transcript);
   const room = await summaryRoom(llm, template, segments.length);
   const transcriptTokens = await llm.countTokens(transcript);
-  const promptChars = template.prompt.length + transcript.length;
-  const realisticTokens = await llm.countTokens(REALISTIC_ANSWER);
-  const realisticReal = Math.round(REALISTIC_ANSWER.length / CHARS_PER_REAL_TOKEN);
+  const answerTokens = Number(flags["answer-tokens"] ?? (await llm.countTokens(REALISTIC_ANSWER)));
   console.log(
-    `transcript: ${minutes} min conversation, ${segments.length} segments, ${transcript.length} chars = ${transcriptTokens} stand-in tokens (${(transcript.length / transcriptTokens).toFixed(2)} chars/token; a real tokenizer ~${CHARS_PER_REAL_TOKEN}); template ${template.name}; ${context.currentThreads} threads; context ${context.contextSize}`,
+    `transcript: ${minutes} min conversation, ${segments.length} segments, ${transcript.length} chars = ${transcriptTokens} tokens (${(transcript.length / transcriptTokens).toFixed(2)} chars/token); template ${template.name} (${room.templateTokens} tokens); summary budget ${room.budget}; context ${context.contextSize}; answer ${answerTokens} tokens (a real summary's length, ${REALISTIC_ANSWER.length} chars)`,
   );
   if (transcriptTokens > room.budget) {
-    console.log(`the transcript (${transcriptTokens} tokens) is over the summary budget (${room.budget}): it would be map-reduced; use fewer --minutes`);
+    console.log(`the transcript is over the summary budget: the job would map-reduce it; not measured`);
     return;
   }
-  // Something else on the sequence first, so nothing of the prompt is held.
-  await llm.complete({ messages: [{ role: "user", content: "unrelated" }], maxTokens: 1 });
-
-  let t0 = performance.now();
-  const cold = await llm.prefill(messages);
-  const promptMs = performance.now() - t0;
-  const promptRate = (cold.evaluated / promptMs) * 1000;
-  console.log(`prompt evaluation (cold): ${cold.evaluated} tokens in ${sec(promptMs)} = ${promptRate.toFixed(1)} tok/s, ${load()}`);
-
-  // The prompt is held (all but its last token): these calls' time is generation. The rate is
-  // the difference of a short and a long run, so the grammar's setup and the first token cancel out.
-  const schema = (await summaryRoom(llm, template, segments.length)).schema;
-  const generate = async (maxTokens: number, jsonSchema: object | undefined = schema) => {
+  const schema = room.schema;
+  const elsewhere = () => llm.complete({ messages: [{ role: "user", content: "unrelated" }], maxTokens: 1 });
+  const timed = async <T>(work: () => Promise<T>) => {
     const t = performance.now();
-    const out = await llm.complete({ messages, jsonSchema, maxTokens, temperature: 0 });
-    return { tokens: out.tokens.output, ms: performance.now() - t };
+    const out = await work();
+    return { out, ms: performance.now() - t, threads: context.currentThreads, load: load() };
   };
-  const short = await generate(SHORT_TOKENS);
-  const long = await generate(genTokens);
-  const genRate = ((long.tokens - short.tokens) / (long.ms - short.ms)) * 1000;
-  console.log(
-    `generation (grammar of the cited general schema): ${long.tokens - short.tokens} tokens (${short.tokens}..${long.tokens}) in ${sec(long.ms - short.ms)} = ${genRate.toFixed(2)} tok/s; the first ${short.tokens} with the grammar's setup ${sec(short.ms)}, ${load()}`,
-  );
+  const answer = () => timed(() => llm.complete({ messages, jsonSchema: schema, maxTokens: answerTokens, temperature: 0 }));
+  const report = (label: string, prompt: Awaited<ReturnType<typeof timed<Prefilled>>>, gen: Awaited<ReturnType<typeof answer>>) => {
+    console.log(
+      `${label}: prompt ${prompt.out.evaluated} tokens evaluated (${prompt.out.reused} reused) in ${sec(prompt.ms)} = ${((prompt.out.evaluated / prompt.ms) * 1000).toFixed(1)} tok/s, ${prompt.threads} threads, ${prompt.load}`,
+    );
+    console.log(
+      `  answer: ${gen.out.tokens.output} tokens under the grammar in ${sec(gen.ms)} = ${((gen.out.tokens.output / gen.ms) * 1000).toFixed(2)} tok/s, ${gen.threads} threads, ${gen.load}`,
+    );
+    // Random weights close the JSON when they happen to: the answer at a real summary's length is then the measured rate's.
+    const real = gen.out.tokens.output >= answerTokens ? gen.ms : (answerTokens / gen.out.tokens.output) * gen.ms;
+    const how = gen.out.tokens.output >= answerTokens ? "measured" : `its ${answerTokens} tokens at the rate measured over ${gen.out.tokens.output}`;
+    console.log(
+      `  the call at completion: ${sec(prompt.ms + gen.ms)} as run; with a real summary's answer (${how}): ${sec(prompt.ms + real)} (target 45 s from upload-complete, which also waits for the transcription)`,
+    );
+  };
+
+  // Cold: something else on the sequence first, so nothing of the prompt is held.
+  await elsewhere();
+  const coldPrompt = await timed(() => llm.prefill(messages));
+  const coldAnswer = await answer();
+  report(`cold, ${minutes} min`, coldPrompt, coldAnswer);
 
   // Warm (decision 206): the stream's transcript but its last tailSeconds was evaluated while it streamed.
-  await llm.complete({ messages: [{ role: "user", content: "unrelated" }], maxTokens: 1 });
+  await elsewhere();
   const streamedUntil = segments.at(-1)!.end - tailSeconds;
   const early = segments.filter((s) => s.end <= streamedUntil);
   await llm.prefill(summaryMessages(template.prompt, `${transcriptLines(early).join("\n")}\n`));
-  t0 = performance.now();
-  const tail = await llm.prefill(messages);
-  const tailMs = performance.now() - t0;
-  console.log(
-    `prompt at completion (warm, last ${tailSeconds} s of transcript left): ${tail.evaluated} tokens evaluated in ${sec(tailMs)}, ${tail.reused} reused, ${load()}`,
-  );
-
-  // An answer of `tokens`: the grammar's setup and first tokens as measured, the rest at the rate.
-  // Without the grammar: the model's own rate, which a real model (whose tokens the grammar
-  // accepts) approaches; random weights keep proposing tokens it rejects (decision 101).
-  const free = [await generate(SHORT_TOKENS, undefined), await generate(genTokens, undefined)] as const;
-  const freeRate = ((free[1].tokens - free[0].tokens) / (free[1].ms - free[0].ms)) * 1000;
-  console.log(`generation without the grammar: ${freeRate.toFixed(2)} tok/s over ${free[1].tokens - free[0].tokens} tokens, ${load()}`);
-  const atFree = (tokens: number) => short.ms + ((tokens - short.tokens) / freeRate) * 1000;
-  const at = (tokens: number) => short.ms + ((tokens - short.tokens) / genRate) * 1000;
-  const row = (label: string, prompt: number, answer: number, answerTokens: string) =>
-    `  ${label}: prompt ${sec(prompt)} + generation ${sec(answer)} (${answerTokens}) = ${sec(prompt + answer)}`;
-  console.log(`summary call at completion, ${minutes} min, stand-in tokens (measured rates):`);
-  console.log(row("cold, job's budget", promptMs, at(room.outputTokens), `${room.outputTokens} tokens: random weights write until it`));
-  console.log(row("cold, real answer length", promptMs, at(realisticTokens), `${realisticTokens} tokens: a real summary of this template, below`));
-  console.log(row("warm, real answer length", tailMs, at(realisticTokens), `${realisticTokens} tokens`));
-
-  // A real tokenizer's counts at the measured rates; the prompt grows with the transcript (x 10 / minutes for 10 min).
-  const scale = 10 / minutes;
-  const realPrompt10 = (template.prompt.length + transcript.length * scale) / CHARS_PER_REAL_TOKEN;
-  const realTail = tail.evaluated * (transcript.length / transcriptTokens / CHARS_PER_REAL_TOKEN);
-  console.log(
-    `extrapolated to 10 min with a real tokenizer (~${CHARS_PER_REAL_TOKEN} chars/token, estimate; prompt rate as measured at ${minutes} min, optimistic: attention grows with the prompt):`,
-  );
-  console.log(row("cold", (realPrompt10 / promptRate) * 1000, at(realisticReal), `~${realisticReal} tokens of the realistic answer`));
-  console.log(row("warm", (realTail / promptRate) * 1000, at(realisticReal), `~${realisticReal} tokens`));
-  console.log(row("warm, at the rate without the grammar", (realTail / promptRate) * 1000, atFree(realisticReal), `~${realisticReal} tokens`));
-  console.log(`(the prompt: ${promptChars} chars at ${minutes} min; the realistic answer: ${REALISTIC_ANSWER.length} chars)`);
-
-  if (flags.same) {
-    await llm.complete({ messages: [{ role: "user", content: "unrelated" }], maxTokens: 1 });
-    const coldAnswer = await llm.complete({ messages, jsonSchema: schema, maxTokens: genTokens, temperature: 0 });
-    await llm.complete({ messages: [{ role: "user", content: "unrelated" }], maxTokens: 1 });
-    await llm.prefill(summaryMessages(template.prompt, `${transcriptLines(early).join("\n")}\n`));
-    const warmAnswer = await llm.complete({ messages, jsonSchema: schema, maxTokens: genTokens, temperature: 0 });
-    console.log(
-      `same answer cold and warm (${genTokens} tokens): ${coldAnswer.text === warmAnswer.text} (warm cached ${warmAnswer.tokens.cached} of ${warmAnswer.tokens.input})`,
-    );
-  }
+  const warmPrompt = await timed(() => llm.prefill(messages));
+  const warmAnswer = await answer();
+  report(`warm, ${minutes} min, last ${tailSeconds} s of transcript left`, warmPrompt, warmAnswer);
+  if (flags.same) console.log(`same answer cold and warm: ${coldAnswer.out.text === warmAnswer.out.text}`);
 }
 
 await main();

@@ -129,7 +129,7 @@ class Writer {
 /**
  * What a real model's vocabulary has as whole tokens, from a word list
  * (scripts/test-models/english-words.txt): punctuation after a space and before a line end,
- * contractions, the words with "▁" marking a word start, capitalised (a sentence's first
+ * JSON's punctuation between values, contractions, the words with "▁" marking a word start, capitalised (a sentence's first
  * word) and in capitals (a label) when short, then inside a word, short words first (what a
  * word outside the list splits into). In this order until the vocabulary is full.
  */
@@ -137,9 +137,10 @@ function* wordPieces(): Generator<string> {
   const words = readFileSync(join(import.meta.dir, "english-words.txt"), "utf8")
     .split("\n")
     .filter((w) => w && !w.startsWith("#"));
-  for (const p of PUNCTUATION) yield* [p, `▁${p}`, `${p}\n`];
-  yield* ["'s", "'t", "'re", "'ve", "'m", "'ll", "'d"];
   const closures = (forms: string[]) => forms.flatMap((w) => Array.from(w, (_, i) => w.slice(0, i + 1)));
+  for (const p of PUNCTUATION) yield* [p, `▁${p}`, `${p}\n`];
+  yield* closures(JSON_RUNS);
+  yield* ["'s", "'t", "'re", "'ve", "'m", "'ll", "'d"];
   const upTo = (letters: number) => words.filter((w) => w.length <= letters);
   yield* closures(words.map((w) => `▁${w}`));
   yield* closures(upTo(7).map((w) => `▁${w[0]!.toUpperCase()}${w.slice(1)}`));
@@ -148,6 +149,31 @@ function* wordPieces(): Generator<string> {
 }
 
 const PUNCTUATION = [..."\".,:;?!'()[]{}-_/*&%$#@+=<>"];
+/** The punctuation JSON writes between values, whole tokens in a real model's vocabulary (a summary's answer is JSON). */
+const JSON_RUNS = [
+  '{"',
+  '":"',
+  '","',
+  '":[',
+  '":[{"',
+  '"},{"',
+  '"}],"',
+  '"}]}',
+  '"}]',
+  '],"',
+  ']},{"',
+  "]}]",
+  ']}],"',
+  "]}]}",
+  '":{"',
+  '["',
+  '"]',
+  '"],"',
+  '"]}',
+  "},{",
+  "}}",
+  "[]",
+];
 
 /**
  * <unk> <s> </s>, the 256 byte tokens, then pieces with "▁" marking a word start; up to

@@ -17,7 +17,7 @@
 // stand-in on a busy box, which the next measurement would wait for or share the cores with).
 // --speed 4 streams four times faster than real time (reported as such): short runs only.
 // Each lag line is followed by its breakdown: the segments whose region's closing quiet
-// (CLOSED_AFTER_SECONDS after its end, by Silero over the whole clip) falls in a later chunk
+// (CLOSING_QUIET_SECONDS after its end, by Silero over the whole clip) falls in a later chunk
 // than its end, which wait for that chunk by the rule that a region is transcribed once closed,
 // and the lag of all from the PUT of the chunk that closes their region (the pass's own time).
 import { mkdtempSync, rmSync } from "node:fs";
@@ -26,7 +26,7 @@ import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { ensureShapedGguf, ensureShapedWhisperModel } from "../scripts/test-models/cache";
 import { type SpeechRegion, SileroVad } from "../src/engines/vad";
-import { CLOSED_AFTER_SECONDS } from "../src/modules/live/regions";
+import { CLOSING_QUIET_SECONDS } from "../src/modules/live/regions";
 import { wavBytes } from "../test/engines/signals";
 import { startBenchServer } from "./support/bench-server";
 import { conversationClip } from "./support/conversation";
@@ -143,7 +143,7 @@ async function main() {
         if (holding < 0) continue;
         // The region the segment ends in, else the last one ending before it.
         const region = regions.find((r) => r.start <= a.end && a.end <= r.end + 0.5) ?? regions.findLast((r) => r.end <= a.end);
-        const closing = putAt.findIndex((c) => c.endSeconds >= (region?.end ?? a.end) + CLOSED_AFTER_SECONDS);
+        const closing = putAt.findIndex((c) => c.endSeconds >= (region?.end ?? a.end) + CLOSING_QUIET_SECONDS);
         const closedBy = closing < 0 ? putAt.length - 1 : Math.max(holding, closing);
         (closedBy > holding ? held : others).push(a.at - putAt[holding]!.at);
         afterClosing.push(a.at - putAt[closedBy]!.at);

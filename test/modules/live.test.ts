@@ -90,7 +90,8 @@ describe("live transcription of streaming recordings", () => {
     expect(liveSegments(t, txn.id)).toEqual([]);
     await put(t, tenant.test, rec.id, parts[0]!, { chunk_index: 0 });
     await t.deps.queue.drain();
-    // Chunks 0 and 1 end 0.4 s after the second utterance: only the first is closed yet.
+    // Chunks 0 and 1 end 0.4 s after the second utterance, under CLOSING_QUIET_SECONDS after the
+    // VAD's end of it (its last frame above the lower threshold): only the first is closed yet.
     expect(liveSegments(t, txn.id).map((s) => s.text)).toEqual(["utterance 1"]);
     await put(t, tenant.test, rec.id, parts[2]!, { chunk_index: 2 });
     await t.deps.queue.drain();

@@ -2,11 +2,20 @@ import type { SpeechRegion } from "../../engines/vad";
 import { joinedPlan, paddedRegions, type SpeechPlan } from "../transcriptions/speech-plan";
 
 /**
- * A region is closed once this much audio follows it: Silero's hysteresis (src/engines/vad.ts)
- * ends a region after 8 quiet frames of 96 ms, so a region ending earlier than this before
- * the end of what arrived may still go on in the next chunk.
+ * At the end of what arrived, a region is over once this much quiet follows it (decision 210).
+ * Silero's hysteresis (src/engines/vad.ts) ends a region only after 8 quiet frames of 96 ms,
+ * which at the edge of a chunk meant waiting for the next chunk; the VAD already places the
+ * end of a region still open at the edge where its quiet frames begin. 0.3 s is more than
+ * three whole frames: as much evidence that speech stopped as the VAD asks to believe it began
+ * (MIN_SPEECH_FRAMES), and never the last, zero-padded frame alone. Speech going on after such
+ * a pause is a new region.
  */
-export const CLOSED_AFTER_SECONDS = 0.8;
+export const CLOSING_QUIET_SECONDS = 0.3;
+/**
+ * Speech beginning this close to the end of what arrived may not show as a region yet (the VAD
+ * needs three frames above its threshold to open one), so the quiet there is not committed.
+ */
+export const UNSURE_TAIL_SECONDS = 0.8;
 /**
  * Whisper encodes a 30 s window whatever the length of what it is given (decision 193):
  * closed regions are joined into batches of at most this much audio, one transcriber call each.
@@ -20,10 +29,13 @@ export const PAD_SECONDS = 0.2;
  */
 export const MAX_REGION_SECONDS = BATCH_SECONDS - 2 * PAD_SECONDS;
 
+/** Whether a region is over: followed by CLOSING_QUIET_SECONDS of the window (the VAD closed it, or its speech stopped at the edge). */
+const isClosed = (r: SpeechRegion, windowSeconds: number) => r.end <= windowSeconds - CLOSING_QUIET_SECONDS;
+
 /** The regions followed by enough quiet to be over, and an unclosed one once it is too long (cut there). */
 export function closedRegions(regions: SpeechRegion[], windowSeconds: number): SpeechRegion[] {
   return regions.flatMap((r) => {
-    if (r.end <= windowSeconds - CLOSED_AFTER_SECONDS) return [r];
+    if (isClosed(r, windowSeconds)) return [r];
     if (r.end - r.start >= MAX_REGION_SECONDS) return [{ start: r.start, end: r.start + MAX_REGION_SECONDS }];
     return [];
   });
@@ -35,8 +47,8 @@ export function closedRegions(regions: SpeechRegion[], windowSeconds: number): S
  */
 export function quietUntil(regions: SpeechRegion[], windowSeconds: number): number {
   // A region cut at MAX_REGION_SECONDS is still open: its rest is transcribed once it closes.
-  const open = regions.find((r) => r.end > windowSeconds - CLOSED_AFTER_SECONDS);
-  return Math.max(0, open ? open.start - PAD_SECONDS : windowSeconds - CLOSED_AFTER_SECONDS - PAD_SECONDS);
+  const open = regions.find((r) => !isClosed(r, windowSeconds));
+  return Math.max(0, open ? open.start - PAD_SECONDS : windowSeconds - UNSURE_TAIL_SECONDS - PAD_SECONDS);
 }
 
 /** What one transcriber call sends: its closed regions (for their speakers) and the plan joining them, padded. */

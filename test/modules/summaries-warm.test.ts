@@ -4,7 +4,7 @@ import { LlamaLlm } from "../../src/engines/llama-llm";
 import type { ChatMessage, Completion, CompletionRequest, PrefillOptions, Prefilled } from "../../src/engines/llm";
 import { generateSummary } from "../../src/modules/summaries/generate";
 import { TEMPLATES } from "../../src/modules/summaries/templates";
-import { likelySpeakers, type ProvisionalSegment, warmSummaryPrompt } from "../../src/modules/summaries/warm";
+import { likelySpeakers, type ProvisionalSegment, stepTokens, WARM_STEP_TOKENS, warmSummaryPrompt } from "../../src/modules/summaries/warm";
 import type { Segment } from "../../src/modules/transcriptions/schema";
 import { makeTenant, makeTestApp } from "../helpers";
 import { seedRecording, voiced, wav } from "./pipeline-fixtures";
@@ -117,5 +117,34 @@ describe("the summary prompt warmed while a recording streams (decision 206)", (
     } finally {
       await app.call("PUT", "/v1/config/project", { key, body: { auto_summarize: true } });
     }
+  });
+
+  test("each step first waits for yieldTo (the live job's: no live pass running), so a pass queues behind one step at most (decision 210)", async () => {
+    const txn = await processingTranscription();
+    await elsewhere();
+    const before = llm.prefills.length;
+    const release = Promise.withResolvers<void>();
+    // The steps taken when each wait began.
+    const waits: number[] = [];
+    const warming = warmSummaryPrompt(app.deps, scope, txn.id, () => provisional, {
+      yieldTo: () => (waits.push(llm.prefills.length - before), release.promise),
+    });
+    // A whole model call on the same cores while the warming waits: no step is taken meanwhile.
+    await elsewhere();
+    expect(waits).toEqual([0]);
+    expect(llm.prefills.length).toBe(before);
+    release.resolve();
+    await warming;
+    const steps = llm.prefills.length - before;
+    expect(steps).toBeGreaterThan(1);
+    expect(waits).toEqual(Array.from({ length: steps }, (_, i) => i));
+    fail(txn.id);
+  });
+
+  test("a step is sized to hold the cores about WARM_STEP_SECONDS at the pace the last one showed (decision 210)", () => {
+    expect(stepTokens({ evaluated: 64, seconds: 1.6 })).toBe(20); // 40 tokens a second
+    expect(stepTokens({ evaluated: 64, seconds: 0.1 })).toBe(WARM_STEP_TOKENS);
+    expect(stepTokens({ evaluated: 8, seconds: 4 })).toBe(8);
+    expect(stepTokens(null)).toBe(16);
   });
 });

@@ -73,6 +73,18 @@ export function liveChunkReceived(deps: Deps) {
  * running pass's job is taken back at the next start and covers every chunk.
  */
 const running = new Map<string, { again: boolean; stop: AbortController }>();
+/** Resolved when the last pass running ends (livePassesIdle). */
+let idle: PromiseWithResolvers<void> | null = null;
+
+/**
+ * Resolves once no live pass runs in this process. Summary warming waits for it before each
+ * step (decision 210): a step holds the shared cores, and the next chunk's pass would wait for it.
+ */
+export function livePassesIdle(): Promise<void> {
+  if (running.size === 0) return Promise.resolve();
+  idle ??= Promise.withResolvers<void>();
+  return idle.promise;
+}
 
 async function oneAtATime(id: string, work: (stopped: AbortSignal) => Promise<void>): Promise<void> {
   const current = running.get(id);
@@ -89,6 +101,10 @@ async function oneAtATime(id: string, work: (stopped: AbortSignal) => Promise<vo
     }
   } finally {
     running.delete(id);
+    if (running.size === 0) {
+      idle?.resolve();
+      idle = null;
+    }
   }
 }
 
@@ -232,7 +248,12 @@ async function transcribeNewAudio(
     commit(deps, tenant, progress, { ...used, committed_seconds: committed, language: progress.language, speaker_prints: progress.speaker_prints }, []);
   if (wrote) liveSegmentsCommitted(start.transcription_id);
   // The summary's prompt is evaluated as the transcript grows, so completion has only the rest to do (decision 206).
-  if (wrote) void warmSummaryPrompt(deps, tenant, start.transcription_id, () => segmentsAfter(deps.db, start.transcription_id, 0), options.signal);
+  // Each step waits until no live pass runs: the next chunk's pass comes first (decision 210).
+  if (wrote)
+    void warmSummaryPrompt(deps, tenant, start.transcription_id, () => segmentsAfter(deps.db, start.transcription_id, 0), {
+      signal: options.signal,
+      yieldTo: livePassesIdle,
+    });
 }
 
 /** Progress and segments in one transaction, only while the stream is still live. */

@@ -11,12 +11,30 @@ import { findSummaryByTemplate } from "./store";
 import { TEMPLATES } from "./templates";
 
 /**
- * New transcript tokens one warm step evaluates at most: a step holds the shared cores, and
- * the live pass or completion that waits for them, 1 to 3 s on 2 cores (the 1.5B shape
- * evaluates 25 to 60 tokens a second there); a sequence that something else used meanwhile
- * is caught up over several steps.
+ * New transcript tokens one warm step evaluates at most (decision 206); fewer where this box's
+ * pace would hold the shared cores longer than WARM_STEP_SECONDS (stepTokens).
  */
 export const WARM_STEP_TOKENS = 64;
+/**
+ * About how long one step holds the shared cores: a live pass whose chunk arrives during a step
+ * waits for it (a step cannot be cut short without losing what the sequence holds), so steps are
+ * short (decision 210). Each step also pays a fixed cost (the model's weights read once more), so
+ * not shorter.
+ */
+export const WARM_STEP_SECONDS = 0.5;
+/** The fewest new tokens a step evaluates, whatever the pace. */
+const MIN_STEP_TOKENS = 8;
+
+/**
+ * The new tokens for the next step: what the last step's pace (tokens evaluated, seconds it
+ * took, waiting for the cores included) fits in WARM_STEP_SECONDS. A step's fixed cost makes a
+ * small step's pace low, so the size settles where a step takes WARM_STEP_SECONDS.
+ */
+export function stepTokens(last: { evaluated: number; seconds: number } | null): number {
+  if (!last || last.evaluated === 0 || last.seconds <= 0) return MIN_STEP_TOKENS * 2;
+  const fits = Math.floor((last.evaluated / last.seconds) * WARM_STEP_SECONDS);
+  return Math.max(MIN_STEP_TOKENS, Math.min(WARM_STEP_TOKENS, fits));
+}
 
 /** A provisional segment as the live job commits it: its speaker may still be unknown. */
 export type ProvisionalSegment = Pick<Segment, "start" | "text"> & { speaker: string | null };
@@ -25,6 +43,15 @@ export type ProvisionalSegment = Pick<Segment, "start" | "text"> & { speaker: st
 const SUMMARY_EXPECTED_MS = 60_000;
 
 type Claim = { tenant: Tenant; transcriptionId: string; template: TemplateName; running: boolean; again: boolean };
+
+/** The last step's size and time, for the next one's (stepTokens): the pace is the box's, whichever stream it was. */
+let lastStep: { evaluated: number; seconds: number } | null = null;
+
+/**
+ * How a warming waits: `signal` ends it; `yieldTo` is waited for before each step (the live
+ * job's: until no live pass runs, so a pass never queues behind more than the step under way).
+ */
+export type WarmOptions = { signal?: AbortSignal; yieldTo?: () => Promise<void> };
 
 /**
  * The one transcription whose summary prompt is kept warm (decision 206). The model has one
@@ -45,7 +72,7 @@ export function warmSummaryPrompt(
   tenant: Tenant,
   transcriptionId: string,
   segments: () => ProvisionalSegment[],
-  signal?: AbortSignal,
+  { signal, yieldTo }: WarmOptions = {},
 ): Promise<void> {
   if (claim && claim.transcriptionId !== transcriptionId && stillNeeded(deps, claim)) return Promise.resolve();
   if (claim?.transcriptionId === transcriptionId && claim.running) {
@@ -60,6 +87,8 @@ export function warmSummaryPrompt(
     try {
       // Again while segments came meanwhile, or a step stopped at its bound (each step takes its own turn on the cores).
       for (let more = true; more && !signal?.aborted; ) {
+        await yieldTo?.();
+        if (signal?.aborted) break;
         mine.again = false;
         more = !(await warmStep(deps, mine, segments(), signal)) || mine.again;
       }
@@ -113,5 +142,8 @@ async function warmStep(deps: Deps, held: Claim, provisional: ProvisionalSegment
   const transcript = `${transcriptLines(likelySpeakers(provisional)).join("\n")}\n`;
   // A transcript past the budget is map-reduced at completion: no one prompt to warm.
   if ((await llm.countTokens(transcript)) > (await summaryRoom(llm, template, provisional.length)).budget) return true;
-  return (await llm.prefill!(summaryMessages(template.prompt, transcript), { maxNewTokens: WARM_STEP_TOKENS, signal })).done;
+  const started = performance.now();
+  const step = await llm.prefill!(summaryMessages(template.prompt, transcript), { maxNewTokens: stepTokens(lastStep), signal });
+  lastStep = { evaluated: step.evaluated, seconds: (performance.now() - started) / 1000 };
+  return step.done;
 }

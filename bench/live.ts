@@ -18,8 +18,10 @@
 // --speed 4 streams four times faster than real time (reported as such): short runs only.
 // Each lag line is followed by its breakdown: the segments whose region's closing quiet
 // (CLOSING_QUIET_SECONDS after its end, by Silero over the whole clip) falls in a later chunk
-// than its end, which wait for that chunk by the rule that a region is transcribed once closed,
-// and the lag of all from the PUT of the chunk that closes their region (the pass's own time).
+// than its end, which wait for that chunk by the rule that a region is transcribed once closed
+// (and how many of them lie in a region whose speech itself runs on into that chunk: no closing
+// rule can help those), and the lag of all from the PUT of the chunk that closes their region
+// (the pass's own time).
 import { mkdtempSync, rmSync } from "node:fs";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
@@ -137,6 +139,8 @@ async function main() {
     const held: number[] = [];
     const others: number[] = [];
     const afterClosing: number[] = [];
+    // Held segments whose region's speech itself runs on into a later chunk (not only its closing quiet).
+    let runOn = 0;
     for (const { arrivals, putAt } of streams)
       for (const a of arrivals) {
         const holding = putAt.findIndex((c) => c.endSeconds >= a.end);
@@ -146,12 +150,13 @@ async function main() {
         const closing = putAt.findIndex((c) => c.endSeconds >= (region?.end ?? a.end) + CLOSING_QUIET_SECONDS);
         const closedBy = closing < 0 ? putAt.length - 1 : Math.max(holding, closing);
         (closedBy > holding ? held : others).push(a.at - putAt[holding]!.at);
+        if (closedBy > holding && putAt.findIndex((c) => c.endSeconds >= (region?.end ?? a.end)) > holding) runOn++;
         afterClosing.push(a.at - putAt[closedBy]!.at);
       }
     const n = held.length + others.length;
     const p = (xs: number[], q: number) => (xs.length ? s(pct(xs, q)) : "none");
     console.log(
-      `  breakdown: ${held.length} of ${n} segments (${((100 * held.length) / Math.max(1, n)).toFixed(0)}%) closed by quiet in a later chunk than their end, lag p50 ${p(held, 50)}, p95 ${p(held, 95)}; the others p50 ${p(others, 50)}, p95 ${p(others, 95)}; all, from the PUT of the chunk closing their region: p50 ${p(afterClosing, 50)}, p95 ${p(afterClosing, 95)}`,
+      `  breakdown: ${held.length} of ${n} segments (${((100 * held.length) / Math.max(1, n)).toFixed(0)}%) closed by quiet in a later chunk than their end (${runOn} in a region whose speech runs on into it), lag p50 ${p(held, 50)}, p95 ${p(held, 95)}; the others p50 ${p(others, 50)}, p95 ${p(others, 95)}; all, from the PUT of the chunk closing their region: p50 ${p(afterClosing, 50)}, p95 ${p(afterClosing, 95)}`,
     );
   };
   const regionsOf = async (pcm: Float32Array) => (await new SileroVad().analyse(pcm)).regions;

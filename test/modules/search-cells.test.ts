@@ -166,6 +166,18 @@ describe("a library's cell index", () => {
     expect(heldCellCodes(t.deps.db).has(library.id)).toBe(true);
   });
 
+  test("a rebuilt index's codes replace the old one's in memory", async () => {
+    const filter = { ...scope, endUserId: bob };
+    expect(await warmCellCodes(t.deps.db, filter, noPause)).toBe(true);
+    const old = readyCellLibrary(t.deps.db, filter)!.id;
+    expect(heldCellCodes(t.deps.db).get(old)).toBe(400);
+    const rebuilt = await buildCellIndex(t.deps.db, filter, t.deps.clock.now(), { chunksPerCell: 50, pause: noPause });
+    expect(rebuilt!.libraryId).not.toBe(old);
+    expect(heldCellCodes(t.deps.db).has(old)).toBe(false); // dropped with its index
+    expect(await warmCellCodes(t.deps.db, filter, noPause)).toBe(true);
+    expect(heldCellCodes(t.deps.db).get(rebuilt!.libraryId)).toBe(400);
+  });
+
   test("files chunks embedded after it was built, once each, and again under a new vector", () => {
     const filter = { ...scope, endUserId: alice };
     const library = readyCellLibrary(t.deps.db, filter)!;

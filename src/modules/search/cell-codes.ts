@@ -56,6 +56,8 @@ export type CodeLibrary = { id: number; dimension: number; cells: number; cellSi
  */
 export async function loadCellCodes(db: Database, library: CodeLibrary, pause: () => Promise<void>): Promise<boolean> {
   const h = held(db);
+  // Copies of indexes dropped since (a rebuild replaced them) go first: they are never read again, and they would hold the budget.
+  for (const id of h.codes.keys()) if (versionOf(db, id) === null) h.codes.delete(id);
   const version = versionOf(db, library.id);
   if (version === null) return false;
   if (h.codes.get(library.id)?.version === version) return true;
@@ -141,9 +143,10 @@ export function currentCellCodes(db: Database, library: CodeLibrary): Codes | nu
 
 const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
 
-/** Drops every held copy of the connection's indexes: an erasure's codes leave memory with its rows. */
-export function forgetCellCodes(db: Database): void {
-  heldBy.get(db)?.codes.clear();
+/** Drops the held copy of one index (`libraryId`), or of every index: an erasure's or a dropped index's codes leave memory with its rows. */
+export function forgetCellCodes(db: Database, libraryId?: number): void {
+  if (libraryId === undefined) heldBy.get(db)?.codes.clear();
+  else heldBy.get(db)?.codes.delete(libraryId);
 }
 
 /** Held copies, for the tests and the bench: library id to rows held. */

@@ -333,6 +333,7 @@ export async function dropCellIndex(db: Database, libraryId: number, pause: () =
     dropCell.run(libraryId, cell);
   }
   db.query("DELETE FROM vector_libraries WHERE id = ?").run(libraryId);
+  forgetCellCodes(db, libraryId);
 }
 
 /** What the periodic check should do with one end user's library. */
@@ -378,4 +379,5 @@ export function cellIndexWork(db: Database, minChunks = CELL_INDEX_MIN_CHUNKS): 
 export function dropAllCellIndexes(db: Database): void {
   db.exec("DELETE FROM chunk_cells");
   db.exec("DELETE FROM vector_libraries");
+  forgetCellCodes(db);
 }

@@ -19,3 +19,7 @@ END;
 CREATE TRIGGER chunk_cells_ad_version AFTER DELETE ON chunk_cells BEGIN
   UPDATE cell_index_versions SET version = version + 1 WHERE library_id = old.library_id;
 END;
+-- No path updates a code in place today (a new vector is a delete and an insert); one that did would move the version too.
+CREATE TRIGGER chunk_cells_au_version AFTER UPDATE OF library_id, cell, chunk_rowid, vector ON chunk_cells BEGIN
+  UPDATE cell_index_versions SET version = version + 1 WHERE library_id IN (old.library_id, new.library_id);
+END;

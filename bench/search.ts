@@ -282,11 +282,9 @@ async function measure(label: string, db: Database, endUserId: string, vectors: 
     console.log(`  vector KNN alone, cells in SQL     ${fmt(sql)}   (codes not held: while they load, or with a date filter)`);
     const sqlHybrid = await time(() => retrieveChunks(search, viaSql, sentence(6), LIMIT));
     console.log(`  hybrid, cells in SQL               ${fmt(sqlHybrid)}`);
-  }
-  if (scan === "cells") {
     // The hybrid line above ran first in a fresh process: on fresh word counts (each query's new words walked, ~0.7 ms
-    // each) and on database pages not yet mapped into it (each first read a page fault). A server maps its pages once
-    // and keeps its counts 10 minutes: the same search again, on fresh counts once the pages are mapped, then warm.
+    // each, decision 217) and on database pages not yet mapped into it (page faults: under 1 ms a query, decision 216).
+    // A server keeps its counts 10 minutes: the same search again, on fresh counts once the pages are mapped, then warm.
     const fresh = deps(db);
     const mapped = await time(() => retrieveChunks(fresh, filter, sentence(6), LIMIT));
     console.log(`  hybrid again, fresh word counts    ${fmt(mapped)}`);

@@ -19,6 +19,8 @@
 //          [--tier 100k | 1m-many | 1m-one | all] (default: all but 1m-one; 100k runs 10k first)
 // BENCH_MMAP=<bytes> overrides PRAGMA mmap_size on the bench database (0 shows the cost without the map).
 // BENCH_KEEP_CELLS=1 reuses the 1m-one tier's cached cell index instead of building it again.
+// BENCH_CODES=0 leaves the cell index's codes out of memory: its cells are ranked in SQL (as before decision 216).
+// BENCH_FIRST_LINE=1 stops each tier after its first hybrid line (the fresh process's), without recall.
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
@@ -29,7 +31,8 @@ import type { Embedder } from "../src/engines/embedder";
 import { createLogger } from "../src/log";
 import { type ChunkFilter, DocumentCounts, keywordCandidates, libraryChunkCount, ownerToken } from "../src/modules/search/store";
 import { queryWords, retrieveChunks } from "../src/modules/search/service";
-import { buildCellIndex, CELL_INDEX_MIN_CHUNKS, PROBED_CELLS, readyCellLibrary } from "../src/modules/search/vector-cells";
+import { heldCellCodes } from "../src/modules/search/cell-codes";
+import { buildCellIndex, CELL_INDEX_MIN_CHUNKS, PROBED_CELLS, readyCellLibrary, warmCellCodes } from "../src/modules/search/vector-cells";
 import { rescoredCandidates, type VectorScan, vectorCandidates, vectorScanFor } from "../src/modules/search/vector-index";
 import { recall, topicalEmbeddings } from "../test/modules/search-embeddings";
 
@@ -41,6 +44,8 @@ const BUDGET_S = Number(positional[1] ?? 600);
 if (!["default", "100k", "1m-many", "1m-one", "all"].includes(TIER)) throw new Error(`unknown tier ${TIER}: 100k, 1m-many, 1m-one or all`);
 const runs = (tier: string) => TIER === tier || TIER === "all" || (TIER === "default" && tier !== "1m-one");
 const DIM = 384;
+/** BENCH_FIRST_LINE=1: only a tier's first hybrid line (a fresh process's), to repeat it over many processes cheaply. */
+const FIRST_LINE_ONLY = process.env.BENCH_FIRST_LINE === "1";
 const LIMIT = 8;
 const MIN_RECALL = 0.95;
 
@@ -214,12 +219,34 @@ async function cellTradeOffs(db: Database, filter: ChunkFilter, queries: Float32
   }
 }
 
+/**
+ * Loads the cell index's codes into memory as a server does when it starts (decision 216),
+ * printing the time, CPU and memory it took: the first hybrid line after it is what a user
+ * sees once a restarted server has loaded them; until then searches rank the cells in SQL.
+ */
+async function loadCodes(db: Database, filter: ChunkFilter) {
+  const before = process.memoryUsage().rss;
+  const [t0, c0] = [performance.now(), process.cpuUsage()];
+  const held = await warmCellCodes(db, filter);
+  const cpu = process.cpuUsage(c0);
+  const rows = [...heldCellCodes(db).values()].reduce((a, b) => a + b, 0);
+  console.log(
+    `\ncell codes ${held ? `of ${rows.toLocaleString()} chunks loaded into memory` : "NOT loaded"} in ${((performance.now() - t0) / 1000).toFixed(1)} s (CPU ${((cpu.user + cpu.system) / 1e6).toFixed(1)} s), ` +
+      `resident +${((process.memoryUsage().rss - before) / 2 ** 20).toFixed(0)} MB, as a server does at its start; the first hybrid line follows, its word counts fresh and the keyword pages not yet mapped`,
+  );
+}
+
 /** Measures one library; `vectors` (kept in JavaScript) are for the brute-force line, left out at 1M for one end user. */
 async function measure(label: string, db: Database, endUserId: string, vectors: Float32Array[] | null, target: { p95: number; recall?: number }) {
   const filter: ChunkFilter = { ...TENANT, endUserId };
   const search = deps(db);
   const scan = vectorScanFor(search, filter);
+  if (scan === "cells" && process.env.BENCH_CODES !== "0") await loadCodes(db, filter);
   const hybrid = await time(() => retrieveChunks(search, filter, sentence(6), LIMIT));
+  if (FIRST_LINE_ONLY) {
+    console.log(`\n${label} (load ${loadavg()[0]!.toFixed(1)})\n  hybrid search (KNN + BM25 + RRF)   ${fmt(hybrid)}   (first line only: recall not measured)`);
+    return;
+  }
   const exact = await time(() => vectorCandidates(search, filter, embedding(), LIMIT * 2, "exact"));
   const quantized = await time(() => vectorCandidates(search, filter, embedding(), LIMIT * 2, "quantized"));
   const queries = Array.from({ length: QUERIES }, embedding);
@@ -248,9 +275,16 @@ async function measure(label: string, db: Database, endUserId: string, vectors: 
   }
   console.log(`  keyword BM25 alone (FTS5)          ${fmt(keywords)}`);
   if (scan === "cells") {
+    // A filter every chunk passes: the cells' rows are then ranked in SQL, as for any date or recording
+    // filter, and as for every search while the codes are not held (the first seconds after a start, a reload).
+    const viaSql = { ...filter, recordedAfter: "2000-01-01T00:00:00.000Z" };
+    const sql = await time(() => vectorCandidates(search, viaSql, embedding(), LIMIT * 2, "cells"));
+    console.log(`  vector KNN alone, cells in SQL     ${fmt(sql)}   (codes not held: while they load, or with a date filter)`);
+    const sqlHybrid = await time(() => retrieveChunks(search, viaSql, sentence(6), LIMIT));
+    console.log(`  hybrid, cells in SQL               ${fmt(sqlHybrid)}`);
     // The hybrid line above ran first in a fresh process: on fresh word counts (each query's new words walked, ~0.7 ms
-    // each) and on database pages not yet mapped into it (each first read a page fault). A server maps its pages once
-    // and keeps its counts 10 minutes: the same search again, on fresh counts once the pages are mapped, then warm.
+    // each, decision 217) and on database pages not yet mapped into it (page faults: under 1 ms a query, decision 216).
+    // A server keeps its counts 10 minutes: the same search again, on fresh counts once the pages are mapped, then warm.
     const fresh = deps(db);
     const mapped = await time(() => retrieveChunks(fresh, filter, sentence(6), LIMIT));
     console.log(`  hybrid again, fresh word counts    ${fmt(mapped)}`);

@@ -23,6 +23,7 @@ import { ChainedAuditTrail } from "./modules/audit/service";
 import { registerCommandCascades } from "./modules/commands/service";
 import { deviceSource, registerDeviceCascades } from "./modules/devices/service";
 import { registerFirmwareCascades } from "./modules/firmware/ota";
+import { registerSearchCascades } from "./modules/search/service";
 import { registerVoiceCascades } from "./modules/voices/service";
 import { GrantKeys } from "./modules/grants/signing";
 import { registerLegalHoldCascades } from "./modules/legal-holds/service";
@@ -102,6 +103,7 @@ function registerCascades(deps: Deps): void {
   registerDeviceCascades(deps);
   registerFirmwareCascades(deps);
   registerLegalHoldCascades(deps);
+  registerSearchCascades(deps);
   registerVoiceCascades(deps);
   registerRecordingCascades(deps);
   registerPortalCascades(deps);

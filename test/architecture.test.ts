@@ -231,6 +231,7 @@ const TABLE_OWNERS: Record<string, string> = {
   search_index: "src/modules/search/",
   vector_libraries: "src/modules/search/",
   chunk_cells: "src/modules/search/",
+  cell_index_versions: "src/modules/search/",
   ask_sessions: "src/modules/ask/",
   ask_messages: "src/modules/ask/",
   voices: "src/modules/voices/",

@@ -28,7 +28,7 @@ describe("cascade hooks", () => {
     const production = Object.fromEntries(Object.entries(registered).map(([name, modules]) => [name, modules.filter((m) => m !== "test")]));
     // "legal-holds?" is a guard: asked before the change touches anything (decision 133).
     expect(production).toEqual({
-      recordingErased: ["ask", "voices", "legal-holds?"],
+      recordingErased: ["ask", "search", "voices", "legal-holds?"],
       bindingEnded: ["commands"],
       deviceDeleted: ["firmware", "legal-holds?"],
       endUserDeleted: ["devices", "voices", "portal", "legal-holds?"],

@@ -2,7 +2,8 @@ import { beforeAll, describe, expect, test } from "bun:test";
 import { maintainCellIndexes } from "../../src/modules/search/indexer";
 import { pendingChunks, readIndexState } from "../../src/modules/search/store";
 import { cellCount, nearestCells } from "../../src/modules/search/cell-quantizer";
-import { buildCellIndex, cellCandidates, probedCells, readyCellLibrary } from "../../src/modules/search/vector-cells";
+import { heldCellCodes } from "../../src/modules/search/cell-codes";
+import { buildCellIndex, cellCandidates, probedCells, readyCellLibrary, warmCellCodes } from "../../src/modules/search/vector-cells";
 import { rebuildVectorTable, rescoredCandidates, storeVectors, vectorCandidates } from "../../src/modules/search/vector-index";
 import { makeTenant, makeTestApp } from "../helpers";
 import { type Line, seedTranscript } from "./search-corpus";
@@ -143,14 +144,52 @@ describe("a library's cell index", () => {
     }
   });
 
+  test("ranks from the codes held in memory exactly as from its rows in SQL", async () => {
+    const filter = { ...scope, endUserId: alice };
+    const library = readyCellLibrary(t.deps.db, filter)!;
+    expect(await warmCellCodes(t.deps.db, filter, noPause)).toBe(true);
+    const rows = t.deps.db.query<{ n: number }, [number]>("SELECT COUNT(*) AS n FROM chunk_cells WHERE library_id = ?").get(library.id)!.n;
+    expect(heldCellCodes(t.deps.db).get(library.id)).toBe(rows);
+    // A date filter every chunk passes: the held codes carry no dates, so that search ranks the rows in SQL.
+    const viaSql = { ...filter, recordedAfter: "1970-01-01T00:00:00.000Z" };
+    // The seeded chunks have no date (""), which that filter leaves out: dated here, where the codes are not concerned.
+    t.deps.db.exec("UPDATE chunk_cells SET recorded_at = '2026-01-01T00:00:00.000Z'");
+    for (let i = 0; i < 40; i++) {
+      const q = embed();
+      const held = cellCandidates(t.deps.db, library, filter, q, 16);
+      expect(held).toHaveLength(16);
+      const sql = cellCandidates(t.deps.db, library, viaSql, q, 16)!;
+      expect(held!.map((r) => r.chunk_rowid)).toEqual(sql.map((r) => r.chunk_rowid));
+      held!.forEach((r, j) => expect(r.distance).toBeCloseTo(sql[j]!.distance, 4));
+    }
+    // Still held: a copy that missed a change would have been dropped, and these searches read through SQL.
+    expect(heldCellCodes(t.deps.db).has(library.id)).toBe(true);
+  });
+
+  test("a rebuilt index's codes replace the old one's in memory", async () => {
+    const filter = { ...scope, endUserId: bob };
+    expect(await warmCellCodes(t.deps.db, filter, noPause)).toBe(true);
+    const old = readyCellLibrary(t.deps.db, filter)!.id;
+    expect(heldCellCodes(t.deps.db).get(old)).toBe(400);
+    const rebuilt = await buildCellIndex(t.deps.db, filter, t.deps.clock.now(), { chunksPerCell: 50, pause: noPause });
+    expect(rebuilt!.libraryId).not.toBe(old);
+    expect(heldCellCodes(t.deps.db).has(old)).toBe(false); // dropped with its index
+    expect(await warmCellCodes(t.deps.db, filter, noPause)).toBe(true);
+    expect(heldCellCodes(t.deps.db).get(rebuilt!.libraryId)).toBe(400);
+  });
+
   test("files chunks embedded after it was built, once each, and again under a new vector", () => {
     const filter = { ...scope, endUserId: alice };
+    const library = readyCellLibrary(t.deps.db, filter)!;
+    expect(heldCellCodes(t.deps.db).has(library.id)).toBe(true);
     const { recordingId } = seedTranscript(t.deps, scope, { endUserId: alice, recordedAt: null, lines: lines(10, "Later") });
     return t.deps.queue.drain().then(() => {
       const later = embedPending();
       expect(later).toHaveLength(10);
       expect(cellRows(later)).toBe(10);
       for (const rowid of later) expect(vectorCandidates(t.deps, filter, vectorOf.get(rowid)!, 1, "cells")).toEqual([rowid]);
+      // The codes held in memory missed them: that copy was dropped at the first search after, never read.
+      expect(heldCellCodes(t.deps.db).has(library.id)).toBe(false);
       // Re-embedded (a new model's vector of the same dimension): filed under its new vector only.
       const { generation } = readIndexState(t.deps.db);
       const chunks = pendingChunks(t.deps.db, generation + 1, 100, recordingId);
@@ -167,9 +206,14 @@ describe("a library's cell index", () => {
     expect(erased).toHaveLength(40);
     expect(cellRows(erased)).toBe(40);
     const q = vectorOf.get(erased[0]!)!;
+    const library = readyCellLibrary(t.deps.db, filter)!;
+    expect(await warmCellCodes(t.deps.db, filter, noPause)).toBe(true);
     expect(vectorCandidates(t.deps, filter, q, 1, "cells")).toEqual([erased[0]!]);
+    expect(heldCellCodes(t.deps.db).has(library.id)).toBe(true);
     expect((await t.call("DELETE", `/v1/recordings/${erasable}`, { key: tenantKey })).status).toBe(204);
     expect(cellRows(erased)).toBe(0);
+    // Their int8 codes left memory with the erasure, before any search.
+    expect(heldCellCodes(t.deps.db).has(library.id)).toBe(false);
     expect(vectorCandidates(t.deps, filter, q, 16, "cells").filter((r) => erased.includes(r))).toEqual([]);
   });
 });

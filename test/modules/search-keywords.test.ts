@@ -101,6 +101,32 @@ describe("keyword search without an embedding model", () => {
     expect(found.every((r) => r.chunk_text.startsWith("Beta"))).toBe(true);
   });
 
+  test("a word whose newest 2,001 matches are dense enough to put it past the budget is walked no further, and one sparser is counted on (decision 217)", async () => {
+    const { DocumentCounts } = await import("../../src/modules/search/store");
+    const { t, library } = await keywordOnlyApp();
+    const lib = await library();
+    // "gamma" is in every one of the newest 5,300 chunks: its newest 2,001 alone tell it is common.
+    // "delta" is in one chunk in three of the oldest 7,500: its newest 2,001 reach back ~6,000
+    // chunks of 7,500+, so at that density the index holds fewer than the budget (it holds 2,500).
+    lib.add(Array.from({ length: 7_500 }, (_, i): Line => [i * 30, i * 30 + 30, "SPEAKER_1", i % 3 === 0 ? `Delta item ${i}.` : `Plain item ${i}.`]));
+    lib.add(Array.from({ length: 5_300 }, (_, i): Line => [i * 30, i * 30 + 30, "SPEAKER_1", `Gamma note ${i}.`]));
+    await t.deps.queue.drain();
+    const caps: Record<string, number[]> = {};
+    const walk = DocumentCounts.prototype.newest;
+    DocumentCounts.prototype.newest = function (this: InstanceType<typeof DocumentCounts>, owner, key, match, cap) {
+      (caps[key] ??= []).push(cap);
+      return walk.call(this, owner, key, match, cap);
+    };
+    try {
+      expect(await lib.search("gamma")).toHaveLength(8);
+      expect(await lib.search("delta")).toHaveLength(8);
+    } finally {
+      DocumentCounts.prototype.newest = walk;
+    }
+    expect(caps.gamma).toEqual([2_001]);
+    expect(caps.delta).toEqual([2_001, 5_001]);
+  }, 60_000);
+
   test("on a large library, another end user's chunks never come back, and a word only they say does not crowd out the user's own", async () => {
     const { t, library } = await keywordOnlyApp();
     const big = await library();

@@ -22,8 +22,8 @@ import { deleteRecordingRow, markAudioErased, type StoredRecording } from "./sto
  * - its earlier events' data beyond ids, statuses, templates and times (pending deliveries
  *   send only that), and what webhook receivers answered to them;
  * - idempotent replays that named it: they answer 404 from now on;
- * - Ask turns that drew on it and voiceprints taken from it (the recordingErased handlers
- *   of ask and voices, modules above this one);
+ * - Ask turns that drew on it and voiceprints taken from it, and the cell codes a server holds
+ *   in memory (the recordingErased handlers of ask, voices and search, modules above this one);
  * - its stored objects (original, staged uploads, chunks), by a durable job after commit;
  * - the WAL's page images of the above, by a job; secure_delete zeroes freed pages.
  * It adds the recording.deleted event.

@@ -7,7 +7,7 @@ import { findRecording } from "../recordings/service";
 import { findTranscription, latestCompletedTranscription } from "../transcriptions/service";
 import { chunkSegments } from "./chunking";
 import { adoptIndexModel, countPendingChunks, type IndexState, pendingChunks, readIndexState, replaceRecordingChunks } from "./store";
-import { buildCellIndex, cellIndexWork, dropCellIndex } from "./vector-cells";
+import { buildCellIndex, cellIndexWork, dropCellIndex, readyLibraryOwners, warmCellCodes } from "./vector-cells";
 import { rebuildVectorTable, storeVectors } from "./vector-index";
 
 /** Enqueued by the pipeline (contract 4) in the transaction that completes a transcription. */
@@ -100,6 +100,8 @@ export async function checkSearchIndex(deps: IndexDeps): Promise<void> {
     return;
   }
   await maintainCellIndexes(deps);
+  // Once at start, then every few minutes: any ready index whose codes are not held (or missed a change) is loaded (decision 216).
+  for (const owner of readyLibraryOwners(deps.db)) await warmCellCodes(deps.db, owner);
 }
 
 /**
@@ -142,6 +144,7 @@ export function buildCellsJob(deps: IndexDeps) {
     const owner = { projectId: job.payload.project_id, mode: job.payload.mode, endUserId: job.payload.end_user_id };
     const started = Date.now();
     const built = await buildCellIndex(deps.db, owner, deps.clock.now());
-    deps.log.info("search cell index built", { end_user_id: owner.endUserId, ...built, ms: Date.now() - started });
+    const held = built !== null && (await warmCellCodes(deps.db, owner));
+    deps.log.info("search cell index built", { end_user_id: owner.endUserId, ...built, codes_in_memory: held, ms: Date.now() - started });
   };
 }

@@ -6,6 +6,7 @@ import { ApiError } from "../../http/errors";
 import { loadEndUser } from "../end-users/service";
 import type { SearchBody, SearchResult } from "./schema";
 import { type ChunkFilter, chunksByRowid, keywordCandidates, readIndexState } from "./store";
+import { forgetCellCodes } from "./vector-cells";
 import { vectorCandidates, vectorScanFor } from "./vector-index";
 
 /** The keyword index's document counts, a cache the composition root builds once (decision 085). */
@@ -95,4 +96,12 @@ export async function searchRecordings(deps: SearchDeps & Pick<Deps, "audit">, p
       { endUsers: [filter.endUserId] },
     );
   return { results };
+}
+
+/**
+ * An erased recording's chunks leave the cell indexes by trigger; the int8 codes a server
+ * holds in memory (decision 216) go at once with them, and are reloaded without them later.
+ */
+export function registerSearchCascades(deps: Pick<Deps, "db" | "cascades">): void {
+  deps.cascades.on("recordingErased", "search", () => forgetCellCodes(deps.db));
 }

@@ -1,6 +1,7 @@
 import type { Database, SQLQueryBindings } from "bun:sqlite";
 import type { Tenant } from "../../tenancy";
 import { cellCount, cellOf, coarseCount, fineCounts, firstCells, nearestCells, type Quantizer, quantizerShape, trainQuantizer } from "./cell-quantizer";
+import { currentCellCodes, forgetCellCodes, loadCellCodes, nearestHeld } from "./cell-codes";
 import { type ChunkFilter, chunkFilterSql } from "./store";
 
 /**
@@ -126,16 +127,53 @@ export function cellCandidates(
   probes = PROBED_CELLS,
 ): Neighbour[] | null {
   if (query.length !== library.quantizer.dimension) return null;
+  const cells = probedCells(library, query, probes);
+  // The codes held in memory carry no recording or date: a filtered search reads its rows through SQL.
+  const codes = filter.recordingIds || filter.recordedAfter || filter.recordedBefore ? null : currentCellCodes(db, codeLibrary(library));
+  const found = codes ? nearestHeld(codes, cells, int8Of(query), count, INT8_SCALE) : sqlCandidates(db, library, filter, query, cells, count);
+  return found.length === count ? found : null;
+}
+
+/** cellCandidates' ranking in SQL, over the index's rows of `cells` within the filters. */
+function sqlCandidates(db: Database, library: CellLibrary, filter: ChunkFilter, query: Float32Array, cells: number[], count: number): Neighbour[] {
   const extra = chunkFilterSql(filter);
-  const found = db
+  return db
     .query<Neighbour, SQLQueryBindings[]>(
       `SELECT chunk_rowid, vec_distance_l2(vec_int8(vector), vec_int8(?)) / ${INT8_SCALE}.0 AS distance FROM chunk_cells
        WHERE library_id = ? AND cell IN (SELECT value FROM json_each(?))${extra.sql}
        ORDER BY distance, chunk_rowid LIMIT ?`,
     )
-    .all(int8Of(query), library.id, JSON.stringify(probedCells(library, query, probes)), ...extra.params, count);
-  return found.length === count ? found : null;
+    .all(int8Of(query), library.id, JSON.stringify(cells), ...extra.params, count);
 }
+
+const codeLibrary = (library: CellLibrary) => ({
+  id: library.id,
+  dimension: library.quantizer.dimension,
+  cells: cellCount(library.quantizer),
+  cellSizes: library.cellSizes,
+});
+
+/**
+ * Loads the codes of the end user's ready cell index into memory (decision 216), in the
+ * background between `pause`s: after a build, and for every ready index when the server
+ * starts (the periodic check). Returns whether they are held.
+ */
+export async function warmCellCodes(db: Database, owner: LibraryOwner, pause: () => Promise<void> = yieldToEventLoop): Promise<boolean> {
+  const library = readyCellLibrary(db, owner);
+  return library !== null && (await loadCellCodes(db, codeLibrary(library), pause));
+}
+
+/** The owners of every ready cell index. */
+export function readyLibraryOwners(db: Database): LibraryOwner[] {
+  return db
+    .query<{ projectId: string; mode: Tenant["mode"]; endUserId: string }, []>(
+      "SELECT DISTINCT project_id AS projectId, mode, end_user_id AS endUserId FROM vector_libraries WHERE state = 'ready'",
+    )
+    .all();
+}
+
+/** An erasure drops the codes held in memory with the rows (they are reloaded, without its chunks, on a later search). */
+export { forgetCellCodes };
 
 type Assignable = { rowid: number; project_id: string; mode: string; end_user_id: string | null; recording_id: string; recorded_at: string | null };
 
@@ -295,6 +333,7 @@ export async function dropCellIndex(db: Database, libraryId: number, pause: () =
     dropCell.run(libraryId, cell);
   }
   db.query("DELETE FROM vector_libraries WHERE id = ?").run(libraryId);
+  forgetCellCodes(db, libraryId);
 }
 
 /** What the periodic check should do with one end user's library. */
@@ -340,4 +379,5 @@ export function cellIndexWork(db: Database, minChunks = CELL_INDEX_MIN_CHUNKS): 
 export function dropAllCellIndexes(db: Database): void {
   db.exec("DELETE FROM chunk_cells");
   db.exec("DELETE FROM vector_libraries");
+  forgetCellCodes(db);
 }

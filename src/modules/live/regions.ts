@@ -1,4 +1,4 @@
-import type { SpeechRegion } from "../../engines/vad";
+import { NEGATIVE, type SpeechAnalysis, type SpeechRegion } from "../../engines/vad";
 import { joinedPlan, paddedRegions, type SpeechPlan } from "../transcriptions/speech-plan";
 
 /**
@@ -39,6 +39,38 @@ export function closedRegions(regions: SpeechRegion[], windowSeconds: number): S
     if (r.end - r.start >= MAX_REGION_SECONDS) return [{ start: r.start, end: r.start + MAX_REGION_SECONDS }];
     return [];
   });
+}
+
+/**
+ * The window's regions with the one still open at its end cut at its last pause of at least
+ * CLOSING_QUIET_SECONDS of quiet frames (decision 211). The VAD bridges pauses under 0.8 s, so a
+ * turn of several sentences is one region; when it runs over the end of what arrived, its speech
+ * before such a pause is over and is closed now, instead of waiting a whole chunk for the turn to
+ * end. The closed part ends where the pause begins and the rest begins where it ends, as the VAD
+ * places a region's edges: their paddings meet inside the pause, and the rest is transcribed by a
+ * later pass from the committed point, once (never twice).
+ */
+export function cutAtLastPause(analysis: SpeechAnalysis, windowSeconds: number): SpeechRegion[] {
+  const { regions, probabilities, frameSeconds } = analysis;
+  const open = regions.at(-1);
+  if (!open || isClosed(open, windowSeconds)) return regions;
+  // Whole frames of quiet: 4 of 96 ms; the frame a pause begins or ends in is not quiet.
+  const quietFrames = Math.ceil(CLOSING_QUIET_SECONDS / frameSeconds - 1e-9);
+  const last = Math.min(probabilities.length, Math.ceil(open.end / frameSeconds));
+  let pause: { from: number; to: number } | null = null;
+  let from = -1;
+  for (let f = Math.floor(open.start / frameSeconds); f < last; f++) {
+    if (probabilities[f]! < NEGATIVE) {
+      if (from < 0) from = f;
+      continue;
+    }
+    // A run of quiet frames followed by speech within the region: a pause, not its closing quiet.
+    if (from >= 0 && f - from >= quietFrames) pause = { from, to: f };
+    from = -1;
+  }
+  if (!pause) return regions;
+  const closed = { start: open.start, end: pause.from * frameSeconds };
+  return [...regions.slice(0, -1), closed, { start: pause.to * frameSeconds, end: open.end }];
 }
 
 /**

@@ -17,18 +17,19 @@
 // stand-in on a busy box, which the next measurement would wait for or share the cores with).
 // --speed 4 streams four times faster than real time (reported as such): short runs only.
 // Each lag line is followed by its breakdown: the segments whose region's closing quiet
-// (CLOSING_QUIET_SECONDS after its end, by Silero over the whole clip) falls in a later chunk
-// than its end, which wait for that chunk by the rule that a region is transcribed once closed
-// (and how many of them lie in a region whose speech itself runs on into that chunk: no closing
-// rule can help those), and the lag of all from the PUT of the chunk that closes their region
-// (the pass's own time).
+// (CLOSING_QUIET_SECONDS after its end, by Silero over the whole clip), and the first pause of
+// as much quiet after them in their region (decision 211), both fall in a later chunk than their
+// end, which wait for that chunk by the rule that a region is transcribed once closed (and how
+// many of them lie in a region whose speech itself runs on into that chunk; and how many the
+// closing quiet alone, the rule before decision 211, would hold), and the lag of all from the
+// PUT of the chunk that closes their region (the pass's own time).
 import { mkdtempSync, rmSync } from "node:fs";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { ensureShapedGguf, ensureShapedWhisperModel } from "../scripts/test-models/cache";
-import { type SpeechRegion, SileroVad } from "../src/engines/vad";
-import { CLOSING_QUIET_SECONDS } from "../src/modules/live/regions";
+import { type SpeechAnalysis, SileroVad } from "../src/engines/vad";
+import { CLOSING_QUIET_SECONDS, pausesIn } from "../src/modules/live/regions";
 import { wavBytes } from "../test/engines/signals";
 import { startBenchServer } from "./support/bench-server";
 import { conversationClip } from "./support/conversation";
@@ -135,31 +136,44 @@ async function main() {
   };
 
   /** Where the lag comes from (see the header): printed after each lag line. */
-  const breakdown = (regions: SpeechRegion[], streams: Awaited<ReturnType<typeof stream>>[]) => {
+  const breakdown = (analysis: SpeechAnalysis, streams: Awaited<ReturnType<typeof stream>>[]) => {
+    const { regions, frameSeconds } = analysis;
+    const pauses = pausesIn(analysis);
     const held: number[] = [];
     const others: number[] = [];
     const afterClosing: number[] = [];
-    // Held segments whose region's speech itself runs on into a later chunk (not only its closing quiet).
+    // Held segments whose region's speech itself runs on into a later chunk (not only its closing
+    // quiet), and the segments the closing quiet alone would have held (before decision 211).
     let runOn = 0;
+    let heldByQuiet = 0;
     for (const { arrivals, putAt } of streams)
       for (const a of arrivals) {
         const holding = putAt.findIndex((c) => c.endSeconds >= a.end);
         if (holding < 0) continue;
+        // The chunk whose arrival holds `seconds` of audio (the last when none: completion).
+        const chunkOf = (seconds: number) => {
+          const i = putAt.findIndex((c) => c.endSeconds >= seconds);
+          return i < 0 ? putAt.length - 1 : Math.max(holding, i);
+        };
         // The region the segment ends in, else the last one ending before it.
         const region = regions.find((r) => r.start <= a.end && a.end <= r.end + 0.5) ?? regions.findLast((r) => r.end <= a.end);
-        const closing = putAt.findIndex((c) => c.endSeconds >= (region?.end ?? a.end) + CLOSING_QUIET_SECONDS);
-        const closedBy = closing < 0 ? putAt.length - 1 : Math.max(holding, closing);
+        const regionEnd = region?.end ?? a.end;
+        const byQuiet = chunkOf(regionEnd + CLOSING_QUIET_SECONDS);
+        // Or the first pause in the region ending after the segment, once a louder frame after it arrived.
+        const pause = pauses.find((p) => p.end > a.end && p.start < regionEnd);
+        const closedBy = pause ? Math.min(byQuiet, chunkOf(pause.end + frameSeconds)) : byQuiet;
+        if (byQuiet > holding) heldByQuiet++;
         (closedBy > holding ? held : others).push(a.at - putAt[holding]!.at);
-        if (closedBy > holding && putAt.findIndex((c) => c.endSeconds >= (region?.end ?? a.end)) > holding) runOn++;
+        if (closedBy > holding && chunkOf(regionEnd) > holding) runOn++;
         afterClosing.push(a.at - putAt[closedBy]!.at);
       }
     const n = held.length + others.length;
     const p = (xs: number[], q: number) => (xs.length ? s(pct(xs, q)) : "none");
     console.log(
-      `  breakdown: ${held.length} of ${n} segments (${((100 * held.length) / Math.max(1, n)).toFixed(0)}%) closed by quiet in a later chunk than their end (${runOn} in a region whose speech runs on into it), lag p50 ${p(held, 50)}, p95 ${p(held, 95)}; the others p50 ${p(others, 50)}, p95 ${p(others, 95)}; all, from the PUT of the chunk closing their region: p50 ${p(afterClosing, 50)}, p95 ${p(afterClosing, 95)}`,
+      `  breakdown: ${held.length} of ${n} segments (${((100 * held.length) / Math.max(1, n)).toFixed(0)}%) closed by quiet or a pause in a later chunk than their end (${runOn} in a region whose speech runs on into it; ${heldByQuiet} would wait for their region's closing quiet alone), lag p50 ${p(held, 50)}, p95 ${p(held, 95)}; the others p50 ${p(others, 50)}, p95 ${p(others, 95)}; all, from the PUT of the chunk closing their region: p50 ${p(afterClosing, 50)}, p95 ${p(afterClosing, 95)}`,
     );
   };
-  const regionsOf = async (pcm: Float32Array) => (await new SileroVad().analyse(pcm)).regions;
+  const analysisOf = (pcm: Float32Array) => new SileroVad().analyse(pcm);
 
   try {
     if (skip.has("summary")) await call("PUT", "/config/project", { auto_summarize: false });
@@ -181,7 +195,7 @@ async function main() {
       console.log(
         `live: ${lags.length} provisional segments; lag behind the audio received p50 ${s(pct(lags, 50))}, p95 ${s(pct(lags, 95))} (target <= 5 s), load ${loadavg()[0]!.toFixed(2)}`,
       );
-      breakdown(await regionsOf(clip.pcm), [streamed]);
+      breakdown(await analysisOf(clip.pcm), [streamed]);
     }
     if (!skip.has("completion") && !skip.has("whole")) {
       const whole = (await call("POST", "/recordings", {})).body.id as string;
@@ -194,7 +208,7 @@ async function main() {
       const trialMinutes = Number(flags["trial-minutes"]);
       const trialClip = conversationClip(trialMinutes);
       const trial = wavBytes(trialClip.pcm);
-      const trialRegions = await regionsOf(trialClip.pcm);
+      const trialAnalysis = await analysisOf(trialClip.pcm);
       let alone = 0;
       let kept = 0;
       for (let n = 1; n <= Number(flags["max-streams"]); n *= 2) {
@@ -209,7 +223,7 @@ async function main() {
         console.log(
           `${n} concurrent ${trialMinutes}-min streams: lag p50 ${s(pct(lags, 50))}, p95 ${s(pct(lags, 95))}; segments per stream ${fewest}..${Math.max(...streams.map((x) => x.lags.length))} (alone ${alone}): ${live ? "kept live" : "fell behind"}, load ${loadavg()[0]!.toFixed(2)}`,
         );
-        breakdown(trialRegions, streams);
+        breakdown(trialAnalysis, streams);
         if (!live) break;
         kept = n;
       }

@@ -51,26 +51,32 @@ export function closedRegions(regions: SpeechRegion[], windowSeconds: number): S
  * later pass from the committed point, once (never twice).
  */
 export function cutAtLastPause(analysis: SpeechAnalysis, windowSeconds: number): SpeechRegion[] {
-  const { regions, probabilities, frameSeconds } = analysis;
+  const { regions, frameSeconds } = analysis;
   const open = regions.at(-1);
   if (!open || isClosed(open, windowSeconds)) return regions;
-  // Whole frames of quiet: 4 of 96 ms; the frame a pause begins or ends in is not quiet.
+  const pause = pausesIn(analysis, Math.floor(open.start / frameSeconds), Math.ceil(open.end / frameSeconds)).at(-1);
+  if (!pause) return regions;
+  return [...regions.slice(0, -1), { start: open.start, end: pause.start }, { start: pause.end, end: open.end }];
+}
+
+/**
+ * The pauses among frames `from`..`to` (exclusive), in seconds: runs of whole frames below the
+ * VAD's quiet threshold lasting at least CLOSING_QUIET_SECONDS (4 of 96 ms), followed by a louder
+ * frame. Quiet that runs to `to` is no pause: speech after it has not been heard.
+ */
+export function pausesIn({ probabilities, frameSeconds }: Omit<SpeechAnalysis, "regions">, from = 0, to = probabilities.length): SpeechRegion[] {
   const quietFrames = Math.ceil(CLOSING_QUIET_SECONDS / frameSeconds - 1e-9);
-  const last = Math.min(probabilities.length, Math.ceil(open.end / frameSeconds));
-  let pause: { from: number; to: number } | null = null;
-  let from = -1;
-  for (let f = Math.floor(open.start / frameSeconds); f < last; f++) {
+  const pauses: SpeechRegion[] = [];
+  let quietFrom = -1;
+  for (let f = from; f < Math.min(to, probabilities.length); f++) {
     if (probabilities[f]! < NEGATIVE) {
-      if (from < 0) from = f;
+      if (quietFrom < 0) quietFrom = f;
       continue;
     }
-    // A run of quiet frames followed by speech within the region: a pause, not its closing quiet.
-    if (from >= 0 && f - from >= quietFrames) pause = { from, to: f };
-    from = -1;
+    if (quietFrom >= 0 && f - quietFrom >= quietFrames) pauses.push({ start: quietFrom * frameSeconds, end: f * frameSeconds });
+    quietFrom = -1;
   }
-  if (!pause) return regions;
-  const closed = { start: open.start, end: pause.from * frameSeconds };
-  return [...regions.slice(0, -1), closed, { start: pause.to * frameSeconds, end: open.end }];
+  return pauses;
 }
 
 /**

@@ -46,14 +46,29 @@ type VoicedFrames = { region: SpeechRegion; frames: Float32Array; d: number; tim
  * pitch, its log a 13th feature beside the cepstra (voices differ most in pitch).
  */
 function voicedFrames(pcm16k: Float32Array, regions: SpeechRegion[], withPitch: boolean): VoicedFrames[] {
-  const all = regions.map((region) => ({
-    region,
-    frames: cepstralFrames(pcm16k, region.start, region.end),
-    pitch: withPitch ? logPitch(pcm16k, region.start, region.end) : null,
-  }));
-  const energies = all.flatMap(({ frames }) => [...frames.logEnergy]).sort((a, b) => a - b);
+  const cepstral = regions.map((region) => ({ region, frames: cepstralFrames(pcm16k, region.start, region.end) }));
+  const energies = new Float32Array(cepstral.reduce((n, { frames }) => n + frames.count, 0));
+  let at = 0;
+  for (const { frames } of cepstral) {
+    energies.set(frames.logEnergy, at);
+    at += frames.count;
+  }
+  energies.sort(); // numerically, as a typed array
   const loud = energies[Math.floor(energies.length * 0.9)] ?? 0;
   const d = CEPSTRA + (withPitch ? 1 : 0);
+  // Pitch only where the frame is loud enough to be kept: the search is its cost.
+  const all = cepstral.map(({ region, frames }) => ({
+    region,
+    frames,
+    pitch: withPitch
+      ? logPitch(
+          pcm16k,
+          region.start,
+          region.end,
+          Uint8Array.from(frames.logEnergy, (e) => (e >= loud - QUIET ? 1 : 0)),
+        )
+      : null,
+  }));
   return all.map(({ region, frames, pitch }) => {
     const out = new Float32Array(frames.count * d);
     const times = new Float64Array(frames.count);

@@ -4,6 +4,8 @@
  * their log energies, and the DCT of those minus its first coefficient (c0 is loudness,
  * which says more about the distance to the microphone than about the speaker).
  */
+import { RealPowerSpectrum } from "./speaker-fft";
+
 export const FEATURE_RATE = 100; // frames per second
 export const CEPSTRA = 12;
 
@@ -39,45 +41,8 @@ const filters = melFilters(BANDS, 100, 7600);
 /** DCT-II rows 1..CEPSTRA over the band log energies. */
 const dct = Array.from({ length: CEPSTRA }, (_, q) => Float64Array.from({ length: BANDS }, (_, b) => Math.cos((Math.PI * (q + 1) * (b + 0.5)) / BANDS)));
 
-const bitReversed = (() => {
-  const bits = Math.log2(FFT_SIZE);
-  return Uint16Array.from({ length: FFT_SIZE }, (_, i) => {
-    let r = 0;
-    for (let b = 0; b < bits; b++) r |= ((i >> b) & 1) << (bits - 1 - b);
-    return r;
-  });
-})();
-const cosTable = Float64Array.from({ length: FFT_SIZE / 2 }, (_, i) => Math.cos((2 * Math.PI * i) / FFT_SIZE));
-const sinTable = Float64Array.from({ length: FFT_SIZE / 2 }, (_, i) => -Math.sin((2 * Math.PI * i) / FFT_SIZE));
-
-/** In-place iterative radix-2 FFT of FFT_SIZE points. */
-function fft(re: Float64Array, im: Float64Array): void {
-  for (let i = 0; i < FFT_SIZE; i++) {
-    const j = bitReversed[i]!;
-    if (j > i) {
-      [re[i], re[j]] = [re[j]!, re[i]!];
-      [im[i], im[j]] = [im[j]!, im[i]!];
-    }
-  }
-  for (let size = 2; size <= FFT_SIZE; size <<= 1) {
-    const half = size >> 1;
-    const step = FFT_SIZE / size;
-    for (let start = 0; start < FFT_SIZE; start += size) {
-      for (let k = 0; k < half; k++) {
-        const wr = cosTable[k * step]!;
-        const wi = sinTable[k * step]!;
-        const a = start + k;
-        const b = a + half;
-        const tr = re[b]! * wr - im[b]! * wi;
-        const ti = re[b]! * wi + im[b]! * wr;
-        re[b] = re[a]! - tr;
-        im[b] = im[a]! - ti;
-        re[a] = re[a]! + tr;
-        im[a] = im[a]! + ti;
-      }
-    }
-  }
-}
+/** One for both feature kinds: it keeps its work arrays, and features are computed one recording at a time. */
+const spectrum = new RealPowerSpectrum(FFT_SIZE);
 
 /**
  * Log mel-band energies of 25 ms frames every 10 ms over samples `first` to `last`, one
@@ -92,28 +57,30 @@ function logMelFrames(
   const count = Math.max(0, Math.floor((last - first - WINDOW) / HOP) + 1);
   const bands = new Float32Array(count * bank.length);
   const logEnergy = new Float32Array(count);
-  const re = new Float64Array(FFT_SIZE);
-  const im = new Float64Array(FFT_SIZE);
+  const frame = new Float64Array(FFT_SIZE);
+  const power = new Float64Array(FFT_SIZE / 2 + 1);
+  const firstBins = Int32Array.from(bank, ([firstBin]) => firstBin);
+  const weights = bank.map(([, w]) => w);
+  // Pre-emphasised once: the windows overlap two and a half times.
+  const emphasised = new Float64Array(Math.max(0, last - first));
+  for (let i = first; i < last; i++) emphasised[i - first] = pcm16k[i]! - PRE_EMPHASIS * (i > 0 ? pcm16k[i - 1]! : 0);
   for (let f = 0; f < count; f++) {
-    const offset = first + f * HOP;
-    re.fill(0);
-    im.fill(0);
+    const offset = f * HOP;
     let energy = 0;
     for (let i = 0; i < WINDOW; i++) {
-      const x = pcm16k[offset + i]! - PRE_EMPHASIS * (offset + i > 0 ? pcm16k[offset + i - 1]! : 0);
-      re[i] = x * hamming[i]!;
+      const x = emphasised[offset + i]!;
+      frame[i] = x * hamming[i]!;
       energy += x * x;
     }
     logEnergy[f] = Math.log(energy + 1e-10);
-    fft(re, im);
-    for (let b = 0; b < bank.length; b++) {
-      const [firstBin, weights] = bank[b]!;
+    // frame[WINDOW..] stays zero: the window is padded to the FFT's size.
+    spectrum.compute(frame, power);
+    for (let b = 0; b < weights.length; b++) {
+      const w = weights[b]!;
+      const firstBin = firstBins[b]!;
       let sum = 0;
-      for (let k = 0; k < weights.length; k++) {
-        const bin = firstBin + k;
-        sum += weights[k]! * (re[bin]! * re[bin]! + im[bin]! * im[bin]!);
-      }
-      bands[f * bank.length + b] = Math.log(sum + 1e-10);
+      for (let k = 0; k < w.length; k++) sum += w[k]! * power[firstBin + k]!;
+      bands[f * weights.length + b] = Math.log(sum + 1e-10);
     }
   }
   return { count, bands, logEnergy };
@@ -170,8 +137,10 @@ const OCTAVE = 0.9;
  * Log fundamental frequency of each 10 ms frame from `start` to `end` seconds, aligned with
  * cepstralFrames' frames, or NaN where the frame has no clear period (unvoiced, silence):
  * the lag of the highest normalised autocorrelation of the 4 kHz signal over 32 ms.
+ * `wanted`, if given: 1 for the frames whose pitch is needed at all (the search is most of
+ * the cost; a frame not wanted is NaN unless the other frame of its pair is wanted).
  */
-export function logPitch(pcm16k: Float32Array, start: number, end: number): Float32Array {
+export function logPitch(pcm16k: Float32Array, start: number, end: number, wanted?: Uint8Array): Float32Array {
   const first = Math.max(0, Math.round(start * SAMPLE_RATE));
   const last = Math.min(pcm16k.length, Math.round(end * SAMPLE_RATE));
   const count = Math.max(0, Math.floor((last - first - WINDOW) / HOP) + 1);
@@ -191,17 +160,37 @@ export function logPitch(pcm16k: Float32Array, start: number, end: number): Floa
   const out = new Float32Array(count).fill(Number.NaN);
   const hop = HOP / DECIMATE;
   const nccf = new Float64Array(maxLag + 2);
+  const products = new Float64Array(maxLag + 4);
   // Every other frame, the next one taking its value: pitch moves slowly, and this halves the work.
   for (let f = 0; f < count; f += 2) {
+    if (wanted && !wanted[f] && !(f + 1 < count && wanted[f + 1])) continue;
     const o = f * hop;
     const e0 = energy[o + PITCH_WINDOW]! - energy[o]!;
     if (e0 <= 1e-10) continue;
+    // Four lags at a time, each summed in the same order as alone (the same values), with a
+    // quarter of the loads of the window; the last group may run past maxLag, into `products` only.
+    for (let lag = minLag; lag <= maxLag; lag += 4) {
+      let r0 = 0;
+      let r1 = 0;
+      let r2 = 0;
+      let r3 = 0;
+      for (let i = 0; i < PITCH_WINDOW; i++) {
+        const xi = x[o + i]!;
+        const j = o + i + lag;
+        r0 += xi * x[j]!;
+        r1 += xi * x[j + 1]!;
+        r2 += xi * x[j + 2]!;
+        r3 += xi * x[j + 3]!;
+      }
+      products[lag] = r0;
+      products[lag + 1] = r1;
+      products[lag + 2] = r2;
+      products[lag + 3] = r3;
+    }
     let best = 0;
     for (let lag = minLag; lag <= maxLag; lag++) {
-      let r = 0;
-      for (let i = 0; i < PITCH_WINDOW; i++) r += x[o + i]! * x[o + i + lag]!;
       const el = energy[o + lag + PITCH_WINDOW]! - energy[o + lag]!;
-      nccf[lag] = r / Math.sqrt(e0 * el + 1e-20);
+      nccf[lag] = products[lag]! / Math.sqrt(e0 * el + 1e-20);
       best = Math.max(best, nccf[lag]!);
     }
     if (best < VOICING) continue;

@@ -9,13 +9,15 @@
 // Then the neural diarizer runs end to end on the generated ONNX stand-ins: random weights,
 // so its output is not scored here; an operator with real models scores them with
 // `parley eval speakers DIR`.
-// Usage: bun bench/diarize.ts [--half tuning|held-out] [--files] [--sweep] [--margins] [--no-neural]
+// Usage: bun bench/diarize.ts [--half tuning|held-out] [--files] [--sweep] [--margins] [--no-neural] [--against REF]
+// (--against REF: the classic diarizer as at git revision REF timed on the same recordings, each
+// recording by both in turn, so a shared machine's load weighs on both alike: "x times faster")
 // (--sweep: only the clustering's stopping λ tried on the tuning half, one line each, under the
 // merge order and the relabelling's switch cost in use; --margins: why counts miss, decision
 // 219: per recording, the stops that would count it right, and how far apart its true voices
 // are by the same measure)
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
-import { loadavg } from "node:os";
+import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { type CorpusEntry, CORPUS_DIR, ensureSpeakerCorpus, type Half } from "../scripts/speaker-corpus";
 import { cachedTinyDiarizationModels } from "../scripts/test-models/onnx-diarization";
@@ -47,16 +49,31 @@ async function load(entry: CorpusEntry): Promise<Loaded> {
 
 type Row = Scored & { entry: CorpusEntry };
 
-async function run(diarizer: Diarizer, recordings: Loaded[]): Promise<{ rows: Row[]; ms: number }> {
+/** The diarizer on every recording, timed; `beside`, if given, timed on each recording right after it (its turns unused). */
+async function run(diarizer: Diarizer, recordings: Loaded[], beside?: Diarizer): Promise<{ rows: Row[]; ms: number; besideMs: number }> {
   const rows: Row[] = [];
-  let ms = 0;
+  let [ms, besideMs] = [0, 0];
   for (const r of recordings) {
     const t0 = performance.now();
     const turns = await diarizer.diarize(r.pcm, r.regions, {});
-    ms += performance.now() - t0;
+    const t1 = performance.now();
+    await beside?.diarize(r.pcm, r.regions, {});
+    [ms, besideMs] = [ms + t1 - t0, besideMs + performance.now() - t1];
     rows.push({ name: r.entry.name, seconds: r.pcm.length / 16_000, score: scoreDiarization(r.truth, turns), entry: r.entry });
   }
-  return { rows, ms };
+  return { rows, ms, besideMs };
+}
+
+/** The classic diarizer as at git revision `ref`: its src/ unpacked in a temporary folder beside a link to node_modules. */
+async function classicAt(ref: string): Promise<{ diarizer: Diarizer; dispose: () => void }> {
+  const root = join(import.meta.dir, "..");
+  const archive = Bun.spawnSync(["git", "archive", ref, "src", "package.json", "tsconfig.json"], { cwd: root, stderr: "pipe" });
+  if (!archive.success) throw new Error(`git archive ${ref}: ${archive.stderr.toString()}`);
+  const dir = mkdtempSync(join(tmpdir(), "parley-diarizer-"));
+  Bun.spawnSync(["tar", "-x", "-C", dir], { stdin: archive.stdout });
+  symlinkSync(realpathSync(join(root, "node_modules")), join(dir, "node_modules"));
+  const { ClassicDiarizer: Then } = await import(join(dir, "src/engines/classic-diarizer.ts"));
+  return { diarizer: new Then(), dispose: () => rmSync(dir, { recursive: true, force: true }) };
 }
 
 const perHour = (ms: number, recordings: Loaded[]) =>
@@ -155,8 +172,12 @@ async function main() {
   if (args.includes("--sweep")) return sweep(recordings.filter((r) => r.entry.half === "tuning"));
   if (args.includes("--margins")) return margins(recordings);
   const diarizer = new ClassicDiarizer();
-  const { rows, ms } = await run(diarizer, recordings);
+  const ref = args.includes("--against") ? args[args.indexOf("--against") + 1]! : null;
+  const then = ref ? await classicAt(ref) : null;
+  const { rows, ms, besideMs } = await run(diarizer, recordings, then?.diarizer);
+  then?.dispose();
   console.log(`classic diarizer (${diarizer.model}): ${perHour(ms, recordings)}, one core (load average ${loadavg()[0]!.toFixed(1)})`);
+  if (ref) console.log(`  as at ${ref}, on each recording right after: ${perHour(besideMs, recordings)}; now ${(besideMs / ms).toFixed(1)} times faster`);
   if (args.includes("--files")) {
     for (const r of rows)
       console.log(

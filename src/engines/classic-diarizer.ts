@@ -3,7 +3,7 @@ import { ClassicVoiceprinter } from "./classic-voiceprint";
 import { findSpeakerChanges } from "./speaker-changes";
 import { resegment } from "./speaker-resegment";
 import { CEPSTRA, cepstralFrames, FEATURE_RATE, logPitch } from "./speaker-features";
-import { accumulate, addFrames, combine, emptyStats, type GaussianStats, tiedDeltaBic } from "./speaker-gaussian";
+import { accumulate, addFrames, centred, combine, emptyStats, type GaussianStats, tiedDeltaBic } from "./speaker-gaussian";
 import type { SpeechRegion } from "./vad";
 
 /**
@@ -182,20 +182,40 @@ export function* mergeSteps(pieces: SpeechPiece[], merge: number, clusterOf: num
   const stats = pieces.map((p) => combine(p.stats, emptyStats(d)));
   const alive = new Set(stats.keys());
   const score = new Float64Array(n * n);
-  const pair = (i: number, j: number) => tiedDeltaBic(stats[i]!, stats[j]!, merge);
+  // Each cluster's scatter about its mean, kept: every pair's ΔBIC needs both.
+  const scatter = stats.map(centred);
+  const pair = (i: number, j: number) => tiedDeltaBic(stats[i]!, stats[j]!, merge, scatter[i], scatter[j]);
   for (let i = 0; i < n; i++) for (let j = i + 1; j < n; j++) score[i * n + j] = pair(i, j);
+  // Each row's least score to a living later cluster, and the first such cluster: the least pair
+  // is then found in O(n) a merge, not O(n²); a row is scanned again only when its least pair
+  // involved the merged clusters. Ties go to the first pair in (i, j) order, as a full scan would.
+  const rowBest = new Float64Array(n);
+  const rowArg = new Int32Array(n);
+  const scanRow = (i: number) => {
+    let [best, arg] = [Number.POSITIVE_INFINITY, -1];
+    for (const j of alive) if (j > i && score[i * n + j]! < best) [best, arg] = [score[i * n + j]!, j];
+    [rowBest[i], rowArg[i]] = [best, arg];
+  };
+  for (let i = 0; i < n; i++) scanRow(i);
   while (alive.size > 1) {
     signal?.throwIfAborted();
-    let best = Number.POSITIVE_INFINITY;
     let bi = -1;
-    let bj = -1;
-    for (const i of alive) for (const j of alive) if (i < j && score[i * n + j]! < best) [best, bi, bj] = [score[i * n + j]!, i, j];
+    for (const i of alive) if (rowBest[i]! < (bi < 0 ? Number.POSITIVE_INFINITY : rowBest[bi]!)) bi = i;
+    const bj = rowArg[bi]!;
     // Copies: the caller may keep a step after the pair is merged.
     yield { a: combine(stats[bi]!, emptyStats(d)), b: combine(stats[bj]!, emptyStats(d)), clusters: alive.size };
     accumulate(stats[bi]!, stats[bj]!);
+    scatter[bi] = centred(stats[bi]!);
     alive.delete(bj);
     for (let k = 0; k < n; k++) if (clusterOf[k] === bj) clusterOf[k] = bi;
     for (const k of alive) if (k !== bi) score[Math.min(k, bi) * n + Math.max(k, bi)] = pair(Math.min(k, bi), Math.max(k, bi));
+    scanRow(bi);
+    for (const k of alive) {
+      if (k === bi) continue;
+      if (rowArg[k] === bj || (k < bi && rowArg[k] === bi)) scanRow(k);
+      else if (k < bi && (score[k * n + bi]! < rowBest[k]! || (score[k * n + bi] === rowBest[k] && bi < rowArg[k]!)))
+        [rowBest[k], rowArg[k]] = [score[k * n + bi]!, bi];
+    }
   }
 }
 

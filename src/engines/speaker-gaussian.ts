@@ -47,11 +47,13 @@ export function accumulate(a: GaussianStats, b: GaussianStats): void {
   for (let p = 0; p < a.outer.length; p++) a.outer[p]! += b.outer[p]!;
 }
 
-/** The covariance's Cholesky factor (row-major, lower triangle) and log |covariance|, the covariance floored on its diagonal. */
-export function covarianceCholesky(stats: GaussianStats): { chol: Float64Array; logDet: number } {
+/**
+ * The covariance's Cholesky factor (row-major, lower triangle) and log |covariance|, the
+ * covariance floored on its diagonal; into `m` (D² values) if given.
+ */
+export function covarianceCholesky(stats: GaussianStats, m = new Float64Array(stats.d * stats.d)): { chol: Float64Array; logDet: number } {
   const D = stats.d;
   const n = Math.max(1, stats.n);
-  const m = new Float64Array(D * D);
   let p = 0;
   for (let i = 0; i < D; i++) {
     for (let j = i; j < D; j++) {
@@ -77,8 +79,14 @@ export function covarianceCholesky(stats: GaussianStats): { chol: Float64Array; 
   return { chol: m, logDet };
 }
 
+/** Work space for logDeterminant, which the clustering calls for every pair of clusters after every merge. */
+let scratch = new Float64Array(0);
+
 /** log |covariance| by Cholesky, the covariance floored on its diagonal. */
-export const logDeterminant = (stats: GaussianStats): number => covarianceCholesky(stats).logDet;
+export function logDeterminant(stats: GaussianStats): number {
+  if (scratch.length < stats.d * stats.d) scratch = new Float64Array(stats.d * stats.d);
+  return covarianceCholesky(stats, scratch).logDet;
+}
 
 /**
  * ΔBIC of modelling a and b by one Gaussian instead of two: positive means two speakers are
@@ -130,9 +138,9 @@ export function centred(stats: GaussianStats): GaussianStats {
  * penalty weighs d parameters, not d + d(d+1)/2, so short stretches of voices that differ
  * mainly in their mean (pitch, timbre) are no longer joined for want of frames (decision 178).
  */
-export function tiedDeltaBic(a: GaussianStats, b: GaussianStats, penalty: number): number {
+export function tiedDeltaBic(a: GaussianStats, b: GaussianStats, penalty: number, centredA = centred(a), centredB = centred(b)): number {
   const n = a.n + b.n;
-  const within = combine(centred(a), centred(b));
+  const within = combine(centredA, centredB);
   return 0.5 * n * (logDeterminant(combine(a, b)) - logDeterminant(within)) - penalty * 0.5 * a.d * Math.log(n);
 }
 

@@ -6,7 +6,7 @@ import { ClassicDiarizer, clusterPieces, mergeSteps, PENALTIES, type SpeechPiece
 import { SingleSpeakerDiarizer } from "../../src/engines/diarizer";
 import { FfmpegAudioDecoder, findFfmpeg } from "../../src/engines/ffmpeg-audio";
 import { concatSamples } from "../../src/engines/pcm-spans";
-import { addFrames, criticalPenalty, emptyStats, tiedDeltaBic } from "../../src/engines/speaker-gaussian";
+import { accumulate, addFrames, combine, criticalPenalty, emptyStats, tiedDeltaBic } from "../../src/engines/speaker-gaussian";
 import { SileroVad } from "../../src/engines/vad";
 
 // Real speech: espeak-ng conversations in clearly different voices, through the real VAD.
@@ -112,6 +112,28 @@ describe("the clustering's stops by critical λ (bench/diarize.ts --margins, dec
       expect(new Set(clusterPieces(pieces, {}, { merge: PENALTIES.merge, stop })).size).toBe(expected);
     }
     expect(new Set(clusterPieces(pieces, {}, { merge: PENALTIES.merge, stop: within * 1.01 })).size).toBe(3);
+  });
+
+  test("each merge is the least pair a full search finds, ties to the first pair (decision 220's kept row minima)", () => {
+    // Repeated pieces tie exactly, with each other and in their pairs with others.
+    const tied = [...pieces, pieces[0]!, pieces[5]!, pieces[5]!, pieces[11]!].map((p) => ({ ...p, stats: combine(p.stats, emptyStats(13)) }));
+    const fast: number[][] = [];
+    const clusterOf = tied.map((_, i) => i);
+    for (const _ of mergeSteps(tied, PENALTIES.merge, clusterOf)) fast.push([...clusterOf]);
+    fast.push([...clusterOf]);
+    // The search over every living pair, as the clustering did before decision 220.
+    const stats = tied.map((p) => combine(p.stats, emptyStats(13)));
+    const slow = [tied.map((_, i) => i)];
+    for (let alive = tied.map((_, i) => i); alive.length > 1; ) {
+      let [best, bi, bj] = [Number.POSITIVE_INFINITY, -1, -1];
+      for (const i of alive)
+        for (const j of alive)
+          if (i < j && tiedDeltaBic(stats[i]!, stats[j]!, PENALTIES.merge) < best) [best, bi, bj] = [tiedDeltaBic(stats[i]!, stats[j]!, PENALTIES.merge), i, j];
+      accumulate(stats[bi]!, stats[bj]!);
+      alive = alive.filter((k) => k !== bj);
+      slow.push(slow.at(-1)!.map((c) => (c === bj ? bi : c)));
+    }
+    expect(fast).toEqual(slow);
   });
 });
 

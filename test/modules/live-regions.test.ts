@@ -98,28 +98,37 @@ describe("the turn running on at the end of what arrived (decision 211)", () => 
   });
 });
 
+/**
+ * Two utterances `pauseSeconds` apart (one region: under the VAD's 0.8 s of hysteresis),
+ * streamed as two chunks split `chunk0Seconds` into the audio: the live segments' texts after
+ * the first chunk's pass, and the live segments after the second's.
+ */
+async function streamedInTwoChunks(pauseSeconds: number, chunk0Seconds: number) {
+  const { t, tenant } = await liveApp();
+  const bytes = wav(concat(voiced(2), silence(pauseSeconds), voiced(2), silence(1.5)));
+  const cut = 44 + chunk0Seconds * 16_000 * 2;
+  const rec = await createRecording(t, tenant.test);
+  await put(t, tenant.test, rec.id, bytes.slice(0, cut), { chunk_index: 0 });
+  await t.deps.queue.drain();
+  const txn = await transcriptionOf(t, tenant.test, rec.id);
+  const afterFirst = liveSegments(t, txn.id).map((s) => s.text);
+  await put(t, tenant.test, rec.id, bytes.slice(cut), { chunk_index: 1 });
+  await t.deps.queue.drain();
+  return { t, key: tenant.test, rec, txn, bytes, afterFirst, live: liveSegments(t, txn.id) };
+}
+
 describe("a region closed at the end of a chunk (decision 210)", () => {
   test("is transcribed in that chunk's pass; the speaker going on after the pause is a new region, each heard once", async () => {
-    const { t, tenant } = await liveApp();
-    // Two utterances 0.7 s apart: one region over the whole file (under the VAD's 0.8 s of hysteresis).
-    const bytes = wav(concat(voiced(2), silence(0.7), voiced(2), silence(1.5)));
-    const cut = 44 + 2.6 * 16_000 * 2; // chunk 0 ends 0.6 s after the first utterance
-    const rec = await createRecording(t, tenant.test);
-    await put(t, tenant.test, rec.id, bytes.slice(0, cut), { chunk_index: 0 });
-    await t.deps.queue.drain();
-    const txn = await transcriptionOf(t, tenant.test, rec.id);
-    expect(liveSegments(t, txn.id).map((s) => s.text)).toEqual(["utterance 1"]);
-
-    await put(t, tenant.test, rec.id, bytes.slice(cut), { chunk_index: 1 });
-    await t.deps.queue.drain();
-    const live = liveSegments(t, txn.id);
+    // Chunk 0 ends 0.6 s after the first utterance.
+    const { t, key, rec, txn, bytes, afterFirst, live } = await streamedInTwoChunks(0.7, 2.6);
+    expect(afterFirst).toEqual(["utterance 1"]);
     expect(live.map((s) => s.text)).toEqual(["utterance 1", "utterance 2"]);
     expect(live[0]!.end).toBeLessThan(2.6);
     expect(live[1]!.start).toBeGreaterThan(2.6);
 
-    await t.call("POST", `/v1/recordings/${rec.id}/upload-complete`, { key: tenant.test, body: { sha256: sha256(bytes) } });
+    await t.call("POST", `/v1/recordings/${rec.id}/upload-complete`, { key, body: { sha256: sha256(bytes) } });
     await t.deps.queue.drain();
-    const done = (await t.call("GET", `/v1/transcriptions/${txn.id}`, { key: tenant.test })).body;
+    const done = (await t.call("GET", `/v1/transcriptions/${txn.id}`, { key })).body;
     expect(done.status).toBe("completed");
     expect(done.segments.map((s: { text: string }) => s.text)).toEqual(["utterance 1", "utterance 2"]);
   });
@@ -127,19 +136,9 @@ describe("a region closed at the end of a chunk (decision 210)", () => {
 
 describe("a turn running over the end of a chunk (decision 211)", () => {
   test("its speech before a pause is transcribed in that chunk's pass, the rest in the next, each once", async () => {
-    const { t, tenant } = await liveApp();
-    // Two utterances 0.6 s apart: one region (under the VAD's 0.8 s), still speaking at the chunk's end.
-    const bytes = wav(concat(voiced(2), silence(0.6), voiced(2), silence(1.5)));
-    const cut = 44 + 3.6 * 16_000 * 2; // chunk 0 ends 1 s into the second utterance
-    const rec = await createRecording(t, tenant.test);
-    await put(t, tenant.test, rec.id, bytes.slice(0, cut), { chunk_index: 0 });
-    await t.deps.queue.drain();
-    const txn = await transcriptionOf(t, tenant.test, rec.id);
-    expect(liveSegments(t, txn.id).map((s) => s.text)).toEqual(["utterance 1"]);
-
-    await put(t, tenant.test, rec.id, bytes.slice(cut), { chunk_index: 1 });
-    await t.deps.queue.drain();
-    const live = liveSegments(t, txn.id);
+    // Still speaking at the chunk's end: chunk 0 ends 1 s into the second utterance.
+    const { afterFirst, live } = await streamedInTwoChunks(0.6, 3.6);
+    expect(afterFirst).toEqual(["utterance 1"]);
     expect(live.map((s) => s.text)).toEqual(["utterance 1", "utterance 2"]);
     expect(live[0]!.end).toBeLessThan(2.6);
     expect(live[1]!.start).toBeGreaterThan(2.3);

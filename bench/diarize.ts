@@ -105,7 +105,7 @@ async function sweep(tuning: Loaded[]) {
     const rows = tuning.map((r, i) => {
       const { stretches, pieces } = cut[i]!;
       const clusters = pieces.length ? clusterPieces(pieces, {}, { merge: PENALTIES.merge, stop }) : [];
-      const redrawn = resegmentPieces(stretches, pieces, clusters, PENALTIES.switch);
+      const redrawn = resegmentPieces(stretches, pieces, clusters, PENALTIES);
       const turns = pieces.length ? turnsOf(redrawn.spans, redrawn.clusters) : [];
       return { name: r.entry.name, seconds: r.pcm.length / 16_000, score: scoreDiarization(r.truth, turns), entry: r.entry };
     });

@@ -2,6 +2,7 @@ import { type Diarizer, numberSpeakers, type SpeakerCountHint, type SpeakerTurn 
 import { ClassicVoiceprinter } from "./classic-voiceprint";
 import { findSpeakerChanges } from "./speaker-changes";
 import { resegment } from "./speaker-resegment";
+import { splitClusters } from "./speaker-split";
 import { CEPSTRA, cepstralFrames, FEATURE_RATE, logPitch } from "./speaker-features";
 import { accumulate, addFrames, centred, combine, emptyStats, type GaussianStats, tiedDeltaBic } from "./speaker-gaussian";
 import type { SpeechRegion } from "./vad";
@@ -16,9 +17,11 @@ import type { SpeechRegion } from "./vad";
  * merge and switch in decision 178 (a switch cost of 20 left flickers of a few frames, 150
  * missed short turns); stop in decision 195, the middle of the stops that count the tuning
  * half best (6.5 to 10). One λ did both before, and raising it joined voices: a larger λ also
- * merges large clusters first.
+ * merges large clusters first. split: how much more a cluster's whole turns must differ from
+ * each other than each turn's halves do for the cluster to be parted in two (decision 221: the
+ * tuning half counts best from 1.15 to 1.56; the middle).
  */
-export const PENALTIES = { change: 1, merge: 6.5, stop: 8, switch: 100 };
+export const PENALTIES = { change: 1, merge: 6.5, stop: 8, switch: 100, split: 1.35 };
 /** Rounds of re-estimating the clusters' Gaussians and relabelling the frames (two; not tuned). */
 const REFINE_ROUNDS = 2;
 export type Penalties = typeof PENALTIES;
@@ -141,18 +144,21 @@ export function speechPieces(
 const span = (v: VoicedFrames, a: number, b: number) => ({ start: a === 0 ? v.region.start : v.times[a]!, end: b === v.count ? v.region.end : v.times[b]! });
 
 /**
- * The clusters' turns redrawn frame by frame (speaker-resegment.ts): runs of one label within
- * a stretch become the pieces, in time order, with their clusters.
+ * The clusters' turns redrawn frame by frame (speaker-resegment.ts), then each cluster whose
+ * whole turns hold two voices parted and the frames redrawn again (speaker-split.ts, decision
+ * 221): runs of one label within a stretch become the pieces, in time order, with their clusters.
  */
 export function resegmentPieces(
   stretches: VoicedFrames[],
   pieces: SpeechPiece[],
   clusters: number[],
-  switchCost: number,
+  penalties: Pick<Penalties, "switch" | "split">,
+  hint: SpeakerCountHint = {},
 ): { spans: { start: number; end: number }[]; clusters: number[] } {
   const labelled = stretches.map((v) => ({ frames: v.frames, d: v.d, count: v.count, labels: new Int32Array(v.count).fill(-1) }));
   pieces.forEach((p, i) => labelled[p.stretch]!.labels.fill(clusters[i]!, p.from, p.to));
-  resegment(labelled, switchCost, REFINE_ROUNDS);
+  resegment(labelled, penalties.switch, REFINE_ROUNDS);
+  if (splitClusters(labelled, penalties.split, hint.maxSpeakers ?? undefined).some((c) => c.split)) resegment(labelled, penalties.switch, REFINE_ROUNDS);
   const spans: { start: number; end: number }[] = [];
   const out: number[] = [];
   labelled.forEach((l, s) => {
@@ -271,7 +277,7 @@ export class ClassicDiarizer implements Diarizer {
     );
     if (pieces.length === 0) return [];
     const clusters = clusterPieces(pieces, hint, this.penalties, signal);
-    const redrawn = resegmentPieces(stretches, pieces, clusters, this.penalties.switch);
+    const redrawn = resegmentPieces(stretches, pieces, clusters, this.penalties, hint);
     // Relabelling can empty a cluster; below the hint's minimum the clustering's turns stand.
     if (new Set(redrawn.clusters).size < (hint.minSpeakers ?? 1)) return turnsOf(pieces, clusters);
     return turnsOf(redrawn.spans, redrawn.clusters);

@@ -158,7 +158,11 @@ export function resegmentPieces(
   const labelled = stretches.map((v) => ({ frames: v.frames, d: v.d, count: v.count, labels: new Int32Array(v.count).fill(-1) }));
   pieces.forEach((p, i) => labelled[p.stretch]!.labels.fill(clusters[i]!, p.from, p.to));
   resegment(labelled, penalties.switch, REFINE_ROUNDS);
-  if (splitClusters(labelled, penalties.split, hint.maxSpeakers ?? undefined).some((c) => c.split)) resegment(labelled, penalties.switch, REFINE_ROUNDS);
+  // Where the hint's minimum forced the count, the clusters are a voice cut up on purpose, not
+  // voices the stop joined: no split test then.
+  const forced = hint.minSpeakers != null && new Set(clusters).size <= hint.minSpeakers;
+  if (!forced && splitClusters(labelled, penalties.split, hint.maxSpeakers ?? undefined).some((c) => c.split))
+    resegment(labelled, penalties.switch, REFINE_ROUNDS);
   const spans: { start: number; end: number }[] = [];
   const out: number[] = [];
   labelled.forEach((l, s) => {

@@ -263,7 +263,7 @@ export function turnsOf(pieces: { start: number; end: number }[], clusters: numb
  * the voiced frames in the VAD's speech regions, speaker changes by ΔBIC, agglomerative
  * clustering with a tied-covariance BIC as the stopping rule, then every frame relabelled by
  * Viterbi over the clusters' Gaussians, and clusters whose whole turns hold two voices parted
- * (decision 221). No model file; about 0.1 s per minute of audio on one core (decision 220).
+ * (decision 221). No model file; about 0.1 to 0.2 s per minute of audio on one core (decisions 220, 221).
  */
 export class ClassicDiarizer implements Diarizer {
   readonly kind = "classic";

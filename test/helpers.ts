@@ -1,7 +1,6 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll } from "bun:test";
 import { createApp } from "../src/app";
 import { registerBackgroundWork, startBackgroundWork } from "../src/background";
 import { buildDeps, closeDeps, stopDeps } from "../src/boot";
@@ -15,20 +14,8 @@ import { createLogger } from "../src/log";
 import { createApiKey } from "../src/modules/keys/service";
 import { createProject } from "../src/modules/projects/service";
 import { openApiContract } from "./support/openapi-contract";
+import { releaseAfterFile } from "./support/per-file";
 import { offlineDns } from "./support/stand-in-dns";
-
-const tempDirs: string[] = [];
-const openDeps: Deps[] = [];
-// Registered first, so it runs before a test file's own top-level afterAll: stop what keeps
-// using a test app (a listening server, a simulation) in a describe's afterAll or in the test.
-afterAll(async () => {
-  // As serve's stop does: background work first (in flight for a moment at most), then the rest.
-  for (const deps of openDeps.splice(0)) {
-    await stopDeps(deps, 5_000);
-    closeDeps(deps);
-  }
-  for (const d of tempDirs.splice(0)) rmSync(d, { recursive: true, force: true });
-});
 
 /** Polls `probe` until it returns something truthy; throws naming `what` after `timeoutMs`. */
 export async function waitFor<T>(what: string, probe: () => T | Promise<T>, timeoutMs = 15_000): Promise<NonNullable<T>> {
@@ -43,7 +30,7 @@ export async function waitFor<T>(what: string, probe: () => T | Promise<T>, time
 
 export function makeTempDir(prefix = "parley-test-"): string {
   const dir = mkdtempSync(join(tmpdir(), prefix));
-  tempDirs.push(dir);
+  releaseAfterFile(() => rmSync(dir, { recursive: true, force: true }));
   return dir;
 }
 
@@ -57,7 +44,11 @@ export async function makeTestDeps(options: { clock?: Clock; env?: Record<string
   const log = createLogger("silent");
   const engines = options.engines ? { ...createEngines(config, log), ...options.engines } : undefined;
   const deps = buildDeps(config, { clock: options.clock ?? new ManualClock(), log, engines, dns: options.dns ?? offlineDns });
-  openDeps.push(deps);
+  // As serve's stop does: background work first (in flight for a moment at most), then the rest.
+  releaseAfterFile(async () => {
+    await stopDeps(deps, 5_000);
+    closeDeps(deps);
+  });
   return deps;
 }
 

@@ -185,3 +185,20 @@ describe("streaming chunks share one size limit", () => {
     expect((await complete(rec.id, { sha256: sha256(bytes) })).status).toBe(425);
   });
 });
+
+describe("on a volume below PARLEY_MIN_FREE_MB", () => {
+  test("upload-url answers what is wrong with the request first (404, 413); a right one is 507, to try again later", async () => {
+    // A floor no real disk reaches: every volume is below it.
+    const full = await makeTestApp({ env: { PARLEY_MAX_UPLOAD_BYTES: String(LIMIT), PARLEY_MIN_FREE_MB: String(2 ** 40) } });
+    const tenant = makeTenant(full.deps, "floor");
+    const rec = await createRecording(full, tenant.test);
+    const ask = (id: string, body: Record<string, unknown>) => full.call("POST", `/v1/recordings/${id}/upload-url`, { key: tenant.test, body });
+    expect((await ask("rec_missing", { file_size_bytes: 10 })).status).toBe(404);
+    const tooLarge = await ask(rec.id, { file_size_bytes: LIMIT + 1 });
+    expect(tooLarge.status).toBe(413);
+    expect(tooLarge.body.error.code).toBe("payload_too_large");
+    const later = await ask(rec.id, { file_size_bytes: 10 });
+    expect(later.status).toBe(507);
+    expect(later.body.error.code).toBe("insufficient_storage");
+  });
+});

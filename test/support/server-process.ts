@@ -1,16 +1,11 @@
 // Real `parley serve` processes on temp data dirs, started and signalled the way an operator's
 // supervisor does. Every process started here is killed when the test file ends.
-import { afterAll } from "bun:test";
 import { join } from "node:path";
 import { waitFor } from "../helpers";
+import { releaseAfterFile } from "./per-file";
 
 const BUN = process.execPath;
 const CLI = join(import.meta.dir, "..", "..", "src", "cli.ts");
-
-const live = new Set<ReturnType<typeof Bun.spawn>>();
-afterAll(() => {
-  for (const proc of live) proc.kill(9);
-});
 
 /** A port nothing listens on right now. */
 export function freePort(): number {
@@ -38,8 +33,7 @@ export type ServerProcess = {
  */
 export function spawnServer(env: Record<string, string>, options: { umask?: string } = {}): ServerProcess {
   const proc = Bun.spawn(commandLine(["serve"], options.umask), { env: { PATH: process.env.PATH ?? "", ...env }, stdout: "ignore", stderr: "pipe" });
-  live.add(proc);
-  void proc.exited.then(() => live.delete(proc));
+  releaseAfterFile(() => proc.kill(9));
   let text = "";
   void (async () => {
     const reader = proc.stderr.getReader();

@@ -18,7 +18,6 @@ import { insertUpload } from "./upload-store";
  */
 export function issueUploadUrl(deps: Deps, principal: Principal, id: string, body: UploadUrlBody, now: Date): UploadUrl {
   const { db, config } = deps;
-  assertRoomForUpload(deps, body.file_size_bytes ?? 0);
   const expiresAt = new Date(now.getTime() + config.uploads.tokenTtlSeconds * 1000);
   const token = db.transaction(() => {
     let r = loadRecording(db, principal, id);
@@ -36,6 +35,8 @@ export function issueUploadUrl(deps: Deps, principal: Principal, id: string, bod
       throw new ApiError("resource_conflict", `Recording ${id} already has a whole-file upload; chunks cannot be added to it.`, { param: "chunk_index" });
     }
     if (body.file_size_bytes !== undefined) assertWithinBudget(deps, principal, id, chunkIndex, body.file_size_bytes, "file_size_bytes");
+    // Last: a 507 asks the client to try again later, which only helps a request that is otherwise right.
+    assertRoomForUpload(deps, body.file_size_bytes ?? 0);
     const issued = issueCredential(db, { kind: "upload", projectId: principal.projectId, mode: principal.mode, recordingId: id, expiresAt, now });
     insertUpload(
       db,

@@ -8,7 +8,8 @@
 //   does, or close the JSON sooner: then a real summary's length at the measured rate, said so);
 // - warm (decision 206): the prompt but its last --tail-seconds evaluated while the recording
 //   streamed, then the same answer.
-// Each part is printed with its tokens, seconds, rate, threads and load average.
+// Each part is printed with its tokens, seconds, rate, threads and load average; last, the warm
+// answer's length without the grammar, for the grammar's share of the answer's time.
 // Usage: bun bench/summary.ts [--minutes 10] [--tail-seconds 30] [--answer-tokens N] [--same]
 // --same also says whether the cold and the warm call wrote the same text.
 import { loadavg } from "node:os";
@@ -141,6 +142,16 @@ async function main() {
   const warmAnswer = await answer();
   report(`warm, ${minutes} min, last ${tailSeconds} s of transcript left`, warmPrompt, warmAnswer);
   if (flags.same) console.log(`same answer cold and warm: ${coldAnswer.out.text === warmAnswer.out.text}`);
+
+  // The grammar's share of the answer: node-llama-cpp checks the grammar against the token the
+  // model chose and applies it to the whole vocabulary only when that token breaks it. Random
+  // weights break it at almost every step, a trained model seldom: its answer runs between the
+  // two rates, nearer this one (the prompt is still held, so only the answer is timed).
+  const free = await timed(() => llm.complete({ messages, maxTokens: answerTokens, temperature: 0 }));
+  const freeRate = free.out.tokens.output / free.ms;
+  console.log(
+    `  without the grammar: ${free.out.tokens.output} tokens in ${sec(free.ms)} = ${(freeRate * 1000).toFixed(2)} tok/s, ${free.threads} threads, ${free.load}; the warm call with a real summary's answer at this rate: ${sec(warmPrompt.ms + answerTokens / freeRate)} (the bound a model that never breaks the grammar approaches; not a measurement of one)`,
+  );
 }
 
 await main();

@@ -38,6 +38,7 @@ import { loadServerSecret } from "./server-secret";
 import { createStorage } from "./storage";
 import { DataKeys } from "./storage/encryption/data-keys";
 import { EncryptedStorage } from "./storage/encryption/encrypted-storage";
+import { Scratch, scratchRoot } from "./storage/scratch";
 import { loadMasterKey } from "./storage/encryption/master-key";
 
 export function databasePath(config: Config): string {
@@ -58,6 +59,9 @@ export function buildDeps(config: Config, options: { clock?: Clock; log?: Logger
   ensureDefaultOrganization(db, clock.now());
   const dns = options.dns ?? systemResolver;
   const serverSecret = loadServerSecret(config.dataDir, config.secret);
+  const scratch = new Scratch(scratchRoot(config.dataDir));
+  // What a process killed mid-file left (plaintext audio among it) goes before anything runs.
+  scratch.sweepEnded();
   const groupCommit = new GroupCommitter(db);
   const dataKeys = new DataKeys(db, loadMasterKey(config.masterKeyFile, serverSecret));
   dataKeys.checkMaster();
@@ -71,7 +75,8 @@ export function buildDeps(config: Config, options: { clock?: Clock; log?: Logger
     queue: new JobQueue(db, clock, log, modelJobSlots(config)),
     rateLimiter: new RateLimiter(config.rateLimit, clock),
     engines: options.engines ?? createEngines(config, log),
-    storage: new EncryptedStorage(createStorage(config), dataKeys, clock),
+    scratch,
+    storage: new EncryptedStorage(createStorage(config, scratch), dataKeys, clock, scratch),
     serverSecret,
     events: new EventBus(),
     groupCommit,
@@ -128,5 +133,6 @@ export function closeDeps(deps: Deps): void {
   deps.credentials.close();
   deps.searchCounts.close();
   deps.grantKeys.close();
+  deps.scratch.close();
   deps.db.close();
 }

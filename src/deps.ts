@@ -21,6 +21,7 @@ import type { UploadSlots } from "./modules/recordings/upload-body";
 import type { DocumentCounts } from "./modules/search/service";
 import type { WebhookDispatcher } from "./modules/webhooks/dispatcher";
 import type { Storage } from "./storage";
+import type { Scratch } from "./storage/scratch";
 
 /**
  * Everything a module may use, built once at boot (buildDeps in src/boot.ts, per test file in
@@ -37,6 +38,8 @@ export type Deps = {
   queue: JobQueue;
   rateLimiter: RateLimiter;
   engines: Engines;
+  /** This process's private working files under <dataDir>/tmp (decision 226). */
+  scratch: Scratch;
   /** Audio bytes: local disk or S3 (src/storage). */
   storage: Storage;
   /** Key material for encrypting stored webhook secrets and signing device grants. */

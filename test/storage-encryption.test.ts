@@ -19,6 +19,7 @@ import { keysCommand } from "../src/modules/keys/cli";
 import { rotateMasterKey } from "../src/storage/encryption/rotate-master";
 import { CHUNK } from "../src/storage/encryption/sealed-format";
 import { LocalStorage } from "../src/storage/local";
+import { scratchRoot } from "../src/storage/scratch";
 import { makeTempDir, makeTenant, makeTestApp, makeTestDeps } from "./helpers";
 import { uploadedRecording } from "./modules/recordings-support";
 
@@ -83,7 +84,7 @@ describe("the sealed storage", () => {
   }
 
   test("every size (empty, around a chunk, several chunks) reads back whole and in any range", async () => {
-    const { storage, key } = await sealedStore();
+    const { deps, storage, key } = await sealedStore();
     for (const size of [0, 1, CHUNK - 1, CHUNK, CHUNK + 1, 3 * CHUNK + 5]) {
       const bytes = randomBytes(size);
       expect((await storage.write(key(`s${size}`), once(bytes))).size).toBe(size);
@@ -95,10 +96,17 @@ describe("the sealed storage", () => {
         expect((await readAll(storage.read(key(`s${size}`), { start, end }))).equals(bytes.subarray(start, end + 1))).toBe(true);
       }
     }
-    // ffmpeg's path holds the plaintext.
+    // ffmpeg's path holds the plaintext: in the data dir's scratch (decision 226), gone once used.
     const bytes = randomBytes(CHUNK + 7);
     await storage.write(key("probe"), once(bytes));
-    expect(await storage.withLocalFile(key("probe"), async (path) => readFileSync(path).equals(bytes))).toBe(true);
+    let copy = "";
+    const same = await storage.withLocalFile(key("probe"), async (path) => {
+      copy = path;
+      return readFileSync(path).equals(bytes);
+    });
+    expect(same).toBe(true);
+    expect(copy.startsWith(`${scratchRoot(deps.config.dataDir)}/`)).toBe(true);
+    expect(existsSync(copy)).toBe(false);
   });
 
   test("a changed byte, or an object cut off at a chunk boundary, fails the read instead of returning other audio", async () => {
@@ -140,6 +148,7 @@ describe("the sealed storage", () => {
       new LocalStorage(join(deps.config.dataDir, "audio")),
       new DataKeys(deps.db, deriveMasterKey(deps.serverSecret)),
       deps.clock,
+      deps.scratch,
     );
     await expect(readAll(fresh.read(key))).rejects.toThrow(/data key .* is destroyed/);
   });

@@ -3,8 +3,10 @@
 // real. A real store (MinIO, AWS) is still the operator's to verify (docs/recordings.md).
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createHash } from "node:crypto";
+import { existsSync } from "node:fs";
 import { S3Storage } from "../src/storage/s3";
-import { makeTenant, makeTestApp } from "./helpers";
+import { Scratch } from "../src/storage/scratch";
+import { makeTempDir, makeTenant, makeTestApp } from "./helpers";
 import { captureAutoTranscriptions, uploadedRecording } from "./modules/recordings-support";
 import { ObjectTooLargeError } from "../src/storage/storage";
 
@@ -86,15 +88,21 @@ function fakeS3(req: Request, body: Uint8Array<ArrayBuffer>): Response {
   return new Response(stored, { headers });
 }
 
+/** Where the S3 objects' local copies go (a data dir's tmp in the app). */
+const scratchDir = makeTempDir();
+
 beforeAll(() => {
   server = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: async (req) => fakeS3(req, new Uint8Array(await req.arrayBuffer())) });
-  storage = new S3Storage({
-    bucket: "parley",
-    endpoint: `http://127.0.0.1:${server.port}`,
-    region: "us-east-1",
-    accessKeyId: "test",
-    secretAccessKey: "test-secret",
-  });
+  storage = new S3Storage(
+    {
+      bucket: "parley",
+      endpoint: `http://127.0.0.1:${server.port}`,
+      region: "us-east-1",
+      accessKeyId: "test",
+      secretAccessKey: "test-secret",
+    },
+    new Scratch(scratchDir),
+  );
 });
 afterAll(() => server.stop(true));
 
@@ -112,7 +120,15 @@ describe("S3 storage (against an S3 stand-in)", () => {
     expect(await storage.size("p/test/rec_1/upload-a")).toBe(11);
     expect(await text(storage.read("p/test/rec_1/upload-a"))).toBe("hello world");
     expect(await text(storage.read("p/test/rec_1/upload-a", { start: 6, end: 10 }))).toBe("world");
-    expect(await storage.withLocalFile("p/test/rec_1/upload-a", (path) => Bun.file(path).text())).toBe("hello world");
+    let copy = "";
+    const local = await storage.withLocalFile("p/test/rec_1/upload-a", (path) => {
+      copy = path;
+      return Bun.file(path).text();
+    });
+    expect(local).toBe("hello world");
+    // The copy was in the scratch dir, and is gone once read.
+    expect(copy.startsWith(`${scratchDir}/`)).toBe(true);
+    expect(existsSync(copy)).toBe(false);
     await storage.remove("p/test/rec_1/upload-a");
     expect(await storage.size("p/test/rec_1/upload-a")).toBeNull();
   });

@@ -146,7 +146,7 @@ describe("sealing audio stored before encryption at rest", () => {
       },
     });
     const keys = new DataKeys(deps.db, deriveMasterKey(deps.serverSecret));
-    await expect(new EncryptedStorage(failing, keys, deps.clock).sealInPlace(key)).rejects.toThrow("the process died here");
+    await expect(new EncryptedStorage(failing, keys, deps.clock, deps.scratch).sealInPlace(key)).rejects.toThrow("the process died here");
     expect(readFileSync(join(root, key)).equals(plain)).toBe(true);
     expect(readdirSync(join(root, ".tmp"))).toEqual([]);
     expect((await readAll(storage.read(key, { start: CHUNK, end: CHUNK + 99 }))).equals(plain.subarray(CHUNK, CHUNK + 100))).toBe(true);

@@ -5,6 +5,7 @@ import { loadConfig } from "../src/config";
 import { createStorage } from "../src/storage";
 import { LocalStorage } from "../src/storage/local";
 import { S3_PREFIX, S3Storage } from "../src/storage/s3";
+import { Scratch, scratchRoot } from "../src/storage/scratch";
 import { chunksOf, ObjectTooLargeError } from "../src/storage/storage";
 import { makeTempDir } from "./helpers";
 
@@ -83,20 +84,22 @@ describe("local storage", () => {
 describe("storage selection and S3 layout (no S3 server here: construction and keys only)", () => {
   test("local disk under <dataDir>/audio by default", () => {
     const dir = makeTempDir();
-    const s = createStorage(loadConfig({ PARLEY_DATA_DIR: dir }));
+    const s = createStorage(loadConfig({ PARLEY_DATA_DIR: dir }), new Scratch(scratchRoot(dir)));
     expect(s).toBeInstanceOf(LocalStorage);
     expect((s as LocalStorage).root).toBe(join(dir, "audio"));
   });
 
   test("S3 when a bucket is configured, objects under audio/<project>/<mode>/<recording>/", () => {
+    const dir = makeTempDir();
     const s = createStorage(
       loadConfig({
-        PARLEY_DATA_DIR: makeTempDir(),
+        PARLEY_DATA_DIR: dir,
         PARLEY_S3_BUCKET: "parley-audio",
         PARLEY_S3_ENDPOINT: "http://127.0.0.1:9000",
         PARLEY_S3_ACCESS_KEY_ID: "k",
         PARLEY_S3_SECRET_ACCESS_KEY: "s",
       }),
+      new Scratch(scratchRoot(dir)),
     );
     expect(s).toBeInstanceOf(S3Storage);
     expect(s.kind).toBe("s3");

@@ -4,6 +4,7 @@ import type { Config } from "../config";
 import { runningCli } from "../runtime/cli-name";
 import { createStorage } from "../storage";
 import { countPlaintextObjects } from "../storage/encryption/plaintext-objects";
+import { Scratch, scratchRoot } from "../storage/scratch";
 import type { Check } from "./doctor";
 
 /**
@@ -38,7 +39,7 @@ export async function plaintextAudioCheck(config: Config): Promise<Check> {
   // Not made by doctor: a LocalStorage would create the folder.
   if (!config.s3 && !existsSync(join(config.dataDir, "audio"))) return { check, ok: true, detail: "no audio stored yet" };
   try {
-    const { plaintext, total } = await countPlaintextObjects(createStorage(config));
+    const { plaintext, total } = await countPlaintextObjects(createStorage(config, new Scratch(scratchRoot(config.dataDir))));
     if (plaintext === 0) return { check, ok: true, detail: `all ${total} stored audio object(s) are sealed` };
     return {
       check,

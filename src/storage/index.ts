@@ -2,6 +2,7 @@ import { join } from "node:path";
 import type { Config } from "../config";
 import { LocalStorage } from "./local";
 import { S3Storage } from "./s3";
+import type { Scratch } from "./scratch";
 import type { Storage } from "./storage";
 import type { Volume } from "./volumes";
 
@@ -13,10 +14,10 @@ function localAudioRoot(config: Pick<Config, "dataDir" | "s3">): string | null {
   return config.s3 ? null : join(config.dataDir, "audio");
 }
 
-/** S3 when PARLEY_S3_BUCKET is set, else files under <dataDir>/audio. */
-export function createStorage(config: Config): Storage {
+/** S3 when PARLEY_S3_BUCKET is set, else files under <dataDir>/audio; an S3 object's local copies go to `scratch`. */
+export function createStorage(config: Config, scratch: Scratch): Storage {
   const root = localAudioRoot(config);
-  return root ? new LocalStorage(root) : new S3Storage(config.s3!);
+  return root ? new LocalStorage(root) : new S3Storage(config.s3!, scratch);
 }
 
 /** The local volumes the appliance writes to: the data dir (database, WAL, temp files) and the audio store when it is local. They may be one volume. */

@@ -1,9 +1,7 @@
-import { randomBytes } from "node:crypto";
-import { rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { S3Client } from "bun";
 import type { Config } from "../config";
+import type { Scratch } from "./scratch";
 import { assertSafeKey, type ByteRange, ObjectTooLargeError, type Storage, type WriteResult } from "./storage";
 
 /** The prefix objects live under in the bucket, mirroring <dataDir>/audio on local disk. */
@@ -20,7 +18,10 @@ export class S3Storage implements Storage {
   readonly kind = "s3" as const;
   readonly client: S3Client;
 
-  constructor(options: NonNullable<Config["s3"]>) {
+  constructor(
+    options: NonNullable<Config["s3"]>,
+    private readonly scratch: Scratch,
+  ) {
     this.client = new S3Client({
       bucket: options.bucket,
       endpoint: options.endpoint,
@@ -99,13 +100,11 @@ export class S3Storage implements Storage {
     return 0;
   }
 
-  async withLocalFile<T>(key: string, fn: (path: string) => Promise<T>): Promise<T> {
-    const path = join(tmpdir(), `parley-${randomBytes(8).toString("hex")}`);
-    try {
+  withLocalFile<T>(key: string, fn: (path: string) => Promise<T>): Promise<T> {
+    return this.scratch.withDir(async (dir) => {
+      const path = join(dir, "object");
       await Bun.write(path, this.client.file(this.objectKey(key)));
-      return await fn(path);
-    } finally {
-      await rm(path, { force: true });
-    }
+      return fn(path);
+    });
   }
 }

@@ -1,6 +1,4 @@
 import { createHash } from "node:crypto";
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Deps } from "../../deps";
 import { chunksOf } from "../../storage";
@@ -104,8 +102,7 @@ export async function decodeAfter(
   format: { wav: WavLayout | null; resume: Resumer | null },
   signal: AbortSignal,
 ): Promise<{ pcm: Float32Array; digests: string[]; sizes: number[] }> {
-  const dir = await mkdtemp(join(tmpdir(), "parley-live-"));
-  try {
+  return deps.scratch.withDir(async (dir) => {
     const path = join(dir, "window");
     const file = Bun.file(path).writer();
     // A WAV's plan is known from its header; a compressed stream's from its frames, so its
@@ -169,7 +166,5 @@ export async function decodeAfter(
     await file.end();
     const pcm = await deps.engines.audio.decodePcm16k(path, signal);
     return { pcm: pcm.subarray(Math.max(0, Math.round((fromSeconds - startSeconds) * 16_000))), digests, sizes };
-  } finally {
-    await rm(dir, { recursive: true, force: true });
-  }
+  });
 }

@@ -33,8 +33,12 @@ export function resumePendingVerifications(deps: Deps): number {
   return pending.length;
 }
 
-/** The hourly sweep: temp files of interrupted writes, then upload URLs that expired without a recorded PUT. */
+/**
+ * The hourly sweep: temp files of interrupted writes, the plaintext copies of processes killed
+ * mid-file since the server started (a CLI command's), then upload URLs that expired without a recorded PUT.
+ */
 export async function sweepPartialUploads(deps: Deps): Promise<void> {
   await deps.storage.sweepPartial(new Date(deps.clock.now().getTime() - PARTIAL_MAX_AGE_MS));
+  deps.scratch.sweepEnded();
   await sweepUnreceivedUploads(deps);
 }

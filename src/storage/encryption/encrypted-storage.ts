@@ -1,8 +1,7 @@
-import { randomBytes } from "node:crypto";
-import { open, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { open } from "node:fs/promises";
 import { join } from "node:path";
 import type { Clock } from "../../clock";
+import type { Scratch } from "../scratch";
 import { type ByteRange, chunksOf, ObjectTooLargeError, type Storage, type WriteResult } from "../storage";
 import type { DataKeys } from "./data-keys";
 import { RewriteGate } from "./rewrite-gate";
@@ -46,6 +45,7 @@ export class EncryptedStorage implements Storage {
     private readonly inner: Storage,
     private readonly keys: DataKeys,
     private readonly clock: Clock,
+    private readonly scratch: Scratch,
   ) {
     this.kind = inner.kind;
   }
@@ -205,24 +205,22 @@ export class EncryptedStorage implements Storage {
     return this.inner.sweepPartial(before);
   }
 
-  /** ffmpeg needs a path: the plaintext goes to a private temp file, removed when `fn` is done. */
+  /** ffmpeg needs a path: the plaintext goes to a private scratch file, removed when `fn` is done. */
   async withLocalFile<T>(key: string, fn: (path: string) => Promise<T>): Promise<T> {
     // A plaintext object is used where it lies, kept from its sealing until fn is done.
     const plain = await this.gate.use(key, async () =>
       (await this.stored(key))?.kind === "plain" ? { result: await this.inner.withLocalFile(key, fn) } : null,
     );
     if (plain) return plain.result;
-    const path = join(tmpdir(), `parley-${randomBytes(8).toString("hex")}`);
-    try {
+    return this.scratch.withDir(async (dir) => {
+      const path = join(dir, "plaintext");
       const file = await open(path, "wx", 0o600);
       try {
         for await (const part of chunksOf(this.read(key))) await file.writeFile(part); // every byte, at the file's position
       } finally {
         await file.close();
       }
-      return await fn(path);
-    } finally {
-      await rm(path, { force: true });
-    }
+      return fn(path);
+    });
   }
 }

@@ -1,8 +1,8 @@
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, rmSync, writeFileSync } from "node:fs";
 import { type AddressInfo, connect, createServer, type Socket } from "node:net";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { makeTempDir } from "../helpers";
 
 /**
  * A real HTTPS webhook receiver for tests and benches: a throwaway CA and a server
@@ -23,7 +23,7 @@ function openssl(args: string[], cwd: string): void {
 }
 
 /** A CA and a server certificate for 127.0.0.1, localhost and receiver.test (a name only a stand-in DNS knows), signed by it. */
-export function makeTestCa(dir = mkdtempSync(join(tmpdir(), "parley-tls-")), name = "Parley Test CA"): TlsFiles {
+export function makeTestCa(dir = makeTempDir("parley-tls-"), name = "Parley Test CA"): TlsFiles {
   writeFileSync(join(dir, "ext.cnf"), "subjectAltName=IP:127.0.0.1,DNS:localhost,DNS:receiver.test\nbasicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\n");
   openssl(["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", "ca.key", "-out", "ca.pem", "-days", "2", "-subj", `/CN=${name}`], dir);
   openssl(["req", "-newkey", "rsa:2048", "-nodes", "-keyout", "server.key", "-out", "server.csr", "-subj", "/CN=127.0.0.1"], dir);

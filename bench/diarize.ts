@@ -9,11 +9,11 @@
 // Then the neural diarizer runs end to end on the generated ONNX stand-ins: random weights,
 // so its output is not scored here; an operator with real models scores them with
 // `parley eval speakers DIR`.
-// Usage: bun bench/diarize.ts [--half tuning|held-out] [--files] [--sweep] [--margins] [--no-neural] [--against REF]
+// Usage: bun bench/diarize.ts [--half tuning|held-out] [--files] [--sweep [stop|pitch]] [--margins] [--no-neural] [--against REF]
 // (--against REF: the classic diarizer as at git revision REF timed on the same recordings, each
 // recording by both in turn, so a shared machine's load weighs on both alike: "x times faster")
-// (--sweep: only the clustering's stopping λ tried on the tuning half, one line each, under the
-// merge order and the relabelling's switch cost in use; --margins: why counts miss, decision
+// (--sweep: only the clustering's stopping λ, or with `pitch` the pitch test's threshold, tried on
+// the tuning half, one line each, the other settings as in use; --margins: why counts miss, decision
 // 219: per recording, the stops that would count it right, and how far apart its true voices
 // are by the same measure)
 import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
@@ -93,19 +93,22 @@ function print(rows: Row[], half: Half) {
 }
 
 /**
- * The tuning half under other clustering stops, one line each, the merge order kept: how the
- * one in use was chosen (never on the held-out half). Decisions 177, 178 and 195 list the
- * other settings tried.
+ * The tuning half under other values of one setting, one line each, the rest as in use: how
+ * the one in use was chosen (never on the held-out half). `stop`: the clustering's stopping λ,
+ * the merge order kept; `pitch`: the pitch test's threshold (decision 223). Decisions 177, 178,
+ * 195 and 223 list the other settings tried.
  */
-async function sweep(tuning: Loaded[]) {
-  console.log(`sweep on the tuning half (${tuning.length} recordings): count right, turn changes, DER; lone voices kept whole`);
-  // The pieces do not depend on the clustering: cut once, clustered under each stop.
+async function sweep(tuning: Loaded[], setting: "stop" | "pitch") {
+  console.log(`sweep of ${setting} on the tuning half (${tuning.length} recordings): count right, turn changes, DER; lone voices kept whole`);
+  // The pieces do not depend on the clustering: cut once, clustered under each value.
   const cut = tuning.map((r) => speechPieces(r.pcm, r.regions, PENALTIES.change));
-  for (const stop of [5.5, 6, 6.5, 7, 8, 9, 10, 11, 12]) {
+  const values = setting === "stop" ? [5.5, 6, 6.5, 7, 8, 9, 10, 11, 12] : [2, 3, 4, 4.5, 5, 6, 8, 12, Number.POSITIVE_INFINITY];
+  for (const value of values) {
+    const penalties = { ...PENALTIES, [setting]: value };
     const rows = tuning.map((r, i) => {
       const { stretches, pieces } = cut[i]!;
-      const clusters = pieces.length ? clusterPieces(pieces, {}, { merge: PENALTIES.merge, stop }) : [];
-      const redrawn = resegmentPieces(stretches, pieces, clusters, PENALTIES);
+      const clusters = pieces.length ? clusterPieces(pieces, {}, penalties) : [];
+      const redrawn = resegmentPieces(stretches, pieces, clusters, penalties);
       const turns = pieces.length ? turnsOf(redrawn.spans, redrawn.clusters) : [];
       return { name: r.entry.name, seconds: r.pcm.length / 16_000, score: scoreDiarization(r.truth, turns), entry: r.entry };
     });
@@ -113,7 +116,7 @@ async function sweep(tuning: Loaded[]) {
     const lone = rows.filter((r) => r.entry.lone);
     const whole = lone.filter((r) => r.score.foundSpeakers === 1).length;
     const line = `count ${percent(talks.countRight / talks.files)}, changes ${percent(talks.changesFound / talks.changes)}, DER ${percent(talks.der)}; lone ${whole}/${lone.length}`;
-    console.log(`  stop λ ${String(stop).padEnd(4)} ${line}${stop === PENALTIES.stop ? "   <- in use" : ""}`);
+    console.log(`  ${setting} ${String(value).padEnd(8)} ${line}${value === PENALTIES[setting] ? "   <- in use" : ""}`);
   }
 }
 
@@ -169,7 +172,13 @@ async function main() {
   const recordings: Loaded[] = [];
   for (const e of entries) recordings.push(await load(e));
 
-  if (args.includes("--sweep")) return sweep(recordings.filter((r) => r.entry.half === "tuning"));
+  if (args.includes("--sweep")) {
+    const setting = args[args.indexOf("--sweep") + 1] === "pitch" ? "pitch" : "stop";
+    return sweep(
+      recordings.filter((r) => r.entry.half === "tuning"),
+      setting,
+    );
+  }
   if (args.includes("--margins")) return margins(recordings);
   const diarizer = new ClassicDiarizer();
   const ref = args.includes("--against") ? args[args.indexOf("--against") + 1]! : null;

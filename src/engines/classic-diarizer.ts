@@ -22,9 +22,10 @@ import type { SpeechRegion } from "./vad";
  * each other than each turn's halves do for the cluster to be parted in two (decision 221: the
  * tuning half counts best from 1.15 to 1.56; the middle). pitch: how many times the recording's
  * usual wander of a turn's pitch level two groups of a cluster's turns must lie apart for it to
- * be parted (decision 223: one voice on the tuning half reaches 4.5 at most; a third above).
+ * be parted (decision 223: on the tuning halves of two corpus draws, the middle of the values
+ * above every lone voice's and below the first pair of voices it misses, 4.6 to 5.9).
  */
-export const PENALTIES = { change: 1, merge: 6.5, stop: 8, switch: 100, split: 1.35, pitch: 6 };
+export const PENALTIES = { change: 1, merge: 6.5, stop: 8, switch: 100, split: 1.35, pitch: 5.25 };
 /** Rounds of re-estimating the clusters' Gaussians and relabelling the frames (two; not tuned). */
 const REFINE_ROUNDS = 2;
 export type Penalties = typeof PENALTIES;
@@ -265,11 +266,12 @@ export function turnsOf(pieces: { start: number; end: number }[], clusters: numb
 }
 
 /**
- * The classic, weight-free diarizer (decisions 097, 177, 178, 195): cepstral and pitch features of
+ * The classic, weight-free diarizer (decisions 097, 177, 178, 195, 223): cepstral and pitch features of
  * the voiced frames in the VAD's speech regions, speaker changes by ΔBIC, agglomerative
  * clustering with a tied-covariance BIC as the stopping rule, then every frame relabelled by
- * Viterbi over the clusters' Gaussians, and clusters whose whole turns hold two voices parted
- * (decision 221). No model file; about 0.1 to 0.2 s per minute of audio on one core (decisions 220, 221).
+ * Viterbi over the clusters' Gaussians, and clusters whose whole turns hold two voices, by their
+ * sounds or their pitch levels, parted (decisions 221, 223). No model file; about 0.1 to 0.2 s
+ * per minute of audio on one core (decisions 220, 221, 223).
  */
 export class ClassicDiarizer implements Diarizer {
   readonly kind = "classic";

@@ -1,5 +1,5 @@
 import type { Labelled } from "./speaker-resegment";
-import { type Span, wholeTurns } from "./speaker-split";
+import { wholeTurns } from "./speaker-split";
 
 /**
  * The pitch test of decision 223, after the split test of decision 221: prosody measured per
@@ -47,7 +47,7 @@ export function splitByPitch(
   const d = stretches[0]?.d ?? 0;
   const clusters = [...new Set(stretches.flatMap((s) => [...s.labels]))].filter((c) => c >= 0).sort((a, b) => a - b);
   const turns = clusters.map((cluster) =>
-    wholeTurns(stretches, cluster).map((t: Span & { stretch: number }) => {
+    wholeTurns(stretches, cluster).map((t) => {
       const middle = (t.from + t.to) >> 1;
       return {
         ...t,

@@ -20,7 +20,7 @@ const VARIANCE_FLOOR = 0.05;
 /** A diagonal-covariance Gaussian mixture: K weights, K×d means and variances. */
 type Gmm = { k: number; d: number; weight: Float64Array; mean: Float64Array; variance: Float64Array };
 /** Frames [from, to) of one stretch's row-major frames. */
-export type Span = { frames: Float32Array; from: number; to: number };
+type Span = { frames: Float32Array; from: number; to: number };
 /** Per component: its soft count of the frames and the frames' sum weighted by it. */
 type ComponentStats = { n: Float64Array; first: Float64Array };
 

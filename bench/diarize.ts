@@ -9,17 +9,18 @@
 // Then the neural diarizer runs end to end on the generated ONNX stand-ins: random weights,
 // so its output is not scored here; an operator with real models scores them with
 // `parley eval speakers DIR`.
-// Usage: bun bench/diarize.ts [--half tuning|held-out] [--files] [--sweep] [--margins] [--no-neural] [--against REF]
+// Usage: bun bench/diarize.ts [--half tuning|held-out] [--files] [--sweep [stop|pitch]] [--margins] [--no-neural] [--against REF] [--seed N]
+// (--seed N: a second corpus drawn the same way with another seed, made and cached beside the first)
 // (--against REF: the classic diarizer as at git revision REF timed on the same recordings, each
 // recording by both in turn, so a shared machine's load weighs on both alike: "x times faster")
-// (--sweep: only the clustering's stopping λ tried on the tuning half, one line each, under the
-// merge order and the relabelling's switch cost in use; --margins: why counts miss, decision
+// (--sweep: only the clustering's stopping λ, or with `pitch` the pitch test's threshold, tried on
+// the tuning half, one line each, the other settings as in use; --margins: why counts miss, decision
 // 219: per recording, the stops that would count it right, and how far apart its true voices
 // are by the same measure)
 import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
-import { type CorpusEntry, CORPUS_DIR, ensureSpeakerCorpus, type Half } from "../scripts/speaker-corpus";
+import { type CorpusEntry, CORPUS_DIR, ensureSpeakerCorpus, type Half, SEED } from "../scripts/speaker-corpus";
 import { cachedTinyDiarizationModels } from "../scripts/test-models/onnx-diarization";
 import { percent, type Scored, summarise, summaryLine } from "../src/cli/eval-speakers";
 import { ClassicDiarizer, clusterPieces, mergeSteps, PENALTIES, resegmentPieces, speechPieces, turnsOf } from "../src/engines/classic-diarizer";
@@ -33,6 +34,9 @@ import { SileroVad, type SpeechRegion } from "../src/engines/vad";
 
 const args = process.argv.slice(2);
 const only = args.includes("--half") ? (args[args.indexOf("--half") + 1] as Half) : null;
+// Another seed: a second corpus drawn the same way, beside the first (decision 223).
+const seed = args.includes("--seed") ? Number(args[args.indexOf("--seed") + 1]) : SEED;
+const corpus = seed === SEED ? CORPUS_DIR : `${CORPUS_DIR}-seed-${seed}`;
 const vad = new SileroVad();
 const audio = new FfmpegAudioDecoder(findFfmpeg());
 
@@ -40,9 +44,9 @@ type Loaded = { entry: CorpusEntry; pcm: Float32Array; regions: SpeechRegion[]; 
 
 /** The recording, its truth and its speech regions (the VAD's, cached beside it: they do not depend on the diarizer). */
 async function load(entry: CorpusEntry): Promise<Loaded> {
-  const pcm = await audio.decodePcm16k(join(CORPUS_DIR, `${entry.name}.wav`));
-  const truth = parseRttm(readFileSync(join(CORPUS_DIR, `${entry.name}.rttm`), "utf8"));
-  const cached = join(CORPUS_DIR, `${entry.name}.vad.json`);
+  const pcm = await audio.decodePcm16k(join(corpus, `${entry.name}.wav`));
+  const truth = parseRttm(readFileSync(join(corpus, `${entry.name}.rttm`), "utf8"));
+  const cached = join(corpus, `${entry.name}.vad.json`);
   if (!existsSync(cached)) writeFileSync(cached, JSON.stringify((await vad.analyse(pcm)).regions));
   return { entry, pcm, truth, regions: JSON.parse(readFileSync(cached, "utf8")) };
 }
@@ -93,19 +97,22 @@ function print(rows: Row[], half: Half) {
 }
 
 /**
- * The tuning half under other clustering stops, one line each, the merge order kept: how the
- * one in use was chosen (never on the held-out half). Decisions 177, 178 and 195 list the
- * other settings tried.
+ * The tuning half under other values of one setting, one line each, the rest as in use: how
+ * the one in use was chosen (never on the held-out half). `stop`: the clustering's stopping λ,
+ * the merge order kept; `pitch`: the pitch test's threshold (decision 223). Decisions 177, 178,
+ * 195 and 223 list the other settings tried.
  */
-async function sweep(tuning: Loaded[]) {
-  console.log(`sweep on the tuning half (${tuning.length} recordings): count right, turn changes, DER; lone voices kept whole`);
-  // The pieces do not depend on the clustering: cut once, clustered under each stop.
+async function sweep(tuning: Loaded[], setting: "stop" | "pitch") {
+  console.log(`sweep of ${setting} on the tuning half (${tuning.length} recordings): count right, turn changes, DER; lone voices kept whole`);
+  // The pieces do not depend on the clustering: cut once, clustered under each value.
   const cut = tuning.map((r) => speechPieces(r.pcm, r.regions, PENALTIES.change));
-  for (const stop of [5.5, 6, 6.5, 7, 8, 9, 10, 11, 12]) {
+  const values = setting === "stop" ? [5.5, 6, 6.5, 7, 8, 9, 10, 11, 12] : [3, 4, 4.5, 4.7, 5, 5.25, 5.5, 5.85, 6, 8, Number.POSITIVE_INFINITY];
+  for (const value of values) {
+    const penalties = { ...PENALTIES, [setting]: value };
     const rows = tuning.map((r, i) => {
       const { stretches, pieces } = cut[i]!;
-      const clusters = pieces.length ? clusterPieces(pieces, {}, { merge: PENALTIES.merge, stop }) : [];
-      const redrawn = resegmentPieces(stretches, pieces, clusters, PENALTIES);
+      const clusters = pieces.length ? clusterPieces(pieces, {}, penalties) : [];
+      const redrawn = resegmentPieces(stretches, pieces, clusters, penalties);
       const turns = pieces.length ? turnsOf(redrawn.spans, redrawn.clusters) : [];
       return { name: r.entry.name, seconds: r.pcm.length / 16_000, score: scoreDiarization(r.truth, turns), entry: r.entry };
     });
@@ -113,7 +120,7 @@ async function sweep(tuning: Loaded[]) {
     const lone = rows.filter((r) => r.entry.lone);
     const whole = lone.filter((r) => r.score.foundSpeakers === 1).length;
     const line = `count ${percent(talks.countRight / talks.files)}, changes ${percent(talks.changesFound / talks.changes)}, DER ${percent(talks.der)}; lone ${whole}/${lone.length}`;
-    console.log(`  stop λ ${String(stop).padEnd(4)} ${line}${stop === PENALTIES.stop ? "   <- in use" : ""}`);
+    console.log(`  ${setting} ${String(value).padEnd(8)} ${line}${value === PENALTIES[setting] ? "   <- in use" : ""}`);
   }
 }
 
@@ -162,14 +169,22 @@ function margins(recordings: Loaded[]) {
 }
 
 async function main() {
-  const manifest = ensureSpeakerCorpus(CORPUS_DIR, console.log);
+  const manifest = ensureSpeakerCorpus(corpus, console.log, seed);
   const entries = manifest.entries.filter((e) => !only || e.half === only);
   const minutes = entries.reduce((s, e) => s + e.seconds, 0) / 60;
-  console.log(`corpus: ${entries.length} recordings, ${minutes.toFixed(1)} min; synthesisers missing here: ${manifest.missing.join(", ") || "none"}`);
+  console.log(
+    `corpus (seed ${seed}): ${entries.length} recordings, ${minutes.toFixed(1)} min; synthesisers missing here: ${manifest.missing.join(", ") || "none"}`,
+  );
   const recordings: Loaded[] = [];
   for (const e of entries) recordings.push(await load(e));
 
-  if (args.includes("--sweep")) return sweep(recordings.filter((r) => r.entry.half === "tuning"));
+  if (args.includes("--sweep")) {
+    const setting = args[args.indexOf("--sweep") + 1] === "pitch" ? "pitch" : "stop";
+    return sweep(
+      recordings.filter((r) => r.entry.half === "tuning"),
+      setting,
+    );
+  }
   if (args.includes("--margins")) return margins(recordings);
   const diarizer = new ClassicDiarizer();
   const ref = args.includes("--against") ? args[args.indexOf("--against") + 1]! : null;
@@ -209,7 +224,7 @@ async function main() {
   const neuralRun = await run(neural, recordings);
   const ok = neuralRun.rows.filter((r) => r.score.foundSpeakers > 0).length;
   console.log(
-    `neural diarizer (${neural.model}) on the generated ONNX stand-ins: ran on ${ok}/${recordings.length} recordings, ${perHour(neuralRun.ms, recordings)}; NOT scored (random weights). With real models installed: parley eval speakers ${CORPUS_DIR}`,
+    `neural diarizer (${neural.model}) on the generated ONNX stand-ins: ran on ${ok}/${recordings.length} recordings, ${perHour(neuralRun.ms, recordings)}; NOT scored (random weights). With real models installed: parley eval speakers ${corpus}`,
   );
 }
 

@@ -2,6 +2,7 @@ import { type Diarizer, numberSpeakers, type SpeakerCountHint, type SpeakerTurn 
 import { ClassicVoiceprinter } from "./classic-voiceprint";
 import { findSpeakerChanges } from "./speaker-changes";
 import { resegment } from "./speaker-resegment";
+import { splitByPitch } from "./speaker-pitch-split";
 import { splitClusters } from "./speaker-split";
 import { CEPSTRA, cepstralFrames, FEATURE_RATE, logPitch } from "./speaker-features";
 import { accumulate, addFrames, centred, combine, emptyStats, type GaussianStats, tiedDeltaBic } from "./speaker-gaussian";
@@ -19,9 +20,12 @@ import type { SpeechRegion } from "./vad";
  * half best (6.5 to 10). One λ did both before, and raising it joined voices: a larger λ also
  * merges large clusters first. split: how much more a cluster's whole turns must differ from
  * each other than each turn's halves do for the cluster to be parted in two (decision 221: the
- * tuning half counts best from 1.15 to 1.56; the middle).
+ * tuning half counts best from 1.15 to 1.56; the middle). pitch: how many times the recording's
+ * usual wander of a turn's pitch level two groups of a cluster's turns must lie apart for it to
+ * be parted (decision 223: on the tuning halves of two corpus draws, the middle of the values
+ * above every lone voice's and below the first pair of voices it misses, 4.6 to 5.9).
  */
-export const PENALTIES = { change: 1, merge: 6.5, stop: 8, switch: 100, split: 1.35 };
+export const PENALTIES = { change: 1, merge: 6.5, stop: 8, switch: 100, split: 1.35, pitch: 5.25 };
 /** Rounds of re-estimating the clusters' Gaussians and relabelling the frames (two; not tuned). */
 const REFINE_ROUNDS = 2;
 export type Penalties = typeof PENALTIES;
@@ -145,14 +149,15 @@ const span = (v: VoicedFrames, a: number, b: number) => ({ start: a === 0 ? v.re
 
 /**
  * The clusters' turns redrawn frame by frame (speaker-resegment.ts), then each cluster whose
- * whole turns hold two voices parted and the frames redrawn again (speaker-split.ts, decision
- * 221): runs of one label within a stretch become the pieces, in time order, with their clusters.
+ * whole turns hold two voices parted and the frames redrawn again: by the turns' sounds
+ * (speaker-split.ts, decision 221), then by their pitch levels (speaker-pitch-split.ts, decision
+ * 223). Runs of one label within a stretch become the pieces, in time order, with their clusters.
  */
 export function resegmentPieces(
   stretches: VoicedFrames[],
   pieces: SpeechPiece[],
   clusters: number[],
-  penalties: Pick<Penalties, "switch" | "split">,
+  penalties: Pick<Penalties, "switch" | "split" | "pitch">,
   hint: SpeakerCountHint = {},
 ): { spans: { start: number; end: number }[]; clusters: number[] } {
   const labelled = stretches.map((v) => ({ frames: v.frames, d: v.d, count: v.count, labels: new Int32Array(v.count).fill(-1) }));
@@ -161,8 +166,10 @@ export function resegmentPieces(
   // Where the hint's minimum forced the count, the clusters are a voice cut up on purpose, not
   // voices the stop joined: no split test then.
   const forced = hint.minSpeakers != null && new Set(clusters).size <= hint.minSpeakers;
-  if (!forced && splitClusters(labelled, penalties.split, hint.maxSpeakers ?? undefined).some((c) => c.split))
-    resegment(labelled, penalties.switch, REFINE_ROUNDS);
+  const most = hint.maxSpeakers ?? undefined;
+  if (!forced && splitClusters(labelled, penalties.split, most).some((c) => c.split)) resegment(labelled, penalties.switch, REFINE_ROUNDS);
+  // Log pitch is the feature after the cepstra (voicedFrames).
+  if (!forced && splitByPitch(labelled, CEPSTRA, penalties.pitch, most).some((c) => c.split)) resegment(labelled, penalties.switch, REFINE_ROUNDS);
   const spans: { start: number; end: number }[] = [];
   const out: number[] = [];
   labelled.forEach((l, s) => {
@@ -259,11 +266,12 @@ export function turnsOf(pieces: { start: number; end: number }[], clusters: numb
 }
 
 /**
- * The classic, weight-free diarizer (decisions 097, 177, 178, 195): cepstral and pitch features of
+ * The classic, weight-free diarizer (decisions 097, 177, 178, 195, 223): cepstral and pitch features of
  * the voiced frames in the VAD's speech regions, speaker changes by ΔBIC, agglomerative
  * clustering with a tied-covariance BIC as the stopping rule, then every frame relabelled by
- * Viterbi over the clusters' Gaussians, and clusters whose whole turns hold two voices parted
- * (decision 221). No model file; about 0.1 to 0.2 s per minute of audio on one core (decisions 220, 221).
+ * Viterbi over the clusters' Gaussians, and clusters whose whole turns hold two voices, by their
+ * sounds or their pitch levels, parted (decisions 221, 223). No model file; about 0.1 to 0.2 s
+ * per minute of audio on one core (decisions 220, 221, 223).
  */
 export class ClassicDiarizer implements Diarizer {
   readonly kind = "classic";

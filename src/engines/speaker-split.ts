@@ -13,7 +13,7 @@ const ITERATIONS = 8;
 /** MAP relevance: how many frames a component needs before its adapted mean is half the turn's (4 beat 8 and 16). */
 const RELEVANCE = 4;
 /** Only turns of at least this many voiced frames (1 s) are compared; shorter ones are too few frames to adapt 16 means. */
-const MIN_TURN = 100;
+export const MIN_TURN = 100;
 /** Keeps a component that the frames pull to a point from a zero variance. */
 const VARIANCE_FLOOR = 0.05;
 
@@ -131,7 +131,7 @@ function distance(g: Gmm, a: Float64Array, b: Float64Array): number {
 }
 
 /** The cluster's runs within each stretch of at least MIN_TURN frames, with the stretch they lie in. */
-function turnsOf(stretches: Labelled[], cluster: number): (Span & { stretch: number })[] {
+export function wholeTurns(stretches: Labelled[], cluster: number): (Span & { stretch: number })[] {
   const out: (Span & { stretch: number })[] = [];
   stretches.forEach((s, stretch) => {
     for (let a = 0; a < s.count; ) {
@@ -177,7 +177,7 @@ export function splitClusters(stretches: Labelled[], threshold: number, most = N
   let count = clusters.length;
   const out: { cluster: number; ratio: number; split: boolean }[] = [];
   for (const cluster of clusters) {
-    const turns = turnsOf(stretches, cluster);
+    const turns = wholeTurns(stretches, cluster);
     if (turns.length < 2) continue;
     const g = trainGmm(turns, d);
     const halves = turns.map((t) => {

@@ -1,7 +1,7 @@
-import { Database } from "bun:sqlite";
 import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { StartupError } from "../startup-error";
+import { holdFileLock } from "../db/file-lock";
 
 /** The running server's own lock on its data dir (decision 079). */
 export type DataDirLock = {
@@ -31,15 +31,8 @@ function describeHolder(infoPath: string): string {
  */
 export function lockDataDir(dataDir: string, now: Date): DataDirLock {
   const infoPath = join(dataDir, "server.json");
-  const db = new Database(join(dataDir, "server.lock"), { create: true });
-  try {
-    db.exec("PRAGMA locking_mode = EXCLUSIVE");
-    db.exec("PRAGMA journal_mode = MEMORY"); // it holds no data: no journal file beside it
-    db.exec("BEGIN EXCLUSIVE");
-    db.exec("COMMIT");
-  } catch (err) {
-    db.close();
-    if ((err as { code?: string }).code !== "SQLITE_BUSY") throw err;
+  const db = holdFileLock(join(dataDir, "server.lock"));
+  if (!db) {
     throw new StartupError(
       `${dataDir} is in use by another parley server (${describeHolder(infoPath)}); stop that one first, or give this one its own PARLEY_DATA_DIR.`,
     );

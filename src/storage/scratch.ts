@@ -1,7 +1,8 @@
-import { Database } from "bun:sqlite";
+import type { Database } from "bun:sqlite";
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { join } from "node:path";
+import { holdFileLock } from "../db/file-lock";
 
 /** The lock file in a process's scratch dir; held while the process lives. */
 const LOCK = "lock";
@@ -39,7 +40,7 @@ export class Scratch {
       const dir = join(this.root, name);
       // A dir without its lock yet is still being made (the lock is renamed in once held).
       if (dir === this.own?.dir || !existsSync(join(dir, LOCK))) continue;
-      const probe = tryLock(join(dir, LOCK));
+      const probe = holdFileLock(join(dir, LOCK));
       if (!probe) continue;
       probe.close();
       rmSync(dir, { recursive: true, force: true });
@@ -61,27 +62,11 @@ export class Scratch {
       mkdirSync(this.root, { recursive: true, mode: 0o700 });
       const dir = mkdtempSync(join(this.root, `${process.pid}-`));
       // Locked under another name, then renamed: a sweep never sees the lock file before it is held.
-      const lock = tryLock(join(dir, `${LOCK}.new`));
+      const lock = holdFileLock(join(dir, `${LOCK}.new`));
       if (!lock) throw new Error(`the scratch lock in ${dir} is held by another connection`);
       renameSync(join(dir, `${LOCK}.new`), join(dir, LOCK));
       this.own = { dir, lock };
     }
     return this.own.dir;
-  }
-}
-
-/** An exclusive lock on `path` held by a new connection, or null when another holds it. */
-function tryLock(path: string): Database | null {
-  const db = new Database(path, { create: true });
-  try {
-    db.exec("PRAGMA locking_mode = EXCLUSIVE");
-    db.exec("PRAGMA journal_mode = MEMORY"); // it holds no data: no journal file beside it
-    db.exec("BEGIN EXCLUSIVE");
-    db.exec("COMMIT");
-    return db;
-  } catch (err) {
-    db.close();
-    if ((err as { code?: string }).code === "SQLITE_BUSY") return null;
-    throw err;
   }
 }

@@ -84,9 +84,9 @@ describe("the source opens no deferred write transaction", () => {
   });
 
   test("the database is opened through openDatabase only, whose transactions begin immediate", () => {
-    // The others: the data dir's lock file (its own database, BEGIN EXCLUSIVE), backups read
+    // The others: lock files (the data dir's, scratch dirs': their own databases, BEGIN EXCLUSIVE), backups read
     // read-only, and the checkpoint worker (checkpoints only, no transaction).
-    const allowed = ["src/db/open.ts", "src/data-dir/lock.ts", "src/data-dir/backup.ts", "src/db/checkpoint-worker.ts"];
+    const allowed = ["src/db/open.ts", "src/db/file-lock.ts", "src/data-dir/backup.ts", "src/db/checkpoint-worker.ts"];
     expect(offending(/new Database\(/).filter((hit) => !allowed.some((file) => hit.startsWith(`${file}:`)))).toEqual([]);
   });
 });

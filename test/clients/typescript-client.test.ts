@@ -103,4 +103,29 @@ describe("the typed TypeScript client", () => {
     expect(out).toContain("forty thousand dollars");
     expect(lines.at(-1)).toMatch(/^206 bytes 0-43\/\d+ 44$/);
   }, 120_000);
+
+  test("without the models installed, the README's walk-through stops at the transcription and names the command that installs it", async () => {
+    // A fresh install: the real engines over an empty models folder, as a newcomer runs it first.
+    const t = await makeTestApp({ clock: systemClock });
+    t.deps.queue.start();
+    const key = makeTenant(t.deps).test;
+    const bare = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: (req) => t.app.handle(req) });
+    try {
+      const dir = checkoutLike();
+      writeFileSync(join(dir, "talk.wav"), fixture("tone-3s.wav"));
+      const run = Bun.spawn([process.execPath, "walk-through.ts", "talk.wav"], {
+        cwd: dir,
+        env: { ...process.env, PARLEY_URL: `http://127.0.0.1:${bare.port}`, PARLEY_KEY: key },
+        stdout: "pipe",
+        stderr: "pipe",
+      });
+      const [err, code] = await Promise.all([new Response(run.stderr).text(), run.exited]);
+      expect(code).toBe(1);
+      expect(err).toContain("transcription failed: The whisper model whisper-base.en is not installed");
+      expect(err).toContain("models pull whisper-base.en");
+    } finally {
+      bare.stop(true);
+      await t.deps.queue.stop();
+    }
+  }, 120_000);
 });

@@ -14,6 +14,7 @@ import { releaseAbandonedIdempotencyClaims } from "./http/idempotency";
 import { startScheduler } from "./jobs/scheduler";
 import { checkSearchIndex } from "./modules/search/indexer";
 import { maxUploadBytes } from "./modules/recordings/upload-rules";
+import { runningCli } from "./runtime/cli-name";
 import { StartupError } from "./startup-error";
 import { CertificateError } from "./tls/certificate";
 import { certificateSource, plainHttpWarning } from "./tls/certificate-source";
@@ -133,7 +134,7 @@ export async function serve(config: Config, options: { log?: Logger; engines?: E
   const setupToken = deps.dashboardSessions.setupTokenToPrint();
   if (setupToken)
     log.warn(
-      "no dashboard administrator yet: open the dashboard on this machine, or from elsewhere with this one-time setup token, or run `parley admin create EMAIL`",
+      `no dashboard administrator yet: open the dashboard on this machine, or from elsewhere with this one-time setup token, or run \`${runningCli()} admin create EMAIL\``,
       { dashboard: `${url}/dashboard`, setup_token: setupToken },
     );
   return { url, stop };

@@ -51,6 +51,10 @@ describe("parley admin", () => {
 
     expect((await parley(["admin", "remove", "second@clinic.example"], env)).code).toBe(0);
     expect(storedAdmins(dataDir).map((a) => a.email)).toEqual(["ops@clinic.example"]);
+    // The last one gone: the advice says how the CLI runs here, a checkout's `npm run parley --` (decision 121).
+    const last = await parley(["admin", "remove", "ops@clinic.example"], env);
+    expect(last.stdout).toContain("setup token: setup_");
+    expect(last.stdout).toContain("(or run npm run parley -- admin create EMAIL)");
   });
 
   test("clear errors: short password, a second account of one email, unknown email, bad usage", async () => {
@@ -88,6 +92,8 @@ describe("parley serve with no administrator", () => {
         log += new TextDecoder().decode(value);
       }
       const token = log.match(/"setup_token":"(setup_\w+)"/)![1]!;
+      // Advice the operator can follow as written: in a checkout `parley` is no command of the shell (decision 121).
+      expect(log).toContain("or run `npm run parley -- admin create EMAIL`");
       const setup = (body: Record<string, string>) =>
         fetch(`http://127.0.0.1:${port}/dashboard/api/setup`, {
           method: "POST",

@@ -1,6 +1,7 @@
 import { formatTable, parseFlags, UsageError } from "../../cli/args";
 import type { Deps } from "../../deps";
 import { isRole, ROLES, type Role } from "../../http/roles";
+import { runningCli } from "../../runtime/cli-name";
 import { operatorActor } from "../audit/service";
 import { resetSecondFactor } from "./mfa";
 import { changeAdminRole, createAdmin, listAdmins, MIN_PASSWORD_LENGTH, openSetupToken, removeAdmin, resetAdminPassword } from "./service";
@@ -118,7 +119,7 @@ export async function adminCommand(deps: Deps, args: string[]): Promise<void> {
       const token = openSetupToken(deps.db, now());
       if (token)
         console.log(
-          `no administrator left: setup is open again at ${deps.config.publicUrl}/dashboard; away from the box it needs this one-time setup token: ${token} (or run parley admin create EMAIL)`,
+          `no administrator left: setup is open again at ${deps.config.publicUrl}/dashboard; away from the box it needs this one-time setup token: ${token} (or run ${runningCli()} admin create EMAIL)`,
         );
       return;
     }

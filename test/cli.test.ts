@@ -56,7 +56,7 @@ describe("parley CLI", () => {
     expect(badScope.code).toBe(1);
     expect(badScope.stderr).toContain("Unknown scope(s): everything");
     const noProject = await parley(["keys", "create", "--project", "nope", "--mode", "test"], env);
-    expect(noProject.stderr).toContain("parley projects create nope");
+    expect(noProject.stderr).toContain("npm run parley -- projects create nope");
     expect((await parley(["keys", "create", "--project", "p"], env)).code).toBe(2);
     const emptyScopes = await parley(["keys", "create", "--project", "p", "--mode", "test", "--scopes", ","], env);
     expect(emptyScopes.code).toBe(2);

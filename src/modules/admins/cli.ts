@@ -93,7 +93,7 @@ export async function adminCommand(deps: Deps, args: string[]): Promise<void> {
     case "list": {
       const admins = listAdmins(deps.db);
       if (values.json) console.log(JSON.stringify(admins));
-      else if (!admins.length) console.log("no administrators yet: parley admin create EMAIL");
+      else if (!admins.length) console.log(`no administrators yet: ${runningCli()} admin create EMAIL`);
       else console.log(formatTable(admins.map((a) => [a.email, a.role, a.id, `created ${a.created_at}`])));
       return;
     }

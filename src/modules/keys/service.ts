@@ -4,6 +4,7 @@ import type { Mode, Tenant } from "../../tenancy";
 import { hintOf } from "../../crypto";
 import { ApiError } from "../../http/errors";
 import { isScope, SCOPES } from "../../http/scopes";
+import { runningCli } from "../../runtime/cli-name";
 import { type Actor, operatorActor, recordAudit } from "../audit/service";
 import { findEndUser } from "../end-users/service";
 import { findProjectByName } from "../projects/service";
@@ -30,7 +31,7 @@ export type CreateKeyInput = { project: string; mode: Mode; scopes?: string[]; e
  */
 export function createApiKey(db: Database, input: CreateKeyInput, now: Date, actor: Actor = operatorActor()): CreatedApiKey {
   const project = findProjectByName(db, input.project);
-  if (!project) throw new ApiError("not_found", `No project named ${input.project}. Create it with: parley projects create ${input.project}`);
+  if (!project) throw new ApiError("not_found", `No project named ${input.project}. Create it with: ${runningCli()} projects create ${input.project}`);
   return createKeyIn(db, { projectId: project.id, mode: input.mode }, input, now, `project ${input.project}`, actor);
 }
 

@@ -1,5 +1,6 @@
 import type { Deps } from "../../deps";
 import { parseFlags, printRecord, UsageError } from "../../cli/args";
+import { runningCli } from "../../runtime/cli-name";
 import { deleteProject } from "./deletion";
 import { changeOrganizationPlan, createProject } from "./service";
 import { ensureDefaultOrganization, listProjects } from "./store";
@@ -30,7 +31,7 @@ async function deleteCommand(deps: Deps, name: string, confirmed: boolean, json:
     console.log("its API keys, devices, end users, webhooks, released legal holds, exports and configuration, and destroy its data key:");
     console.log("a copy of its encrypted audio (a backup, an S3 version) could never be read again. The audit log keeps its rows.");
   }
-  console.error(`Nothing was deleted. To delete it: parley projects delete ${JSON.stringify(project.name)} --yes`);
+  console.error(`Nothing was deleted. To delete it: ${runningCli()} projects delete ${JSON.stringify(project.name)} --yes`);
   process.exitCode = 1;
 }
 

@@ -1,0 +1,24 @@
+// In a checkout `parley` is no command of the shell: what the CLI tells an operator to run next
+// starts as they run it here, `npm run parley --` (decision 121), as doctor's advice already does.
+import { describe, expect, test } from "bun:test";
+import { makeTempDir } from "../helpers";
+import { parley } from "../support/server-process";
+
+const env = () => ({ PARLEY_DATA_DIR: makeTempDir(), PARLEY_MODELS_DIR: makeTempDir(), PARLEY_LOG_LEVEL: "silent" });
+
+describe("the CLI's next-step advice in a checkout", () => {
+  test("a key for a project not made yet, the administrators of a fresh install, a project delete to confirm", async () => {
+    const e = env();
+    const key = await parley(["keys", "create", "--project", "clinic", "--mode", "test"], e);
+    expect(key.code).toBe(1);
+    expect(key.stderr).toContain("Create it with: npm run parley -- projects create clinic");
+
+    const admins = await parley(["admin", "list"], e);
+    expect(admins.stdout).toBe("no administrators yet: npm run parley -- admin create EMAIL\n");
+
+    await parley(["projects", "create", "clinic"], e);
+    const unconfirmed = await parley(["projects", "delete", "clinic"], e);
+    expect(unconfirmed.code).toBe(1);
+    expect(unconfirmed.stderr).toContain('To delete it: npm run parley -- projects delete "clinic" --yes');
+  }, 60_000);
+});

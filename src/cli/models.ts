@@ -4,6 +4,7 @@ import type { Config } from "../config";
 import { DownloadError, importModels, type ModelsContext, modelStatus, type Progress, pullModel, removeModel, verifyModels } from "../model-files/install";
 import { ChecksumError } from "../model-files/installed";
 import { defaultManifest, type Manifest, UnknownModelError } from "../model-files/manifest";
+import { runningCli } from "../runtime/cli-name";
 
 const USAGE = `usage: parley models list [--json]
        parley models pull NAME        download from PARLEY_MODEL_MIRROR, verify, install
@@ -84,6 +85,7 @@ export async function modelsCommand(config: Config, args: string[], manifest: Ma
       bars.stop();
       if (values.json) console.log(JSON.stringify(results));
       else if (results.length) console.log(formatTable(results.map((r) => [r.name, r.status, r.detail ?? ""])));
+      else console.log(`no model installed, nothing to verify: ${runningCli()} models list shows what can be installed`);
       if (results.some((r) => r.status === "mismatch" || r.status === "missing")) process.exitCode = 1;
       return;
     }

@@ -21,4 +21,14 @@ describe("the CLI's next-step advice in a checkout", () => {
     expect(unconfirmed.code).toBe(1);
     expect(unconfirmed.stderr).toContain('To delete it: npm run parley -- projects delete "clinic" --yes');
   }, 60_000);
+
+  test("a list with nothing in it says so and what comes next, rather than print nothing", async () => {
+    const e = env();
+    const verify = await parley(["models", "verify"], e);
+    expect(verify.code).toBe(0);
+    expect(verify.stdout).toBe("no model installed, nothing to verify: npm run parley -- models list shows what can be installed\n");
+    const firmware = await parley(["firmware", "list"], e);
+    expect(firmware.code).toBe(0);
+    expect(firmware.stdout).toBe("no firmware release yet: npm run parley -- firmware add --version V --model M --file PATH adds one\n");
+  }, 60_000);
 });

@@ -1,5 +1,6 @@
 import { parseFlags, printRecord, UsageError } from "../../cli/args";
 import type { Deps } from "../../deps";
+import { runningCli } from "../../runtime/cli-name";
 import { DEVICE_MODELS } from "../devices/schema";
 import { ensureDefaultOrganization } from "../projects/service";
 import { addFirmware, listReleases, publishRelease } from "./releases";
@@ -38,6 +39,7 @@ export async function firmwareCommand(deps: Deps, args: string[]): Promise<void>
   } else if (sub === "list") {
     const page = listReleases(deps.db, org.id, { publishedOnly: false }, { limit: 100 });
     if (json) console.log(JSON.stringify(page.data));
+    else if (!page.data.length) console.log(`no firmware release yet: ${runningCli()} firmware add --version V --model M --file PATH adds one`);
     else for (const r of page.data) console.log(`${r.id}  ${r.model}  ${r.version}  ${r.status}  ${r.sha256.slice(0, 12)}`);
   } else {
     throw new UsageError(USAGE);

@@ -25,4 +25,20 @@ describe.skipIf(!hasChromium)("the dashboard at 390 px, as a fresh install shows
       for (const command of commands) expect(await notice.getByText(command, { exact: true }).isVisible()).toBe(true);
     });
   });
+
+  test("the first visit's setup form says where more administrators are added, in commands that work in a checkout too", async () => {
+    const fresh = await startDashboard({ admin: false });
+    try {
+      await onPage(await fresh.browser.newPage({ viewport: { width: 390, height: 844 } }), "newcomer-setup-390", async (page) => {
+        await page.goto(`${fresh.base}/dashboard`);
+        const form = page.getByRole("form", { name: "Create the first administrator" });
+        await form.waitFor();
+        const text = await form.textContent();
+        expect(text).toContain("the Administrators page");
+        expect(text).toContain("npm run parley -- admin create EMAIL");
+      });
+    } finally {
+      await fresh.stop();
+    }
+  });
 });

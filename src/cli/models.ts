@@ -100,6 +100,11 @@ export async function modelsCommand(config: Config, args: string[], manifest: Ma
     // Expected failures are one clear line and exit 1; anything else is a bug and keeps its stack.
     if (err instanceof ChecksumError || err instanceof DownloadError || err instanceof UnknownModelError) {
       console.error(`error: ${err.message}`);
+      // A box without internet access is the usual cause, and the two ways round it are not obvious.
+      if (sub === "pull" && err instanceof DownloadError)
+        console.error(
+          `Without internet access here: set PARLEY_MODEL_MIRROR to a mirror it can reach, or run ${runningCli()} models import PATH with the files copied from a machine that pulled them.`,
+        );
       process.exitCode = 1;
       return;
     }

@@ -31,4 +31,12 @@ describe("the CLI's next-step advice in a checkout", () => {
     expect(firmware.code).toBe(0);
     expect(firmware.stdout).toBe("no firmware release yet: npm run parley -- firmware add --version V --model M --file PATH adds one\n");
   }, 60_000);
+
+  test("a pull that cannot reach the mirror says what to do on a box without internet access", async () => {
+    // Port 1 on loopback: nothing listens, the connection is refused at once, as offline.
+    const pull = await parley(["models", "pull", "whisper-base.en"], { ...env(), PARLEY_MODEL_MIRROR: "http://127.0.0.1:1" });
+    expect(pull.code).toBe(1);
+    expect(pull.stderr).toContain("error: cannot reach http://127.0.0.1:1/");
+    expect(pull.stderr).toContain("set PARLEY_MODEL_MIRROR to a mirror it can reach, or run npm run parley -- models import PATH");
+  }, 60_000);
 });

@@ -90,6 +90,18 @@ async function main(argv: string[]): Promise<number> {
       console.log(`parley ${PARLEY_VERSION}`);
       return 0;
     }
+    // `parley COMMAND --help`: that command's lines of the list, and nothing run (`serve --help` would start a server).
+    if (args.includes("--help") || args.includes("-h")) {
+      const rows = COMMAND_LIST.filter(([usage]) => usage.replace(/[[\]]/g, "").startsWith(`parley ${name}`));
+      if (rows.length) {
+        console.log(`${formatTable(rows, "  ")}\n\n\`parley help\` lists every command; the README's CLI section says what each does.`);
+        return 0;
+      }
+    }
+    if (name === "serve" && args.length)
+      throw new UsageError(
+        `serve takes no arguments (got ${args.join(" ")}): it is configured by PARLEY_* environment variables, e.g. PARLEY_PORT=9000 (see README).`,
+      );
     const config = loadConfig();
     if (name === "serve") {
       const { serve } = await import("./main");

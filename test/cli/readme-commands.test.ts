@@ -41,4 +41,30 @@ describe("parley help", () => {
     });
     expect(missing).toEqual([]);
   }, 60_000);
+
+  test("`parley COMMAND --help` shows that command's usage and runs nothing: `serve --help` starts no server", async () => {
+    const env = { PARLEY_DATA_DIR: makeTempDir(), PARLEY_MODELS_DIR: makeTempDir(), PARLEY_LOG_LEVEL: "silent", PARLEY_PORT: "0" };
+    // A server it started would never exit; the test's own timeout would then fail it.
+    const serve = await parley(["serve", "--help"], env);
+    expect(serve.code).toBe(0);
+    expect(serve.stdout).toContain("parley [serve]");
+    expect(serve.stdout).toContain("parley help");
+    for (const args of [
+      ["keys", "create", "--help"],
+      ["admin", "-h"],
+      ["backup", "--help"],
+    ]) {
+      const help = await parley(args, env);
+      expect({ args, code: help.code, stderr: help.stderr }).toEqual({ args, code: 0, stderr: "" });
+      expect(help.stdout).toContain(`parley ${args[0]} `);
+    }
+  }, 60_000);
+
+  test("`parley serve` with an argument it does not take says so instead of starting", async () => {
+    const env = { PARLEY_DATA_DIR: makeTempDir(), PARLEY_MODELS_DIR: makeTempDir(), PARLEY_LOG_LEVEL: "silent", PARLEY_PORT: "0" };
+    const stray = await parley(["serve", "--port", "9000"], env);
+    expect(stray.code).toBe(2);
+    expect(stray.stderr).toContain("serve takes no arguments");
+    expect(stray.stderr).toContain("PARLEY_PORT");
+  }, 60_000);
 });

@@ -68,7 +68,9 @@ describe("parley simulate --speed", () => {
     // Twice real time: the ~30 s conversation streams in ~16 s, one chunk per 2 s of audio (time enough for a busy box to commit a segment while it streams).
     const pace = { speed: 2, chunkSeconds: 2 };
     const announced: string[] = [];
+    const said: string[] = [];
     const sim = await startSimulation({
+      log: (line) => said.push(line),
       url: base,
       apiKey: tenant.test,
       devices: 1,
@@ -84,6 +86,7 @@ describe("parley simulate --speed", () => {
       await sim.done;
     });
     const device = sim.devices[0]!;
+    expect(said.some((line) => line.endsWith(": 1 device bound"))).toBe(true);
 
     const recording = await waitFor("the streaming recording", async () => (await api(`/v1/recordings?device_id=${device.id}`)).data?.[0]);
     const transcription = await waitFor("its live transcription", async () => (await api(`/v1/transcriptions?recording_id=${recording.id}`)).data?.[0]);

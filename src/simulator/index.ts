@@ -96,7 +96,7 @@ export async function startSimulation(options: SimulationOptions): Promise<Simul
   const run = options.run ?? randomBytes(4).toString("hex");
   const log = options.log ?? (() => {});
   const devices = await provision(api, options.apiKey, options.devices, run, stats, options);
-  log(`simulator ${run}: ${devices.length} devices bound`);
+  log(`simulator ${run}: ${devices.length} ${devices.length === 1 ? "device" : "devices"} bound`);
   let stopped = false;
   let wake: () => void = () => {};
   const stopSignal = new Promise<void>((resolve) => (wake = resolve));

@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process";
-import { writeFileSync } from "node:fs";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, test } from "bun:test";
 import { ensureTestModels } from "../../scripts/test-models/cache";
@@ -26,7 +26,26 @@ describe("how busy the rest of the box is", () => {
   test("the kernel's runnable count, less the thread reading it", async () => {
     const file = join(makeTempDir(), "loadavg");
     writeFileSync(file, "7.50 6.92 4.63 7/146 9383\n");
-    expect(await busyElsewhere(file)).toBe(6);
+    // A process dir with no threads to tell apart.
+    expect(await busyElsewhere(file, makeTempDir())).toBe(6);
+  });
+
+  test("this process's runtime helpers (named other than its main thread) are not counted; its model threads are", async () => {
+    const dir = makeTempDir();
+    const loadavg = join(dir, "loadavg");
+    writeFileSync(loadavg, "1.20 0.90 0.50 4/146 9383\n");
+    writeFileSync(join(dir, "comm"), "bun\n");
+    const task = (tid: number, name: string, state: string) => {
+      mkdirSync(join(dir, "task", String(tid)), { recursive: true });
+      writeFileSync(join(dir, "task", String(tid), "comm"), `${name}\n`);
+      writeFileSync(join(dir, "task", String(tid), "stat"), `${tid} (${name}) ${state} 1 ${tid} ${tid} 0 -1\n`);
+    };
+    task(100, "bun", "R"); // the reader
+    task(101, "HeapHelper", "R"); // the garbage collector, for a moment
+    task(102, "JITWorker", "S");
+    task(103, "bun", "R"); // a model thread still at work
+    // 4 runnable: the reader and the collector are not the rest of the box; the model thread and one other are.
+    expect(await busyElsewhere(loadavg, dir)).toBe(2);
   });
 
   test("on this box, processes burning a core are counted", async () => {

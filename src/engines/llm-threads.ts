@@ -1,4 +1,4 @@
-import { readdir, readFile } from "node:fs/promises";
+import { readdirSync, readFileSync } from "node:fs";
 import { loadavg } from "node:os";
 import { join } from "node:path";
 
@@ -19,36 +19,48 @@ export function threadsFor(most: number, cores: number, busyElsewhere: number): 
 /**
  * How many threads other than the caller are runnable now, in cores: on Linux the kernel's
  * instant count (the fourth field of /proc/loadavg, "running/total"), less the thread reading
- * it and this process's runtime helpers (the threads named other than its main one: Bun's
- * garbage collector and JIT, busy for some milliseconds after a call and counted as a core (decision 228)
- * taken, which left a quiet box's answer on one thread of two), the median of a few reads;
- * elsewhere the 1-minute load average. Model threads (ggml's, whisper's) carry the main
- * thread's name and count as busy. Only between model calls, when this process's model
+ * it and this process's runtime helpers (decision 228: the threads named other than its main
+ * one, Bun's garbage collector and JIT, busy for some milliseconds after a call, which were
+ * counted as a core taken and left a quiet box's answer on one thread of two), the median of a
+ * few reads; elsewhere the 1-minute load average. Model threads (ggml's, whisper's) carry the
+ * main thread's name and count as busy. Only between model calls, when this process's model
  * threads are idle, does it mean "the rest of the box".
  */
 export async function busyElsewhere(path = "/proc/loadavg", self = "/proc/self"): Promise<number> {
+  const main = nameAndState(readOr(join(self, "stat")))?.name ?? null;
   const counts: number[] = [];
   for (let i = 0; i < READS; i++) {
-    const running = Number((await readFile(path, "utf8").catch(() => "")).split(" ")[3]?.split("/")[0]);
+    // Read on this thread (synchronously, a few microseconds): an asynchronous read would run on
+    // one of Bun's pool threads, itself runnable and named other than the main thread.
+    const running = Number(readOr(path).split(" ")[3]?.split("/")[0]);
     if (!Number.isFinite(running)) return loadavg()[0]!;
-    counts.push(running - 1 - (await runtimeHelpersRunning(self)));
+    counts.push(running - 1 - (main === null ? 0 : helpersRunning(self, main)));
     if (i < READS - 1) await Bun.sleep(READ_GAP_MS);
   }
   return counts.sort((a, b) => a - b)[Math.floor(READS / 2)]!;
 }
 
-/** This process's runnable threads named other than its main thread (0 where /proc cannot tell). */
-async function runtimeHelpersRunning(self: string): Promise<number> {
-  const main = await readFile(join(self, "comm"), "utf8").catch(() => null);
-  const tasks = await readdir(join(self, "task")).catch(() => []);
+/** A thread's name and state from its stat line, "tid (name) R ..." (the name may hold spaces and parentheses). */
+function nameAndState(stat: string): { name: string; state: string } | null {
+  const close = stat.lastIndexOf(")");
+  return close < 0 ? null : { name: stat.slice(stat.indexOf("(") + 1, close), state: stat[close + 2] ?? "" };
+}
+
+/** A file's text, or "" when it cannot be read (no /proc here, a thread that ended). */
+function readOr(path: string): string {
+  try {
+    return readFileSync(path, "utf8");
+  } catch {
+    return "";
+  }
+}
+
+/** This process's runnable threads named other than `main` (its stat was read: `self` is a /proc process dir). */
+function helpersRunning(self: string, main: string): number {
   let helpers = 0;
-  for (const tid of tasks) {
-    const [comm, stat] = await Promise.all([readFile(join(self, "task", tid, "comm"), "utf8"), readFile(join(self, "task", tid, "stat"), "utf8")]).catch(() => [
-      null,
-      null,
-    ]);
-    // The state follows the name in parentheses: "tid (name) R ...".
-    if (main !== null && comm !== null && comm !== main && stat?.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3) === "R") helpers++;
+  for (const tid of readdirSync(join(self, "task"))) {
+    const thread = nameAndState(readOr(join(self, "task", tid, "stat")));
+    if (thread && thread.state === "R" && thread.name !== main) helpers++;
   }
   return helpers;
 }

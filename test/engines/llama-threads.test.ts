@@ -34,10 +34,9 @@ describe("how busy the rest of the box is", () => {
     const dir = makeTempDir();
     const loadavg = join(dir, "loadavg");
     writeFileSync(loadavg, "1.20 0.90 0.50 4/146 9383\n");
-    writeFileSync(join(dir, "comm"), "bun\n");
+    writeFileSync(join(dir, "stat"), "100 (bun) R 1 100 100 0 -1\n");
     const task = (tid: number, name: string, state: string) => {
       mkdirSync(join(dir, "task", String(tid)), { recursive: true });
-      writeFileSync(join(dir, "task", String(tid), "comm"), `${name}\n`);
       writeFileSync(join(dir, "task", String(tid), "stat"), `${tid} (${name}) ${state} 1 ${tid} ${tid} 0 -1\n`);
     };
     task(100, "bun", "R"); // the reader

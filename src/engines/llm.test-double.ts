@@ -1,6 +1,6 @@
 import type { ChatMessage, Completion, CompletionRequest, Llm } from "./llm";
 
-type JsonSchema = { type?: string; enum?: unknown[]; properties?: Record<string, JsonSchema>; items?: JsonSchema };
+type JsonSchema = { type?: string; enum?: unknown[]; properties?: Record<string, JsonSchema>; prefixItems?: JsonSchema[]; items?: JsonSchema };
 
 export type LlmScript = {
   contextTokens?: number;
@@ -18,7 +18,7 @@ const words = (text: string) => text.split(/\s+/).filter(Boolean);
 function valueOf(schema: JsonSchema, input: string): unknown {
   if (schema.enum) return schema.enum[0];
   if (schema.type === "object") return Object.fromEntries(Object.entries(schema.properties ?? {}).map(([k, s]) => [k, valueOf(s, input)]));
-  if (schema.type === "array") return [valueOf(schema.items ?? { type: "string" }, input)];
+  if (schema.type === "array") return [...(schema.prefixItems ?? []).map((s) => valueOf(s, input)), valueOf(schema.items ?? { type: "string" }, input)];
   if (schema.type === "number" || schema.type === "integer") return 1;
   if (schema.type === "boolean") return true;
   return `about: ${words(input).slice(0, 12).join(" ")}`;

@@ -72,7 +72,7 @@ describe("summaries: happy path", () => {
       status: "completed",
       template: "general",
       format: "summary",
-      prompt_version: "general.v2",
+      prompt_version: "general.v3",
       model: "test-scripted-llm",
       error: null,
     });
@@ -98,7 +98,7 @@ describe("summaries: happy path", () => {
       text: null,
       structured: null,
       sections: null,
-      prompt_version: "clinical.v2",
+      prompt_version: "clinical.v3",
     });
     await s.app.deps.queue.drain();
     const done = (await s.app.call("GET", `/v1/summaries/${r.body.id}`, { key: s.tenant.test })).body;
@@ -111,7 +111,7 @@ describe("summaries: happy path", () => {
   test.each(["sales", "legal"])("the %s template completes with its own sections", async (template) => {
     const { txn } = await s.transcribed({ autoSummarize: false });
     const done = await s.summarize(txn.id, template);
-    expect(done).toMatchObject({ status: "completed", template, format: "summary", prompt_version: `${template}.v2` });
+    expect(done).toMatchObject({ status: "completed", template, format: "summary", prompt_version: `${template}.v3` });
   });
 
   test("a new request for the same template re-runs it under the same id and replaces the result", async () => {
@@ -192,7 +192,7 @@ describe("summaries: long transcripts and model output", () => {
     expect(sum).toMatchObject({ status: "completed", error: null });
     const answer = JSON.parse(longest);
     expect(sum.structured.title).toBe(answer.title.trim());
-    expect(sum.structured.key_points).toEqual(answer.key_points.map((p: { text: string }) => p.text));
+    expect(sum.structured.key_points).toEqual(answer.key_points.map(([text]: [string]) => text));
     expect(sum.sections.flatMap((section: any) => section.items)).toHaveLength(answer.summary.length + 3 * answer.key_points.length);
   });
 

@@ -43,7 +43,15 @@ async function ask(llm: Llm, system: string, user: string, options: { jsonSchema
   return completion;
 }
 
-type Bounded = { type?: string; enum?: unknown[]; maxLength?: number; maxItems?: number; items?: Bounded; properties?: Record<string, Bounded> };
+type Bounded = {
+  type?: string;
+  enum?: unknown[];
+  maxLength?: number;
+  maxItems?: number;
+  prefixItems?: Bounded[];
+  items?: Bounded;
+  properties?: Record<string, Bounded>;
+};
 
 /**
  * The longest answer the schema allows: every string at its maxLength, every array at its
@@ -52,7 +60,10 @@ type Bounded = { type?: string; enum?: unknown[]; maxLength?: number; maxItems?:
  */
 export function longestAnswer(schema: Bounded): unknown {
   if (schema.properties) return Object.fromEntries(Object.entries(schema.properties).map(([key, s]) => [key, longestAnswer(s)]));
-  if (schema.type === "array") return Array.from({ length: schema.maxItems ?? 8 }, () => longestAnswer(schema.items ?? { type: "string" }));
+  if (schema.type === "array") {
+    const first = (schema.prefixItems ?? []).map(longestAnswer);
+    return [...first, ...Array.from({ length: (schema.maxItems ?? 8) - first.length }, () => longestAnswer(schema.items ?? { type: "string" }))];
+  }
   if (schema.type === "string") return PROSE.repeat(Math.ceil((schema.maxLength ?? 200) / PROSE.length)).slice(0, schema.maxLength ?? 200);
   if (schema.enum?.length) return schema.enum.at(-1); // segment numbers: the last is the longest
   return 0;

@@ -1,11 +1,11 @@
-import clinicalPrompt from "../../../prompts/summary/clinical.v2.md" with { type: "text" };
+import clinicalPrompt from "../../../prompts/summary/clinical.v3.md" with { type: "text" };
 import clinicalSchema from "../../../prompts/summary/clinical.v1.schema.json";
-import generalPrompt from "../../../prompts/summary/general.v2.md" with { type: "text" };
+import generalPrompt from "../../../prompts/summary/general.v3.md" with { type: "text" };
 import generalSchema from "../../../prompts/summary/general.v1.schema.json";
-import legalPrompt from "../../../prompts/summary/legal.v2.md" with { type: "text" };
+import legalPrompt from "../../../prompts/summary/legal.v3.md" with { type: "text" };
 import legalSchema from "../../../prompts/summary/legal.v1.schema.json";
 import mapPrompt from "../../../prompts/summary/map.v2.md" with { type: "text" };
-import salesPrompt from "../../../prompts/summary/sales.v2.md" with { type: "text" };
+import salesPrompt from "../../../prompts/summary/sales.v3.md" with { type: "text" };
 import salesSchema from "../../../prompts/summary/sales.v1.schema.json";
 import type { TemplateName } from "./schema";
 
@@ -22,13 +22,14 @@ export type Template = { name: TemplateName; version: string; format: string; pr
 /**
  * The current version of each template. A wording change adds a new file (general.v3.md)
  * and points here at it, so every stored summary names the prompt that made it; v2 numbers
- * the transcript's segments and asks for citations (decision 159).
+ * the transcript's segments and asks for citations (decision 159); v3 writes each statement
+ * and its citations as one array, a fifth fewer tokens to generate (decision 232).
  */
 export const TEMPLATES: Record<TemplateName, Template> = {
-  general: { name: "general", version: "general.v2", format: "summary", prompt: generalPrompt, schema: generalSchema },
-  sales: { name: "sales", version: "sales.v2", format: "summary", prompt: salesPrompt, schema: salesSchema },
-  clinical: { name: "clinical", version: "clinical.v2", format: "medical_note", prompt: clinicalPrompt, schema: clinicalSchema },
-  legal: { name: "legal", version: "legal.v2", format: "summary", prompt: legalPrompt, schema: legalSchema },
+  general: { name: "general", version: "general.v3", format: "summary", prompt: generalPrompt, schema: generalSchema },
+  sales: { name: "sales", version: "sales.v3", format: "summary", prompt: salesPrompt, schema: salesSchema },
+  clinical: { name: "clinical", version: "clinical.v3", format: "medical_note", prompt: clinicalPrompt, schema: clinicalSchema },
+  legal: { name: "legal", version: "legal.v3", format: "summary", prompt: legalPrompt, schema: legalSchema },
 };
 
 /** The prompt that condenses one part of a long transcript (the map step of map-reduce). */

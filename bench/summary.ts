@@ -11,7 +11,10 @@
 // Each part is printed with its tokens, seconds, rate, threads and load average; last, the warm
 // answer's length without the grammar, for the grammar's share of the answer's time.
 // Usage: bun bench/summary.ts [--minutes 10] [--tail-seconds 30] [--answer-tokens N] [--same]
-// --same also says whether the cold and the warm call wrote the same text.
+//          [--quant q4_k_m,q4_0] [--skip cold,free]
+// --same also says whether the cold and the warm call wrote the same text. --quant: the files of
+// the model to measure, one after the other in this run (Qwen publishes both; decision 233), then
+// the warm calls' ratio; --skip leaves out the cold call or the answer without the grammar.
 import { loadavg } from "node:os";
 import { parseArgs } from "node:util";
 import { ensureShapedGguf } from "../scripts/test-models/cache";
@@ -28,10 +31,16 @@ const { values: flags } = parseArgs({
     "tail-seconds": { type: "string", default: "30" },
     "answer-tokens": { type: "string" },
     same: { type: "boolean", default: false },
+    quant: { type: "string", default: "q4_k_m,q4_0" },
+    skip: { type: "string", default: "" },
   },
 });
 const minutes = Number(flags.minutes);
 const tailSeconds = Number(flags["tail-seconds"]);
+const skip = new Set(flags.skip!.split(",").filter(Boolean));
+const QUANTS = { q4_k_m: "qwen2.5-1.5b-q4_k_m", q4_0: "qwen2.5-1.5b-q4_0" } as const;
+const quants = flags.quant!.split(",").filter(Boolean) as (keyof typeof QUANTS)[];
+for (const q of quants) if (!(q in QUANTS)) throw new Error(`--quant: ${q} is none of ${Object.keys(QUANTS).join(", ")}`);
 /** espeak-ng's default rate, about 175 words a minute. */
 const CHARS_PER_SPOKEN_SECOND = 14.5;
 const load = () => `load ${loadavg()[0]!.toFixed(2)}`;
@@ -40,32 +49,39 @@ const sec = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
 /**
  * What a real model's summary of this clinic conversation in the general template looks like:
  * a title, three summary sentences, five key points, two decisions, three action items, each
- * with its citations. Its length in tokens is the realistic answer length the figures use.
+ * with its citations, as the cited schema writes them (decision 232: one array per statement,
+ * the sentence then its segments). Its length in tokens is the realistic answer length the
+ * figures use.
  */
-const REALISTIC_ANSWER = JSON.stringify({
+const REALISTIC = {
   title: "Knee pain follow-up and a plan to restart exercises",
   summary: [
-    { text: "The patient's knee has bothered them again since last week, mostly on stairs and in the evening.", segments: [2, 4] },
-    { text: "They had stopped the exercises agreed in March once the knee felt better.", segments: [5, 6] },
-    { text: "The doctor asked them to restart the exercises and planned an ultrasound if it does not improve.", segments: [11, 15] },
+    ["The patient's knee has bothered them again since last week, mostly on stairs and in the evening.", 2, 4],
+    ["They had stopped the exercises agreed in March once the knee felt better.", 5, 6],
+    ["The doctor asked them to restart the exercises and planned an ultrasound if it does not improve.", 11, 15],
   ],
   key_points: [
-    { text: "Pain is worse on stairs and a little in the evening after work.", segments: [4] },
-    { text: "The knee clicks when straightened, which alone is not a worry.", segments: [8, 9] },
-    { text: "There was some swelling on Monday after a long walk.", segments: [10] },
-    { text: "Ibuprofen after meals for a week is fine, at most three a day.", segments: [13] },
-    { text: "Short runs on flat ground are allowed if the pain does not return.", segments: [17] },
+    ["Pain is worse on stairs and a little in the evening after work.", 4],
+    ["The knee clicks when straightened, which alone is not a worry.", 8, 9],
+    ["There was some swelling on Monday after a long walk.", 10],
+    ["Ibuprofen after meals for a week is fine, at most three a day.", 13],
+    ["Short runs on flat ground are allowed if the pain does not return.", 17],
   ],
   decisions: [
-    { text: "Restart the exercises twice a day.", segments: [11] },
-    { text: "Book an ultrasound and see the physiotherapist if there is no improvement by month end.", segments: [14, 15] },
+    ["Restart the exercises twice a day.", 11],
+    ["Book an ultrasound and see the physiotherapist if there is no improvement by month end.", 14, 15],
   ],
   action_items: [
-    { text: "Patient: do the exercises twice a day.", segments: [11] },
-    { text: "Patient: book the next visit in four weeks at the front desk.", segments: [18, 19] },
-    { text: "Patient: keep a diary of how the knee feels each day.", segments: [19] },
+    ["Patient: do the exercises twice a day.", 11],
+    ["Patient: book the next visit in four weeks at the front desk.", 18, 19],
+    ["Patient: keep a diary of how the knee feels each day.", 19],
   ],
-});
+};
+const REALISTIC_ANSWER = JSON.stringify(REALISTIC);
+/** The same summary as the v2 prompts had it written, an object per statement (decision 159), for the difference. */
+const REALISTIC_V2 = JSON.stringify(
+  Object.fromEntries(Object.entries(REALISTIC).map(([k, v]) => [k, Array.isArray(v) ? v.map(([text, ...segments]) => ({ text, segments })) : v])),
+);
 
 /** The clip's transcript: turns of one or two lines, the speakers alternating, paused so that 35% of the time is silence. */
 function conversationSegments(minutes: number): Segment[] {
@@ -87,8 +103,9 @@ function conversationSegments(minutes: number): Segment[] {
   return segments;
 }
 
-async function main() {
-  const llm = new LlamaLlm({ model: "qwen2.5-1.5b-shape", path: ensureShapedGguf(), gpu: "off" });
+/** The summary call on one file of the model: the warm call at completion with a real summary's answer, in ms (null when not measured). */
+async function measure(quant: keyof typeof QUANTS): Promise<number | null> {
+  const llm = new LlamaLlm({ model: QUANTS[quant], path: ensureShapedGguf(QUANTS[quant]), gpu: "off" });
   const { context } = await llm.load();
   const template = TEMPLATES.general;
   const segments = conversationSegments(minutes);
@@ -98,11 +115,11 @@ async function main() {
   const transcriptTokens = await llm.countTokens(transcript);
   const answerTokens = Number(flags["answer-tokens"] ?? (await llm.countTokens(REALISTIC_ANSWER)));
   console.log(
-    `transcript: ${minutes} min conversation, ${segments.length} segments, ${transcript.length} chars = ${transcriptTokens} tokens (${(transcript.length / transcriptTokens).toFixed(2)} chars/token); template ${template.name} (${room.templateTokens} tokens); summary budget ${room.budget}; context ${context.contextSize}; answer ${answerTokens} tokens (a real summary's length, ${REALISTIC_ANSWER.length} chars)`,
+    `${quant}: transcript: ${minutes} min conversation, ${segments.length} segments, ${transcript.length} chars = ${transcriptTokens} tokens (${(transcript.length / transcriptTokens).toFixed(2)} chars/token); template ${template.name} (${room.templateTokens} tokens); summary budget ${room.budget}; context ${context.contextSize}; answer ${answerTokens} tokens (a real summary's length, ${REALISTIC_ANSWER.length} chars; ${await llm.countTokens(REALISTIC_V2)} tokens as v2's objects)`,
   );
   if (transcriptTokens > room.budget) {
     console.log(`the transcript is over the summary budget: the job would map-reduce it; not measured`);
-    return;
+    return null;
   }
   const schema = room.schema;
   const elsewhere = () => llm.complete({ messages: [{ role: "user", content: "unrelated" }], maxTokens: 1 });
@@ -125,13 +142,19 @@ async function main() {
     console.log(
       `  the call at completion: ${sec(prompt.ms + gen.ms)} as run; with a real summary's answer (${how}): ${sec(prompt.ms + real)} (target 45 s from upload-complete, which also waits for the transcription)`,
     );
+    return prompt.ms + real;
   };
 
   // Cold: something else on the sequence first, so nothing of the prompt is held.
-  await elsewhere();
-  const coldPrompt = await timed(() => llm.prefill(messages));
-  const coldAnswer = await answer();
-  report(`cold, ${minutes} min`, coldPrompt, coldAnswer);
+  const cold = skip.has("cold")
+    ? null
+    : await (async () => {
+        await elsewhere();
+        const coldPrompt = await timed(() => llm.prefill(messages));
+        const coldAnswer = await answer();
+        report(`cold, ${minutes} min`, coldPrompt, coldAnswer);
+        return coldAnswer;
+      })();
 
   // Warm (decision 206): the stream's transcript but its last tailSeconds was evaluated while it streamed.
   await elsewhere();
@@ -140,18 +163,27 @@ async function main() {
   await llm.prefill(summaryMessages(template.prompt, `${transcriptLines(early).join("\n")}\n`));
   const warmPrompt = await timed(() => llm.prefill(messages));
   const warmAnswer = await answer();
-  report(`warm, ${minutes} min, last ${tailSeconds} s of transcript left`, warmPrompt, warmAnswer);
-  if (flags.same) console.log(`same answer cold and warm: ${coldAnswer.out.text === warmAnswer.out.text}`);
+  const warmCall = report(`warm, ${minutes} min, last ${tailSeconds} s of transcript left`, warmPrompt, warmAnswer);
+  if (flags.same && cold) console.log(`same answer cold and warm: ${cold.out.text === warmAnswer.out.text}`);
 
   // The grammar's share of the answer: node-llama-cpp checks the grammar against the token the
   // model chose and applies it to the whole vocabulary only when that token breaks it. Random
   // weights break it at almost every step, a trained model seldom: its answer runs between the
   // two rates, nearer this one (the prompt is still held, so only the answer is timed).
+  if (skip.has("free")) return warmCall;
   const free = await timed(() => llm.complete({ messages, maxTokens: answerTokens, temperature: 0 }));
   const freeRate = free.out.tokens.output / free.ms;
   console.log(
     `  without the grammar: ${free.out.tokens.output} tokens in ${sec(free.ms)} = ${(freeRate * 1000).toFixed(2)} tok/s, ${free.threads} threads, ${free.load}; the warm call with a real summary's answer at this rate: ${sec(warmPrompt.ms + answerTokens / freeRate)} (the bound a model that never breaks the grammar approaches; not a measurement of one)`,
   );
+  return warmCall;
 }
 
-await main();
+const warm: [string, number | null][] = [];
+for (const q of quants) warm.push([q, await measure(q)]);
+const [base, ...others] = warm;
+for (const [q, ms] of others)
+  if (base?.[1] && ms)
+    console.log(
+      `warm call with a real summary's answer: ${q} ${sec(ms)} against ${base[0]} ${sec(base[1])} in this run: ${(base[1] / ms).toFixed(2)}x as fast`,
+    );

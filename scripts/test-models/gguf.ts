@@ -73,6 +73,23 @@ export const GGUF_SHAPES = {
     qkvBias: true,
     tiedOutput: true,
   },
+  /** The same model as Qwen's Q4_0 file: Q4_0 throughout, Q6_K for the (tied) output layer. */
+  "qwen2.5-1.5b-q4_0": {
+    architecture: "qwen2",
+    name: "parley-qwen2.5-1.5b-shape",
+    fileType: 2,
+    contextLength: 32768,
+    embeddingLength: 1536,
+    blockCount: 28,
+    feedForwardLength: 8960,
+    headCount: 12,
+    headCountKv: 2,
+    vocabSize: 151936,
+    ropeFreqBase: 1e6,
+    rmsEpsilon: 1e-6,
+    qkvBias: true,
+    tiedOutput: true,
+  },
 } satisfies Record<string, GgufShape>;
 
 enum T {
@@ -239,13 +256,15 @@ export function ggufTensors(shape: GgufShape, nVocab: number): Tensor[] {
   const kv = (n / shape.headCount) * shape.headCountKv;
   const ff = shape.feedForwardLength;
   const q4km = shape.fileType === 15;
-  const weight = (moreBits: boolean) => (q4km ? (moreBits ? GGML_TYPES.q6_k : GGML_TYPES.q4_k) : GGML_TYPES.f32);
+  const q40 = shape.fileType === 2;
+  const weight = (moreBits: boolean, output = false) =>
+    q4km ? (moreBits ? GGML_TYPES.q6_k : GGML_TYPES.q4_k) : q40 ? (output ? GGML_TYPES.q6_k : GGML_TYPES.q4_0) : GGML_TYPES.f32;
   const f32 = GGML_TYPES.f32;
   const tensors: Tensor[] = [
-    { name: "token_embd.weight", ne: [n, nVocab], type: weight(shape.tiedOutput) },
+    { name: "token_embd.weight", ne: [n, nVocab], type: weight(shape.tiedOutput, shape.tiedOutput) },
     { name: "output_norm.weight", ne: [n], type: f32 },
   ];
-  if (!shape.tiedOutput) tensors.push({ name: "output.weight", ne: [n, nVocab], type: weight(true) });
+  if (!shape.tiedOutput) tensors.push({ name: "output.weight", ne: [n, nVocab], type: weight(true, true) });
   for (let i = 0; i < shape.blockCount; i++) {
     const b = `blk.${i}`;
     const more = moreBits(i, shape.blockCount);
@@ -311,7 +330,7 @@ function tensorData(t: Tensor, rand: () => number, pool: () => Uint32Array): Uin
   const tile = pool();
   for (let i = 0; i < words.length; i += tile.length) words.set(tile.subarray(0, Math.min(tile.length, words.length - i)), i);
   const view = new DataView(out.buffer);
-  const [blockBytes, dAt] = t.type === GGML_TYPES.q4_k ? [144, 0] : [210, 208];
+  const [blockBytes, dAt] = t.type === GGML_TYPES.q4_k ? [144, 0] : t.type === GGML_TYPES.q4_0 ? [18, 0] : [210, 208];
   for (let b = 0; b < out.length; b += blockBytes) {
     view.setUint16(b + dAt, 0x1400, true); // d = 2^-10
     if (t.type === GGML_TYPES.q4_k) view.setUint16(b + 2, 0x1400, true); // dmin

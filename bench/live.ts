@@ -11,7 +11,7 @@
 //   streamed at once, n = 1, 2, 4, ... up to --max-streams, until the lag p95 over all of
 //   them passes 5 s or a stream gets under 80% of the segments one stream alone gets.
 // Usage: bun bench/live.ts [--minutes 10] [--chunk-kb 256] [--speed 1] [--trial-minutes 2] [--max-streams 8]
-//          [--skip completion,concurrency,summary] (threads: the engines' own choice, all cores)
+//          [--skip completion,concurrency,summary] [--quant q4_k_m|q4_0] (the LLM file's types, decision 233) (threads: the engines' own choice, all cores)
 // --skip summary turns automatic summaries off and stops each completion at
 // transcription.completed (a summary is the LLM's time: minutes with the random-weight
 // stand-in on a busy box, which the next measurement would wait for or share the cores with).
@@ -43,6 +43,7 @@ const { values: flags } = parseArgs({
     "trial-minutes": { type: "string", default: "2" },
     "max-streams": { type: "string", default: "8" },
     skip: { type: "string", default: "" },
+    quant: { type: "string", default: "q4_k_m" },
   },
 });
 const skip = new Set(flags.skip!.split(",").filter(Boolean));
@@ -61,7 +62,7 @@ async function main() {
     work,
     {
       PARLEY_WHISPER_MODEL: ensureShapedWhisperModel("base.en", "f16", 100),
-      PARLEY_LLM_MODEL: ensureShapedGguf(),
+      PARLEY_LLM_MODEL: ensureShapedGguf(`qwen2.5-1.5b-${flags.quant as "q4_k_m" | "q4_0"}`),
       PARLEY_GPU: "off",
       PARLEY_PROCESSING_MIN_SECONDS: "7200",
       // Greedy, as bench/pipeline.ts decodes: random weights would fail every temperature step.
@@ -195,7 +196,7 @@ async function main() {
     // The streamed recording's time to transcription.completed, for the ratio to the whole upload's.
     let streamedTranscribed = Number.NaN;
     console.log(
-      `clip: ${minutes} min conversation (espeak-ng, two voices, 35% pauses), ${(wav.length / 1024 / 1024).toFixed(1)} MB WAV in ${flags["chunk-kb"]} KB chunks at ${speed === 1 ? "real-time pace" : `${speed}x real-time pace (compressed)`}; base.en f16 and Qwen2.5-1.5B-shaped stand-ins, ${cpus().length} cores, load at start ${loadavg()[0]!.toFixed(2)}`,
+      `clip: ${minutes} min conversation (espeak-ng, two voices, 35% pauses), ${(wav.length / 1024 / 1024).toFixed(1)} MB WAV in ${flags["chunk-kb"]} KB chunks at ${speed === 1 ? "real-time pace" : `${speed}x real-time pace (compressed)`}; base.en f16 and Qwen2.5-1.5B-shaped ${flags.quant} stand-ins, ${cpus().length} cores, load at start ${loadavg()[0]!.toFixed(2)}`,
     );
     if (!skip.has("completion")) {
       const streamed = await stream(wav);

@@ -4,6 +4,7 @@ import { findSpeakerChanges } from "./speaker-changes";
 import { resegment } from "./speaker-resegment";
 import { splitByPitch } from "./speaker-pitch-split";
 import { splitClusters } from "./speaker-split";
+import { absorbSmallClusters } from "./speaker-drop";
 import { CEPSTRA, cepstralFrames, FEATURE_RATE, logPitch } from "./speaker-features";
 import { accumulate, addFrames, centred, combine, emptyStats, type GaussianStats, tiedDeltaBic } from "./speaker-gaussian";
 import type { SpeechRegion } from "./vad";
@@ -24,8 +25,11 @@ import type { SpeechRegion } from "./vad";
  * usual wander of a turn's pitch level two groups of a cluster's turns must lie apart for it to
  * be parted (decision 223: on the tuning halves of two corpus draws, the middle of the values
  * above every lone voice's and below the first pair of voices it misses, 4.6 to 5.9).
+ * leaningPitch: the pitch threshold for a cluster the split test leans towards parting (its
+ * ratio above 1); least: the voiced frames (1.75 s) a cluster needs to stay a speaker (decision
+ * 229: on the tuning halves of three draws, 3.6 to 4.05 and 100 to 250 count best; the middles).
  */
-export const PENALTIES = { change: 1, merge: 6.5, stop: 8, switch: 100, split: 1.35, pitch: 5.25 };
+export const PENALTIES = { change: 1, merge: 6.5, stop: 8, switch: 100, split: 1.35, pitch: 5.25, leaningPitch: 3.8, least: 175 };
 /** Rounds of re-estimating the clusters' Gaussians and relabelling the frames (two; not tuned). */
 const REFINE_ROUNDS = 2;
 export type Penalties = typeof PENALTIES;
@@ -157,7 +161,7 @@ export function resegmentPieces(
   stretches: VoicedFrames[],
   pieces: SpeechPiece[],
   clusters: number[],
-  penalties: Pick<Penalties, "switch" | "split" | "pitch">,
+  penalties: Pick<Penalties, "switch" | "split" | "pitch" | "leaningPitch" | "least">,
   hint: SpeakerCountHint = {},
 ): { spans: { start: number; end: number }[]; clusters: number[] } {
   const labelled = stretches.map((v) => ({ frames: v.frames, d: v.d, count: v.count, labels: new Int32Array(v.count).fill(-1) }));
@@ -167,9 +171,16 @@ export function resegmentPieces(
   // voices the stop joined: no split test then.
   const forced = hint.minSpeakers != null && new Set(clusters).size <= hint.minSpeakers;
   const most = hint.maxSpeakers ?? undefined;
-  if (!forced && splitClusters(labelled, penalties.split, most).some((c) => c.split)) resegment(labelled, penalties.switch, REFINE_ROUNDS);
+  const sounds = forced ? [] : splitClusters(labelled, penalties.split, most);
+  if (sounds.some((c) => c.split)) resegment(labelled, penalties.switch, REFINE_ROUNDS);
+  // A cluster whose turns the mixture already finds more unlike than one turn's halves (a ratio
+  // above 1, under the split threshold) needs less pitch gap to be parted: two weak signals that
+  // agree (decision 229).
+  const leaning = new Set(sounds.filter((c) => !c.split && c.ratio > 1).map((c) => c.cluster));
+  const pitchThreshold = (cluster: number) => (leaning.has(cluster) ? penalties.leaningPitch : penalties.pitch);
   // Log pitch is the feature after the cepstra (voicedFrames).
-  if (!forced && splitByPitch(labelled, CEPSTRA, penalties.pitch, most).some((c) => c.split)) resegment(labelled, penalties.switch, REFINE_ROUNDS);
+  if (!forced && splitByPitch(labelled, CEPSTRA, pitchThreshold, most).some((c) => c.split)) resegment(labelled, penalties.switch, REFINE_ROUNDS);
+  absorbSmallClusters(labelled, penalties.least, Math.max(1, hint.minSpeakers ?? 1), penalties.switch, REFINE_ROUNDS);
   const spans: { start: number; end: number }[] = [];
   const out: number[] = [];
   labelled.forEach((l, s) => {

@@ -41,7 +41,7 @@ function bestCut(sorted: number[]): { at: number; gap: number } {
 export function splitByPitch(
   stretches: Labelled[],
   pitch: number,
-  threshold: number,
+  threshold: number | ((cluster: number) => number),
   most = Number.POSITIVE_INFINITY,
 ): { cluster: number; ratio: number; split: boolean }[] {
   const d = stretches[0]?.d ?? 0;
@@ -69,7 +69,7 @@ export function splitByPitch(
     const sorted = own.map((t) => t.level).sort((a, b) => a - b);
     const { at, gap } = bestCut(sorted);
     const ratio = gap / wander;
-    const split = ratio > threshold && count < most;
+    const split = ratio > (typeof threshold === "number" ? threshold : threshold(cluster)) && count < most;
     out.push({ cluster, ratio, split });
     if (!split) return;
     const label = fresh++;

@@ -4,7 +4,6 @@ import { findSpeakerChanges } from "./speaker-changes";
 import { resegment } from "./speaker-resegment";
 import { splitByPitch } from "./speaker-pitch-split";
 import { splitClusters } from "./speaker-split";
-import { absorbSmallClusters } from "./speaker-drop";
 import { CEPSTRA, cepstralFrames, FEATURE_RATE, logPitch } from "./speaker-features";
 import { accumulate, addFrames, centred, combine, emptyStats, type GaussianStats, tiedDeltaBic } from "./speaker-gaussian";
 import type { SpeechRegion } from "./vad";
@@ -26,10 +25,10 @@ import type { SpeechRegion } from "./vad";
  * be parted (decision 223: on the tuning halves of two corpus draws, the middle of the values
  * above every lone voice's and below the first pair of voices it misses, 4.6 to 5.9).
  * leaningPitch: the pitch threshold for a cluster the split test leans towards parting (its
- * ratio above 1); least: the voiced frames (1.75 s) a cluster needs to stay a speaker (decision
- * 229: on the tuning halves of three draws, 3.6 to 4.05 and 100 to 250 count best; the middles).
+ * ratio above 1, under `split`): two weak signals that agree (decision 229: on the tuning halves
+ * of seeds 26 and 2026 and all of seed 7, 3.6 to 4.05 count best; the middle).
  */
-export const PENALTIES = { change: 1, merge: 6.5, stop: 8, switch: 100, split: 1.35, pitch: 5.25, leaningPitch: 3.8, least: 175 };
+export const PENALTIES = { change: 1, merge: 6.5, stop: 8, switch: 100, split: 1.35, pitch: 5.25, leaningPitch: 3.8 };
 /** Rounds of re-estimating the clusters' Gaussians and relabelling the frames (two; not tuned). */
 const REFINE_ROUNDS = 2;
 export type Penalties = typeof PENALTIES;
@@ -155,13 +154,13 @@ const span = (v: VoicedFrames, a: number, b: number) => ({ start: a === 0 ? v.re
  * The clusters' turns redrawn frame by frame (speaker-resegment.ts), then each cluster whose
  * whole turns hold two voices parted and the frames redrawn again: by the turns' sounds
  * (speaker-split.ts, decision 221), then by their pitch levels (speaker-pitch-split.ts, decision
- * 223). Runs of one label within a stretch become the pieces, in time order, with their clusters.
+ * 223; a lower threshold where the sounds already lean to two voices, decision 229). Runs of one label within a stretch become the pieces, in time order, with their clusters.
  */
 export function resegmentPieces(
   stretches: VoicedFrames[],
   pieces: SpeechPiece[],
   clusters: number[],
-  penalties: Pick<Penalties, "switch" | "split" | "pitch" | "leaningPitch" | "least">,
+  penalties: Pick<Penalties, "switch" | "split" | "pitch" | "leaningPitch">,
   hint: SpeakerCountHint = {},
 ): { spans: { start: number; end: number }[]; clusters: number[] } {
   const labelled = stretches.map((v) => ({ frames: v.frames, d: v.d, count: v.count, labels: new Int32Array(v.count).fill(-1) }));
@@ -180,7 +179,6 @@ export function resegmentPieces(
   const pitchThreshold = (cluster: number) => (leaning.has(cluster) ? penalties.leaningPitch : penalties.pitch);
   // Log pitch is the feature after the cepstra (voicedFrames).
   if (!forced && splitByPitch(labelled, CEPSTRA, pitchThreshold, most).some((c) => c.split)) resegment(labelled, penalties.switch, REFINE_ROUNDS);
-  absorbSmallClusters(labelled, penalties.least, Math.max(1, hint.minSpeakers ?? 1), penalties.switch, REFINE_ROUNDS);
   const spans: { start: number; end: number }[] = [];
   const out: number[] = [];
   labelled.forEach((l, s) => {

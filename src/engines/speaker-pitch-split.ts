@@ -35,7 +35,7 @@ function bestCut(sorted: number[]): { at: number; gap: number } {
  * For each cluster with two or more whole turns: the gap between the two groups its turns' pitch
  * levels part into best, over the recording's mean difference between the levels of a whole
  * turn's two halves (every cluster's turns: how much one voice's pitch level wanders here).
- * Above `threshold`, the upper group's turns become a new cluster, while there are fewer than
+ * Above `threshold` (one for all, or the cluster's own), the upper group's turns become a new cluster, while there are fewer than
  * `most` clusters (the count hint's maximum). Returns each tested cluster's ratio.
  */
 export function splitByPitch(

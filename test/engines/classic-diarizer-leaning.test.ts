@@ -1,7 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { PENALTIES } from "../../src/engines/classic-diarizer";
 import { CEPSTRA } from "../../src/engines/speaker-features";
-import { addFrames, emptyStats } from "../../src/engines/speaker-gaussian";
 import { splitByPitch } from "../../src/engines/speaker-pitch-split";
 import { splitClusters } from "../../src/engines/speaker-split";
 import { speakersFound, stretchesOfTurns, TURN_FRAMES } from "./whole-turns";
@@ -66,35 +65,5 @@ describe("a lower pitch threshold where the split test leans (decision 229)", ()
   test("one voice's turns stay one speaker, and the count hint's maximum is kept", () => {
     expect(speakersFound(stretchOf(alternating.map(() => voiceA)), PENALTIES)).toBe(1);
     expect(speakersFound(stretchOf(alternating), PENALTIES, { maxSpeakers: 1 })).toBe(1);
-  });
-});
-
-describe("a cluster with too little voiced speech is no speaker (decision 229)", () => {
-  // Voice A's turns and one stretch of voice C, unlike A in every sound: C's own piece, its own cluster.
-  const soundsC = Array.from({ length: 8 }, () => vector(4));
-  const voiceC = { sounds: soundsC, level: 2 };
-  const withC = (frames: number) => {
-    const turns = stretchOf([voiceA, voiceA, voiceA, voiceA, voiceA, voiceA]);
-    const c = turn(voiceC, frames);
-    const t = turns.stretches.length;
-    turns.stretches.push({
-      region: { start: t * 4, end: t * 4 + frames / 100 },
-      frames: c,
-      d: D,
-      times: Float64Array.from({ length: frames }, (_, f) => t * 4 + f / 100),
-      count: frames,
-    });
-    turns.pieces.push({ start: t * 4, end: t * 4 + frames / 100, stats: addFrames(emptyStats(D), c, 0, frames), stretch: t, from: 0, to: frames });
-    return turns;
-  };
-
-  test("1.2 s of another voice goes to the voice beside it; without the rule it is a second speaker", () => {
-    expect(speakersFound(withC(120), PENALTIES)).toBe(1);
-    expect(speakersFound(withC(120), { ...PENALTIES, least: 0 })).toBe(2);
-  });
-
-  test("3 s of it stays a speaker, and the count hint's minimum is kept", () => {
-    expect(speakersFound(withC(300), PENALTIES)).toBe(2);
-    expect(speakersFound(withC(120), PENALTIES, { minSpeakers: 2 })).toBe(2);
   });
 });

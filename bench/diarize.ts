@@ -9,12 +9,11 @@
 // Then the neural diarizer runs end to end on the generated ONNX stand-ins: random weights,
 // so its output is not scored here; an operator with real models scores them with
 // `parley eval speakers DIR`.
-// Usage: bun bench/diarize.ts [--half tuning|held-out] [--files] [--sweep [stop|pitch|leaningPitch]] [--margins] [--no-neural] [--against REF] [--seed N]
+// Usage: bun bench/diarize.ts [--half tuning|held-out] [--files] [--sweep [stop|pitch]] [--margins] [--no-neural] [--against REF] [--seed N]
 // (--seed N: a second corpus drawn the same way with another seed, made and cached beside the first)
 // (--against REF: the classic diarizer as at git revision REF timed on the same recordings, each
 // recording by both in turn, so a shared machine's load weighs on both alike: "x times faster")
-// (--sweep: only the clustering's stopping λ, or with `pitch` the pitch test's threshold (with
-// `leaningPitch` its threshold where the split test leans, decision 229), tried on
+// (--sweep: only the clustering's stopping λ, or with `pitch` the pitch test's threshold, tried on
 // the tuning half, one line each, the other settings as in use; --margins: why counts miss, decision
 // 219: per recording, the stops that would count it right, and how far apart its true voices
 // are by the same measure)
@@ -100,19 +99,14 @@ function print(rows: Row[], half: Half) {
 /**
  * The tuning half under other values of one setting, one line each, the rest as in use: how
  * the one in use was chosen (never on the held-out half). `stop`: the clustering's stopping λ,
- * the merge order kept; `pitch`: the pitch test's threshold (decision 223); `leaningPitch`: its
- * threshold where the split test leans (decision 229). Decisions 177, 178, 195, 223 and 229 list
- * the other settings tried.
+ * the merge order kept; `pitch`: the pitch test's threshold (decision 223). Decisions 177, 178,
+ * 195 and 223 list the other settings tried.
  */
-async function sweep(tuning: Loaded[], setting: "stop" | "pitch" | "leaningPitch") {
+async function sweep(tuning: Loaded[], setting: "stop" | "pitch") {
   console.log(`sweep of ${setting} on the tuning half (${tuning.length} recordings): count right, turn changes, DER; lone voices kept whole`);
   // The pieces do not depend on the clustering: cut once, clustered under each value.
   const cut = tuning.map((r) => speechPieces(r.pcm, r.regions, PENALTIES.change));
-  const values = {
-    stop: [5.5, 6, 6.5, 7, 8, 9, 10, 11, 12],
-    pitch: [3, 4, 4.5, 4.7, 5, 5.25, 5.5, 5.85, 6, 8, Number.POSITIVE_INFINITY],
-    leaningPitch: [3, 3.3, 3.6, 3.8, 4.05, 4.5, 5.25],
-  }[setting];
+  const values = setting === "stop" ? [5.5, 6, 6.5, 7, 8, 9, 10, 11, 12] : [3, 4, 4.5, 4.7, 5, 5.25, 5.5, 5.85, 6, 8, Number.POSITIVE_INFINITY];
   for (const value of values) {
     const penalties = { ...PENALTIES, [setting]: value };
     const rows = tuning.map((r, i) => {
@@ -185,8 +179,7 @@ async function main() {
   for (const e of entries) recordings.push(await load(e));
 
   if (args.includes("--sweep")) {
-    const named = args[args.indexOf("--sweep") + 1];
-    const setting = named === "pitch" || named === "leaningPitch" ? named : "stop";
+    const setting = args[args.indexOf("--sweep") + 1] === "pitch" ? "pitch" : "stop";
     return sweep(
       recordings.filter((r) => r.entry.half === "tuning"),
       setting,

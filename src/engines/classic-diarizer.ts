@@ -24,11 +24,8 @@ import type { SpeechRegion } from "./vad";
  * usual wander of a turn's pitch level two groups of a cluster's turns must lie apart for it to
  * be parted (decision 223: on the tuning halves of two corpus draws, the middle of the values
  * above every lone voice's and below the first pair of voices it misses, 4.6 to 5.9).
- * leaningPitch: the pitch threshold for a cluster the split test leans towards parting (its
- * ratio above 1, under `split`): two weak signals that agree (decision 229: on the tuning halves
- * of seeds 26 and 2026 and all of seed 7, 3.6 to 4.05 count best; the middle).
  */
-export const PENALTIES = { change: 1, merge: 6.5, stop: 8, switch: 100, split: 1.35, pitch: 5.25, leaningPitch: 3.8 };
+export const PENALTIES = { change: 1, merge: 6.5, stop: 8, switch: 100, split: 1.35, pitch: 5.25 };
 /** Rounds of re-estimating the clusters' Gaussians and relabelling the frames (two; not tuned). */
 const REFINE_ROUNDS = 2;
 export type Penalties = typeof PENALTIES;
@@ -154,13 +151,13 @@ const span = (v: VoicedFrames, a: number, b: number) => ({ start: a === 0 ? v.re
  * The clusters' turns redrawn frame by frame (speaker-resegment.ts), then each cluster whose
  * whole turns hold two voices parted and the frames redrawn again: by the turns' sounds
  * (speaker-split.ts, decision 221), then by their pitch levels (speaker-pitch-split.ts, decision
- * 223; a lower threshold where the sounds already lean to two voices, decision 229). Runs of one label within a stretch become the pieces, in time order, with their clusters.
+ * 223). Runs of one label within a stretch become the pieces, in time order, with their clusters.
  */
 export function resegmentPieces(
   stretches: VoicedFrames[],
   pieces: SpeechPiece[],
   clusters: number[],
-  penalties: Pick<Penalties, "switch" | "split" | "pitch" | "leaningPitch">,
+  penalties: Pick<Penalties, "switch" | "split" | "pitch">,
   hint: SpeakerCountHint = {},
 ): { spans: { start: number; end: number }[]; clusters: number[] } {
   const labelled = stretches.map((v) => ({ frames: v.frames, d: v.d, count: v.count, labels: new Int32Array(v.count).fill(-1) }));
@@ -170,15 +167,9 @@ export function resegmentPieces(
   // voices the stop joined: no split test then.
   const forced = hint.minSpeakers != null && new Set(clusters).size <= hint.minSpeakers;
   const most = hint.maxSpeakers ?? undefined;
-  const sounds = forced ? [] : splitClusters(labelled, penalties.split, most);
-  if (sounds.some((c) => c.split)) resegment(labelled, penalties.switch, REFINE_ROUNDS);
-  // A cluster whose turns the mixture already finds more unlike than one turn's halves (a ratio
-  // above 1, under the split threshold) needs less pitch gap to be parted: two weak signals that
-  // agree (decision 229).
-  const leaning = new Set(sounds.filter((c) => !c.split && c.ratio > 1).map((c) => c.cluster));
-  const pitchThreshold = (cluster: number) => (leaning.has(cluster) ? penalties.leaningPitch : penalties.pitch);
+  if (!forced && splitClusters(labelled, penalties.split, most).some((c) => c.split)) resegment(labelled, penalties.switch, REFINE_ROUNDS);
   // Log pitch is the feature after the cepstra (voicedFrames).
-  if (!forced && splitByPitch(labelled, CEPSTRA, pitchThreshold, most).some((c) => c.split)) resegment(labelled, penalties.switch, REFINE_ROUNDS);
+  if (!forced && splitByPitch(labelled, CEPSTRA, penalties.pitch, most).some((c) => c.split)) resegment(labelled, penalties.switch, REFINE_ROUNDS);
   const spans: { start: number; end: number }[] = [];
   const out: number[] = [];
   labelled.forEach((l, s) => {

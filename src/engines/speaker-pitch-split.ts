@@ -35,13 +35,13 @@ function bestCut(sorted: number[]): { at: number; gap: number } {
  * For each cluster with two or more whole turns: the gap between the two groups its turns' pitch
  * levels part into best, over the recording's mean difference between the levels of a whole
  * turn's two halves (every cluster's turns: how much one voice's pitch level wanders here).
- * Above `threshold` (one for all, or the cluster's own), the upper group's turns become a new cluster, while there are fewer than
+ * Above `threshold`, the upper group's turns become a new cluster, while there are fewer than
  * `most` clusters (the count hint's maximum). Returns each tested cluster's ratio.
  */
 export function splitByPitch(
   stretches: Labelled[],
   pitch: number,
-  threshold: number | ((cluster: number) => number),
+  threshold: number,
   most = Number.POSITIVE_INFINITY,
 ): { cluster: number; ratio: number; split: boolean }[] {
   const d = stretches[0]?.d ?? 0;
@@ -69,7 +69,7 @@ export function splitByPitch(
     const sorted = own.map((t) => t.level).sort((a, b) => a - b);
     const { at, gap } = bestCut(sorted);
     const ratio = gap / wander;
-    const split = ratio > (typeof threshold === "number" ? threshold : threshold(cluster)) && count < most;
+    const split = ratio > threshold && count < most;
     out.push({ cluster, ratio, split });
     if (!split) return;
     const label = fresh++;

@@ -52,7 +52,7 @@ describe("the pitch test on whole turns (decision 223)", () => {
   });
 
   test("without the pitch test the same turns stay one speaker", () => {
-    expect(speakersFound(stretchOf(alternating), { ...PENALTIES, pitch: Number.POSITIVE_INFINITY, leaningPitch: Number.POSITIVE_INFINITY })).toBe(1);
+    expect(speakersFound(stretchOf(alternating), { ...PENALTIES, pitch: Number.POSITIVE_INFINITY })).toBe(1);
   });
 
   test("one voice's turns are not parted, and the count hint's maximum is kept", () => {

@@ -23,7 +23,7 @@ const ALIGNMENT = 32;
 export type GgufShape = {
   architecture: string;
   name: string;
-  /** llama.cpp's llama_ftype: 0 all F32, 15 MOSTLY_Q4_K_M. */
+  /** llama.cpp's llama_ftype: 0 all F32, 2 MOSTLY_Q4_0, 15 MOSTLY_Q4_K_M. */
   fileType: number;
   contextLength: number;
   embeddingLength: number;
@@ -38,6 +38,24 @@ export type GgufShape = {
   qkvBias: boolean;
   /** No output.weight: the token embedding doubles as the output layer (tie_word_embeddings). */
   tiedOutput: boolean;
+};
+
+/** Qwen2.5-1.5B-Instruct's config.json as its GGUF states it, in Qwen's Q4_K_M file (llama_ftype 15). */
+const QWEN2_5_1_5B: GgufShape = {
+  architecture: "qwen2",
+  name: "parley-qwen2.5-1.5b-shape",
+  fileType: 15,
+  contextLength: 32768,
+  embeddingLength: 1536,
+  blockCount: 28,
+  feedForwardLength: 8960,
+  headCount: 12,
+  headCountKv: 2,
+  vocabSize: 151936,
+  ropeFreqBase: 1e6,
+  rmsEpsilon: 1e-6,
+  qkvBias: true,
+  tiedOutput: true,
 };
 
 export const GGUF_SHAPES = {
@@ -56,40 +74,10 @@ export const GGUF_SHAPES = {
     qkvBias: false,
     tiedOutput: false,
   },
-  /** Qwen2.5-1.5B-Instruct's config.json, as its GGUF states it. */
-  "qwen2.5-1.5b-q4_k_m": {
-    architecture: "qwen2",
-    name: "parley-qwen2.5-1.5b-shape",
-    fileType: 15,
-    contextLength: 32768,
-    embeddingLength: 1536,
-    blockCount: 28,
-    feedForwardLength: 8960,
-    headCount: 12,
-    headCountKv: 2,
-    vocabSize: 151936,
-    ropeFreqBase: 1e6,
-    rmsEpsilon: 1e-6,
-    qkvBias: true,
-    tiedOutput: true,
-  },
+  /** Qwen's Q4_K_M file, the default LLM's. */
+  "qwen2.5-1.5b-q4_k_m": QWEN2_5_1_5B,
   /** The same model as Qwen's Q4_0 file: Q4_0 throughout, Q6_K for the (tied) output layer. */
-  "qwen2.5-1.5b-q4_0": {
-    architecture: "qwen2",
-    name: "parley-qwen2.5-1.5b-shape",
-    fileType: 2,
-    contextLength: 32768,
-    embeddingLength: 1536,
-    blockCount: 28,
-    feedForwardLength: 8960,
-    headCount: 12,
-    headCountKv: 2,
-    vocabSize: 151936,
-    ropeFreqBase: 1e6,
-    rmsEpsilon: 1e-6,
-    qkvBias: true,
-    tiedOutput: true,
-  },
+  "qwen2.5-1.5b-q4_0": { ...QWEN2_5_1_5B, fileType: 2 },
 } satisfies Record<string, GgufShape>;
 
 enum T {

@@ -104,3 +104,21 @@ test("the GGUF stand-in has the default LLM's published shape and Q4_K_M's tenso
   expect(type("blk.0.attn_q.bias")).toBe(GgmlType.F32);
   expect(tensors.length).toBe(2 + 28 * 12);
 });
+
+test("the Q4_0 GGUF stand-in has the published Q4_0 file's shape and types (decision 233)", async () => {
+  const path = join(makeTempDir(), "header-q4_0.gguf");
+  writeGguf(path, { shape: "qwen2.5-1.5b-q4_0", headerOnly: true });
+  const info = await readGgufFileInfo(path, { logWarnings: false });
+  const p = published("qwen2.5-1.5b-instruct-q4_0");
+  const meta = info.metadata as unknown as Record<string, any>;
+  expect(meta.general.file_type).toBe(2); // LLAMA_FTYPE_MOSTLY_Q4_0
+  expect(p.file_type).toBe("Q4_0");
+  for (const key of ["embedding_length", "block_count", "feed_forward_length", "attention.head_count_kv"])
+    expect([key, key.split(".").reduce((o, k) => o?.[k], meta.qwen2)]).toEqual([key, p[key]]);
+  const tensors = info.fullTensorInfo ?? info.tensorInfo!;
+  const type = (name: string) => tensors.find((t) => t.name === name)?.ggmlType;
+  expect(type("token_embd.weight")).toBe(GgmlType.Q6_K); // the tied output layer, as llama.cpp's quantize keeps it
+  // No use_more_bits: that is the K-quant mixes' rule.
+  expect([0, 3, 27].map((i) => type(`blk.${i}.ffn_down.weight`))).toEqual([GgmlType.Q4_0, GgmlType.Q4_0, GgmlType.Q4_0]);
+  expect(type("blk.5.attn_v.weight")).toBe(GgmlType.Q4_0);
+});

@@ -17,9 +17,10 @@
 // stand-in on a busy box, which the next measurement would wait for or share the cores with).
 // --speed 4 streams four times faster than real time (reported as such): short runs only.
 // Each lag line is followed by its breakdown: the segments whose region's closing quiet
-// (CLOSING_QUIET_SECONDS after its end, by Silero over the whole clip), and the first pause of
-// as much quiet after them in their region (decision 211), both fall in a later chunk than their
-// end, which wait for that chunk by the rule that a region is transcribed once closed (and how
+// (CLOSING_QUIET_SECONDS after its end, by Silero over the whole clip), the first pause of
+// as much quiet after them in their region (decision 211), and the edge cut (decision 234: the
+// region has run EDGE_CUT_MIN_SECONDS at the edge of a chunk after the first) all fall in a later
+// chunk than their end, which wait for that chunk by the rule that a region is transcribed once closed (and how
 // many of them lie in a region whose speech itself runs on into that chunk; and how many the
 // closing quiet alone, the rule before decision 211, would hold), and the lag of all from the
 // PUT of the chunk that closes their region (the pass's own time). Then the lag by speech region:
@@ -30,7 +31,7 @@ import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { ensureShapedGguf, ensureShapedWhisperModel } from "../scripts/test-models/cache";
 import { type SpeechAnalysis, SileroVad } from "../src/engines/vad";
-import { CLOSING_QUIET_SECONDS, pausesIn } from "../src/modules/live/regions";
+import { CLOSING_QUIET_SECONDS, EDGE_CUT_MIN_SECONDS, pausesIn } from "../src/modules/live/regions";
 import { wavBytes } from "../test/engines/signals";
 import { startBenchServer } from "./support/bench-server";
 import { conversationClip } from "./support/conversation";
@@ -163,7 +164,11 @@ async function main() {
         const byQuiet = chunkOf(regionEnd + CLOSING_QUIET_SECONDS);
         // Or the first pause in the region ending after the segment, once a louder frame after it arrived.
         const pause = pauses.find((p) => p.end > a.end && p.start < regionEnd);
-        const closedBy = pause ? Math.min(byQuiet, chunkOf(pause.end + frameSeconds)) : byQuiet;
+        // Or the edge of the chunk holding its end, once the region has run EDGE_CUT_MIN_SECONDS
+        // there (decision 234; chunks come a chunk's audio apart, but the first has no wait known).
+        const edge = putAt[holding]!.endSeconds;
+        const cutAtEdge = holding > 0 && region !== undefined && region.start <= edge - EDGE_CUT_MIN_SECONDS && regionEnd > edge;
+        const closedBy = cutAtEdge ? holding : pause ? Math.min(byQuiet, chunkOf(pause.end + frameSeconds)) : byQuiet;
         if (byQuiet > holding) heldByQuiet++;
         (closedBy > holding ? held : others).push(a.at - putAt[holding]!.at);
         if (closedBy > holding && chunkOf(regionEnd) > holding) runOn++;

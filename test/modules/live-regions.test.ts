@@ -3,7 +3,16 @@
 // of waiting for the next chunk to show the VAD's whole 0.8 s of hysteresis.
 import { describe, expect, test } from "bun:test";
 import { regionsFromProbabilities, SileroVad } from "../../src/engines/vad";
-import { CLOSING_QUIET_SECONDS, closedRegions, cutAtLastPause, PAD_SECONDS, quietUntil } from "../../src/modules/live/regions";
+import {
+  CLOSING_QUIET_SECONDS,
+  closedRegions,
+  closedSpeech,
+  cutAtLastPause,
+  EDGE_REST_SECONDS,
+  EDGE_WAIT_SECONDS,
+  PAD_SECONDS,
+  quietUntil,
+} from "../../src/modules/live/regions";
 import { liveApp, liveSegments, transcriptionOf } from "./live-support";
 import { concat, silence, voiced, wav } from "./pipeline-fixtures";
 import { createRecording, put, sha256 } from "./recordings-support";
@@ -142,5 +151,107 @@ describe("a turn running over the end of a chunk (decision 211)", () => {
     expect(live.map((s) => s.text)).toEqual(["utterance 1", "utterance 2"]);
     expect(live[0]!.end).toBeLessThan(2.6);
     expect(live[1]!.start).toBeGreaterThan(2.3);
+  });
+});
+
+describe("the turn running over the end of what arrived, when the next chunk is far off (decision 234)", () => {
+  const far = EDGE_WAIT_SECONDS + 5;
+  const rounded = (rs: { start: number; end: number }[]) => rs.map((r) => [r.start, r.end].map((x) => Math.round(x * 100) / 100));
+
+  test("is cut at its quietest frame in the last 3 s, leaving the next pass EDGE_REST_SECONDS of it", () => {
+    // 1 s of quiet, then speech to the edge with a dip to 0.4 (a word gap, not quiet) 1 s before it.
+    const { analysis, windowSeconds } = analysisOf([
+      [0.05, 10],
+      [0.9, 20],
+      [0.4, 1],
+      [0.9, 7],
+      [0.6, 1],
+      [0.9, 2],
+    ]);
+    const { closed, until } = closedSpeech(analysis, analysis.regions, windowSeconds, far);
+    expect(rounded(closed)).toEqual([[1, 3.05]]);
+    expect(until).toBeCloseTo(3.05, 6);
+    // Not at the dip 0.2 s before the edge: that would leave the next pass too little to open a region on.
+    expect(windowSeconds - until).toBeGreaterThan(EDGE_REST_SECONDS);
+    // The next pass starts at the cut: the open region's padded start is behind it.
+    expect(quietUntil(analysis.regions, windowSeconds)).toBeLessThan(3.05);
+  });
+
+  test("speech that stopped at the edge, under CLOSING_QUIET_SECONDS before it, is closed in its quiet", () => {
+    const { analysis, windowSeconds } = analysisOf([
+      [0.05, 10],
+      [0.9, 20],
+      [0.05, 2],
+    ]);
+    expect(closedRegions(analysis.regions, windowSeconds)).toEqual([]);
+    const { closed, until } = closedSpeech(analysis, analysis.regions, windowSeconds, far);
+    expect(rounded(closed)).toEqual([[1, 3]]);
+    expect(until).toBeGreaterThan(3);
+    expect(until).toBeLessThan(windowSeconds);
+  });
+
+  test("nothing is cut when the next chunk comes soon, when under 1 s of the turn arrived, or when the turn is closed already", () => {
+    const turn = analysisOf([
+      [0.05, 10],
+      [0.9, 20],
+      [0.4, 1],
+      [0.9, 10],
+    ]);
+    expect(closedSpeech(turn.analysis, turn.analysis.regions, turn.windowSeconds, EDGE_WAIT_SECONDS)).toEqual({ closed: [], until: turn.windowSeconds });
+    const young = analysisOf([
+      [0.05, 30],
+      [0.9, 9],
+    ]);
+    expect(closedSpeech(young.analysis, young.analysis.regions, young.windowSeconds, far)).toEqual({ closed: [], until: young.windowSeconds });
+    const ended = analysisOf([
+      [0.05, 10],
+      [0.9, 20],
+      [0.05, 10],
+    ]);
+    expect(closedSpeech(ended.analysis, ended.analysis.regions, ended.windowSeconds, far)).toEqual({
+      closed: ended.analysis.regions,
+      until: ended.windowSeconds,
+    });
+  });
+});
+
+describe("a turn running over the end of a chunk sent in real time (decision 234)", () => {
+  /** A 6 s turn, chunk 1 ending 3.5 s into it, chunks sent `everySeconds` apart: the live texts after chunk 1, then all. */
+  async function streamedTurn(everySeconds: number) {
+    const { t, tenant } = await liveApp();
+    const bytes = wav(concat(voiced(2), silence(1.5), voiced(6), silence(1.5)));
+    const edges = [0, 44 + 3 * 32_000, 44 + 7 * 32_000, bytes.length];
+    const rec = await createRecording(t, tenant.test);
+    const send = async (i: number) => {
+      t.clock.advance(everySeconds * 1000);
+      await put(t, tenant.test, rec.id, bytes.slice(edges[i], edges[i + 1]), { chunk_index: i });
+      await t.deps.queue.drain();
+    };
+    await send(0);
+    await send(1);
+    const txn = await transcriptionOf(t, tenant.test, rec.id);
+    const afterTurnStarted = liveSegments(t, txn.id);
+    await send(2);
+    return { afterTurnStarted, live: liveSegments(t, txn.id) };
+  }
+
+  test("its speech before the chunk's edge is transcribed in that chunk's pass, the rest in the next, each once", async () => {
+    const { afterTurnStarted, live } = await streamedTurn(4);
+    expect(afterTurnStarted.map((s) => s.text)).toEqual(["utterance 1", "utterance 2"]);
+    const cut = afterTurnStarted[1]!.end;
+    expect(cut).toBeGreaterThan(4.5);
+    expect(cut).toBeLessThan(7 - EDGE_REST_SECONDS);
+    expect(live.map((s) => s.text)).toEqual(["utterance 1", "utterance 2", "utterance 3"]);
+    // The rest starts where the cut is (its audio was not heard before), and runs to the turn's end.
+    expect(live[2]!.start).toBeGreaterThanOrEqual(cut - 0.01);
+    expect(live[2]!.start).toBeLessThan(cut + 0.1);
+    expect(live[2]!.end).toBeGreaterThan(9.4);
+  });
+
+  test("sent back to back, the turn waits for its end and is transcribed whole", async () => {
+    const { afterTurnStarted, live } = await streamedTurn(1);
+    expect(afterTurnStarted.map((s) => s.text)).toEqual(["utterance 1"]);
+    expect(live.map((s) => s.text)).toEqual(["utterance 1", "utterance 2"]);
+    expect(live[1]!.start).toBeLessThan(3.6);
   });
 });

@@ -21,7 +21,7 @@ import {
 import { planAudio, toOriginalTime } from "../transcriptions/speech-plan";
 import { decodeAfter, headOf, notLiveReason, sniffFormat, wavLayout } from "./decode";
 import { liveSegmentsCommitted } from "./notify";
-import { batchesOf, closedRegions, cutAtLastPause, quietUntil, regionOf } from "./regions";
+import { batchesOf, closedSpeech, cutAtLastPause, quietUntil, regionOf } from "./regions";
 import { resumerOf } from "./resume";
 import { provisionalSpeaker } from "./speakers";
 import { warmSummaryPrompt } from "../summaries/warm";
@@ -143,7 +143,8 @@ function contiguous<C extends { chunk_index: number }>(chunks: C[]): C[] {
 /**
  * Decodes the chunks received in order, runs voice detection over the audio after the last
  * committed point, and transcribes the regions closed by silence (the one open at the end up
- * to its last pause, or cut at MAX_REGION_SECONDS) joined in batches of one whisper window (src/modules/live/regions.ts),
+ * to its last pause, then cut at the edge when the next chunk is far off, or cut at
+ * MAX_REGION_SECONDS) joined in batches of one whisper window (src/modules/live/regions.ts),
  * committing each batch's segments with the new progress in one transaction. Idempotent: a
  * pass that finds the progress moved (another pass, a restart) writes nothing, and a region
  * once committed is never transcribed again.
@@ -188,13 +189,23 @@ function chunksMovedSince(db: Deps["db"], tenant: Tenant, recordingId: string, r
   return read.some((c) => now.get(c.chunk_index) !== c.storage_key);
 }
 
+/**
+ * Seconds until the next chunk, as the device has been sending them: the time between the last
+ * two received (a device streaming as it records sends a chunk per chunk of audio; one syncing a
+ * backlog, back to back). Unknown, so 0, with one chunk.
+ */
+function expectedWait(chunks: { received_at: string }[]): number {
+  const [before, last] = chunks.slice(-2);
+  return before && last ? (Date.parse(last.received_at) - Date.parse(before.received_at)) / 1000 : 0;
+}
+
 /** One pass's work over the audio after the committed point (see livePass). */
 async function transcribeNewAudio(
   deps: Deps,
   tenant: Tenant,
   start: LiveProgress,
   options: TranscribeOptions & { signal: AbortSignal; maxSpeakers: number | null },
-  chunks: { storage_key: string }[],
+  chunks: { storage_key: string; received_at: string }[],
   format: Parameters<typeof decodeAfter>[4],
 ): Promise<void> {
   const { engines } = deps;
@@ -213,12 +224,14 @@ async function transcribeNewAudio(
   const windowSeconds = window.length / SAMPLE_RATE;
   const analysis = await engines.vad.analyse(window, options.signal);
   const used = { chunks_used: chunks.length, used_digests: digests, used_sizes: sizes, used_keys: chunks.map((c) => c.storage_key) };
-  // The turn still going on at the end of what arrived is closed up to its last pause (decision 211).
+  // The turn still going on at the end of what arrived is closed up to its last pause (decision 211),
+  // and its speech after that, cut at the edge (decision 234).
   const regions = cutAtLastPause(analysis, windowSeconds);
+  const { closed, until } = closedSpeech(analysis, regions, windowSeconds, expectedWait(chunks));
   let wrote = false;
   // One transcriber call per batch of closed regions, not per region: whisper's cost is per
   // 30 s window, however little of it is speech (decision 193).
-  for (const batch of batchesOf(closedRegions(regions, windowSeconds), windowSeconds)) {
+  for (const batch of batchesOf(closed, until)) {
     const result = await engines.transcriber.transcribe(planAudio(batch.plan, window, SAMPLE_RATE), options);
     const speakers: (string | null)[] = [];
     let prints = progress.speaker_prints;

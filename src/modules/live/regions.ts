@@ -60,6 +60,59 @@ export function cutAtLastPause(analysis: SpeechAnalysis, windowSeconds: number):
 }
 
 /**
+ * The edge cut is made only when the next chunk is expected later than this (decision 234): the
+ * issue's 5 s of lag, less what a pass takes on 2 cores (about 2.5 s). Sooner, waiting for the turn
+ * to end costs less than that, and the cut would hand whisper pieces of turns a chunk long.
+ */
+export const EDGE_WAIT_SECONDS = 2.5;
+/**
+ * A turn still running on at the end of what arrived, with no pause to close it at (decision 211),
+ * is cut at the edge once this much of it has arrived (decision 234). Less, and its first words end
+ * in the next chunk anyway: waiting for it costs no lag, and cutting it would split a word or two off.
+ */
+export const EDGE_CUT_MIN_SECONDS = 1;
+/** How far back from the end of what arrived the edge cut looks for the quietest frame: a word gap, most often. */
+export const EDGE_CUT_SPAN_SECONDS = 3;
+/**
+ * Speech the edge cut leaves to the next pass: enough for that pass's VAD to open a region on it
+ * (MIN_SPEECH_FRAMES, src/engines/vad.ts, with room), or its words would be heard by no pass.
+ */
+export const EDGE_REST_SECONDS = 0.5;
+
+/**
+ * What a pass transcribes: the closed regions, and the window's end as far as their padding may
+ * reach. Where the next chunk is expected in more than EDGE_WAIT_SECONDS (`expectedWait`) and the
+ * turn still open at the end of what arrived has at least EDGE_CUT_MIN_SECONDS
+ * of speech, it is cut at its quietest frame in the last EDGE_CUT_SPAN_SECONDS: a word gap, or the
+ * quiet after it (under CLOSING_QUIET_SECONDS) where speech stopped at the edge; a cut in the speech
+ * leaves the next pass EDGE_REST_SECONDS of it. The speech before the cut is closed now, so no segment of a turn
+ * running over a chunk's edge waits a whole chunk (decision 234). The cut is the end of the padded
+ * window, so no audio after it is transcribed now, and the next pass starts at it: each side once.
+ */
+export function closedSpeech(
+  analysis: SpeechAnalysis,
+  regions: SpeechRegion[],
+  windowSeconds: number,
+  expectedWait: number,
+): { closed: SpeechRegion[]; until: number } {
+  const closed = closedRegions(regions, windowSeconds);
+  const open = regions.at(-1);
+  if (expectedWait <= EDGE_WAIT_SECONDS || !open || isClosed(open, windowSeconds) || closed.at(-1)?.start === open.start)
+    return { closed, until: windowSeconds };
+  const { probabilities, frameSeconds } = analysis;
+  const from = Math.ceil(Math.max(open.start + EDGE_CUT_MIN_SECONDS, windowSeconds - EDGE_CUT_SPAN_SECONDS) / frameSeconds);
+  // Whole frames only (the last is zero-padded); in the speech, leaving the next pass enough of
+  // it, or after it, in the quiet the VAD ends the region at.
+  const to = Math.min(probabilities.length, Math.floor(windowSeconds / frameSeconds));
+  const allowed = (f: number) => (f + 1) * frameSeconds <= open.end - EDGE_REST_SECONDS || f * frameSeconds >= open.end - 1e-9;
+  let quietest = -1;
+  for (let f = from; f < to; f++) if (allowed(f) && (quietest < 0 || probabilities[f]! <= probabilities[quietest]!)) quietest = f;
+  if (quietest < 0) return { closed, until: windowSeconds };
+  const cut = (quietest + 0.5) * frameSeconds;
+  return { closed: [...closed, { start: open.start, end: Math.min(cut, open.end) }], until: cut };
+}
+
+/**
  * The pauses among frames `from`..`to` (exclusive), in seconds: runs of whole frames below the
  * VAD's quiet threshold lasting at least CLOSING_QUIET_SECONDS (4 of 96 ms), followed by a louder
  * frame. Quiet that runs to `to` is no pause: speech after it has not been heard.

@@ -5,6 +5,9 @@ import { RecordingStateError, TAKING_BYTES } from "./store";
 /** A streaming recording's chunks (decision 033): one row per index received, its object and size. */
 export type Chunk = { chunk_index: number; storage_key: string; size_bytes: number };
 
+/** A chunk as stored, with when it was received (its latest sending, for a re-sent index). */
+export type ReceivedChunk = Chunk & { received_at: string };
+
 /** Records a received chunk (a re-sent index replaces the earlier one) and returns the key it replaced, if any. */
 export function upsertChunk(db: Database, tenant: Tenant, recordingId: string, chunk: Chunk, now: Date): string | null {
   const previous = db
@@ -40,10 +43,10 @@ export function chunkBytes(db: Database, tenant: Tenant, recordingId: string, ex
   );
 }
 
-export function listChunks(db: Database, tenant: Tenant, recordingId: string): Chunk[] {
+export function listChunks(db: Database, tenant: Tenant, recordingId: string): ReceivedChunk[] {
   return db
-    .query<Chunk, [string, string, string]>(
-      "SELECT chunk_index, storage_key, size_bytes FROM recording_chunks WHERE recording_id = ? AND project_id = ? AND mode = ? ORDER BY chunk_index",
+    .query<ReceivedChunk, [string, string, string]>(
+      "SELECT chunk_index, storage_key, size_bytes, created_at AS received_at FROM recording_chunks WHERE recording_id = ? AND project_id = ? AND mode = ? ORDER BY chunk_index",
     )
     .all(recordingId, tenant.projectId, tenant.mode);
 }

@@ -11,7 +11,7 @@
 //   streamed at once, n = 1, 2, 4, ... up to --max-streams, until the lag p95 over all of
 //   them passes 5 s or a stream gets under 80% of the segments one stream alone gets.
 // Usage: bun bench/live.ts [--minutes 10] [--chunk-kb 256] [--speed 1] [--trial-minutes 2] [--max-streams 8]
-//          [--skip completion,concurrency,summary] [--quant q4_k_m|q4_0] (the LLM file's types, decision 233) (threads: the engines' own choice, all cores)
+//          [--skip completion,concurrency,summary] [--quant q4_0|q4_k_m] (the LLM file's types, default q4_0 as the server's, decisions 233, 235) (threads: the engines' own choice, all cores)
 // --skip summary turns automatic summaries off and stops each completion at
 // transcription.completed (a summary is the LLM's time: minutes with the random-weight
 // stand-in on a busy box, which the next measurement would wait for or share the cores with).
@@ -44,7 +44,7 @@ const { values: flags } = parseArgs({
     "trial-minutes": { type: "string", default: "2" },
     "max-streams": { type: "string", default: "8" },
     skip: { type: "string", default: "" },
-    quant: { type: "string", default: "q4_k_m" },
+    quant: { type: "string", default: "q4_0" },
   },
 });
 const skip = new Set(flags.skip!.split(",").filter(Boolean));

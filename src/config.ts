@@ -1,3 +1,5 @@
+import { existsSync } from "node:fs";
+import { join } from "node:path";
 import { z } from "zod";
 
 const flag = z.enum(["0", "1", "true", "false", ""]).transform((v) => v === "1" || v === "true");
@@ -20,6 +22,17 @@ const seconds = z
   .string()
   .regex(/^\d+(,\d+)*$/, "comma-separated whole seconds")
   .transform((s) => s.split(",").map(Number));
+
+/**
+ * The LLM when PARLEY_LLM_MODEL is unset (decision 235): Qwen2.5-1.5B's Q4_0 file, the faster on a
+ * CPU. A box upgraded from the earlier default, the Q4_K_M file, with only that one installed keeps
+ * it until the Q4_0 one is pulled, rather than losing its summaries. The files' paths are those of
+ * models/manifest.json (this file reads nothing of ours; a test holds the two together).
+ */
+export const DEFAULT_LLM = { name: "qwen2.5-1.5b-instruct-q4_0", file: "qwen2.5-1.5b-instruct-q4_0/qwen2.5-1.5b-instruct-q4_0.gguf" };
+export const EARLIER_DEFAULT_LLM = { name: "qwen2.5-1.5b-instruct-q4", file: "qwen2.5-1.5b-instruct-q4/qwen2.5-1.5b-instruct-q4_k_m.gguf" };
+const defaultLlm = (modelsDir: string) =>
+  !existsSync(join(modelsDir, DEFAULT_LLM.file)) && existsSync(join(modelsDir, EARLIER_DEFAULT_LLM.file)) ? EARLIER_DEFAULT_LLM.name : DEFAULT_LLM.name;
 
 /** PARLEY_* variables and their embedded defaults (README "Configuration" documents each). */
 const envSchema = z
@@ -72,7 +85,7 @@ const envSchema = z
     PARLEY_MODEL_MIRROR: z.url().default("https://huggingface.co"),
     PARLEY_WHISPER_MODEL: z.string().default("whisper-base.en"),
     PARLEY_PARAKEET_FALLBACK_MODEL: z.string().default("whisper-base"),
-    PARLEY_LLM_MODEL: z.string().default("qwen2.5-1.5b-instruct-q4"),
+    PARLEY_LLM_MODEL: z.string().optional(),
     PARLEY_EMBEDDING_MODEL: z.string().default("all-minilm-l6-v2"),
     PARLEY_SEGMENTATION_MODEL: z.string().default("pyannote-segmentation-3.0"),
     PARLEY_SPEAKER_EMBEDDING_MODEL: z.string().default("wespeaker-resnet34"),
@@ -313,7 +326,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       mirror: e.PARLEY_MODEL_MIRROR.replace(/\/$/, ""),
       whisper: e.PARLEY_WHISPER_MODEL,
       parakeetFallback: e.PARLEY_PARAKEET_FALLBACK_MODEL,
-      llm: e.PARLEY_LLM_MODEL,
+      llm: e.PARLEY_LLM_MODEL || defaultLlm(e.PARLEY_MODELS_DIR),
       embedding: e.PARLEY_EMBEDDING_MODEL,
       segmentation: e.PARLEY_SEGMENTATION_MODEL,
       speakerEmbedding: e.PARLEY_SPEAKER_EMBEDDING_MODEL,

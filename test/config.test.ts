@@ -1,5 +1,9 @@
 import { describe, expect, test } from "bun:test";
-import { ConfigError, loadConfig } from "../src/config";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { ConfigError, DEFAULT_LLM, EARLIER_DEFAULT_LLM, loadConfig } from "../src/config";
+import { modelFilePath } from "../src/model-files/manifest";
+import { makeTempDir } from "./helpers";
 import { ROLES } from "../src/http/roles";
 
 describe("config", () => {
@@ -10,6 +14,25 @@ describe("config", () => {
     expect(c.webhooks.retryDelaysSeconds).toEqual([60, 300, 1800, 7200, 28800]);
     expect(c.webhooks.denyPrivate).toBe(false);
     expect(Object.isFrozen(c)).toBe(true);
+  });
+
+  test("the LLM: Q4_0 by default; a box with only the earlier default's Q4_K_M file keeps that (decision 235)", () => {
+    const modelsDir = makeTempDir();
+    const install = (file: string) => {
+      mkdirSync(dirname(join(modelsDir, file)), { recursive: true });
+      writeFileSync(join(modelsDir, file), "gguf");
+    };
+    const llm = (env: Record<string, string> = {}) => loadConfig({ PARLEY_MODELS_DIR: modelsDir, ...env }).models.llm;
+    // The paths this leaf names are the manifest's.
+    for (const m of [DEFAULT_LLM, EARLIER_DEFAULT_LLM]) expect(modelFilePath(modelsDir, m.name)).toBe(join(modelsDir, m.file));
+    expect(llm()).toBe("qwen2.5-1.5b-instruct-q4_0");
+    install(EARLIER_DEFAULT_LLM.file);
+    expect(llm()).toBe("qwen2.5-1.5b-instruct-q4");
+    expect(llm({ PARLEY_LLM_MODEL: "" })).toBe("qwen2.5-1.5b-instruct-q4");
+    install(DEFAULT_LLM.file);
+    expect(llm()).toBe("qwen2.5-1.5b-instruct-q4_0");
+    // Set, the variable wins whatever is installed.
+    expect(llm({ PARLEY_LLM_MODEL: "qwen2.5-1.5b-instruct-q4" })).toBe("qwen2.5-1.5b-instruct-q4");
   });
 
   test("variables override, the public URL follows the port", () => {

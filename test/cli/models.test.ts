@@ -90,7 +90,7 @@ describe("parley doctor", () => {
     });
     expect(checks.find((c) => c.check === "llm")).toMatchObject({
       ok: false,
-      detail: "qwen2.5-1.5b-instruct-q4 is not installed: npm run parley -- models pull qwen2.5-1.5b-instruct-q4",
+      detail: "qwen2.5-1.5b-instruct-q4_0 is not installed: npm run parley -- models pull qwen2.5-1.5b-instruct-q4_0",
     });
     expect(checks.find((c) => c.check === "embedder")).toMatchObject({
       ok: false,

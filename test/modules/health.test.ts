@@ -27,7 +27,7 @@ describe("GET /v1/health", () => {
     const cli = runningCli();
     expect(res.body.models).toEqual([
       { engine: "transcriber", model: "whisper-base.en", status: "missing", install: `${cli} models pull whisper-base.en` },
-      { engine: "llm", model: "qwen2.5-1.5b-instruct-q4", status: "missing", install: `${cli} models pull qwen2.5-1.5b-instruct-q4` },
+      { engine: "llm", model: "qwen2.5-1.5b-instruct-q4_0", status: "missing", install: `${cli} models pull qwen2.5-1.5b-instruct-q4_0` },
       { engine: "embedder", model: "all-minilm-l6-v2", status: "missing", install: `${cli} models pull all-minilm-l6-v2` },
       { engine: "vad", model: "silero-vad", status: "bundled", install: null },
     ]);

@@ -9,8 +9,9 @@
 // Then the neural diarizer runs end to end on the generated ONNX stand-ins: random weights,
 // so its output is not scored here; an operator with real models scores them with
 // `parley eval speakers DIR`.
-// Usage: bun bench/diarize.ts [--half tuning|held-out] [--files] [--sweep [stop|pitch]] [--margins] [--no-neural] [--against REF] [--seed N]
-// (--seed N: a second corpus drawn the same way with another seed, made and cached beside the first)
+// Usage: bun bench/diarize.ts [--half tuning|held-out] [--files] [--sweep [stop|pitch]] [--margins] [--no-neural] [--against REF] [--seed N[,N...]]
+// (--seed N: a second corpus drawn the same way with another seed, made and cached beside the first;
+// several: their recordings scored together, each half pooled over the draws)
 // (--against REF: the classic diarizer as at git revision REF timed on the same recordings, each
 // recording by both in turn, so a shared machine's load weighs on both alike: "x times faster")
 // (--sweep: only the clustering's stopping λ, or with `pitch` the pitch test's threshold, tried on
@@ -34,16 +35,17 @@ import { SileroVad, type SpeechRegion } from "../src/engines/vad";
 
 const args = process.argv.slice(2);
 const only = args.includes("--half") ? (args[args.indexOf("--half") + 1] as Half) : null;
-// Another seed: a second corpus drawn the same way, beside the first (decision 223).
-const seed = args.includes("--seed") ? Number(args[args.indexOf("--seed") + 1]) : SEED;
-const corpus = seed === SEED ? CORPUS_DIR : `${CORPUS_DIR}-seed-${seed}`;
+// Another seed: a second corpus drawn the same way, beside the first (decision 223); or several,
+// scored together (one draw's half of 26 conversations moves 4 % a conversation).
+const seeds = (args.includes("--seed") ? args[args.indexOf("--seed") + 1]! : String(SEED)).split(",").map(Number);
+const corpusOf = (seed: number) => (seed === SEED ? CORPUS_DIR : `${CORPUS_DIR}-seed-${seed}`);
 const vad = new SileroVad();
 const audio = new FfmpegAudioDecoder(findFfmpeg());
 
 type Loaded = { entry: CorpusEntry; pcm: Float32Array; regions: SpeechRegion[]; truth: ReturnType<typeof parseRttm> };
 
 /** The recording, its truth and its speech regions (the VAD's, cached beside it: they do not depend on the diarizer). */
-async function load(entry: CorpusEntry): Promise<Loaded> {
+async function load(corpus: string, entry: CorpusEntry): Promise<Loaded> {
   const pcm = await audio.decodePcm16k(join(corpus, `${entry.name}.wav`));
   const truth = parseRttm(readFileSync(join(corpus, `${entry.name}.rttm`), "utf8"));
   const cached = join(corpus, `${entry.name}.vad.json`);
@@ -169,14 +171,21 @@ function margins(recordings: Loaded[]) {
 }
 
 async function main() {
-  const manifest = ensureSpeakerCorpus(corpus, console.log, seed);
-  const entries = manifest.entries.filter((e) => !only || e.half === only);
-  const minutes = entries.reduce((s, e) => s + e.seconds, 0) / 60;
-  console.log(
-    `corpus (seed ${seed}): ${entries.length} recordings, ${minutes.toFixed(1)} min; synthesisers missing here: ${manifest.missing.join(", ") || "none"}`,
-  );
   const recordings: Loaded[] = [];
-  for (const e of entries) recordings.push(await load(e));
+  for (const seed of seeds) {
+    const corpus = corpusOf(seed);
+    const manifest = ensureSpeakerCorpus(corpus, console.log, seed);
+    const entries = manifest.entries.filter((e) => !only || e.half === only);
+    const minutes = entries.reduce((s, e) => s + e.seconds, 0) / 60;
+    console.log(
+      `corpus (seed ${seed}): ${entries.length} recordings, ${minutes.toFixed(1)} min; synthesisers missing here: ${manifest.missing.join(", ") || "none"}`,
+    );
+    // Names repeat across draws: each carries its seed.
+    for (const e of entries) {
+      const loaded = await load(corpus, e);
+      recordings.push(seeds.length > 1 ? { ...loaded, entry: { ...e, name: `${seed}/${e.name}` } } : loaded);
+    }
+  }
 
   if (args.includes("--sweep")) {
     const setting = args[args.indexOf("--sweep") + 1] === "pitch" ? "pitch" : "stop";
@@ -224,7 +233,7 @@ async function main() {
   const neuralRun = await run(neural, recordings);
   const ok = neuralRun.rows.filter((r) => r.score.foundSpeakers > 0).length;
   console.log(
-    `neural diarizer (${neural.model}) on the generated ONNX stand-ins: ran on ${ok}/${recordings.length} recordings, ${perHour(neuralRun.ms, recordings)}; NOT scored (random weights). With real models installed: parley eval speakers ${corpus}`,
+    `neural diarizer (${neural.model}) on the generated ONNX stand-ins: ran on ${ok}/${recordings.length} recordings, ${perHour(neuralRun.ms, recordings)}; NOT scored (random weights). With real models installed: parley eval speakers ${corpusOf(seeds[0]!)}`,
   );
 }
 

@@ -215,7 +215,17 @@ export type Config = Readonly<{
    * whisper: the transcription model, whisper's or Parakeet's by its family (decision 181);
    * parakeetFallback: the whisper model that takes recordings in languages Parakeet does not cover, when installed (decision 183).
    */
-  models: { mirror: string; whisper: string; parakeetFallback: string; llm: string; embedding: string; segmentation: string; speakerEmbedding: string };
+  models: {
+    mirror: string;
+    whisper: string;
+    parakeetFallback: string;
+    llm: string;
+    /** PARLEY_LLM_MODEL is unset and the earlier default's file is kept, the Q4_0 one not installed (decision 235): doctor says so. */
+    llmKeptFromEarlierDefault: boolean;
+    embedding: string;
+    segmentation: string;
+    speakerEmbedding: string;
+  };
   ask: {
     defaultProvider: "llama_cpp" | "openai_compatible" | "extractive";
     openai: { baseUrl?: string; apiKey?: string; model?: string; contextTokens: number; timeoutMs: number };
@@ -327,6 +337,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       whisper: e.PARLEY_WHISPER_MODEL,
       parakeetFallback: e.PARLEY_PARAKEET_FALLBACK_MODEL,
       llm: e.PARLEY_LLM_MODEL || defaultLlm(e.PARLEY_MODELS_DIR),
+      llmKeptFromEarlierDefault: !e.PARLEY_LLM_MODEL && defaultLlm(e.PARLEY_MODELS_DIR) === EARLIER_DEFAULT_LLM.name,
       embedding: e.PARLEY_EMBEDDING_MODEL,
       segmentation: e.PARLEY_SEGMENTATION_MODEL,
       speakerEmbedding: e.PARLEY_SPEAKER_EMBEDDING_MODEL,

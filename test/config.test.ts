@@ -26,11 +26,16 @@ describe("config", () => {
     // The paths this leaf names are the manifest's.
     for (const m of [DEFAULT_LLM, EARLIER_DEFAULT_LLM]) expect(modelFilePath(modelsDir, m.name)).toBe(join(modelsDir, m.file));
     expect(llm()).toBe("qwen2.5-1.5b-instruct-q4_0");
+    const kept = (env: Record<string, string> = {}) => loadConfig({ PARLEY_MODELS_DIR: modelsDir, ...env }).models.llmKeptFromEarlierDefault;
+    expect(kept()).toBe(false);
     install(EARLIER_DEFAULT_LLM.file);
     expect(llm()).toBe("qwen2.5-1.5b-instruct-q4");
     expect(llm({ PARLEY_LLM_MODEL: "" })).toBe("qwen2.5-1.5b-instruct-q4");
+    expect(kept()).toBe(true);
+    expect(kept({ PARLEY_LLM_MODEL: "qwen2.5-1.5b-instruct-q4" })).toBe(false);
     install(DEFAULT_LLM.file);
     expect(llm()).toBe("qwen2.5-1.5b-instruct-q4_0");
+    expect(kept()).toBe(false);
     // Set, the variable wins whatever is installed.
     expect(llm({ PARLEY_LLM_MODEL: "qwen2.5-1.5b-instruct-q4" })).toBe("qwen2.5-1.5b-instruct-q4");
   });

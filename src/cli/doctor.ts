@@ -4,7 +4,7 @@ import { encryptionCheck, plaintextAudioCheck } from "./doctor-encryption";
 import { remoteEngineChecks } from "./doctor-remote";
 import { askRunningServer, reportsOn } from "./doctor-server";
 import { tlsChecks } from "./doctor-tls";
-import type { Config } from "../config";
+import { type Config, DEFAULT_LLM } from "../config";
 import { createEngines, type Engines } from "../engines";
 import { detectGpus } from "../engines/gpu";
 import { LlamaLlm } from "../engines/llama-llm";
@@ -201,6 +201,9 @@ export async function diagnose(
     : llm instanceof LlamaLlm
       ? await engineCheck(context, "llm", config.models.llm, status(config.models.llm), async () => (await llm.load(), llm.backend()))
       : filesOnly("llm", config.models.llm);
+  // An upgraded box keeps the earlier default's file (decision 235); the operator should know the faster one exists.
+  if (llmCheck && config.models.llmKeptFromEarlierDefault)
+    llmCheck.detail += `; the default is now ${DEFAULT_LLM.name}, about 1.4x as fast on a CPU: ${installAdvice(DEFAULT_LLM.name, { cli: context.cli })}, then restart (or set PARLEY_LLM_MODEL=${config.models.llm} to keep this one)`;
   if (llmCheck) checks.push(llmCheck);
   const embedder = engines.embedder;
   if (!config.engines.embedder)

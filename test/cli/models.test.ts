@@ -75,6 +75,27 @@ describe("parley models (the command line)", () => {
 });
 
 describe("parley doctor", () => {
+  test("a box upgraded with only the earlier default's Q4_K_M file keeps it, and is told of the Q4_0 default (decision 235)", async () => {
+    const dir = makeTempDir();
+    const env = { PARLEY_DATA_DIR: dir, PARLEY_MODELS_DIR: join(dir, "models") };
+    const usb = makeTempDir();
+    writeFileSync(join(usb, "qwen2.5-1.5b-instruct-q4_k_m.gguf"), readFileSync(models.gguf));
+    expect((await run(["models", "import", usb], env)).code).toBe(0);
+    const llmOf = async (extra: Record<string, string> = {}) =>
+      (JSON.parse((await run(["doctor", "--json"], { ...env, ...extra })).stdout) as { check: string; ok: boolean; detail: string }[]).find(
+        (c) => c.check === "llm",
+      )!;
+    const kept = await llmOf();
+    expect(kept.ok).toBe(true);
+    expect(kept.detail).toStartWith("qwen2.5-1.5b-instruct-q4 on ");
+    expect(kept.detail).toContain("the default is now qwen2.5-1.5b-instruct-q4_0");
+    expect(kept.detail).toContain("npm run parley -- models pull qwen2.5-1.5b-instruct-q4_0, then restart");
+    // Chosen on purpose, it is not questioned.
+    const chosen = await llmOf({ PARLEY_LLM_MODEL: "qwen2.5-1.5b-instruct-q4" });
+    expect(chosen.ok).toBe(true);
+    expect(chosen.detail).not.toContain("the default is now");
+  });
+
   test("missing models: one failing verdict per engine, Ask's provider agreeing with its llm, and the command that installs each", async () => {
     const dir = makeTempDir();
     const { stdout, code } = await run(["doctor", "--json"], { PARLEY_DATA_DIR: dir, PARLEY_MODELS_DIR: join(dir, "models") });

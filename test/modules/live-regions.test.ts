@@ -13,7 +13,7 @@ import {
   PAD_SECONDS,
   quietUntil,
 } from "../../src/modules/live/regions";
-import { liveApp, liveSegments, transcriptionOf } from "./live-support";
+import { COMPRESSED_STREAMS, encoded, liveApp, liveSegments, transcriptionOf } from "./live-support";
 import { concat, silence, voiced, wav } from "./pipeline-fixtures";
 import { createRecording, put, sha256 } from "./recordings-support";
 
@@ -216,11 +216,16 @@ describe("the turn running over the end of what arrived, when the next chunk is 
 });
 
 describe("a turn running over the end of a chunk sent in real time (decision 234)", () => {
-  /** A 6 s turn, chunk 1 ending 3.5 s into it, chunks sent `everySeconds` apart: the live texts after chunk 1, then all. */
-  async function streamedTurn(everySeconds: number) {
+  const turn = wav(concat(voiced(2), silence(1.5), voiced(6), silence(1.5)));
+
+  /**
+   * A 6 s turn, chunk 1 ending 3.5 s into it (by bytes, for a compressed stream about that), chunks
+   * sent `everySeconds` apart: the live segments after chunk 1, then all.
+   */
+  async function streamedTurn(everySeconds: number, bytes = turn) {
     const { t, tenant } = await liveApp();
-    const bytes = wav(concat(voiced(2), silence(1.5), voiced(6), silence(1.5)));
-    const edges = [0, 44 + 3 * 32_000, 44 + 7 * 32_000, bytes.length];
+    const at = (seconds: number) => (seconds === 0 ? 0 : bytes === turn ? 44 + seconds * 32_000 : Math.round((bytes.length * seconds) / 11));
+    const edges = [0, 3, 7].map(at).concat(bytes.length);
     const rec = await createRecording(t, tenant.test);
     const send = async (i: number) => {
       t.clock.advance(everySeconds * 1000);
@@ -247,6 +252,17 @@ describe("a turn running over the end of a chunk sent in real time (decision 234
     expect(live[2]!.start).toBeLessThan(cut + 0.1);
     expect(live[2]!.end).toBeGreaterThan(9.4);
   });
+
+  for (const [name, ext, args] of COMPRESSED_STREAMS)
+    test(`${name}: cut, the rest decoded from the cut and transcribed once`, async () => {
+      const { afterTurnStarted, live } = await streamedTurn(4, encoded(turn, ext, [...args]));
+      expect(afterTurnStarted.map((s) => s.text)).toEqual(["utterance 1", "utterance 2"]);
+      const cut = afterTurnStarted[1]!.end;
+      expect(live.map((s) => s.text)).toEqual(["utterance 1", "utterance 2", "utterance 3"]);
+      expect(live[2]!.start).toBeGreaterThanOrEqual(cut - 0.01);
+      expect(live[2]!.start).toBeLessThan(cut + 0.1);
+      expect(live[2]!.end).toBeGreaterThan(9.3);
+    });
 
   test("sent back to back, the turn waits for its end and is transcribed whole", async () => {
     const { afterTurnStarted, live } = await streamedTurn(1);

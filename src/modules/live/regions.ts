@@ -82,12 +82,13 @@ export const EDGE_REST_SECONDS = 0.5;
 /**
  * What a pass transcribes: the closed regions, and the window's end as far as their padding may
  * reach. Where the next chunk is expected in more than EDGE_WAIT_SECONDS (`expectedWait`) and the
- * turn still open at the end of what arrived has at least EDGE_CUT_MIN_SECONDS
- * of speech, it is cut at its quietest frame in the last EDGE_CUT_SPAN_SECONDS: a word gap, or the
- * quiet after it (under CLOSING_QUIET_SECONDS) where speech stopped at the edge; a cut in the speech
- * leaves the next pass EDGE_REST_SECONDS of it. The speech before the cut is closed now, so no segment of a turn
- * running over a chunk's edge waits a whole chunk (decision 234). The cut is the end of the padded
- * window, so no audio after it is transcribed now, and the next pass starts at it: each side once.
+ * turn still open at the end of what arrived has at least EDGE_CUT_MIN_SECONDS of speech, it is
+ * cut at its quietest frame in the last EDGE_CUT_SPAN_SECONDS: a word gap, or the quiet after it
+ * (under CLOSING_QUIET_SECONDS) where speech stopped at the edge; a cut in the speech leaves the
+ * next pass EDGE_REST_SECONDS of it. The speech before the cut is closed now, so no segment of a
+ * turn running over a chunk's edge waits a whole chunk (decision 234). The cut is the end of the
+ * padded window, so no audio after it is transcribed now, and the next pass starts at it: each
+ * side once.
  */
 export function closedSpeech(
   analysis: SpeechAnalysis,

@@ -292,6 +292,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     throw new ConfigError(`Invalid configuration:\n${lines.join("\n")}`);
   }
   const e = parsed.data;
+  const llm = e.PARLEY_LLM_MODEL || defaultLlm(e.PARLEY_MODELS_DIR);
   const tls: Config["tls"] =
     e.PARLEY_TLS_CERT_FILE && e.PARLEY_TLS_KEY_FILE
       ? { mode: "files", certFile: e.PARLEY_TLS_CERT_FILE, keyFile: e.PARLEY_TLS_KEY_FILE }
@@ -336,8 +337,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       mirror: e.PARLEY_MODEL_MIRROR.replace(/\/$/, ""),
       whisper: e.PARLEY_WHISPER_MODEL,
       parakeetFallback: e.PARLEY_PARAKEET_FALLBACK_MODEL,
-      llm: e.PARLEY_LLM_MODEL || defaultLlm(e.PARLEY_MODELS_DIR),
-      llmKeptFromEarlierDefault: !e.PARLEY_LLM_MODEL && defaultLlm(e.PARLEY_MODELS_DIR) === EARLIER_DEFAULT_LLM.name,
+      llm,
+      llmKeptFromEarlierDefault: !e.PARLEY_LLM_MODEL && llm === EARLIER_DEFAULT_LLM.name,
       embedding: e.PARLEY_EMBEDDING_MODEL,
       segmentation: e.PARLEY_SEGMENTATION_MODEL,
       speakerEmbedding: e.PARLEY_SPEAKER_EMBEDDING_MODEL,

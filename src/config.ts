@@ -210,21 +210,14 @@ export type Config = Readonly<{
   s3: { bucket: string; endpoint?: string; region?: string; accessKeyId?: string; secretAccessKey?: string } | null;
   ffmpegPath?: string;
   gpu: "auto" | "off" | "cuda" | "vulkan";
-  /** segmentation and speakerEmbedding: the neural diarizer's two models, used when both are installed (decision 097). */
   /**
    * whisper: the transcription model, whisper's or Parakeet's by its family (decision 181);
-   * parakeetFallback: the whisper model that takes recordings in languages Parakeet does not cover, when installed (decision 183).
+   * parakeetFallback: the whisper model that takes recordings in languages Parakeet does not cover, when installed (decision 183);
+   * llmKeptFromEarlierDefault: PARLEY_LLM_MODEL is unset and only the earlier default's file is installed (decision 235);
+   * segmentation and speakerEmbedding: the neural diarizer's two models, used when both are installed (decision 097).
    */
-  models: {
-    mirror: string;
-    whisper: string;
-    parakeetFallback: string;
-    llm: string;
-    /** PARLEY_LLM_MODEL is unset and the earlier default's file is kept, the Q4_0 one not installed (decision 235): doctor says so. */
+  models: Readonly<Record<"mirror" | "whisper" | "parakeetFallback" | "llm" | "embedding" | "segmentation" | "speakerEmbedding", string>> & {
     llmKeptFromEarlierDefault: boolean;
-    embedding: string;
-    segmentation: string;
-    speakerEmbedding: string;
   };
   ask: {
     defaultProvider: "llama_cpp" | "openai_compatible" | "extractive";

@@ -21,7 +21,7 @@
 import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
-import { type CorpusEntry, CORPUS_DIR, ensureSpeakerCorpus, type Half, SEED } from "../scripts/speaker-corpus";
+import { type CorpusEntry, corpusDir, ensureSpeakerCorpus, type Half, SEED } from "../scripts/speaker-corpus";
 import { cachedTinyDiarizationModels } from "../scripts/test-models/onnx-diarization";
 import { percent, type Scored, summarise, summaryLine } from "../src/cli/eval-speakers";
 import { ClassicDiarizer, clusterPieces, mergeSteps, PENALTIES, resegmentPieces, speechPieces, turnsOf } from "../src/engines/classic-diarizer";
@@ -38,7 +38,6 @@ const only = args.includes("--half") ? (args[args.indexOf("--half") + 1] as Half
 // Another seed: a second corpus drawn the same way, beside the first (decision 223); or several,
 // scored together (one draw's half of 26 conversations moves 4 % a conversation).
 const seeds = (args.includes("--seed") ? args[args.indexOf("--seed") + 1]! : String(SEED)).split(",").map(Number);
-const corpusOf = (seed: number) => (seed === SEED ? CORPUS_DIR : `${CORPUS_DIR}-seed-${seed}`);
 const vad = new SileroVad();
 const audio = new FfmpegAudioDecoder(findFfmpeg());
 
@@ -173,7 +172,7 @@ function margins(recordings: Loaded[]) {
 async function main() {
   const recordings: Loaded[] = [];
   for (const seed of seeds) {
-    const corpus = corpusOf(seed);
+    const corpus = corpusDir(seed);
     const manifest = ensureSpeakerCorpus(corpus, console.log, seed);
     const entries = manifest.entries.filter((e) => !only || e.half === only);
     const minutes = entries.reduce((s, e) => s + e.seconds, 0) / 60;
@@ -233,7 +232,7 @@ async function main() {
   const neuralRun = await run(neural, recordings);
   const ok = neuralRun.rows.filter((r) => r.score.foundSpeakers > 0).length;
   console.log(
-    `neural diarizer (${neural.model}) on the generated ONNX stand-ins: ran on ${ok}/${recordings.length} recordings, ${perHour(neuralRun.ms, recordings)}; NOT scored (random weights). With real models installed: parley eval speakers ${corpusOf(seeds[0]!)}`,
+    `neural diarizer (${neural.model}) on the generated ONNX stand-ins: ran on ${ok}/${recordings.length} recordings, ${perHour(neuralRun.ms, recordings)}; NOT scored (random weights). With real models installed: parley eval speakers ${corpusDir(seeds[0]!)}`,
   );
 }
 

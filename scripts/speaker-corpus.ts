@@ -9,7 +9,8 @@
 // The corpus is cached under .test-data/speaker-corpus (git-ignored): NAME.wav (16 kHz mono)
 // and NAME.rttm per conversation, and manifest.json. A synthesiser that is not installed is
 // left out, and the manifest says so.
-// Usage: bun scripts/speaker-corpus.ts [dir] [--seed N]   (prints the manifest's summary)
+// Usage: bun scripts/speaker-corpus.ts [dir] [--seed N]   (prints the manifest's summary; without a dir, another seed
+// goes beside the first, .test-data/speaker-corpus-seed-N, as bench/diarize.ts --seed N finds it)
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -20,6 +21,8 @@ export const CORPUS_DIR = join(import.meta.dir, "..", ".test-data", "speaker-cor
 const RATE = 16_000;
 /** The corpus' seed; another (`--seed N`) draws a second corpus the same way, to see whether figures hold on conversations no setting has met (decision 223). */
 export const SEED = 26;
+/** Where the draw of `seed` is cached: the corpus' own seed in CORPUS_DIR, each other beside it, so no draw overwrites another. */
+export const corpusDir = (seed: number) => (seed === SEED ? CORPUS_DIR : `${CORPUS_DIR}-seed-${seed}`);
 /** Bumped whenever a change alters what is generated: a cached corpus of another version is made again. */
 const VERSION = "1";
 
@@ -484,7 +487,7 @@ export function ensureSpeakerCorpus(dir = CORPUS_DIR, log: (line: string) => voi
 if (import.meta.main) {
   const args = process.argv.slice(2);
   const seed = args.includes("--seed") ? Number(args.splice(args.indexOf("--seed"), 2)[1]) : SEED;
-  const manifest = ensureSpeakerCorpus(args[0] ?? CORPUS_DIR, console.log, seed);
+  const manifest = ensureSpeakerCorpus(args[0] ?? corpusDir(seed), console.log, seed);
   const minutes = manifest.entries.reduce((s, e) => s + e.seconds, 0) / 60;
   console.log(`${manifest.entries.length} recordings, ${minutes.toFixed(1)} minutes, missing: ${manifest.missing.join(", ") || "nothing"}`);
 }

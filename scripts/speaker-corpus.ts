@@ -140,7 +140,13 @@ const VARIANTS: Record<Half, string[]> = {
     "zac",
   ],
 };
-const FESTIVAL_VOICES = ["kal_diphone", "ked_diphone", "cmu_us_slt_arctic_hts"];
+/** festival's voices, each with the Debian package that installs it (named where one is missing). */
+const FESTIVAL_PACKAGES: Record<string, string> = {
+  kal_diphone: "festvox-kallpc16k",
+  ked_diphone: "festvox-kdlpc16k",
+  cmu_us_slt_arctic_hts: "festvox-us-slt-hts",
+};
+const FESTIVAL_VOICES = Object.keys(FESTIVAL_PACKAGES);
 const POCKETSPHINX = "/usr/share/pocketsphinx/test/data";
 const LIBRIVOX = ["0870", "0880", "0890", "0920", "0930"].map((n) => `${POCKETSPHINX}/librivox/sense_and_sensibility_01_austen_64kb-${n}.wav`);
 /** pocketsphinx's own test utterances (raw 16 kHz 16-bit), each a speaker other than the librivox reader. */
@@ -444,11 +450,13 @@ export function ensureSpeakerCorpus(dir = CORPUS_DIR, log: (line: string) => voi
     if (manifest.generator === generator) return manifest;
     rmSync(dir, { recursive: true, force: true });
   }
+  // Every synthesiser's audio goes through sox: without it there is no corpus at all.
+  if (!has("sox")) throw new Error("the speaker corpus needs sox (Debian: sox)");
   mkdirSync(dir, { recursive: true });
   const festival = FESTIVAL_VOICES.filter(festivalHas);
   const missing = [
     ...(has("espeak-ng") ? [] : ["espeak-ng"]),
-    ...FESTIVAL_VOICES.filter((v) => !festival.includes(v)).map((v) => `festival ${v}`),
+    ...FESTIVAL_VOICES.filter((v) => !festival.includes(v)).map((v) => `festival ${v} (Debian: festival ${FESTIVAL_PACKAGES[v]})`),
     ...(existsSync(LIBRIVOX[0]!) ? [] : ["pocketsphinx-testdata"]),
   ];
   const plans = plan(festival, seed).filter((p) => p.synthesiser !== "human" || !missing.includes("pocketsphinx-testdata"));

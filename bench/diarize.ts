@@ -173,7 +173,7 @@ async function main() {
   const recordings: Loaded[] = [];
   for (const seed of seeds) {
     const corpus = corpusDir(seed);
-    const manifest = ensureSpeakerCorpus(corpus, console.log, seed);
+    const manifest = ensureSpeakerCorpus(seed, console.log);
     const entries = manifest.entries.filter((e) => !only || e.half === only);
     const minutes = entries.reduce((s, e) => s + e.seconds, 0) / 60;
     console.log(

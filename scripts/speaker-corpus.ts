@@ -439,10 +439,11 @@ const atomically = (path: string, data: string | Uint8Array) => {
 };
 
 /**
- * The corpus in `dir`, made where missing (a corpus of another VERSION is made again). Entries
- * are written as they are made, so an interrupted run resumes.
+ * The draw of `seed`, in `dir` (its own folder unless given), made where missing (a corpus of
+ * another VERSION or seed is made again). Entries are written as they are made, so an
+ * interrupted run resumes.
  */
-export function ensureSpeakerCorpus(dir = CORPUS_DIR, log: (line: string) => void = () => {}, seed = SEED): Manifest {
+export function ensureSpeakerCorpus(seed = SEED, log: (line: string) => void = () => {}, dir = corpusDir(seed)): Manifest {
   const generator = seed === SEED ? VERSION : `${VERSION} seed ${seed}`;
   const manifestPath = join(dir, "manifest.json");
   if (existsSync(manifestPath)) {
@@ -495,7 +496,7 @@ export function ensureSpeakerCorpus(dir = CORPUS_DIR, log: (line: string) => voi
 if (import.meta.main) {
   const args = process.argv.slice(2);
   const seed = args.includes("--seed") ? Number(args.splice(args.indexOf("--seed"), 2)[1]) : SEED;
-  const manifest = ensureSpeakerCorpus(args[0] ?? corpusDir(seed), console.log, seed);
+  const manifest = ensureSpeakerCorpus(seed, console.log, args[0]);
   const minutes = manifest.entries.reduce((s, e) => s + e.seconds, 0) / 60;
   console.log(`${manifest.entries.length} recordings, ${minutes.toFixed(1)} minutes, missing: ${manifest.missing.join(", ") || "nothing"}`);
 }

@@ -217,6 +217,7 @@ describe("the turn running over the end of what arrived, when the next chunk is 
 
 describe("a turn running over the end of a chunk sent in real time (decision 234)", () => {
   const turn = wav(concat(voiced(2), silence(1.5), voiced(6), silence(1.5)));
+  const turnSeconds = (turn.length - 44) / 32_000;
 
   /**
    * A 6 s turn, chunk 1 ending 3.5 s into it (by bytes, for a compressed stream about that), chunks
@@ -224,7 +225,7 @@ describe("a turn running over the end of a chunk sent in real time (decision 234
    */
   async function streamedTurn(everySeconds: number, bytes = turn) {
     const { t, tenant } = await liveApp();
-    const at = (seconds: number) => (seconds === 0 ? 0 : bytes === turn ? 44 + seconds * 32_000 : Math.round((bytes.length * seconds) / 11));
+    const at = (seconds: number) => (seconds === 0 ? 0 : bytes === turn ? 44 + seconds * 32_000 : Math.round((bytes.length * seconds) / turnSeconds));
     const edges = [0, 3, 7].map(at).concat(bytes.length);
     const rec = await createRecording(t, tenant.test);
     const send = async (i: number) => {

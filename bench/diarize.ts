@@ -9,15 +9,15 @@
 // Then the neural diarizer runs end to end on the generated ONNX stand-ins: random weights,
 // so its output is not scored here; an operator with real models scores them with
 // `parley eval speakers DIR`.
-// Usage: bun bench/diarize.ts [--half tuning|held-out] [--files] [--sweep [stop|pitch]] [--margins] [--no-neural] [--against REF] [--seed N[,N...]]
+// Usage: bun bench/diarize.ts [--half tuning|held-out] [--files] [--sweep [stop|pitch|change]] [--margins] [--no-neural] [--against REF] [--seed N[,N...]]
 // (--seed N: a second corpus drawn the same way with another seed, made and cached beside the first;
 // several: their recordings scored together, each half pooled over the draws)
 // (--against REF: the classic diarizer as at git revision REF timed on the same recordings, each
 // recording by both in turn, so a shared machine's load weighs on both alike: "x times faster")
-// (--sweep: only the clustering's stopping λ, or with `pitch` the pitch test's threshold, tried on
-// the tuning half, one line each, the other settings as in use; --margins: why counts miss, decision
-// 219: per recording, the stops that would count it right, and how far apart its true voices
-// are by the same measure)
+// (--sweep: only the clustering's stopping λ, or with `pitch` the pitch test's threshold, or with
+// `change` the change detector's λ, tried on the tuning half, one line each, the other settings
+// as in use; --margins: why counts miss, decision 219: per recording, the stops that would count
+// it right, and how far apart its true voices are by the same measure)
 import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
@@ -97,19 +97,28 @@ function print(rows: Row[], half: Half) {
   return { talks: summarise(talks), lone: alone / Math.max(1, lone.length) };
 }
 
+/** The values each sweepable setting is tried at. */
+const SWEEPS = {
+  stop: [5.5, 6, 6.5, 7, 8, 9, 10, 11, 12],
+  pitch: [3, 4, 4.5, 4.7, 5, 5.25, 5.5, 5.85, 6, 8, Number.POSITIVE_INFINITY],
+  change: [1, 1.25, 1.5, 1.75, 2, 3],
+};
+type Sweepable = keyof typeof SWEEPS;
+
 /**
  * The tuning half under other values of one setting, one line each, the rest as in use: how
  * the one in use was chosen (never on the held-out half). `stop`: the clustering's stopping λ,
- * the merge order kept; `pitch`: the pitch test's threshold (decision 223). Decisions 177, 178,
- * 195 and 223 list the other settings tried.
+ * the merge order kept; `pitch`: the pitch test's threshold (decision 223); `change`: the change
+ * detector's λ (decision 237). Decisions 177, 178, 195 and 223 list the other settings tried.
  */
-async function sweep(tuning: Loaded[], setting: "stop" | "pitch") {
+async function sweep(tuning: Loaded[], setting: Sweepable) {
   console.log(`sweep of ${setting} on the tuning half (${tuning.length} recordings): count right, turn changes, DER; lone voices kept whole`);
-  // The pieces do not depend on the clustering: cut once, clustered under each value.
-  const cut = tuning.map((r) => speechPieces(r.pcm, r.regions, PENALTIES.change));
-  const values = setting === "stop" ? [5.5, 6, 6.5, 7, 8, 9, 10, 11, 12] : [3, 4, 4.5, 4.7, 5, 5.25, 5.5, 5.85, 6, 8, Number.POSITIVE_INFINITY];
-  for (const value of values) {
+  // The pieces depend only on the change detector: unless it is the setting swept, cut once.
+  const cutAt = (change: number) => tuning.map((r) => speechPieces(r.pcm, r.regions, change));
+  const once = setting === "change" ? null : cutAt(PENALTIES.change);
+  for (const value of SWEEPS[setting]) {
     const penalties = { ...PENALTIES, [setting]: value };
+    const cut = once ?? cutAt(value);
     const rows = tuning.map((r, i) => {
       const { stretches, pieces } = cut[i]!;
       const clusters = pieces.length ? clusterPieces(pieces, {}, penalties) : [];
@@ -187,7 +196,8 @@ async function main() {
   }
 
   if (args.includes("--sweep")) {
-    const setting = args[args.indexOf("--sweep") + 1] === "pitch" ? "pitch" : "stop";
+    const named = args[args.indexOf("--sweep") + 1] ?? "";
+    const setting: Sweepable = named in SWEEPS ? (named as Sweepable) : "stop";
     return sweep(
       recordings.filter((r) => r.entry.half === "tuning"),
       setting,

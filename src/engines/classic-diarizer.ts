@@ -9,8 +9,10 @@ import { accumulate, addFrames, centred, combine, emptyStats, type GaussianStats
 import type { SpeechRegion } from "./vad";
 
 /**
- * change: the change detector's BIC penalty (λ); at 1 it over-segments, and a false change
- * costs nothing once clustering joins the pieces again (decision 097). merge: λ of the
+ * change: the change detector's BIC penalty (λ); it over-segments on purpose, since clustering
+ * joins the pieces again (decision 097), but not at 1: pieces of a second or so are too short to
+ * tell alike voices apart, and the first merges then mix them (decision 237: 1.25-1.75 all beat
+ * 1 on the tuning half's DER and turn changes; the middle). merge: λ of the
  * tied-covariance ΔBIC that picks the next pair of clusters to merge (the one that loses
  * least); stop: the λ under which that pair's ΔBIC must still say "two" for the clustering to
  * stop. switch: what a change of speaker costs the frame-by-frame relabelling, in
@@ -25,7 +27,7 @@ import type { SpeechRegion } from "./vad";
  * be parted (decision 223: on the tuning halves of two corpus draws, the middle of the values
  * above every lone voice's and below the first pair of voices it misses, 4.6 to 5.9).
  */
-export const PENALTIES = { change: 1, merge: 6.5, stop: 8, switch: 100, split: 1.35, pitch: 5.25 };
+export const PENALTIES = { change: 1.5, merge: 6.5, stop: 8, switch: 100, split: 1.35, pitch: 5.25 };
 /** Rounds of re-estimating the clusters' Gaussians and relabelling the frames (two; not tuned). */
 const REFINE_ROUNDS = 2;
 export type Penalties = typeof PENALTIES;

@@ -178,7 +178,17 @@ function margins(recordings: Loaded[]) {
   console.log(`  most counted right: ${best}/${spans.length}, for stops ${at.join(", ")} (in use: ${PENALTIES.stop})`);
 }
 
+/** The setting `--sweep` names, checked before the corpus loads; a bare --sweep (or one followed by another flag) sweeps the stop. */
+function sweptSetting(): Sweepable | null {
+  if (!args.includes("--sweep")) return null;
+  const named = args[args.indexOf("--sweep") + 1] ?? "--";
+  const setting = named.startsWith("--") ? "stop" : named;
+  if (!Object.hasOwn(SWEEPS, setting)) throw new Error(`--sweep ${named}: no such setting; one of ${Object.keys(SWEEPS).join(", ")}`);
+  return setting as Sweepable;
+}
+
 async function main() {
+  const swept = sweptSetting();
   const recordings: Loaded[] = [];
   for (const seed of seeds) {
     const corpus = corpusDir(seed);
@@ -195,14 +205,11 @@ async function main() {
     }
   }
 
-  if (args.includes("--sweep")) {
-    const named = args[args.indexOf("--sweep") + 1] ?? "";
-    const setting: Sweepable = named in SWEEPS ? (named as Sweepable) : "stop";
+  if (swept)
     return sweep(
       recordings.filter((r) => r.entry.half === "tuning"),
-      setting,
+      swept,
     );
-  }
   if (args.includes("--margins")) return margins(recordings);
   const diarizer = new ClassicDiarizer();
   const ref = args.includes("--against") ? args[args.indexOf("--against") + 1]! : null;

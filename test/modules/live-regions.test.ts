@@ -216,8 +216,9 @@ describe("the turn running over the end of what arrived, when the next chunk is 
 });
 
 describe("a turn running over the end of a chunk sent in real time (decision 234)", () => {
-  const turn = wav(concat(voiced(2), silence(1.5), voiced(6), silence(1.5)));
-  const turnSeconds = (turn.length - 44) / 32_000;
+  const samples = concat(voiced(2), silence(1.5), voiced(6), silence(1.5));
+  const turn = wav(samples);
+  const turnSeconds = samples.length / 16_000;
 
   /**
    * A 6 s turn, chunk 1 ending 3.5 s into it (by bytes, for a compressed stream about that), chunks

@@ -102,14 +102,15 @@ const SWEEPS = {
   stop: [5.5, 6, 6.5, 7, 8, 9, 10, 11, 12],
   pitch: [3, 4, 4.5, 4.7, 5, 5.25, 5.5, 5.85, 6, 8, Number.POSITIVE_INFINITY],
   change: [1, 1.25, 1.5, 1.75, 2, 3],
+  apart: [0, 1.35, 1.5, 1.8, 2, 2.2, 2.4, 2.6, 3.2],
 };
 type Sweepable = keyof typeof SWEEPS;
 
 /**
  * The tuning half under other values of one setting, one line each, the rest as in use: how
  * the one in use was chosen (never on the held-out half). `stop`: the clustering's stopping λ,
- * the merge order kept; `pitch`: the pitch test's threshold (decision 223); `change`: the change
- * detector's λ (decision 237). Decisions 177, 178, 195 and 223 list the other settings tried.
+ * the merge order kept; `pitch`: the pitch test's threshold (decisions 223, 238); `change`: the change
+ * detector's λ (decision 237); `apart`: how far a split's parts must lie (decision 238). Decisions 177, 178, 195 and 223 list the other settings tried.
  */
 async function sweep(tuning: Loaded[], setting: Sweepable) {
   console.log(`sweep of ${setting} on the tuning half (${tuning.length} recordings): count right, turn changes, DER; lone voices kept whole`);

@@ -4,6 +4,7 @@ import { findSpeakerChanges } from "./speaker-changes";
 import { resegment } from "./speaker-resegment";
 import { splitByPitch } from "./speaker-pitch-split";
 import { splitClusters } from "./speaker-split";
+import { labelsOf, undoCloseSplits } from "./speaker-split-apart";
 import { CEPSTRA, cepstralFrames, FEATURE_RATE, logPitch } from "./speaker-features";
 import { accumulate, addFrames, centred, combine, emptyStats, type GaussianStats, tiedDeltaBic } from "./speaker-gaussian";
 import type { SpeechRegion } from "./vad";
@@ -24,10 +25,12 @@ import type { SpeechRegion } from "./vad";
  * each other than each turn's halves do for the cluster to be parted in two (decision 221: the
  * tuning half counts best from 1.15 to 1.56; the middle). pitch: how many times the recording's
  * usual wander of a turn's pitch level two groups of a cluster's turns must lie apart for it to
- * be parted (decision 223: on the tuning halves of two corpus draws, the middle of the values
- * above every lone voice's and below the first pair of voices it misses, 4.6 to 5.9).
+ * be parted (decision 223 chose 5.25; decision 238 lowered it to 4 once apart guards it: on
+ * the tuning halves of eleven draws 3.5 to 4.5 count best, 5 to 7 more than 5.25). apart: the
+ * critical λ under which a split test's two parts are one voice after all and the split is
+ * undone (decision 238: the tuning halves count best from 1.8 to 2.4; the middle).
  */
-export const PENALTIES = { change: 1.5, merge: 6.5, stop: 8, switch: 100, split: 1.35, pitch: 5.25 };
+export const PENALTIES = { change: 1.5, merge: 6.5, stop: 8, switch: 100, split: 1.35, pitch: 4, apart: 2 };
 /** Rounds of re-estimating the clusters' Gaussians and relabelling the frames (two; not tuned). */
 const REFINE_ROUNDS = 2;
 export type Penalties = typeof PENALTIES;
@@ -153,13 +156,14 @@ const span = (v: VoicedFrames, a: number, b: number) => ({ start: a === 0 ? v.re
  * The clusters' turns redrawn frame by frame (speaker-resegment.ts), then each cluster whose
  * whole turns hold two voices parted and the frames redrawn again: by the turns' sounds
  * (speaker-split.ts, decision 221), then by their pitch levels (speaker-pitch-split.ts, decision
- * 223). Runs of one label within a stretch become the pieces, in time order, with their clusters.
+ * 223), unless the two parts lie too close to be two voices (speaker-split-apart.ts, decision
+ * 238). Runs of one label within a stretch become the pieces, in time order, with their clusters.
  */
 export function resegmentPieces(
   stretches: VoicedFrames[],
   pieces: SpeechPiece[],
   clusters: number[],
-  penalties: Pick<Penalties, "switch" | "split" | "pitch">,
+  penalties: Pick<Penalties, "switch" | "split" | "pitch" | "apart">,
   hint: SpeakerCountHint = {},
 ): { spans: { start: number; end: number }[]; clusters: number[] } {
   const labelled = stretches.map((v) => ({ frames: v.frames, d: v.d, count: v.count, labels: new Int32Array(v.count).fill(-1) }));
@@ -169,9 +173,13 @@ export function resegmentPieces(
   // voices the stop joined: no split test then.
   const forced = hint.minSpeakers != null && new Set(clusters).size <= hint.minSpeakers;
   const most = hint.maxSpeakers ?? undefined;
-  if (!forced && splitClusters(labelled, penalties.split, most).some((c) => c.split)) resegment(labelled, penalties.switch, REFINE_ROUNDS);
+  let before = labelsOf(labelled);
+  if (!forced && splitClusters(labelled, penalties.split, most).some((c) => c.split) && undoCloseSplits(labelled, before, penalties.apart))
+    resegment(labelled, penalties.switch, REFINE_ROUNDS);
+  before = labelsOf(labelled);
   // Log pitch is the feature after the cepstra (voicedFrames).
-  if (!forced && splitByPitch(labelled, CEPSTRA, penalties.pitch, most).some((c) => c.split)) resegment(labelled, penalties.switch, REFINE_ROUNDS);
+  if (!forced && splitByPitch(labelled, CEPSTRA, penalties.pitch, most).some((c) => c.split) && undoCloseSplits(labelled, before, penalties.apart))
+    resegment(labelled, penalties.switch, REFINE_ROUNDS);
   const spans: { start: number; end: number }[] = [];
   const out: number[] = [];
   labelled.forEach((l, s) => {
@@ -272,8 +280,8 @@ export function turnsOf(pieces: { start: number; end: number }[], clusters: numb
  * the voiced frames in the VAD's speech regions, speaker changes by ΔBIC, agglomerative
  * clustering with a tied-covariance BIC as the stopping rule, then every frame relabelled by
  * Viterbi over the clusters' Gaussians, and clusters whose whole turns hold two voices, by their
- * sounds or their pitch levels, parted (decisions 221, 223). No model file; about 0.1 to 0.2 s
- * per minute of audio on one core (decisions 220, 221, 223).
+ * sounds or their pitch levels, parted where the parts lie apart (decisions 221, 223, 238). No
+ * model file; about 0.1 to 0.2 s per minute of audio on one core (decisions 220, 221, 223).
  */
 export class ClassicDiarizer implements Diarizer {
   readonly kind = "classic";

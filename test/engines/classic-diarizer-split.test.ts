@@ -1,6 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { clusterPieces, PENALTIES, resegmentPieces } from "../../src/engines/classic-diarizer";
 import { splitClusters } from "../../src/engines/speaker-split";
+import { labelsOf, undoCloseSplits } from "../../src/engines/speaker-split-apart";
 import { expectTwoVoicesTakingTurns, speakersFound, stretchesOfTurns, TURN_FRAMES } from "./whole-turns";
 
 // Seeded "voices" made of like sounds: each voice is 8 sound classes (far apart means, the
@@ -53,14 +54,40 @@ describe("the split test on whole turns (decision 221)", () => {
     expect(speakersFound(stretchOf(alternating), PENALTIES, { maxSpeakers: 1 })).toBe(1);
   });
 
+  const labelled = (order: Float64Array[][]) => {
+    const { stretches } = stretchOf(order);
+    return stretches.map((s) => ({ frames: s.frames, d: D, count: s.count, labels: new Int32Array(s.count) }));
+  };
+
   test("the ratio: two voices' turns far above the threshold, one voice's below", () => {
-    const labelled = (order: Float64Array[][]) => {
-      const { stretches } = stretchOf(order);
-      return stretches.map((s) => ({ frames: s.frames, d: D, count: s.count, labels: new Int32Array(s.count) }));
-    };
     const [two] = splitClusters(labelled(alternating), Number.POSITIVE_INFINITY);
     const [one] = splitClusters(labelled(alternating.map(() => voiceA)), Number.POSITIVE_INFINITY);
     expect(two!.ratio).toBeGreaterThan(PENALTIES.split);
     expect(one!.ratio).toBeLessThan(PENALTIES.split);
+  });
+
+  test("a split whose parts lie closer than apart is undone; two voices' split stands (decision 238)", () => {
+    // A threshold of 0 parts any cluster with two whole turns: one voice's turns too.
+    const oneVoice = labelled(alternating.map(() => voiceA));
+    let before = labelsOf(oneVoice);
+    expect(splitClusters(oneVoice, 0)[0]!.split).toBe(true);
+    expect(undoCloseSplits(oneVoice, before, PENALTIES.apart)).toBe(false);
+    expect(oneVoice.map((s) => [...s.labels])).toEqual(before.map((l) => [...l]));
+
+    const twoVoices = labelled(alternating);
+    before = labelsOf(twoVoices);
+    splitClusters(twoVoices, 0);
+    const parted = labelsOf(twoVoices);
+    expect(undoCloseSplits(twoVoices, before, PENALTIES.apart)).toBe(true);
+    expect(twoVoices.map((s) => [...s.labels])).toEqual(parted.map((l) => [...l]));
+    expect(new Set(twoVoices.flatMap((s) => [...s.labels])).size).toBe(2);
+  });
+
+  test("with apart 0 the same split of one voice stands", () => {
+    const oneVoice = labelled(alternating.map(() => voiceA));
+    const before = labelsOf(oneVoice);
+    splitClusters(oneVoice, 0);
+    expect(undoCloseSplits(oneVoice, before, 0)).toBe(true);
+    expect(new Set(oneVoice.flatMap((s) => [...s.labels])).size).toBe(2);
   });
 });

@@ -9,7 +9,7 @@
 // Then the neural diarizer runs end to end on the generated ONNX stand-ins: random weights,
 // so its output is not scored here; an operator with real models scores them with
 // `parley eval speakers DIR`.
-// Usage: bun bench/diarize.ts [--half tuning|held-out] [--files] [--sweep [stop|pitch|change]] [--margins] [--no-neural] [--against REF] [--seed N[,N...]]
+// Usage: bun bench/diarize.ts [--half tuning|held-out] [--files] [--sweep [stop|pitch|change|apart]] [--margins] [--no-neural] [--against REF] [--seed N[,N...]]
 // (--seed N: a second corpus drawn the same way with another seed, made and cached beside the first;
 // several: their recordings scored together, each half pooled over the draws)
 // (--against REF: the classic diarizer as at git revision REF timed on the same recordings, each

@@ -7,8 +7,9 @@ export const labelsOf = (stretches: Labelled[]): Int32Array[] => stretches.map((
 /**
  * The split tests (decisions 221, 223) part a cluster's turns into the two groups that look
  * most like two voices, so one voice whose turns differ in what is said is parted too. The
- * clustering's own measure then tells the cases apart (decision 238): two voices' parts lie at
- * a critical λ of 2.3 and more, one voice's mostly under 2. Each split since `before` (a new
+ * clustering's own measure then tells the cases apart (decision 238): on the corpus' tuning
+ * halves, 15 of 18 two-voice splits had parts at a critical λ of 2.3 or more, and 5 of 6
+ * one-voice splits under 1.35. Each split since `before` (a new
  * label carved out of one cluster) whose two parts lie closer than `apart` is undone, in place.
  * Returns whether any split stands.
  */

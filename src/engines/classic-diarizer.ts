@@ -4,7 +4,6 @@ import { findSpeakerChanges } from "./speaker-changes";
 import { resegment } from "./speaker-resegment";
 import { splitByPitch } from "./speaker-pitch-split";
 import { splitClusters } from "./speaker-split";
-import { labelsOf, undoCloseSplits } from "./speaker-split-apart";
 import { CEPSTRA, cepstralFrames, FEATURE_RATE, logPitch } from "./speaker-features";
 import { accumulate, addFrames, centred, combine, emptyStats, type GaussianStats, tiedDeltaBic } from "./speaker-gaussian";
 import type { SpeechRegion } from "./vad";
@@ -173,12 +172,9 @@ export function resegmentPieces(
   // voices the stop joined: no split test then.
   const forced = hint.minSpeakers != null && new Set(clusters).size <= hint.minSpeakers;
   const most = hint.maxSpeakers ?? undefined;
-  let before = labelsOf(labelled);
-  if (!forced && splitClusters(labelled, penalties.split, most).some((c) => c.split) && undoCloseSplits(labelled, before, penalties.apart))
-    resegment(labelled, penalties.switch, REFINE_ROUNDS);
-  before = labelsOf(labelled);
+  if (!forced && splitClusters(labelled, penalties.split, most, penalties.apart).some((c) => c.split)) resegment(labelled, penalties.switch, REFINE_ROUNDS);
   // Log pitch is the feature after the cepstra (voicedFrames).
-  if (!forced && splitByPitch(labelled, CEPSTRA, penalties.pitch, most).some((c) => c.split) && undoCloseSplits(labelled, before, penalties.apart))
+  if (!forced && splitByPitch(labelled, CEPSTRA, penalties.pitch, most, penalties.apart).some((c) => c.split))
     resegment(labelled, penalties.switch, REFINE_ROUNDS);
   const spans: { start: number; end: number }[] = [];
   const out: number[] = [];

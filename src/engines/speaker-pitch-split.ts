@@ -1,5 +1,6 @@
 import type { Labelled } from "./speaker-resegment";
 import { wholeTurns } from "./speaker-split";
+import { splitIfApart } from "./speaker-split-apart";
 
 /**
  * The pitch test of decision 223, after the split test of decision 221: prosody measured per
@@ -35,14 +36,16 @@ function bestCut(sorted: number[]): { at: number; gap: number } {
  * For each cluster with two or more whole turns: the gap between the two groups its turns' pitch
  * levels part into best, over the recording's mean difference between the levels of a whole
  * turn's two halves (every cluster's turns: how much one voice's pitch level wanders here).
- * Above `threshold`, the upper group's turns become a new cluster, while there are fewer than
- * `most` clusters (the count hint's maximum). Returns each tested cluster's ratio.
+ * Above `threshold`, the upper group's turns become a new cluster, if the two parts lie at
+ * least `apart` apart (speaker-split-apart.ts) and while there are fewer than `most` clusters
+ * (the count hint's maximum). Returns each tested cluster's ratio.
  */
 export function splitByPitch(
   stretches: Labelled[],
   pitch: number,
   threshold: number,
   most = Number.POSITIVE_INFINITY,
+  apart = 0,
 ): { cluster: number; ratio: number; split: boolean }[] {
   const d = stretches[0]?.d ?? 0;
   const clusters = [...new Set(stretches.flatMap((s) => [...s.labels]))].filter((c) => c >= 0).sort((a, b) => a - b);
@@ -69,12 +72,10 @@ export function splitByPitch(
     const sorted = own.map((t) => t.level).sort((a, b) => a - b);
     const { at, gap } = bestCut(sorted);
     const ratio = gap / wander;
-    const split = ratio > threshold && count < most;
+    const upper = () => own.filter((t) => t.level >= sorted[at]!);
+    const split = ratio > threshold && count < most && splitIfApart(stretches, cluster, fresh, upper(), apart);
     out.push({ cluster, ratio, split });
-    if (!split) return;
-    const label = fresh++;
-    count++;
-    for (const t of own) if (t.level >= sorted[at]!) stretches[t.stretch]!.labels.fill(label, t.from, t.to);
+    if (split) [fresh, count] = [fresh + 1, count + 1];
   });
   return out;
 }

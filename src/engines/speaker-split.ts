@@ -1,4 +1,5 @@
 import type { Labelled } from "./speaker-resegment";
+import { splitIfApart } from "./speaker-split-apart";
 
 /**
  * The split test of decision 221: after relabelling, each cluster's whole turns compared by a
@@ -167,10 +168,16 @@ function parted(g: Gmm, stats: ComponentStats[], vectors: Float64Array[]): numbe
  * The split test, in place on the frame labels: for each cluster with two or more whole turns,
  * the mean distance between its turns' adapted means over the mean distance between each turn's
  * two halves (one voice, as many frames). Above `threshold` the turns are parted in two by
- * 2-means and the second group becomes a new cluster, while there are fewer than `most`
- * clusters (the count hint's maximum). Returns each tested cluster's ratio.
+ * 2-means and the second group becomes a new cluster, if the two parts lie at least `apart`
+ * apart (speaker-split-apart.ts) and while there are fewer than `most` clusters (the count
+ * hint's maximum). Returns each tested cluster's ratio.
  */
-export function splitClusters(stretches: Labelled[], threshold: number, most = Number.POSITIVE_INFINITY): { cluster: number; ratio: number; split: boolean }[] {
+export function splitClusters(
+  stretches: Labelled[],
+  threshold: number,
+  most = Number.POSITIVE_INFINITY,
+  apart = 0,
+): { cluster: number; ratio: number; split: boolean }[] {
   const d = stretches[0]?.d ?? 0;
   const clusters = [...new Set(stretches.flatMap((s) => [...s.labels]))].filter((c) => c >= 0).sort((a, b) => a - b);
   let fresh = (clusters.at(-1) ?? -1) + 1;
@@ -191,15 +198,13 @@ export function splitClusters(stretches: Labelled[], threshold: number, most = N
     between /= (vectors.length * (vectors.length - 1)) / 2;
     const within = halves.reduce((sum, [a, b]) => sum + distance(g, adapted(g, a), adapted(g, b)), 0) / halves.length;
     const ratio = between / within;
-    const split = ratio > threshold && count < most;
+    const secondGroup = () => {
+      const side = parted(g, stats, vectors);
+      return turns.filter((_, i) => side[i] === 1);
+    };
+    const split = ratio > threshold && count < most && splitIfApart(stretches, cluster, fresh, secondGroup(), apart);
     out.push({ cluster, ratio, split });
-    if (!split) continue;
-    const side = parted(g, stats, vectors);
-    const label = fresh++;
-    count++;
-    turns.forEach((t, i) => {
-      if (side[i] === 1) stretches[t.stretch]!.labels.fill(label, t.from, t.to);
-    });
+    if (split) [fresh, count] = [fresh + 1, count + 1];
   }
   return out;
 }

@@ -14,9 +14,9 @@
 // several: their recordings scored together, each half pooled over the draws)
 // (--against REF: the classic diarizer as at git revision REF timed on the same recordings, each
 // recording by both in turn, so a shared machine's load weighs on both alike: "x times faster")
-// (--sweep: only the clustering's stopping λ, or with `pitch` the pitch test's threshold, or with
-// `change` the change detector's λ, tried on the tuning half, one line each, the other settings
-// as in use; --margins: why counts miss, decision 219: per recording, the stops that would count
+// (--sweep: only the clustering's stopping λ, or with `pitch` the pitch test's threshold, with
+// `change` the change detector's λ, or with `apart` how far a split's parts must lie, tried on the
+// tuning half, one line each, the other settings as in use; --margins: why counts miss, decision 219: per recording, the stops that would count
 // it right, and how far apart its true voices are by the same measure)
 import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
@@ -109,8 +109,9 @@ type Sweepable = keyof typeof SWEEPS;
 /**
  * The tuning half under other values of one setting, one line each, the rest as in use: how
  * the one in use was chosen (never on the held-out half). `stop`: the clustering's stopping λ,
- * the merge order kept; `pitch`: the pitch test's threshold (decisions 223, 238); `change`: the change
- * detector's λ (decision 237); `apart`: how far a split's parts must lie (decision 238). Decisions 177, 178, 195 and 223 list the other settings tried.
+ * the merge order kept; `pitch`: the pitch test's threshold (decisions 223, 238); `change`: the
+ * change detector's λ (decision 237); `apart`: how far a split's parts must lie (decision 238).
+ * Decisions 177, 178, 195 and 223 list the other settings tried.
  */
 async function sweep(tuning: Loaded[], setting: Sweepable) {
   console.log(`sweep of ${setting} on the tuning half (${tuning.length} recordings): count right, turn changes, DER; lone voices kept whole`);

@@ -16,8 +16,9 @@
 // recording by both in turn, so a shared machine's load weighs on both alike: "x times faster")
 // (--sweep: only the clustering's stopping λ, or with `pitch` the pitch test's threshold, with
 // `change` the change detector's λ, or with `apart` how far a split's parts must lie, tried on the
-// tuning half, one line each, the other settings as in use; --margins: why counts miss, decision 219: per recording, the stops that would count
-// it right, and how far apart its true voices are by the same measure)
+// tuning half, one line each, the other settings as in use; --margins: why counts miss, decision
+// 219: per recording, the stops that would count it right, and how far apart its true voices are
+// by the same measure)
 import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";

@@ -72,8 +72,8 @@ export function splitByPitch(
     const sorted = own.map((t) => t.level).sort((a, b) => a - b);
     const { at, gap } = bestCut(sorted);
     const ratio = gap / wander;
-    const upper = () => own.filter((t) => t.level >= sorted[at]!);
-    const split = ratio > threshold && count < most && splitIfApart(stretches, cluster, fresh, upper(), apart);
+    const upper = own.filter((t) => t.level >= sorted[at]!);
+    const split = ratio > threshold && count < most && splitIfApart(stretches, cluster, fresh, upper, apart);
     out.push({ cluster, ratio, split });
     if (split) [fresh, count] = [fresh + 1, count + 1];
   });

@@ -24,7 +24,7 @@ export const SEED = 26;
 /** Where the draw of `seed` is cached: the corpus' own seed in CORPUS_DIR, each other beside it, so no draw overwrites another. */
 export const corpusDir = (seed: number) => (seed === SEED ? CORPUS_DIR : `${CORPUS_DIR}-seed-${seed}`);
 /** Bumped whenever a change alters what is generated: a cached corpus of another version is made again. */
-const VERSION = "1";
+const VERSION = "2";
 
 export type Half = "tuning" | "held-out";
 export type Synthesiser = "espeak-ng" | "festival" | "espeak-ng+festival" | "human";
@@ -178,6 +178,7 @@ const SENTENCES = [
   "I would rather walk, the weather is lovely and the station is not far.",
   "Nobody told me the password had changed, so I could not log in all morning.",
 ];
+/** Answers of a word or two, made to last 1 s by `turnSpeech`. */
 const SHORT = ["Yes.", "Okay.", "Right, I see.", "Sure.", "No, not really.", "Mm, go on.", "Exactly.", "Thank you.", "Really?", "I agree."];
 
 function run(cmd: string[], input?: Uint8Array): Uint8Array {
@@ -220,6 +221,24 @@ function trim(pcm: Float32Array): Float32Array {
   const loud = (x: number) => Math.abs(x) > Math.max(0.01, peak * 0.05);
   const first = pcm.findIndex(loud);
   return first < 0 ? pcm.subarray(0, 0) : pcm.subarray(first, pcm.findLastIndex(loud) + 1);
+}
+
+/** The shortest turn the issue asks for (turns of 1-30 s). */
+const SHORTEST_TURN_SECONDS = 1;
+
+/**
+ * A turn's trimmed speech. A short answer that a fast voice says in under a second ("Yes." in
+ * 0.3 s) is followed by the answers after it in SHORT ("Yes. Okay.") until it lasts a second:
+ * nothing more is drawn, so the rest of the conversation is the same draw as before (decision 243).
+ */
+function turnSpeech(speaker: Speaker, words: string, work: string, clip: number): Float32Array {
+  let speech = trim(speak(speaker, words, work, clip));
+  const short = SHORT.indexOf(words);
+  for (let next = short + 1; short >= 0 && speech.length < SHORTEST_TURN_SECONDS * RATE; next++) {
+    words = `${words} ${SHORT[next % SHORT.length]}`;
+    speech = trim(speak(speaker, words, work, clip));
+  }
+  return speech;
 }
 
 /** Text for a turn of about `seconds` at `wordsPerSecond`. */
@@ -364,7 +383,7 @@ function make(p: Plan, work: string): { pcm: Float32Array; turns: LabelledTurn[]
     while (p.speakers.length > 1 && k === previous) k = rng.int(0, p.speakers.length - 1);
     const speaker = p.speakers[k]!;
     const wordsPerSecond = speaker.synth === "espeak-ng" ? speaker.rate / 60 : 2.6;
-    const clip = trim(speak(speaker, text(rng, p.lone ? rng.between(8, 30) : turnSeconds(rng), wordsPerSecond), work, t));
+    const clip = turnSpeech(speaker, text(rng, p.lone ? rng.between(8, 30) : turnSeconds(rng), wordsPerSecond), work, t);
     const scaled = clip.map((x) => x * gains[k]!);
     const label = `S${k + 1}_${describe(speaker)}`;
     const last = turns.at(-1);

@@ -233,8 +233,9 @@ const SHORTEST_TURN_SECONDS = 1;
  */
 function turnSpeech(speaker: Speaker, words: string, work: string, clip: number): Float32Array {
   let speech = trim(speak(speaker, words, work, clip));
-  if (!SHORT.includes(words)) return speech;
-  for (let next = SHORT.indexOf(words) + 1; speech.length < SHORTEST_TURN_SECONDS * RATE; next++) {
+  const short = SHORT.indexOf(words);
+  if (short < 0) return speech;
+  for (let next = short + 1; speech.length < SHORTEST_TURN_SECONDS * RATE; next++) {
     words = `${words} ${SHORT[next % SHORT.length]}`;
     speech = trim(speak(speaker, words, work, clip));
   }
